@@ -1,0 +1,63 @@
+/*
+ * wisp: a runtime that makes MPI fast on many-core nodes, loaded under an
+ * unmodified MPI application (LD_PRELOAD=libwisp.so, or -lwisp before -lmpi).
+ *
+ * Applications need none of this header. It lets a program or a tool ask
+ * what wisp sees: which processes share its node (a virtual node when
+ * WISP_VNODE_SIZE is set) and what the machine offers.
+ */
+#ifndef WISP_H
+#define WISP_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WISP_API __attribute__((visibility("default")))
+
+/** @return wisp's version, e.g. "0.1.0". */
+WISP_API const char *wisp_version(void);
+
+/** @return this process's rank among the processes of its node, or -1
+ *  outside MPI_Init ... MPI_Finalize. Node ranks follow world ranks. */
+WISP_API int wisp_node_rank(void);
+
+/** @return the number of processes on this process's node, or -1 outside
+ *  MPI_Init ... MPI_Finalize. */
+WISP_API int wisp_node_size(void);
+
+/** @return the index of this process's node, 0 .. wisp_node_count() - 1;
+ *  nodes are numbered in the order of their lowest world rank. -1 outside
+ *  MPI_Init ... MPI_Finalize. */
+WISP_API int wisp_node_id(void);
+
+/** @return the number of nodes of the job, or -1 outside MPI_Init ... MPI_Finalize. */
+WISP_API int wisp_node_count(void);
+
+/** @param node_rank a rank in 0 .. wisp_node_size() - 1.
+ *  @return the MPI_COMM_WORLD rank of that process, or -1 if node_rank is out
+ *  of range or wisp is not initialized. */
+WISP_API int wisp_node_peer(int node_rank);
+
+/** @return a communicator over the processes of this node, ordered by node
+ *  rank; owned by wisp (do not free it), MPI_COMM_NULL outside
+ *  MPI_Init ... MPI_Finalize. */
+WISP_API MPI_Comm wisp_node_comm(void);
+
+/** @return the number of cores of this machine (hwloc), 0 before MPI_Init. */
+WISP_API int wisp_machine_cores(void);
+
+/** @return the number of NUMA nodes of this machine (hwloc), 0 before MPI_Init. */
+WISP_API int wisp_machine_numa_nodes(void);
+
+/** @return the number of cores this process is allowed to run on (its
+ *  binding), 0 before MPI_Init. */
+WISP_API int wisp_bound_cores(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

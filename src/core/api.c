@@ -1,0 +1,61 @@
+/* The public queries of include/wisp.h, answered from the topology. */
+#include "wisp.h"
+
+#include "core/topo.h"
+
+const char *wisp_version(void)
+{
+    return WISP_VERSION;
+}
+
+int wisp_node_rank(void)
+{
+    return wisp_topo.node_rank;
+}
+
+static int initialized(void)
+{
+    return wisp_topo.node_rank >= 0;
+}
+
+int wisp_node_size(void)
+{
+    return initialized() ? wisp_topo.node_size : -1;
+}
+
+int wisp_node_id(void)
+{
+    return initialized() ? wisp_topo.node_id : -1;
+}
+
+int wisp_node_count(void)
+{
+    return initialized() ? wisp_topo.node_count : -1;
+}
+
+int wisp_node_peer(int node_rank)
+{
+    if (!initialized() || node_rank < 0 || node_rank >= wisp_topo.node_size)
+        return -1;
+    return wisp_topo.node_peers[node_rank];
+}
+
+MPI_Comm wisp_node_comm(void)
+{
+    return wisp_topo.node_comm;
+}
+
+int wisp_machine_cores(void)
+{
+    return wisp_topo.machine_cores;
+}
+
+int wisp_machine_numa_nodes(void)
+{
+    return wisp_topo.machine_numa_nodes;
+}
+
+int wisp_bound_cores(void)
+{
+    return wisp_topo.bound_cores;
+}

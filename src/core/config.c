@@ -1,0 +1,263 @@
+/*
+ * Strict parsing of the WISP_* variables declared in config.def. A value is
+ * accepted only when all of it is understood; an unknown WISP_* name is an
+ * error too, because a misspelt variable that is silently ignored costs a user
+ * a day. Messages name the variable, the value and what would be accepted.
+ */
+#include "core/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define WISP_RANGE(lo, hi) (lo), (hi), NULL
+#define WISP_WORDS(w) 0, 0, (w)
+#define WISP_NONE 0, 0, NULL
+
+const struct wisp_config_var wisp_config_vars[] = {
+#define WISP_CONFIG(name, type, def, limits, doc)                                                  \
+    {"WISP_" #name, WISP_CFG_##type, def, limits, doc, offsetof(struct wisp_config, name)},
+#include "core/config.def"
+#undef WISP_CONFIG
+};
+const size_t wisp_config_nvars = sizeof wisp_config_vars / sizeof wisp_config_vars[0];
+
+struct wisp_config wisp_config;
+
+enum { MAX_STRING = 64 };
+
+static int parse_int(const char *s, int64_t *out)
+{
+    char *end;
+    if (!isdigit((unsigned char)s[s[0] == '-' || s[0] == '+']))
+        return -1;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_size(const char *s, int64_t *out)
+{
+    static const char units[] = "kmgt";
+    char *end;
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    if (*end) {
+        const char *u = strchr(units, tolower((unsigned char)*end));
+        if (!u || end[1])
+            return -1;
+        for (const char *p = units; p <= u; p++) {
+            if (v > (unsigned long long)INT64_MAX / 1024)
+                return -1;
+            v *= 1024;
+        }
+    }
+    if (v > (unsigned long long)INT64_MAX)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_bool(const char *s, int64_t *out)
+{
+    static const char *const yes[] = {"1", "on", "yes", "true"};
+    static const char *const no[] = {"0", "off", "no", "false"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+            *out = !strcasecmp(s, yes[i]);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_word(const char *s, const char *words, int64_t *out)
+{
+    size_t len = strlen(s);
+    int64_t index = 0;
+    for (const char *w = words; *w; index++) {
+        size_t wlen = strcspn(w, "|");
+        if (wlen == len && !strncmp(w, s, len)) {
+            *out = index;
+            return 0;
+        }
+        w += wlen + (w[wlen] == '|');
+    }
+    return -1;
+}
+
+static int parse_string(const char *s, const char **out)
+{
+    size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+    if (len == 0 || len > MAX_STRING || s[len])
+        return -1;
+    *out = s;
+    return 0;
+}
+
+/* Parse `value` for `var` into the field it names; -1 if it is not valid. */
+static int parse_value(const struct wisp_config_var *var, const char *value, struct wisp_config *cfg)
+{
+    void *field = (char *)cfg + var->offset;
+    int64_t v = 0;
+    switch (var->type) {
+    case WISP_CFG_STRING: {
+        const char *s;
+        if (parse_string(value, &s))
+            return -1;
+        char *copy = strdup(s);
+        if (!copy)
+            return -1;
+        free((char *)*(const char **)field);
+        *(const char **)field = copy;
+        return 0;
+    }
+    case WISP_CFG_INT:
+        if (parse_int(value, &v) || v < var->min || v > var->max)
+            return -1;
+        break;
+    case WISP_CFG_SIZE:
+        if (parse_size(value, &v) || v < var->min || v > var->max)
+            return -1;
+        break;
+    case WISP_CFG_BOOL:
+        if (parse_bool(value, &v))
+            return -1;
+        break;
+    case WISP_CFG_WORD:
+        if (parse_word(value, var->words, &v))
+            return -1;
+        break;
+    }
+    *(int64_t *)field = v;
+    return 0;
+}
+
+void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, size_t len)
+{
+    switch (var->type) {
+    case WISP_CFG_INT:
+        snprintf(buf, len, "an integer in %" PRId64 "..%" PRId64, var->min, var->max);
+        break;
+    case WISP_CFG_SIZE:
+        snprintf(buf, len, "a size in bytes (units k, M, G, T) in %" PRId64 "..%" PRId64,
+                 var->min, var->max);
+        break;
+    case WISP_CFG_BOOL:
+        snprintf(buf, len, "0/1, on/off, yes/no or true/false");
+        break;
+    case WISP_CFG_WORD:
+        snprintf(buf, len, "one of %s", var->words);
+        break;
+    case WISP_CFG_STRING:
+        snprintf(buf, len, "1 to %d letters, digits, '.', '_' or '-'", MAX_STRING);
+        break;
+    }
+}
+
+static const struct wisp_config_var *find_var(const char *name, size_t len)
+{
+    for (size_t i = 0; i < wisp_config_nvars; i++)
+        if (strlen(wisp_config_vars[i].name) == len && !strncmp(wisp_config_vars[i].name, name, len))
+            return &wisp_config_vars[i];
+    return NULL;
+}
+
+/* Levenshtein distance, capped: enough to suggest the variable a typo meant. */
+static size_t edit_distance(const char *a, size_t alen, const char *b)
+{
+    size_t blen = strlen(b), row[64];
+    if (alen >= 63 || blen >= 63)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= blen; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= alen; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= blen; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[blen];
+}
+
+static void complain_unknown(const char *entry, size_t namelen, wisp_config_complain_fn *complain,
+                             void *ctx)
+{
+    const char *best = NULL;
+    size_t best_distance = 4; /* suggest only close matches */
+    for (size_t i = 0; i < wisp_config_nvars; i++) {
+        size_t d = edit_distance(entry, namelen, wisp_config_vars[i].name);
+        if (d < best_distance) {
+            best_distance = d;
+            best = wisp_config_vars[i].name;
+        }
+    }
+    char line[512];
+    snprintf(line, sizeof line, "%.*s is not a wisp variable%s%s%s; `wisprun --help-env` lists them",
+             (int)namelen, entry, best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
+    complain(ctx, line);
+}
+
+void wisp_core_config_free(struct wisp_config *cfg)
+{
+    for (size_t i = 0; i < wisp_config_nvars; i++) {
+        if (wisp_config_vars[i].type == WISP_CFG_STRING) {
+            const char **field = (const char **)((char *)cfg + wisp_config_vars[i].offset);
+            free((char *)*field);
+            *field = NULL;
+        }
+    }
+}
+
+int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
+                           wisp_config_complain_fn *complain, void *ctx)
+{
+    int problems = 0;
+    memset(cfg, 0, sizeof *cfg); /* callers pass a fresh or freed struct */
+    for (size_t i = 0; i < wisp_config_nvars; i++) {
+        const struct wisp_config_var *var = &wisp_config_vars[i];
+        if (var->def && parse_value(var, var->def, cfg)) {
+            complain(ctx, "internal error: a default in config.def does not parse");
+            problems++;
+        }
+    }
+    for (; env && *env; env++) {
+        const char *entry = *env;
+        if (strncmp(entry, "WISP_", 5))
+            continue;
+        const char *eq = strchr(entry, '=');
+        size_t namelen = eq ? (size_t)(eq - entry) : strlen(entry);
+        const struct wisp_config_var *var = find_var(entry, namelen);
+        if (!var) {
+            complain_unknown(entry, namelen, complain, ctx);
+            problems++;
+        } else if (parse_value(var, eq ? eq + 1 : "", cfg)) {
+            char accepted[160], line[512];
+            wisp_core_config_accepted(var, accepted, sizeof accepted);
+            snprintf(line, sizeof line, "%s='%.200s' is not valid: expected %s", var->name,
+                     eq ? eq + 1 : "", accepted);
+            complain(ctx, line);
+            problems++;
+        }
+    }
+    return problems;
+}

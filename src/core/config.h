@@ -1,0 +1,62 @@
+/*
+ * The configuration: one struct whose fields come from config.def, filled
+ * from the environment by a strict parser that rejects anything it does not
+ * fully understand, including unknown WISP_* names.
+ */
+#ifndef WISP_CORE_CONFIG_H
+#define WISP_CORE_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+enum wisp_config_type { WISP_CFG_INT, WISP_CFG_BOOL, WISP_CFG_SIZE, WISP_CFG_WORD, WISP_CFG_STRING };
+
+#define WISP_CFG_CTYPE_INT int64_t
+#define WISP_CFG_CTYPE_BOOL int64_t
+#define WISP_CFG_CTYPE_SIZE int64_t
+#define WISP_CFG_CTYPE_WORD int64_t
+#define WISP_CFG_CTYPE_STRING const char *
+
+struct wisp_config {
+#define WISP_CONFIG(name, type, def, limits, doc) WISP_CFG_CTYPE_##type name;
+#include "core/config.def"
+#undef WISP_CONFIG
+};
+
+/* One row of the table, as the parser and the documentation see it. */
+struct wisp_config_var {
+    const char *name; /* WISP_... */
+    enum wisp_config_type type;
+    const char *def;
+    int64_t min, max;  /* INT and SIZE */
+    const char *words; /* WORD: "a|b|c" */
+    const char *doc;
+    size_t offset;
+};
+
+extern const struct wisp_config_var wisp_config_vars[];
+extern const size_t wisp_config_nvars;
+
+/* Called once per problem with one complete line (no newline). */
+typedef void wisp_config_complain_fn(void *ctx, const char *line);
+
+/* Fill `cfg` from `env` (a NULL-terminated environ array). Returns the number
+ * of problems found; each was passed to `complain`. `cfg` holds defaults for
+ * the variables that had a problem. Strings are copies owned by `cfg`. */
+int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
+                           wisp_config_complain_fn *complain, void *ctx);
+
+/* Release the strings that wisp_core_config_parse copied into `cfg`. */
+void wisp_core_config_free(struct wisp_config *cfg);
+
+/* Describe the accepted values of `var` in words, e.g. "an integer in 0..3". */
+void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, size_t len);
+
+/* The live configuration of this process, valid after MPI_Init. */
+extern struct wisp_config wisp_config;
+
+#pragma GCC visibility pop
+
+#endif

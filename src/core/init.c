@@ -1,0 +1,70 @@
+/*
+ * wisp's life cycle. The configuration is validated on every rank before the
+ * underlying MPI_Init; after it, one allreduce lets all ranks agree to stop
+ * when any of them has a bad WISP_* setting, so the job ends with one clear
+ * line per bad rank and a non-zero exit instead of a hang half-way.
+ */
+#include "core/init.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/stats.h"
+#include "core/topo.h"
+#include "wrap/wrap.h"
+
+extern char **environ;
+
+enum { MAX_PROBLEMS = 8 };
+
+struct problems {
+    int count;
+    char lines[MAX_PROBLEMS][512];
+};
+
+static void collect(void *ctx, const char *line)
+{
+    struct problems *p = ctx;
+    if (p->count < MAX_PROBLEMS)
+        snprintf(p->lines[p->count++], sizeof p->lines[0], "%s", line);
+}
+
+int wisp_core_init(int *argc, char ***argv, int required, int *provided)
+{
+    static struct problems problems; /* static: 4 KiB off the user's stack */
+    int bad = wisp_core_config_parse(&wisp_config, environ, collect, &problems);
+    int rc = required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wisp_core_log_rank);
+    int any_bad = 0;
+    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_bad) {
+        for (int i = 0; i < problems.count; i++)
+            wisp_log_error("%s", problems.lines[i]);
+        PMPI_Finalize();
+        exit(1);
+    }
+    wisp_core_topo_init(wisp_wrap_user_world, (int)wisp_config.VNODE_SIZE);
+    wisp_core_stats_start();
+    if (wisp_topo.world_rank == 0)
+        wisp_log(1, "%d ranks on %d nodes%s; %d processes on %d cores here%s; stats %s",
+                 wisp_topo.world_size, wisp_topo.node_count,
+                 wisp_config.VNODE_SIZE ? " (virtual)" : "", wisp_topo.machine_procs,
+                 wisp_topo.machine_cores,
+                 wisp_topo.machine_procs > wisp_topo.machine_cores ? " (oversubscribed)" : "",
+                 wisp_config.STATS ? "on" : "off");
+    return MPI_SUCCESS;
+}
+
+int wisp_core_finalize(void)
+{
+    wisp_core_stats_report(wisp_wrap_user_world);
+    wisp_core_topo_fini();
+    int rc = PMPI_Finalize();
+    wisp_core_config_free(&wisp_config);
+    return rc;
+}

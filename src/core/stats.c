@@ -1,0 +1,97 @@
+/*
+ * The WISP_STATS report. Every rank condenses its counters into a fixed-size
+ * record (totals and its three most expensive MPI functions); rank 0 gathers
+ * them and prints a table in rank order, so the report reads the same however
+ * the ranks' stderr streams interleave.
+ */
+#include "core/stats.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "wrap/account.h"
+
+enum { TOP = 3 };
+
+struct rank_record {
+    uint64_t calls, mpi_ns, wall_ns;
+    struct {
+        int32_t id; /* -1: empty */
+        uint64_t calls, ns;
+    } top[TOP];
+};
+
+static uint64_t start_ns;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void wisp_core_stats_start(void)
+{
+    start_ns = now_ns();
+    wisp_wrap_accounting = wisp_config.STATS;
+}
+
+static void condense(struct rank_record *r)
+{
+    *r = (struct rank_record){.wall_ns = now_ns() - start_ns};
+    for (int t = 0; t < TOP; t++)
+        r->top[t].id = -1;
+    for (int id = 0; id < WISP_FN_COUNT; id++) {
+        uint64_t calls, ns;
+        wisp_wrap_account_read((enum wisp_fn_id)id, &calls, &ns);
+        r->calls += calls;
+        r->mpi_ns += ns;
+        if (!calls)
+            continue;
+        int slot = TOP; /* insertion into the small sorted top list */
+        while (slot > 0 && (r->top[slot - 1].id < 0 || r->top[slot - 1].ns < ns))
+            slot--;
+        if (slot == TOP)
+            continue;
+        for (int t = TOP - 1; t > slot; t--)
+            r->top[t] = r->top[t - 1];
+        r->top[slot].id = id;
+        r->top[slot].calls = calls;
+        r->top[slot].ns = ns;
+    }
+}
+
+static void print_record(int rank, const struct rank_record *r)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "stats rank %d: %" PRIu64 " MPI calls, %.6f s in MPI of %.6f s (%.1f%%)",
+                     rank, r->calls, r->mpi_ns * 1e-9, r->wall_ns * 1e-9,
+                     r->wall_ns ? 100.0 * (double)r->mpi_ns / (double)r->wall_ns : 0.0);
+    for (int t = 0; t < TOP && r->top[t].id >= 0 && n < (int)sizeof line; t++)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %" PRIu64 "x %.6f s",
+                      t ? "," : "; top:", wisp_fn_names[r->top[t].id], r->top[t].calls,
+                      r->top[t].ns * 1e-9);
+    wisp_log_error("%s", line);
+}
+
+void wisp_core_stats_report(MPI_Comm world)
+{
+    if (!wisp_config.STATS)
+        return;
+    wisp_wrap_accounting = false; /* the report's own calls are not counted */
+    int rank, size;
+    PMPI_Comm_rank(world, &rank);
+    PMPI_Comm_size(world, &size);
+    struct rank_record mine, *all = NULL;
+    condense(&mine);
+    if (rank == 0 && !(all = malloc(sizeof *all * (size_t)size)))
+        wisp_fatal("out of memory for the statistics of %d ranks", size);
+    PMPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, world);
+    for (int r = 0; rank == 0 && r < size; r++)
+        print_record(r, &all[r]);
+    free(all);
+}

@@ -1,0 +1,78 @@
+/*
+ * Topology discovery at MPI_Init. Nodes come from MPI_COMM_TYPE_SHARED,
+ * optionally cut into virtual nodes of WISP_VNODE_SIZE consecutive ranks so
+ * that multi-node behaviour can be exercised on one machine; cores, NUMA
+ * nodes and this process's binding come from hwloc.
+ */
+#include "core/topo.h"
+
+#include <hwloc.h>
+#include <stdlib.h>
+
+#include "core/log.h"
+
+struct wisp_topo wisp_topo = {.node_comm = MPI_COMM_NULL, .node_rank = -1, .node_id = -1};
+
+static void discover_machine(void)
+{
+    hwloc_topology_t topology;
+    if (hwloc_topology_init(&topology) || hwloc_topology_load(topology))
+        wisp_fatal("hwloc could not read this machine's topology");
+    wisp_topo.machine_cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+    wisp_topo.machine_numa_nodes = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE);
+    hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+    if (!bound || hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS))
+        hwloc_bitmap_copy(bound, hwloc_topology_get_allowed_cpuset(topology));
+    wisp_topo.bound_cores = 0;
+    for (int i = 0; i < wisp_topo.machine_cores; i++) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, (unsigned)i);
+        wisp_topo.bound_cores += hwloc_bitmap_intersects(core->cpuset, bound);
+    }
+    hwloc_bitmap_free(bound);
+    hwloc_topology_destroy(topology);
+}
+
+void wisp_core_topo_init(MPI_Comm world, int vnode_size)
+{
+    struct wisp_topo *t = &wisp_topo;
+    MPI_Comm machine;
+    PMPI_Comm_rank(world, &t->world_rank);
+    PMPI_Comm_size(world, &t->world_size);
+    PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+    PMPI_Comm_size(machine, &t->machine_procs);
+    if (vnode_size > 0) {
+        int machine_rank;
+        PMPI_Comm_rank(machine, &machine_rank);
+        PMPI_Comm_split(machine, machine_rank / vnode_size, machine_rank, &t->node_comm);
+        PMPI_Comm_free(&machine);
+    } else {
+        t->node_comm = machine;
+    }
+    PMPI_Comm_rank(t->node_comm, &t->node_rank);
+    PMPI_Comm_size(t->node_comm, &t->node_size);
+
+    int leader = t->node_rank == 0, leaders_below = 0;
+    PMPI_Exscan(&leader, &leaders_below, 1, MPI_INT, MPI_SUM, world);
+    t->node_id = t->world_rank == 0 ? 0 : leaders_below; /* Exscan leaves rank 0 undefined */
+    PMPI_Bcast(&t->node_id, 1, MPI_INT, 0, t->node_comm);
+    PMPI_Allreduce(&leader, &t->node_count, 1, MPI_INT, MPI_SUM, world);
+
+    t->node_peers = malloc(sizeof *t->node_peers * (size_t)t->node_size);
+    if (!t->node_peers)
+        wisp_fatal("out of memory for the list of %d node peers", t->node_size);
+    PMPI_Allgather(&t->world_rank, 1, MPI_INT, t->node_peers, 1, MPI_INT, t->node_comm);
+
+    discover_machine();
+    wisp_log(2, "node %d of %d, node rank %d of %d; machine: %d processes, %d cores, %d NUMA "
+             "nodes; bound to %d cores",
+             t->node_id, t->node_count, t->node_rank, t->node_size, t->machine_procs,
+             t->machine_cores, t->machine_numa_nodes, t->bound_cores);
+}
+
+void wisp_core_topo_fini(void)
+{
+    if (wisp_topo.node_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&wisp_topo.node_comm);
+    free(wisp_topo.node_peers);
+    wisp_topo = (struct wisp_topo){.node_comm = MPI_COMM_NULL, .node_rank = -1, .node_id = -1};
+}

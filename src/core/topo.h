@@ -1,0 +1,33 @@
+/*
+ * What wisp knows about where each process runs: its (virtual) node, the
+ * world ranks of the peers on it, and the machine's cores and NUMA nodes.
+ */
+#ifndef WISP_CORE_TOPO_H
+#define WISP_CORE_TOPO_H
+
+#include <mpi.h>
+
+#pragma GCC visibility push(hidden)
+
+struct wisp_topo {
+    int world_rank, world_size;
+    MPI_Comm node_comm;      /* the processes of this (virtual) node */
+    int node_rank, node_size;
+    int node_id, node_count; /* nodes numbered by their lowest world rank */
+    int *node_peers;         /* world rank of each node rank */
+    int machine_procs;       /* processes of the job on this machine */
+    int machine_cores, machine_numa_nodes;
+    int bound_cores;         /* cores this process may run on */
+};
+
+/* Valid between wisp_core_topo_init and wisp_core_topo_fini; node_rank is -1
+ * outside that interval. */
+extern struct wisp_topo wisp_topo;
+
+/* Collective over `world`. `vnode_size` 0 means one node per machine. */
+void wisp_core_topo_init(MPI_Comm world, int vnode_size);
+void wisp_core_topo_fini(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * Enter/exit accounting of the wrappers: calls and time inside MPI, per MPI
+ * function and per process. Only the outermost call of a thread is timed, so
+ * an MPI library calling MPI_* internally (ROMIO does) is not counted twice.
+ */
+#include <stdatomic.h>
+#include <time.h>
+
+#include "wrap/account.h"
+
+bool wisp_wrap_accounting;
+
+static _Atomic uint64_t calls[WISP_FN_COUNT];
+static _Atomic uint64_t nanos[WISP_FN_COUNT];
+static _Thread_local unsigned depth;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t wisp_wrap_enter(void)
+{
+    return depth++ == 0 ? now_ns() : 0;
+}
+
+void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start)
+{
+    atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);
+    if (--depth == 0)
+        atomic_fetch_add_explicit(&nanos[id], now_ns() - start, memory_order_relaxed);
+}
+
+void wisp_wrap_account_read(enum wisp_fn_id id, uint64_t *ncalls, uint64_t *ns)
+{
+    *ncalls = atomic_load_explicit(&calls[id], memory_order_relaxed);
+    *ns = atomic_load_explicit(&nanos[id], memory_order_relaxed);
+}
