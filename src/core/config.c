@@ -14,9 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define WISP_RANGE(lo, hi) (lo), (hi), NULL
-#define WISP_WORDS(w) 0, 0, (w)
-#define WISP_NONE 0, 0, NULL
+#define WISP_RANGE(lo, hi) (lo), (hi)
+#define WISP_NONE 0, 0
 
 const struct wisp_config_var wisp_config_vars[] = {
 #define WISP_CONFIG(name, type, def, limits, doc)                                                  \
@@ -43,32 +42,6 @@ static int parse_int(const char *s, int64_t *out)
     return 0;
 }
 
-static int parse_size(const char *s, int64_t *out)
-{
-    static const char units[] = "kmgt";
-    char *end;
-    if (!isdigit((unsigned char)s[0]))
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    if (*end) {
-        const char *u = strchr(units, tolower((unsigned char)*end));
-        if (!u || end[1])
-            return -1;
-        for (const char *p = units; p <= u; p++) {
-            if (v > (unsigned long long)INT64_MAX / 1024)
-                return -1;
-            v *= 1024;
-        }
-    }
-    if (v > (unsigned long long)INT64_MAX)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 static int parse_bool(const char *s, int64_t *out)
 {
     static const char *const yes[] = {"1", "on", "yes", "true"};
@@ -78,21 +51,6 @@ static int parse_bool(const char *s, int64_t *out)
             *out = !strcasecmp(s, yes[i]);
             return 0;
         }
-    }
-    return -1;
-}
-
-static int parse_word(const char *s, const char *words, int64_t *out)
-{
-    size_t len = strlen(s);
-    int64_t index = 0;
-    for (const char *w = words; *w; index++) {
-        size_t wlen = strcspn(w, "|");
-        if (wlen == len && !strncmp(w, s, len)) {
-            *out = index;
-            return 0;
-        }
-        w += wlen + (w[wlen] == '|');
     }
     return -1;
 }
@@ -127,16 +85,8 @@ static int parse_value(const struct wisp_config_var *var, const char *value, str
         if (parse_int(value, &v) || v < var->min || v > var->max)
             return -1;
         break;
-    case WISP_CFG_SIZE:
-        if (parse_size(value, &v) || v < var->min || v > var->max)
-            return -1;
-        break;
     case WISP_CFG_BOOL:
         if (parse_bool(value, &v))
-            return -1;
-        break;
-    case WISP_CFG_WORD:
-        if (parse_word(value, var->words, &v))
             return -1;
         break;
     }
@@ -150,15 +100,8 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
     case WISP_CFG_INT:
         snprintf(buf, len, "an integer in %" PRId64 "..%" PRId64, var->min, var->max);
         break;
-    case WISP_CFG_SIZE:
-        snprintf(buf, len, "a size in bytes (units k, M, G, T) in %" PRId64 "..%" PRId64,
-                 var->min, var->max);
-        break;
     case WISP_CFG_BOOL:
         snprintf(buf, len, "0/1, on/off, yes/no or true/false");
-        break;
-    case WISP_CFG_WORD:
-        snprintf(buf, len, "one of %s", var->words);
         break;
     case WISP_CFG_STRING:
         snprintf(buf, len, "1 to %d letters, digits, '.', '_' or '-'", MAX_STRING);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bad_config.sh WISPRUN PROGRAM
+# A bad WISP_* value or an unknown WISP_* name must stop the job in MPI_Init:
+# every one of the 3 ranks prints exactly one line naming the variable, the
+# value and what is accepted; the job exits non-zero; the program's own code
+# after MPI_Init never runs (it would print to stdout).
+set -u
+wisprun=$1 program=$2
+np=3 failed=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+expect_rejected() { # expect_rejected EXPECTED-LINE-TEXT launcher-args...
+    local want=$1
+    shift
+    "$@" -n $np "$program" >"$work/out" 2>"$work/err"
+    local status=$?
+    local ok=1
+    [ "$status" != 0 ] || { echo "FAIL ($*): exit status 0"; ok=0; }
+    [ ! -s "$work/out" ] || { echo "FAIL ($*): the program ran past MPI_Init"; ok=0; }
+    for rank in $(seq 0 $((np - 1))); do
+        local n
+        n=$(grep -cF "wisp[$rank]: $want" "$work/err")
+        [ "$n" = 1 ] || { echo "FAIL ($*): rank $rank printed '$want' $n times"; ok=0; }
+    done
+    if [ $ok = 1 ]; then
+        echo "ok: $* -> exit $status, one line per rank: $want"
+    else
+        failed=1
+        echo "--- stderr:"
+        cat "$work/err"
+    fi
+}
+
+vnode="expected an integer in 1..1048576"
+expect_rejected "WISP_VNODE_SIZE='abc' is not valid: $vnode" "$wisprun" --env WISP_VNODE_SIZE=abc
+expect_rejected "WISP_VNODE_SIZE='0' is not valid: $vnode" "$wisprun" --env WISP_VNODE_SIZE=0
+expect_rejected "WISP_VNODE_SIZE='-3' is not valid: $vnode" "$wisprun" --env WISP_VNODE_SIZE=-3
+expect_rejected "WISP_VNODE_SIZ is not a wisp variable (did you mean WISP_VNODE_SIZE?)" \
+    "$wisprun" --env WISP_VNODE_SIZ=2
+# From wisprun's own environment rather than --env (Open MPI needs -x for it).
+expect_rejected "WISP_VERBOSE='7' is not valid: expected an integer in 0..3" \
+    env WISP_VERBOSE=7 "$wisprun"
+expect_rejected "WISP_STATS='maybe' is not valid" env WISP_STATS=maybe "$wisprun"
+exit $failed

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# stats_report.sh WISPRUN PROGRAM
+# WISP_STATS=1 prints one line per rank, from rank 0, with exact call counts:
+# tests/mpi/stats.c makes 23 calls (1 Comm_rank, 17 Barrier, 5 Allreduce).
+# Without WISP_STATS nothing is printed.
+set -u
+wisprun=$1 program=$2
+failed=0
+err=$("$wisprun" --env WISP_STATS=1 -n 2 "$program" 2>&1 >/dev/null) || { echo "FAIL: run failed"; failed=1; }
+echo "$err"
+for rank in 0 1; do
+    line=$(grep -F "wisp[0]: stats rank $rank: " <<<"$err")
+    [[ "$line" == *": 23 MPI calls, "* ]] || { echo "FAIL: rank $rank total is not 23 calls"; failed=1; }
+    [[ "$line" == *"MPI_Barrier 17x"* ]] || { echo "FAIL: rank $rank lacks MPI_Barrier 17x"; failed=1; }
+done
+[ "$(grep -c 'stats rank' <<<"$err")" = 2 ] || { echo "FAIL: expected 2 report lines"; failed=1; }
+quiet=$("$wisprun" -n 2 "$program" 2>&1) || { echo "FAIL: run without stats failed"; failed=1; }
+[ -z "$quiet" ] || { echo "FAIL: output without WISP_STATS: $quiet"; failed=1; }
+exit $failed
