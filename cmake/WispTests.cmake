@@ -16,6 +16,12 @@ endfunction()
 function(wisp_test_properties test np)
   set_tests_properties(${test} PROPERTIES TIMEOUT ${WISP_TEST_TIMEOUT} PROCESSORS ${np}
                        LABELS "${WISP_MPI};${ARGN}")
+  if(WISP_SANITIZE)
+    # Slow unwinding: the MPI's plugins have no frame pointers, and the
+    # suppressions match frames below them.
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT
+      "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0;ASAN_OPTIONS=fast_unwind_on_malloc=0")
+  endif()
 endfunction()
 
 # wisp_add_transparency_test(name NP n [ARGS a...] [EXIT_CODE_ONLY])

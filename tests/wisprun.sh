@@ -21,7 +21,7 @@ for bad in "-n 0 true" "-n x true" "--env NOEQUALS true" "--bogus true" "-n 2"; 
 done
 
 dry=$(WISP_JOB=tag1 WISP_VERBOSE=1 "$wisprun" --dry-run --env FOO=bar -n 3 ./app a1)
-native=$(WISP_JOB=tag1 "$wisprun" --dry-run --native -n 3 ./app a1)
+native=$("$wisprun" --dry-run --native -n 3 ./app a1)
 echo "wisp:   $dry"
 echo "native: $native"
 grep -q 'libwisp\.so' <<<"$dry" || fail "no libwisp in LD_PRELOAD"
@@ -37,6 +37,7 @@ openmpi)
     grep -q -- '--oversubscribe' <<<"$dry" || fail "no --oversubscribe"
     [ "$(id -u)" != 0 ] || grep -q -- '--allow-run-as-root' <<<"$dry" || fail "no --allow-run-as-root"
     grep -q -- '-x WISP_VERBOSE ' <<<"$dry" || fail "environment WISP_* not exported"
+    grep -q -- '-x WISP_JOB ' <<<"$dry" && fail "WISP_JOB exported twice"
     grep -q -- '-x FOO=bar' <<<"$dry" || fail "--env not passed with -x"
     ;;
 esac
