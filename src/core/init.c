@@ -62,7 +62,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 
 int wisp_core_finalize(void)
 {
-    wisp_core_stats_report(wisp_wrap_user_world);
+    wisp_core_stats_finish(wisp_wrap_user_world);
     wisp_core_topo_fini();
     int rc = PMPI_Finalize();
     wisp_core_config_free(&wisp_config);

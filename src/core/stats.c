@@ -38,6 +38,7 @@ void wisp_core_stats_start(void)
 {
     start_ns = now_ns();
     wisp_wrap_accounting = wisp_config.STATS;
+    wisp_wrap_hooks_enable(wisp_config.STATS);
 }
 
 static void condense(struct rank_record *r)
@@ -78,11 +79,12 @@ static void print_record(int rank, const struct rank_record *r)
     wisp_log_error("%s", line);
 }
 
-void wisp_core_stats_report(MPI_Comm world)
+void wisp_core_stats_finish(MPI_Comm world)
 {
     if (!wisp_config.STATS)
         return;
-    wisp_wrap_accounting = false; /* the report's own calls are not counted */
+    wisp_wrap_accounting = false;
+    wisp_wrap_hooks_enable(false);
     int rank, size;
     PMPI_Comm_rank(world, &rank);
     PMPI_Comm_size(world, &size);

@@ -6,11 +6,12 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Start the clock and, with WISP_STATS, the wrappers' accounting. */
+/* Start the clock and, with WISP_STATS, the wrappers' hooks and accounting. */
 void wisp_core_stats_start(void);
 
-/* Collective over `world`: rank 0 prints one line per rank on stderr. */
-void wisp_core_stats_report(MPI_Comm world);
+/* Collective over `world`: with WISP_STATS, rank 0 prints one line per rank
+ * on stderr; then the hooks and accounting stop. */
+void wisp_core_stats_finish(MPI_Comm world);
 
 #pragma GCC visibility pop
 

@@ -23,11 +23,15 @@ static uint64_t now_ns(void)
 
 uint64_t wisp_wrap_enter(void)
 {
+    if (!wisp_wrap_accounting)
+        return 0;
     return depth++ == 0 ? now_ns() : 0;
 }
 
 void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start)
 {
+    if (!wisp_wrap_accounting)
+        return;
     atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);
     if (--depth == 0)
         atomic_fetch_add_explicit(&nanos[id], now_ns() - start, memory_order_relaxed);

@@ -1,9 +1,11 @@
 /*
  * The three hook points of every generated MPI wrapper (src/wrap/gen/):
- * communicator translation, dispatch through a table of implementations, and
- * enter/exit accounting. Kept in one header so that the generated code stays
- * small and boring, and so the fast path (accounting off) compiles to a
- * compare and an indirect tail jump.
+ * communicator translation, dispatch to an implementation, and enter/exit
+ * accounting. The exported MPI_X is a single indirect jump through
+ * `wisp_entry`. While no feature needs translation or accounting, an entry
+ * slot holds the implementation itself (PMPI_X or a hand-written one), so the
+ * wrapper costs one jump; wisp_wrap_hooks_enable() points every slot at the
+ * generated hooked_MPI_X, which translates, accounts and calls `wisp_impl`.
  */
 #ifndef WISP_WRAP_H
 #define WISP_WRAP_H
@@ -18,14 +20,19 @@
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #pragma GCC visibility push(hidden)
 
-/* One slot per MPI function that the underlying mpi.h declares. A slot holds
- * PMPI_X until a hand-written implementation is registered in it. */
+/* One slot per MPI function that the underlying MPI declares and defines. */
 struct wisp_dispatch {
 #define WISP_FN(f) __typeof__(P##f) *f;
 #include "present.def"
 #undef WISP_FN
 };
-extern struct wisp_dispatch wisp_dispatch;
+extern struct wisp_dispatch wisp_entry;         /* what the exported MPI_X call */
+extern struct wisp_dispatch wisp_impl;          /* PMPI_X or wisp_impl_MPI_X */
+extern const struct wisp_dispatch wisp_hooked;  /* the generated hooked_MPI_X */
+
+/* Route every call through its hooks (translation, accounting), or not.
+ * Called only while no other thread can be inside MPI (MPI_Init, MPI_Finalize). */
+void wisp_wrap_hooks_enable(bool on);
 
 /* Dense ids for the accounting arrays and the statistics report. */
 enum wisp_fn_id {
@@ -45,23 +52,22 @@ static inline MPI_Comm wisp_wrap_comm_in(MPI_Comm comm)
     return comm == MPI_COMM_WORLD ? wisp_wrap_user_world : comm;
 }
 
-/* Accounting is off (one predictable branch) unless WISP_STATS or a feature
- * that needs the time spent in MPI switches it on. */
+/* Accounting in the hooked path, when WISP_STATS or a feature that needs the
+ * time spent in MPI switches it on. */
 extern bool wisp_wrap_accounting;
 uint64_t wisp_wrap_enter(void);
 void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start);
 
-#define WISP_WRAP_CALL(fn, args)                                               \
+#define WISP_WRAP_HOOKED(fn, args)                                             \
     do {                                                                       \
-        if (__builtin_expect(wisp_wrap_accounting, 0)) {                       \
-            uint64_t start_ = wisp_wrap_enter();                               \
-            __typeof__(wisp_dispatch.fn args) rc_ = wisp_dispatch.fn args;     \
-            wisp_wrap_exit(WISP_FN_ID_##fn, start_);                           \
-            return rc_;                                                        \
-        }                                                                      \
-        return wisp_dispatch.fn args;                                          \
+        uint64_t start_ = wisp_wrap_enter();                                   \
+        __typeof__(wisp_impl.fn args) rc_ = wisp_impl.fn args;                 \
+        wisp_wrap_exit(WISP_FN_ID_##fn, start_);                               \
+        return rc_;                                                            \
     } while (0)
 
 #pragma GCC visibility pop
+
+#define WISP_EXPORT __attribute__((visibility("default")))
 
 #endif

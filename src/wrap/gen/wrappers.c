@@ -2,5159 +2,10758 @@
 
 #include "wrap/wrap.h"
 
-#pragma GCC visibility push(default)
-
 #ifdef WISP_HAVE_MPI_Abi_get_fortran_booleans
-int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set)
+WISP_EXPORT int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set)
 {
-    WISP_WRAP_CALL(MPI_Abi_get_fortran_booleans, (logical_size, logical_true, logical_false, is_set));
+    return wisp_entry.MPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
+}
+
+static int hooked_MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set)
+{
+    WISP_WRAP_HOOKED(MPI_Abi_get_fortran_booleans, (logical_size, logical_true, logical_false, is_set));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_get_fortran_info
-int MPI_Abi_get_fortran_info(MPI_Info* info)
+WISP_EXPORT int MPI_Abi_get_fortran_info(MPI_Info* info)
 {
-    WISP_WRAP_CALL(MPI_Abi_get_fortran_info, (info));
+    return wisp_entry.MPI_Abi_get_fortran_info(info);
+}
+
+static int hooked_MPI_Abi_get_fortran_info(MPI_Info* info)
+{
+    WISP_WRAP_HOOKED(MPI_Abi_get_fortran_info, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_get_info
-int MPI_Abi_get_info(MPI_Info* info)
+WISP_EXPORT int MPI_Abi_get_info(MPI_Info* info)
 {
-    WISP_WRAP_CALL(MPI_Abi_get_info, (info));
+    return wisp_entry.MPI_Abi_get_info(info);
+}
+
+static int hooked_MPI_Abi_get_info(MPI_Info* info)
+{
+    WISP_WRAP_HOOKED(MPI_Abi_get_info, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_get_version
-int MPI_Abi_get_version(int* abi_major, int* abi_minor)
+WISP_EXPORT int MPI_Abi_get_version(int* abi_major, int* abi_minor)
 {
-    WISP_WRAP_CALL(MPI_Abi_get_version, (abi_major, abi_minor));
+    return wisp_entry.MPI_Abi_get_version(abi_major, abi_minor);
+}
+
+static int hooked_MPI_Abi_get_version(int* abi_major, int* abi_minor)
+{
+    WISP_WRAP_HOOKED(MPI_Abi_get_version, (abi_major, abi_minor));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_set_fortran_booleans
-int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false)
+WISP_EXPORT int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false)
 {
-    WISP_WRAP_CALL(MPI_Abi_set_fortran_booleans, (logical_size, logical_true, logical_false));
+    return wisp_entry.MPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
+}
+
+static int hooked_MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false)
+{
+    WISP_WRAP_HOOKED(MPI_Abi_set_fortran_booleans, (logical_size, logical_true, logical_false));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_set_fortran_info
-int MPI_Abi_set_fortran_info(MPI_Info info)
+WISP_EXPORT int MPI_Abi_set_fortran_info(MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_Abi_set_fortran_info, (info));
+    return wisp_entry.MPI_Abi_set_fortran_info(info);
+}
+
+static int hooked_MPI_Abi_set_fortran_info(MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_Abi_set_fortran_info, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Abort
-int MPI_Abort(MPI_Comm comm, int errorcode)
+WISP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    return wisp_entry.MPI_Abort(comm, errorcode);
+}
+
+static int hooked_MPI_Abort(MPI_Comm comm, int errorcode)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Abort, (comm, errorcode));
+    WISP_WRAP_HOOKED(MPI_Abort, (comm, errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Accumulate
-int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+WISP_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Accumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return wisp_entry.MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+static int hooked_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Accumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Accumulate_c
-int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+WISP_EXPORT int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Accumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return wisp_entry.MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+static int hooked_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Accumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Add_error_class
-int MPI_Add_error_class(int* errorclass)
+WISP_EXPORT int MPI_Add_error_class(int* errorclass)
 {
-    WISP_WRAP_CALL(MPI_Add_error_class, (errorclass));
+    return wisp_entry.MPI_Add_error_class(errorclass);
+}
+
+static int hooked_MPI_Add_error_class(int* errorclass)
+{
+    WISP_WRAP_HOOKED(MPI_Add_error_class, (errorclass));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Add_error_code
-int MPI_Add_error_code(int errorclass, int* errorcode)
+WISP_EXPORT int MPI_Add_error_code(int errorclass, int* errorcode)
 {
-    WISP_WRAP_CALL(MPI_Add_error_code, (errorclass, errorcode));
+    return wisp_entry.MPI_Add_error_code(errorclass, errorcode);
+}
+
+static int hooked_MPI_Add_error_code(int errorclass, int* errorcode)
+{
+    WISP_WRAP_HOOKED(MPI_Add_error_code, (errorclass, errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Add_error_string
-int MPI_Add_error_string(int errorcode, const char* string)
+WISP_EXPORT int MPI_Add_error_string(int errorcode, const char* string)
 {
-    WISP_WRAP_CALL(MPI_Add_error_string, (errorcode, string));
+    return wisp_entry.MPI_Add_error_string(errorcode, string);
+}
+
+static int hooked_MPI_Add_error_string(int errorcode, const char* string)
+{
+    WISP_WRAP_HOOKED(MPI_Add_error_string, (errorcode, string));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Address
-int MPI_Address(void* location, MPI_Aint* address)
+WISP_EXPORT int MPI_Address(void* location, MPI_Aint* address)
 {
-    WISP_WRAP_CALL(MPI_Address, (location, address));
+    return wisp_entry.MPI_Address(location, address);
+}
+
+static int hooked_MPI_Address(void* location, MPI_Aint* address)
+{
+    WISP_WRAP_HOOKED(MPI_Address, (location, address));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Aint_add
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+WISP_EXPORT MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
-    WISP_WRAP_CALL(MPI_Aint_add, (base, disp));
+    return wisp_entry.MPI_Aint_add(base, disp);
+}
+
+static MPI_Aint hooked_MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    WISP_WRAP_HOOKED(MPI_Aint_add, (base, disp));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Aint_diff
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+WISP_EXPORT MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
-    WISP_WRAP_CALL(MPI_Aint_diff, (addr1, addr2));
+    return wisp_entry.MPI_Aint_diff(addr1, addr2);
+}
+
+static MPI_Aint hooked_MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    WISP_WRAP_HOOKED(MPI_Aint_diff, (addr1, addr2));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_c
-int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_init
-int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_init_c
-int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+static int hooked_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_c
-int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+static int hooked_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_init
-int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_init_c
-int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alloc_mem
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
+WISP_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 {
-    WISP_WRAP_CALL(MPI_Alloc_mem, (size, info, baseptr));
+    return wisp_entry.MPI_Alloc_mem(size, info, baseptr);
+}
+
+static int hooked_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
+{
+    WISP_WRAP_HOOKED(MPI_Alloc_mem, (size, info, baseptr));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static int hooked_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_c
-int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static int hooked_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_init
-int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allreduce_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Allreduce_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_init_c
-int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Allreduce_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Allreduce_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_c
-int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_init
-int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_init_c
-int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+static int hooked_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_c
-int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+static int hooked_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_init
-int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_init_c
-int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+WISP_EXPORT int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return wisp_entry.MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+static int hooked_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+    WISP_WRAP_HOOKED(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_c
-int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+WISP_EXPORT int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return wisp_entry.MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+static int hooked_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+    WISP_WRAP_HOOKED(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_init
-int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+
+static int hooked_MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_init_c
-int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+
+static int hooked_MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Attr_delete
-int MPI_Attr_delete(MPI_Comm comm, int keyval)
+WISP_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return wisp_entry.MPI_Attr_delete(comm, keyval);
+}
+
+static int hooked_MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Attr_delete, (comm, keyval));
+    WISP_WRAP_HOOKED(MPI_Attr_delete, (comm, keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Attr_get
-int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+WISP_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+    return wisp_entry.MPI_Attr_get(comm, keyval, attribute_val, flag);
+}
+
+static int hooked_MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Attr_get, (comm, keyval, attribute_val, flag));
+    WISP_WRAP_HOOKED(MPI_Attr_get, (comm, keyval, attribute_val, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Attr_put
-int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+WISP_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+{
+    return wisp_entry.MPI_Attr_put(comm, keyval, attribute_val);
+}
+
+static int hooked_MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Attr_put, (comm, keyval, attribute_val));
+    WISP_WRAP_HOOKED(MPI_Attr_put, (comm, keyval, attribute_val));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Barrier
-int MPI_Barrier(MPI_Comm comm)
+WISP_EXPORT int MPI_Barrier(MPI_Comm comm)
+{
+    return wisp_entry.MPI_Barrier(comm);
+}
+
+static int hooked_MPI_Barrier(MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Barrier, (comm));
+    WISP_WRAP_HOOKED(MPI_Barrier, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Barrier_init
-int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Barrier_init(comm, info, request);
+}
+
+static int hooked_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Barrier_init, (comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Barrier_init, (comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Bcast(buffer, count, datatype, root, comm);
+}
+
+static int hooked_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bcast, (buffer, count, datatype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Bcast, (buffer, count, datatype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_c
-int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Bcast_c(buffer, count, datatype, root, comm);
+}
+
+static int hooked_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bcast_c, (buffer, count, datatype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Bcast_c, (buffer, count, datatype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_init
-int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+}
+
+static int hooked_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bcast_init, (buffer, count, datatype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Bcast_init, (buffer, count, datatype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_init_c
-int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+}
+
+static int hooked_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bcast_init_c, (buffer, count, datatype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Bcast_init_c, (buffer, count, datatype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend
-int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Bsend(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bsend, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Bsend, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_c
-int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_init
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bsend_init, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Bsend_init, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_init_c
-int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Bsend_init_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Bsend_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_attach
-int MPI_Buffer_attach(void* buffer, int size)
+WISP_EXPORT int MPI_Buffer_attach(void* buffer, int size)
 {
-    WISP_WRAP_CALL(MPI_Buffer_attach, (buffer, size));
+    return wisp_entry.MPI_Buffer_attach(buffer, size);
+}
+
+static int hooked_MPI_Buffer_attach(void* buffer, int size)
+{
+    WISP_WRAP_HOOKED(MPI_Buffer_attach, (buffer, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_attach_c
-int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
+WISP_EXPORT int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
 {
-    WISP_WRAP_CALL(MPI_Buffer_attach_c, (buffer, size));
+    return wisp_entry.MPI_Buffer_attach_c(buffer, size);
+}
+
+static int hooked_MPI_Buffer_attach_c(void* buffer, MPI_Count size)
+{
+    WISP_WRAP_HOOKED(MPI_Buffer_attach_c, (buffer, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_detach
-int MPI_Buffer_detach(void* buffer_addr, int* size)
+WISP_EXPORT int MPI_Buffer_detach(void* buffer_addr, int* size)
 {
-    WISP_WRAP_CALL(MPI_Buffer_detach, (buffer_addr, size));
+    return wisp_entry.MPI_Buffer_detach(buffer_addr, size);
+}
+
+static int hooked_MPI_Buffer_detach(void* buffer_addr, int* size)
+{
+    WISP_WRAP_HOOKED(MPI_Buffer_detach, (buffer_addr, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_detach_c
-int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
+WISP_EXPORT int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 {
-    WISP_WRAP_CALL(MPI_Buffer_detach_c, (buffer_addr, size));
+    return wisp_entry.MPI_Buffer_detach_c(buffer_addr, size);
+}
+
+static int hooked_MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
+{
+    WISP_WRAP_HOOKED(MPI_Buffer_detach_c, (buffer_addr, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_flush
-int MPI_Buffer_flush(void)
+WISP_EXPORT int MPI_Buffer_flush(void)
 {
-    WISP_WRAP_CALL(MPI_Buffer_flush, ());
+    return wisp_entry.MPI_Buffer_flush();
+}
+
+static int hooked_MPI_Buffer_flush(void)
+{
+    WISP_WRAP_HOOKED(MPI_Buffer_flush, ());
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_iflush
-int MPI_Buffer_iflush(MPI_Request* request)
+WISP_EXPORT int MPI_Buffer_iflush(MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Buffer_iflush, (request));
+    return wisp_entry.MPI_Buffer_iflush(request);
+}
+
+static int hooked_MPI_Buffer_iflush(MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Buffer_iflush, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cancel
-int MPI_Cancel(MPI_Request* request)
+WISP_EXPORT int MPI_Cancel(MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Cancel, (request));
+    return wisp_entry.MPI_Cancel(request);
+}
+
+static int hooked_MPI_Cancel(MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Cancel, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_coords
-int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+WISP_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    return wisp_entry.MPI_Cart_coords(comm, rank, maxdims, coords);
+}
+
+static int hooked_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Cart_coords, (comm, rank, maxdims, coords));
+    WISP_WRAP_HOOKED(MPI_Cart_coords, (comm, rank, maxdims, coords));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_create
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
+WISP_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
+{
+    return wisp_entry.MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+}
+
+static int hooked_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
     comm_old = wisp_wrap_comm_in(comm_old);
-    WISP_WRAP_CALL(MPI_Cart_create, (comm_old, ndims, dims, periods, reorder, comm_cart));
+    WISP_WRAP_HOOKED(MPI_Cart_create, (comm_old, ndims, dims, periods, reorder, comm_cart));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_get
-int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+WISP_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    return wisp_entry.MPI_Cart_get(comm, maxdims, dims, periods, coords);
+}
+
+static int hooked_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Cart_get, (comm, maxdims, dims, periods, coords));
+    WISP_WRAP_HOOKED(MPI_Cart_get, (comm, maxdims, dims, periods, coords));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_map
-int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
+WISP_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
+{
+    return wisp_entry.MPI_Cart_map(comm, ndims, dims, periods, newrank);
+}
+
+static int hooked_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Cart_map, (comm, ndims, dims, periods, newrank));
+    WISP_WRAP_HOOKED(MPI_Cart_map, (comm, ndims, dims, periods, newrank));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_rank
-int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
+WISP_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
+{
+    return wisp_entry.MPI_Cart_rank(comm, coords, rank);
+}
+
+static int hooked_MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Cart_rank, (comm, coords, rank));
+    WISP_WRAP_HOOKED(MPI_Cart_rank, (comm, coords, rank));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_shift
-int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
+WISP_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
+{
+    return wisp_entry.MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
+}
+
+static int hooked_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Cart_shift, (comm, direction, disp, rank_source, rank_dest));
+    WISP_WRAP_HOOKED(MPI_Cart_shift, (comm, direction, disp, rank_source, rank_dest));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_sub
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Cart_sub(comm, remain_dims, newcomm);
+}
+
+static int hooked_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Cart_sub, (comm, remain_dims, newcomm));
+    WISP_WRAP_HOOKED(MPI_Cart_sub, (comm, remain_dims, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cartdim_get
-int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
+WISP_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
+{
+    return wisp_entry.MPI_Cartdim_get(comm, ndims);
+}
+
+static int hooked_MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Cartdim_get, (comm, ndims));
+    WISP_WRAP_HOOKED(MPI_Cartdim_get, (comm, ndims));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Close_port
-int MPI_Close_port(const char* port_name)
+WISP_EXPORT int MPI_Close_port(const char* port_name)
 {
-    WISP_WRAP_CALL(MPI_Close_port, (port_name));
+    return wisp_entry.MPI_Close_port(port_name);
+}
+
+static int hooked_MPI_Close_port(const char* port_name)
+{
+    WISP_WRAP_HOOKED(MPI_Close_port, (port_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_accept
-int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_accept(port_name, info, root, comm, newcomm);
+}
+
+static int hooked_MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_accept, (port_name, info, root, comm, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_accept, (port_name, info, root, comm, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_attach_buffer
-int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
+WISP_EXPORT int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
+{
+    return wisp_entry.MPI_Comm_attach_buffer(comm, buffer, size);
+}
+
+static int hooked_MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_attach_buffer, (comm, buffer, size));
+    WISP_WRAP_HOOKED(MPI_Comm_attach_buffer, (comm, buffer, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_attach_buffer_c
-int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
+WISP_EXPORT int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
+{
+    return wisp_entry.MPI_Comm_attach_buffer_c(comm, buffer, size);
+}
+
+static int hooked_MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_attach_buffer_c, (comm, buffer, size));
+    WISP_WRAP_HOOKED(MPI_Comm_attach_buffer_c, (comm, buffer, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_c2f
-MPI_Fint MPI_Comm_c2f(MPI_Comm comm)
+WISP_EXPORT MPI_Fint MPI_Comm_c2f(MPI_Comm comm)
+{
+    return wisp_entry.MPI_Comm_c2f(comm);
+}
+
+static MPI_Fint hooked_MPI_Comm_c2f(MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_c2f, (comm));
+    WISP_WRAP_HOOKED(MPI_Comm_c2f, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_call_errhandler
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+WISP_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    return wisp_entry.MPI_Comm_call_errhandler(comm, errorcode);
+}
+
+static int hooked_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_call_errhandler, (comm, errorcode));
+    WISP_WRAP_HOOKED(MPI_Comm_call_errhandler, (comm, errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_compare
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
+WISP_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
+{
+    return wisp_entry.MPI_Comm_compare(comm1, comm2, result);
+}
+
+static int hooked_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 {
     comm1 = wisp_wrap_comm_in(comm1);
     comm2 = wisp_wrap_comm_in(comm2);
-    WISP_WRAP_CALL(MPI_Comm_compare, (comm1, comm2, result));
+    WISP_WRAP_HOOKED(MPI_Comm_compare, (comm1, comm2, result));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_connect
-int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_connect(port_name, info, root, comm, newcomm);
+}
+
+static int hooked_MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_connect, (port_name, info, root, comm, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_connect, (port_name, info, root, comm, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_create(comm, group, newcomm);
+}
+
+static int hooked_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_create, (comm, group, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_create, (comm, group, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_errhandler
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_Comm_create_errhandler, (comm_errhandler_fn, errhandler));
+    return wisp_entry.MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+}
+
+static int hooked_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_create_errhandler, (comm_errhandler_fn, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_from_group
-int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
 {
-    WISP_WRAP_CALL(MPI_Comm_create_from_group, (group, stringtag, info, errhandler, newcomm));
+    return wisp_entry.MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+}
+
+static int hooked_MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_create_from_group, (group, stringtag, info, errhandler, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_group
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_create_group(comm, group, tag, newcomm);
+}
+
+static int hooked_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_create_group, (comm, group, tag, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_keyval
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
+WISP_EXPORT int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
 {
-    WISP_WRAP_CALL(MPI_Comm_create_keyval, (comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state));
+    return wisp_entry.MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+}
+
+static int hooked_MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_create_keyval, (comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_delete_attr
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+WISP_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    return wisp_entry.MPI_Comm_delete_attr(comm, comm_keyval);
+}
+
+static int hooked_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_delete_attr, (comm, comm_keyval));
+    WISP_WRAP_HOOKED(MPI_Comm_delete_attr, (comm, comm_keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_detach_buffer
-int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
+WISP_EXPORT int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
+{
+    return wisp_entry.MPI_Comm_detach_buffer(comm, buffer_addr, size);
+}
+
+static int hooked_MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_detach_buffer, (comm, buffer_addr, size));
+    WISP_WRAP_HOOKED(MPI_Comm_detach_buffer, (comm, buffer_addr, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_detach_buffer_c
-int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
+WISP_EXPORT int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
+{
+    return wisp_entry.MPI_Comm_detach_buffer_c(comm, buffer_addr, size);
+}
+
+static int hooked_MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_detach_buffer_c, (comm, buffer_addr, size));
+    WISP_WRAP_HOOKED(MPI_Comm_detach_buffer_c, (comm, buffer_addr, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_disconnect
-int MPI_Comm_disconnect(MPI_Comm* comm)
+WISP_EXPORT int MPI_Comm_disconnect(MPI_Comm* comm)
 {
-    WISP_WRAP_CALL(MPI_Comm_disconnect, (comm));
+    return wisp_entry.MPI_Comm_disconnect(comm);
+}
+
+static int hooked_MPI_Comm_disconnect(MPI_Comm* comm)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_disconnect, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_dup
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_dup(comm, newcomm);
+}
+
+static int hooked_MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_dup, (comm, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_dup, (comm, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_dup_with_info
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_dup_with_info(comm, info, newcomm);
+}
+
+static int hooked_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_dup_with_info, (comm, info, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_f2c
-MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
+WISP_EXPORT MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
 {
-    WISP_WRAP_CALL(MPI_Comm_f2c, (comm));
+    return wisp_entry.MPI_Comm_f2c(comm);
+}
+
+static MPI_Comm hooked_MPI_Comm_f2c(MPI_Fint comm)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_f2c, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_flush_buffer
-int MPI_Comm_flush_buffer(MPI_Comm comm)
+WISP_EXPORT int MPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    return wisp_entry.MPI_Comm_flush_buffer(comm);
+}
+
+static int hooked_MPI_Comm_flush_buffer(MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_flush_buffer, (comm));
+    WISP_WRAP_HOOKED(MPI_Comm_flush_buffer, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_free
-int MPI_Comm_free(MPI_Comm* comm)
+WISP_EXPORT int MPI_Comm_free(MPI_Comm* comm)
 {
-    WISP_WRAP_CALL(MPI_Comm_free, (comm));
+    return wisp_entry.MPI_Comm_free(comm);
+}
+
+static int hooked_MPI_Comm_free(MPI_Comm* comm)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_free, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_free_keyval
-int MPI_Comm_free_keyval(int* comm_keyval)
+WISP_EXPORT int MPI_Comm_free_keyval(int* comm_keyval)
 {
-    WISP_WRAP_CALL(MPI_Comm_free_keyval, (comm_keyval));
+    return wisp_entry.MPI_Comm_free_keyval(comm_keyval);
+}
+
+static int hooked_MPI_Comm_free_keyval(int* comm_keyval)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_free_keyval, (comm_keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_fromint
-MPI_Comm MPI_Comm_fromint(int comm)
+WISP_EXPORT MPI_Comm MPI_Comm_fromint(int comm)
 {
-    WISP_WRAP_CALL(MPI_Comm_fromint, (comm));
+    return wisp_entry.MPI_Comm_fromint(comm);
+}
+
+static MPI_Comm hooked_MPI_Comm_fromint(int comm)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_fromint, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_attr
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+WISP_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+    return wisp_entry.MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
+}
+
+static int hooked_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag));
+    WISP_WRAP_HOOKED(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_errhandler
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
+{
+    return wisp_entry.MPI_Comm_get_errhandler(comm, errhandler);
+}
+
+static int hooked_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_get_errhandler, (comm, errhandler));
+    WISP_WRAP_HOOKED(MPI_Comm_get_errhandler, (comm, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_info
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
+WISP_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
+{
+    return wisp_entry.MPI_Comm_get_info(comm, info_used);
+}
+
+static int hooked_MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_get_info, (comm, info_used));
+    WISP_WRAP_HOOKED(MPI_Comm_get_info, (comm, info_used));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_name
-int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
+WISP_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
+{
+    return wisp_entry.MPI_Comm_get_name(comm, comm_name, resultlen);
+}
+
+static int hooked_MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_get_name, (comm, comm_name, resultlen));
+    WISP_WRAP_HOOKED(MPI_Comm_get_name, (comm, comm_name, resultlen));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_parent
-int MPI_Comm_get_parent(MPI_Comm* parent)
+WISP_EXPORT int MPI_Comm_get_parent(MPI_Comm* parent)
 {
-    WISP_WRAP_CALL(MPI_Comm_get_parent, (parent));
+    return wisp_entry.MPI_Comm_get_parent(parent);
+}
+
+static int hooked_MPI_Comm_get_parent(MPI_Comm* parent)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_get_parent, (parent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_group
-int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
+WISP_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
+{
+    return wisp_entry.MPI_Comm_group(comm, group);
+}
+
+static int hooked_MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_group, (comm, group));
+    WISP_WRAP_HOOKED(MPI_Comm_group, (comm, group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_idup
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
+WISP_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Comm_idup(comm, newcomm, request);
+}
+
+static int hooked_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_idup, (comm, newcomm, request));
+    WISP_WRAP_HOOKED(MPI_Comm_idup, (comm, newcomm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_idup_with_info
-int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
+WISP_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Comm_idup_with_info(comm, info, newcomm, request);
+}
+
+static int hooked_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_idup_with_info, (comm, info, newcomm, request));
+    WISP_WRAP_HOOKED(MPI_Comm_idup_with_info, (comm, info, newcomm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Comm_iflush_buffer(comm, request);
+}
+
+static int hooked_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_iflush_buffer, (comm, request));
+    WISP_WRAP_HOOKED(MPI_Comm_iflush_buffer, (comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_join
-int MPI_Comm_join(int fd, MPI_Comm* intercomm)
+WISP_EXPORT int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
-    WISP_WRAP_CALL(MPI_Comm_join, (fd, intercomm));
+    return wisp_entry.MPI_Comm_join(fd, intercomm);
+}
+
+static int hooked_MPI_Comm_join(int fd, MPI_Comm* intercomm)
+{
+    WISP_WRAP_HOOKED(MPI_Comm_join, (fd, intercomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_rank
-int MPI_Comm_rank(MPI_Comm comm, int* rank)
+WISP_EXPORT int MPI_Comm_rank(MPI_Comm comm, int* rank)
+{
+    return wisp_entry.MPI_Comm_rank(comm, rank);
+}
+
+static int hooked_MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_rank, (comm, rank));
+    WISP_WRAP_HOOKED(MPI_Comm_rank, (comm, rank));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_remote_group
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
+WISP_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
+{
+    return wisp_entry.MPI_Comm_remote_group(comm, group);
+}
+
+static int hooked_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_remote_group, (comm, group));
+    WISP_WRAP_HOOKED(MPI_Comm_remote_group, (comm, group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_remote_size
-int MPI_Comm_remote_size(MPI_Comm comm, int* size)
+WISP_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int* size)
+{
+    return wisp_entry.MPI_Comm_remote_size(comm, size);
+}
+
+static int hooked_MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_remote_size, (comm, size));
+    WISP_WRAP_HOOKED(MPI_Comm_remote_size, (comm, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_attr
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
+WISP_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
+{
+    return wisp_entry.MPI_Comm_set_attr(comm, comm_keyval, attribute_val);
+}
+
+static int hooked_MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_set_attr, (comm, comm_keyval, attribute_val));
+    WISP_WRAP_HOOKED(MPI_Comm_set_attr, (comm, comm_keyval, attribute_val));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_errhandler
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+WISP_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return wisp_entry.MPI_Comm_set_errhandler(comm, errhandler);
+}
+
+static int hooked_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_set_errhandler, (comm, errhandler));
+    WISP_WRAP_HOOKED(MPI_Comm_set_errhandler, (comm, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_info
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+WISP_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    return wisp_entry.MPI_Comm_set_info(comm, info);
+}
+
+static int hooked_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_set_info, (comm, info));
+    WISP_WRAP_HOOKED(MPI_Comm_set_info, (comm, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_name
-int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
+WISP_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
+{
+    return wisp_entry.MPI_Comm_set_name(comm, comm_name);
+}
+
+static int hooked_MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_set_name, (comm, comm_name));
+    WISP_WRAP_HOOKED(MPI_Comm_set_name, (comm, comm_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_size
-int MPI_Comm_size(MPI_Comm comm, int* size)
+WISP_EXPORT int MPI_Comm_size(MPI_Comm comm, int* size)
+{
+    return wisp_entry.MPI_Comm_size(comm, size);
+}
+
+static int hooked_MPI_Comm_size(MPI_Comm comm, int* size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_size, (comm, size));
+    WISP_WRAP_HOOKED(MPI_Comm_size, (comm, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_spawn
-int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+WISP_EXPORT int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+{
+    return wisp_entry.MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+}
+
+static int hooked_MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_spawn, (command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes));
+    WISP_WRAP_HOOKED(MPI_Comm_spawn, (command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_spawn_multiple
-int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+WISP_EXPORT int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
+{
+    return wisp_entry.MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+}
+
+static int hooked_MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_spawn_multiple, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes));
+    WISP_WRAP_HOOKED(MPI_Comm_spawn_multiple, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_split
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_split(comm, color, key, newcomm);
+}
+
+static int hooked_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_split, (comm, color, key, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_split, (comm, color, key, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_split_type
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
+WISP_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
+{
+    return wisp_entry.MPI_Comm_split_type(comm, split_type, key, info, newcomm);
+}
+
+static int hooked_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm));
+    WISP_WRAP_HOOKED(MPI_Comm_split_type, (comm, split_type, key, info, newcomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_test_inter
-int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
+WISP_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
+{
+    return wisp_entry.MPI_Comm_test_inter(comm, flag);
+}
+
+static int hooked_MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_test_inter, (comm, flag));
+    WISP_WRAP_HOOKED(MPI_Comm_test_inter, (comm, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_toint
-int MPI_Comm_toint(MPI_Comm comm)
+WISP_EXPORT int MPI_Comm_toint(MPI_Comm comm)
+{
+    return wisp_entry.MPI_Comm_toint(comm);
+}
+
+static int hooked_MPI_Comm_toint(MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Comm_toint, (comm));
+    WISP_WRAP_HOOKED(MPI_Comm_toint, (comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Compare_and_swap
-int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+WISP_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Compare_and_swap, (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win));
+    return wisp_entry.MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+}
+
+static int hooked_MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Compare_and_swap, (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Dims_create
-int MPI_Dims_create(int nnodes, int ndims, int dims[])
+WISP_EXPORT int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-    WISP_WRAP_CALL(MPI_Dims_create, (nnodes, ndims, dims));
+    return wisp_entry.MPI_Dims_create(nnodes, ndims, dims);
+}
+
+static int hooked_MPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+    WISP_WRAP_HOOKED(MPI_Dims_create, (nnodes, ndims, dims));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_create
-int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+WISP_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+{
+    return wisp_entry.MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+}
+
+static int hooked_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     comm_old = wisp_wrap_comm_in(comm_old);
-    WISP_WRAP_CALL(MPI_Dist_graph_create, (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph));
+    WISP_WRAP_HOOKED(MPI_Dist_graph_create, (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_create_adjacent
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+WISP_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+{
+    return wisp_entry.MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+}
+
+static int hooked_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     comm_old = wisp_wrap_comm_in(comm_old);
-    WISP_WRAP_CALL(MPI_Dist_graph_create_adjacent, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph));
+    WISP_WRAP_HOOKED(MPI_Dist_graph_create_adjacent, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_neighbors
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+WISP_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+{
+    return wisp_entry.MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+}
+
+static int hooked_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Dist_graph_neighbors, (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights));
+    WISP_WRAP_HOOKED(MPI_Dist_graph_neighbors, (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_neighbors_count
-int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
+WISP_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
+{
+    return wisp_entry.MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
+}
+
+static int hooked_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Dist_graph_neighbors_count, (comm, indegree, outdegree, weighted));
+    WISP_WRAP_HOOKED(MPI_Dist_graph_neighbors_count, (comm, indegree, outdegree, weighted));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_c2f
-MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler)
+WISP_EXPORT MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
-    WISP_WRAP_CALL(MPI_Errhandler_c2f, (errhandler));
+    return wisp_entry.MPI_Errhandler_c2f(errhandler);
+}
+
+static MPI_Fint hooked_MPI_Errhandler_c2f(MPI_Errhandler errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Errhandler_c2f, (errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_create
-int MPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_Errhandler_create, (function, errhandler));
+    return wisp_entry.MPI_Errhandler_create(function, errhandler);
+}
+
+static int hooked_MPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Errhandler_create, (function, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_f2c
-MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler)
+WISP_EXPORT MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler)
 {
-    WISP_WRAP_CALL(MPI_Errhandler_f2c, (errhandler));
+    return wisp_entry.MPI_Errhandler_f2c(errhandler);
+}
+
+static MPI_Errhandler hooked_MPI_Errhandler_f2c(MPI_Fint errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Errhandler_f2c, (errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_free
-int MPI_Errhandler_free(MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Errhandler_free(MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_Errhandler_free, (errhandler));
+    return wisp_entry.MPI_Errhandler_free(errhandler);
+}
+
+static int hooked_MPI_Errhandler_free(MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Errhandler_free, (errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_fromint
-MPI_Errhandler MPI_Errhandler_fromint(int errhandler)
+WISP_EXPORT MPI_Errhandler MPI_Errhandler_fromint(int errhandler)
 {
-    WISP_WRAP_CALL(MPI_Errhandler_fromint, (errhandler));
+    return wisp_entry.MPI_Errhandler_fromint(errhandler);
+}
+
+static MPI_Errhandler hooked_MPI_Errhandler_fromint(int errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Errhandler_fromint, (errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_get
-int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
+{
+    return wisp_entry.MPI_Errhandler_get(comm, errhandler);
+}
+
+static int hooked_MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Errhandler_get, (comm, errhandler));
+    WISP_WRAP_HOOKED(MPI_Errhandler_get, (comm, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_set
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+WISP_EXPORT int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return wisp_entry.MPI_Errhandler_set(comm, errhandler);
+}
+
+static int hooked_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Errhandler_set, (comm, errhandler));
+    WISP_WRAP_HOOKED(MPI_Errhandler_set, (comm, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_toint
-int MPI_Errhandler_toint(MPI_Errhandler errhandler)
+WISP_EXPORT int MPI_Errhandler_toint(MPI_Errhandler errhandler)
 {
-    WISP_WRAP_CALL(MPI_Errhandler_toint, (errhandler));
+    return wisp_entry.MPI_Errhandler_toint(errhandler);
+}
+
+static int hooked_MPI_Errhandler_toint(MPI_Errhandler errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Errhandler_toint, (errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Error_class
-int MPI_Error_class(int errorcode, int* errorclass)
+WISP_EXPORT int MPI_Error_class(int errorcode, int* errorclass)
 {
-    WISP_WRAP_CALL(MPI_Error_class, (errorcode, errorclass));
+    return wisp_entry.MPI_Error_class(errorcode, errorclass);
+}
+
+static int hooked_MPI_Error_class(int errorcode, int* errorclass)
+{
+    WISP_WRAP_HOOKED(MPI_Error_class, (errorcode, errorclass));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Error_string
-int MPI_Error_string(int errorcode, char* string, int* resultlen)
+WISP_EXPORT int MPI_Error_string(int errorcode, char* string, int* resultlen)
 {
-    WISP_WRAP_CALL(MPI_Error_string, (errorcode, string, resultlen));
+    return wisp_entry.MPI_Error_string(errorcode, string, resultlen);
+}
+
+static int hooked_MPI_Error_string(int errorcode, char* string, int* resultlen)
+{
+    WISP_WRAP_HOOKED(MPI_Error_string, (errorcode, string, resultlen));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan
-int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static int hooked_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_c
-int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static int hooked_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_init
-int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Exscan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Exscan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_init_c
-int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Exscan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Exscan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Fetch_and_op
-int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+WISP_EXPORT int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Fetch_and_op, (origin_addr, result_addr, datatype, target_rank, target_disp, op, win));
+    return wisp_entry.MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+}
+
+static int hooked_MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Fetch_and_op, (origin_addr, result_addr, datatype, target_rank, target_disp, op, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_c2f
-MPI_Fint MPI_File_c2f(MPI_File file)
+WISP_EXPORT MPI_Fint MPI_File_c2f(MPI_File file)
 {
-    WISP_WRAP_CALL(MPI_File_c2f, (file));
+    return wisp_entry.MPI_File_c2f(file);
+}
+
+static MPI_Fint hooked_MPI_File_c2f(MPI_File file)
+{
+    WISP_WRAP_HOOKED(MPI_File_c2f, (file));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_call_errhandler
-int MPI_File_call_errhandler(MPI_File fh, int errorcode)
+WISP_EXPORT int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    WISP_WRAP_CALL(MPI_File_call_errhandler, (fh, errorcode));
+    return wisp_entry.MPI_File_call_errhandler(fh, errorcode);
+}
+
+static int hooked_MPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    WISP_WRAP_HOOKED(MPI_File_call_errhandler, (fh, errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_close
-int MPI_File_close(MPI_File* fh)
+WISP_EXPORT int MPI_File_close(MPI_File* fh)
 {
-    WISP_WRAP_CALL(MPI_File_close, (fh));
+    return wisp_entry.MPI_File_close(fh);
+}
+
+static int hooked_MPI_File_close(MPI_File* fh)
+{
+    WISP_WRAP_HOOKED(MPI_File_close, (fh));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_create_errhandler
-int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_File_create_errhandler, (file_errhandler_fn, errhandler));
+    return wisp_entry.MPI_File_create_errhandler(file_errhandler_fn, errhandler);
+}
+
+static int hooked_MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_File_create_errhandler, (file_errhandler_fn, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_delete
-int MPI_File_delete(const char* filename, MPI_Info info)
+WISP_EXPORT int MPI_File_delete(const char* filename, MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_File_delete, (filename, info));
+    return wisp_entry.MPI_File_delete(filename, info);
+}
+
+static int hooked_MPI_File_delete(const char* filename, MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_File_delete, (filename, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_f2c
-MPI_File MPI_File_f2c(MPI_Fint file)
+WISP_EXPORT MPI_File MPI_File_f2c(MPI_Fint file)
 {
-    WISP_WRAP_CALL(MPI_File_f2c, (file));
+    return wisp_entry.MPI_File_f2c(file);
+}
+
+static MPI_File hooked_MPI_File_f2c(MPI_Fint file)
+{
+    WISP_WRAP_HOOKED(MPI_File_f2c, (file));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_fromint
-MPI_File MPI_File_fromint(int file)
+WISP_EXPORT MPI_File MPI_File_fromint(int file)
 {
-    WISP_WRAP_CALL(MPI_File_fromint, (file));
+    return wisp_entry.MPI_File_fromint(file);
+}
+
+static MPI_File hooked_MPI_File_fromint(int file)
+{
+    WISP_WRAP_HOOKED(MPI_File_fromint, (file));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_amode
-int MPI_File_get_amode(MPI_File fh, int* amode)
+WISP_EXPORT int MPI_File_get_amode(MPI_File fh, int* amode)
 {
-    WISP_WRAP_CALL(MPI_File_get_amode, (fh, amode));
+    return wisp_entry.MPI_File_get_amode(fh, amode);
+}
+
+static int hooked_MPI_File_get_amode(MPI_File fh, int* amode)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_amode, (fh, amode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_atomicity
-int MPI_File_get_atomicity(MPI_File fh, int* flag)
+WISP_EXPORT int MPI_File_get_atomicity(MPI_File fh, int* flag)
 {
-    WISP_WRAP_CALL(MPI_File_get_atomicity, (fh, flag));
+    return wisp_entry.MPI_File_get_atomicity(fh, flag);
+}
+
+static int hooked_MPI_File_get_atomicity(MPI_File fh, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_atomicity, (fh, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_byte_offset
-int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
+WISP_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
-    WISP_WRAP_CALL(MPI_File_get_byte_offset, (fh, offset, disp));
+    return wisp_entry.MPI_File_get_byte_offset(fh, offset, disp);
+}
+
+static int hooked_MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_byte_offset, (fh, offset, disp));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_errhandler
-int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_File_get_errhandler, (file, errhandler));
+    return wisp_entry.MPI_File_get_errhandler(file, errhandler);
+}
+
+static int hooked_MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_errhandler, (file, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_group
-int MPI_File_get_group(MPI_File fh, MPI_Group* group)
+WISP_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
-    WISP_WRAP_CALL(MPI_File_get_group, (fh, group));
+    return wisp_entry.MPI_File_get_group(fh, group);
+}
+
+static int hooked_MPI_File_get_group(MPI_File fh, MPI_Group* group)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_group, (fh, group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_info
-int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
+WISP_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
-    WISP_WRAP_CALL(MPI_File_get_info, (fh, info_used));
+    return wisp_entry.MPI_File_get_info(fh, info_used);
+}
+
+static int hooked_MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_info, (fh, info_used));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_position
-int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
+WISP_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
-    WISP_WRAP_CALL(MPI_File_get_position, (fh, offset));
+    return wisp_entry.MPI_File_get_position(fh, offset);
+}
+
+static int hooked_MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_position, (fh, offset));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_position_shared
-int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
+WISP_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
-    WISP_WRAP_CALL(MPI_File_get_position_shared, (fh, offset));
+    return wisp_entry.MPI_File_get_position_shared(fh, offset);
+}
+
+static int hooked_MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_position_shared, (fh, offset));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_size
-int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
+WISP_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
-    WISP_WRAP_CALL(MPI_File_get_size, (fh, size));
+    return wisp_entry.MPI_File_get_size(fh, size);
+}
+
+static int hooked_MPI_File_get_size(MPI_File fh, MPI_Offset* size)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_size, (fh, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_type_extent
-int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
+WISP_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
 {
-    WISP_WRAP_CALL(MPI_File_get_type_extent, (fh, datatype, extent));
+    return wisp_entry.MPI_File_get_type_extent(fh, datatype, extent);
+}
+
+static int hooked_MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_type_extent, (fh, datatype, extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_type_extent_c
-int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
+WISP_EXPORT int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
 {
-    WISP_WRAP_CALL(MPI_File_get_type_extent_c, (fh, datatype, extent));
+    return wisp_entry.MPI_File_get_type_extent_c(fh, datatype, extent);
+}
+
+static int hooked_MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_type_extent_c, (fh, datatype, extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_view
-int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
+WISP_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
 {
-    WISP_WRAP_CALL(MPI_File_get_view, (fh, disp, etype, filetype, datarep));
+    return wisp_entry.MPI_File_get_view(fh, disp, etype, filetype, datarep);
+}
+
+static int hooked_MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
+{
+    WISP_WRAP_HOOKED(MPI_File_get_view, (fh, disp, etype, filetype, datarep));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread
-int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_all
-int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_all, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_all(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_all, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_all_c
-int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_all_c, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_all_c(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_all_c, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at
-int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_at, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_at(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_at, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at_all
-int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_at_all, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_at_all, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at_all_c
-int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_at_all_c, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_at_all_c, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at_c
-int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_at_c, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_at_c, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_c
-int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_c, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_c(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_c, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_shared
-int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_shared, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_shared(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_shared, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_shared_c
-int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iread_shared_c, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iread_shared_c(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iread_shared_c, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite
-int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_all
-int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_all, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_all(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_all, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_all_c
-int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_all_c, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_all_c, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at
-int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_at, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_at, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all
-int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_at_all, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_at_all, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
-int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_at_all_c, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_at_all_c, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at_c
-int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_at_c, (fh, offset, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_at_c, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_c
-int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_c, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_c(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_c, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_shared
-int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_shared, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_shared(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_shared, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_shared_c
-int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+WISP_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_File_iwrite_shared_c, (fh, buf, count, datatype, request));
+    return wisp_entry.MPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+}
+
+static int hooked_MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_File_iwrite_shared_c, (fh, buf, count, datatype, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_open
-int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
+WISP_EXPORT int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
+{
+    return wisp_entry.MPI_File_open(comm, filename, amode, info, fh);
+}
+
+static int hooked_MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_File_open, (comm, filename, amode, info, fh));
+    WISP_WRAP_HOOKED(MPI_File_open, (comm, filename, amode, info, fh));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_preallocate
-int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+WISP_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
-    WISP_WRAP_CALL(MPI_File_preallocate, (fh, size));
+    return wisp_entry.MPI_File_preallocate(fh, size);
+}
+
+static int hooked_MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+    WISP_WRAP_HOOKED(MPI_File_preallocate, (fh, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read
-int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all
-int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_all, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_all(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_all, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_begin
-int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_read_all_begin, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_read_all_begin(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_all_begin, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_begin_c
-int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_read_all_begin_c, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_read_all_begin_c(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_all_begin_c, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_c
-int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_all_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_all_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_all_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_end
-int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_all_end, (fh, buf, status));
+    return wisp_entry.MPI_File_read_all_end(fh, buf, status);
+}
+
+static int hooked_MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_all_end, (fh, buf, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at
-int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_at, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_at(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_at, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all
-int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_at_all, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_at_all, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_begin
-int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_read_at_all_begin, (fh, offset, buf, count, datatype));
+    return wisp_entry.MPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+}
+
+static int hooked_MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_at_all_begin, (fh, offset, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_begin_c
-int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_read_at_all_begin_c, (fh, offset, buf, count, datatype));
+    return wisp_entry.MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+}
+
+static int hooked_MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_at_all_begin_c, (fh, offset, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_c
-int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_at_all_c, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_at_all_c, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_end
-int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_at_all_end, (fh, buf, status));
+    return wisp_entry.MPI_File_read_at_all_end(fh, buf, status);
+}
+
+static int hooked_MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_at_all_end, (fh, buf, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_c
-int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_at_c, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_at_c, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_c
-int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered
-int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_ordered, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_ordered(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_ordered, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_begin
-int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_read_ordered_begin, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_read_ordered_begin(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_ordered_begin, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_begin_c
-int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_read_ordered_begin_c, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_ordered_begin_c, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_c
-int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_ordered_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_ordered_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_ordered_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_end
-int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_ordered_end, (fh, buf, status));
+    return wisp_entry.MPI_File_read_ordered_end(fh, buf, status);
+}
+
+static int hooked_MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_ordered_end, (fh, buf, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_shared
-int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_shared, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_shared(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_shared, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_shared_c
-int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_read_shared_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_read_shared_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_read_shared_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_seek
-int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+WISP_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
-    WISP_WRAP_CALL(MPI_File_seek, (fh, offset, whence));
+    return wisp_entry.MPI_File_seek(fh, offset, whence);
+}
+
+static int hooked_MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+    WISP_WRAP_HOOKED(MPI_File_seek, (fh, offset, whence));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_seek_shared
-int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+WISP_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
-    WISP_WRAP_CALL(MPI_File_seek_shared, (fh, offset, whence));
+    return wisp_entry.MPI_File_seek_shared(fh, offset, whence);
+}
+
+static int hooked_MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
+{
+    WISP_WRAP_HOOKED(MPI_File_seek_shared, (fh, offset, whence));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_atomicity
-int MPI_File_set_atomicity(MPI_File fh, int flag)
+WISP_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
-    WISP_WRAP_CALL(MPI_File_set_atomicity, (fh, flag));
+    return wisp_entry.MPI_File_set_atomicity(fh, flag);
+}
+
+static int hooked_MPI_File_set_atomicity(MPI_File fh, int flag)
+{
+    WISP_WRAP_HOOKED(MPI_File_set_atomicity, (fh, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_errhandler
-int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+WISP_EXPORT int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    WISP_WRAP_CALL(MPI_File_set_errhandler, (file, errhandler));
+    return wisp_entry.MPI_File_set_errhandler(file, errhandler);
+}
+
+static int hooked_MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_File_set_errhandler, (file, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_info
-int MPI_File_set_info(MPI_File fh, MPI_Info info)
+WISP_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_File_set_info, (fh, info));
+    return wisp_entry.MPI_File_set_info(fh, info);
+}
+
+static int hooked_MPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_File_set_info, (fh, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_size
-int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+WISP_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
-    WISP_WRAP_CALL(MPI_File_set_size, (fh, size));
+    return wisp_entry.MPI_File_set_size(fh, size);
+}
+
+static int hooked_MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    WISP_WRAP_HOOKED(MPI_File_set_size, (fh, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_view
-int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
+WISP_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_File_set_view, (fh, disp, etype, filetype, datarep, info));
+    return wisp_entry.MPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+}
+
+static int hooked_MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_File_set_view, (fh, disp, etype, filetype, datarep, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_sync
-int MPI_File_sync(MPI_File fh)
+WISP_EXPORT int MPI_File_sync(MPI_File fh)
 {
-    WISP_WRAP_CALL(MPI_File_sync, (fh));
+    return wisp_entry.MPI_File_sync(fh);
+}
+
+static int hooked_MPI_File_sync(MPI_File fh)
+{
+    WISP_WRAP_HOOKED(MPI_File_sync, (fh));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_toint
-int MPI_File_toint(MPI_File file)
+WISP_EXPORT int MPI_File_toint(MPI_File file)
 {
-    WISP_WRAP_CALL(MPI_File_toint, (file));
+    return wisp_entry.MPI_File_toint(file);
+}
+
+static int hooked_MPI_File_toint(MPI_File file)
+{
+    WISP_WRAP_HOOKED(MPI_File_toint, (file));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write
-int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all
-int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_all, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_all(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_all, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_begin
-int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_write_all_begin, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_write_all_begin(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_all_begin, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_begin_c
-int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_write_all_begin_c, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_write_all_begin_c(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_all_begin_c, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_c
-int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_all_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_all_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_all_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_end
-int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_all_end, (fh, buf, status));
+    return wisp_entry.MPI_File_write_all_end(fh, buf, status);
+}
+
+static int hooked_MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_all_end, (fh, buf, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at
-int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_at, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_at(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_at, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all
-int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_at_all, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_at_all, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_begin
-int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_write_at_all_begin, (fh, offset, buf, count, datatype));
+    return wisp_entry.MPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+}
+
+static int hooked_MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_at_all_begin, (fh, offset, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_begin_c
-int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_write_at_all_begin_c, (fh, offset, buf, count, datatype));
+    return wisp_entry.MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+}
+
+static int hooked_MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_at_all_begin_c, (fh, offset, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_c
-int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_at_all_c, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_at_all_c, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_end
-int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_at_all_end, (fh, buf, status));
+    return wisp_entry.MPI_File_write_at_all_end(fh, buf, status);
+}
+
+static int hooked_MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_at_all_end, (fh, buf, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_c
-int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_at_c, (fh, offset, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_at_c, (fh, offset, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_c
-int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered
-int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_ordered, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_ordered(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_ordered, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_begin
-int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_write_ordered_begin, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_write_ordered_begin(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_ordered_begin, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_begin_c
-int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+WISP_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_File_write_ordered_begin_c, (fh, buf, count, datatype));
+    return wisp_entry.MPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+}
+
+static int hooked_MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_ordered_begin_c, (fh, buf, count, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_c
-int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_ordered_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_ordered_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_ordered_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_end
-int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_ordered_end, (fh, buf, status));
+    return wisp_entry.MPI_File_write_ordered_end(fh, buf, status);
+}
+
+static int hooked_MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_ordered_end, (fh, buf, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_shared
-int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_shared, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_shared(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_shared, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_shared_c
-int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+WISP_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_File_write_shared_c, (fh, buf, count, datatype, status));
+    return wisp_entry.MPI_File_write_shared_c(fh, buf, count, datatype, status);
+}
+
+static int hooked_MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_File_write_shared_c, (fh, buf, count, datatype, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Finalize
-int MPI_Finalize(void)
+WISP_EXPORT int MPI_Finalize(void)
 {
-    WISP_WRAP_CALL(MPI_Finalize, ());
+    return wisp_entry.MPI_Finalize();
+}
+
+static int hooked_MPI_Finalize(void)
+{
+    WISP_WRAP_HOOKED(MPI_Finalize, ());
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Finalized
-int MPI_Finalized(int* flag)
+WISP_EXPORT int MPI_Finalized(int* flag)
 {
-    WISP_WRAP_CALL(MPI_Finalized, (flag));
+    return wisp_entry.MPI_Finalized(flag);
+}
+
+static int hooked_MPI_Finalized(int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Finalized, (flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Free_mem
-int MPI_Free_mem(void* base)
+WISP_EXPORT int MPI_Free_mem(void* base)
 {
-    WISP_WRAP_CALL(MPI_Free_mem, (base));
+    return wisp_entry.MPI_Free_mem(base);
+}
+
+static int hooked_MPI_Free_mem(void* base)
+{
+    WISP_WRAP_HOOKED(MPI_Free_mem, (base));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+static int hooked_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_c
-int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+static int hooked_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_init
-int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Gather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_init_c
-int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Gather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+static int hooked_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_c
-int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+static int hooked_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_init
-int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Gatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_init_c
-int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Gatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Gatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get
-int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+WISP_EXPORT int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Get, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return wisp_entry.MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+static int hooked_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Get, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_accumulate
-int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+WISP_EXPORT int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Get_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return wisp_entry.MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+static int hooked_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Get_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_accumulate_c
-int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+WISP_EXPORT int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Get_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    return wisp_entry.MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+static int hooked_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Get_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_address
-int MPI_Get_address(const void* location, MPI_Aint* address)
+WISP_EXPORT int MPI_Get_address(const void* location, MPI_Aint* address)
 {
-    WISP_WRAP_CALL(MPI_Get_address, (location, address));
+    return wisp_entry.MPI_Get_address(location, address);
+}
+
+static int hooked_MPI_Get_address(const void* location, MPI_Aint* address)
+{
+    WISP_WRAP_HOOKED(MPI_Get_address, (location, address));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_c
-int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+WISP_EXPORT int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Get_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return wisp_entry.MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+static int hooked_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Get_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_count
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
+WISP_EXPORT int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
-    WISP_WRAP_CALL(MPI_Get_count, (status, datatype, count));
+    return wisp_entry.MPI_Get_count(status, datatype, count);
+}
+
+static int hooked_MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
+{
+    WISP_WRAP_HOOKED(MPI_Get_count, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_count_c
-int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+WISP_EXPORT int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
-    WISP_WRAP_CALL(MPI_Get_count_c, (status, datatype, count));
+    return wisp_entry.MPI_Get_count_c(status, datatype, count);
+}
+
+static int hooked_MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+{
+    WISP_WRAP_HOOKED(MPI_Get_count_c, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_elements
-int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
+WISP_EXPORT int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
-    WISP_WRAP_CALL(MPI_Get_elements, (status, datatype, count));
+    return wisp_entry.MPI_Get_elements(status, datatype, count);
+}
+
+static int hooked_MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
+{
+    WISP_WRAP_HOOKED(MPI_Get_elements, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_elements_c
-int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+WISP_EXPORT int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
-    WISP_WRAP_CALL(MPI_Get_elements_c, (status, datatype, count));
+    return wisp_entry.MPI_Get_elements_c(status, datatype, count);
+}
+
+static int hooked_MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+{
+    WISP_WRAP_HOOKED(MPI_Get_elements_c, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_elements_x
-int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+WISP_EXPORT int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
-    WISP_WRAP_CALL(MPI_Get_elements_x, (status, datatype, count));
+    return wisp_entry.MPI_Get_elements_x(status, datatype, count);
+}
+
+static int hooked_MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+{
+    WISP_WRAP_HOOKED(MPI_Get_elements_x, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_hw_resource_info
-int MPI_Get_hw_resource_info(MPI_Info* hw_info)
+WISP_EXPORT int MPI_Get_hw_resource_info(MPI_Info* hw_info)
 {
-    WISP_WRAP_CALL(MPI_Get_hw_resource_info, (hw_info));
+    return wisp_entry.MPI_Get_hw_resource_info(hw_info);
+}
+
+static int hooked_MPI_Get_hw_resource_info(MPI_Info* hw_info)
+{
+    WISP_WRAP_HOOKED(MPI_Get_hw_resource_info, (hw_info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_library_version
-int MPI_Get_library_version(char* version, int* resultlen)
+WISP_EXPORT int MPI_Get_library_version(char* version, int* resultlen)
 {
-    WISP_WRAP_CALL(MPI_Get_library_version, (version, resultlen));
+    return wisp_entry.MPI_Get_library_version(version, resultlen);
+}
+
+static int hooked_MPI_Get_library_version(char* version, int* resultlen)
+{
+    WISP_WRAP_HOOKED(MPI_Get_library_version, (version, resultlen));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_processor_name
-int MPI_Get_processor_name(char* name, int* resultlen)
+WISP_EXPORT int MPI_Get_processor_name(char* name, int* resultlen)
 {
-    WISP_WRAP_CALL(MPI_Get_processor_name, (name, resultlen));
+    return wisp_entry.MPI_Get_processor_name(name, resultlen);
+}
+
+static int hooked_MPI_Get_processor_name(char* name, int* resultlen)
+{
+    WISP_WRAP_HOOKED(MPI_Get_processor_name, (name, resultlen));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_version
-int MPI_Get_version(int* version, int* subversion)
+WISP_EXPORT int MPI_Get_version(int* version, int* subversion)
 {
-    WISP_WRAP_CALL(MPI_Get_version, (version, subversion));
+    return wisp_entry.MPI_Get_version(version, subversion);
+}
+
+static int hooked_MPI_Get_version(int* version, int* subversion)
+{
+    WISP_WRAP_HOOKED(MPI_Get_version, (version, subversion));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_create
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
+WISP_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
+{
+    return wisp_entry.MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+}
+
+static int hooked_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
     comm_old = wisp_wrap_comm_in(comm_old);
-    WISP_WRAP_CALL(MPI_Graph_create, (comm_old, nnodes, index, edges, reorder, comm_graph));
+    WISP_WRAP_HOOKED(MPI_Graph_create, (comm_old, nnodes, index, edges, reorder, comm_graph));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_get
-int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+WISP_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    return wisp_entry.MPI_Graph_get(comm, maxindex, maxedges, index, edges);
+}
+
+static int hooked_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Graph_get, (comm, maxindex, maxedges, index, edges));
+    WISP_WRAP_HOOKED(MPI_Graph_get, (comm, maxindex, maxedges, index, edges));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_map
-int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
+WISP_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
+{
+    return wisp_entry.MPI_Graph_map(comm, nnodes, index, edges, newrank);
+}
+
+static int hooked_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Graph_map, (comm, nnodes, index, edges, newrank));
+    WISP_WRAP_HOOKED(MPI_Graph_map, (comm, nnodes, index, edges, newrank));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_neighbors
-int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+WISP_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    return wisp_entry.MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
+}
+
+static int hooked_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Graph_neighbors, (comm, rank, maxneighbors, neighbors));
+    WISP_WRAP_HOOKED(MPI_Graph_neighbors, (comm, rank, maxneighbors, neighbors));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_neighbors_count
-int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
+WISP_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
+{
+    return wisp_entry.MPI_Graph_neighbors_count(comm, rank, nneighbors);
+}
+
+static int hooked_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Graph_neighbors_count, (comm, rank, nneighbors));
+    WISP_WRAP_HOOKED(MPI_Graph_neighbors_count, (comm, rank, nneighbors));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Graphdims_get
-int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
+WISP_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
+{
+    return wisp_entry.MPI_Graphdims_get(comm, nnodes, nedges);
+}
+
+static int hooked_MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Graphdims_get, (comm, nnodes, nedges));
+    WISP_WRAP_HOOKED(MPI_Graphdims_get, (comm, nnodes, nedges));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Grequest_complete
-int MPI_Grequest_complete(MPI_Request request)
+WISP_EXPORT int MPI_Grequest_complete(MPI_Request request)
 {
-    WISP_WRAP_CALL(MPI_Grequest_complete, (request));
+    return wisp_entry.MPI_Grequest_complete(request);
+}
+
+static int hooked_MPI_Grequest_complete(MPI_Request request)
+{
+    WISP_WRAP_HOOKED(MPI_Grequest_complete, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Grequest_start
-int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
+WISP_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Grequest_start, (query_fn, free_fn, cancel_fn, extra_state, request));
+    return wisp_entry.MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+}
+
+static int hooked_MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Grequest_start, (query_fn, free_fn, cancel_fn, extra_state, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_c2f
-MPI_Fint MPI_Group_c2f(MPI_Group group)
+WISP_EXPORT MPI_Fint MPI_Group_c2f(MPI_Group group)
 {
-    WISP_WRAP_CALL(MPI_Group_c2f, (group));
+    return wisp_entry.MPI_Group_c2f(group);
+}
+
+static MPI_Fint hooked_MPI_Group_c2f(MPI_Group group)
+{
+    WISP_WRAP_HOOKED(MPI_Group_c2f, (group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_compare
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
+WISP_EXPORT int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 {
-    WISP_WRAP_CALL(MPI_Group_compare, (group1, group2, result));
+    return wisp_entry.MPI_Group_compare(group1, group2, result);
+}
+
+static int hooked_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
+{
+    WISP_WRAP_HOOKED(MPI_Group_compare, (group1, group2, result));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_difference
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_difference, (group1, group2, newgroup));
+    return wisp_entry.MPI_Group_difference(group1, group2, newgroup);
+}
+
+static int hooked_MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_difference, (group1, group2, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_excl
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_excl, (group, n, ranks, newgroup));
+    return wisp_entry.MPI_Group_excl(group, n, ranks, newgroup);
+}
+
+static int hooked_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_excl, (group, n, ranks, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_f2c
-MPI_Group MPI_Group_f2c(MPI_Fint group)
+WISP_EXPORT MPI_Group MPI_Group_f2c(MPI_Fint group)
 {
-    WISP_WRAP_CALL(MPI_Group_f2c, (group));
+    return wisp_entry.MPI_Group_f2c(group);
+}
+
+static MPI_Group hooked_MPI_Group_f2c(MPI_Fint group)
+{
+    WISP_WRAP_HOOKED(MPI_Group_f2c, (group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_free
-int MPI_Group_free(MPI_Group* group)
+WISP_EXPORT int MPI_Group_free(MPI_Group* group)
 {
-    WISP_WRAP_CALL(MPI_Group_free, (group));
+    return wisp_entry.MPI_Group_free(group);
+}
+
+static int hooked_MPI_Group_free(MPI_Group* group)
+{
+    WISP_WRAP_HOOKED(MPI_Group_free, (group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_from_session_pset
-int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_from_session_pset, (session, pset_name, newgroup));
+    return wisp_entry.MPI_Group_from_session_pset(session, pset_name, newgroup);
+}
+
+static int hooked_MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_from_session_pset, (session, pset_name, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_fromint
-MPI_Group MPI_Group_fromint(int group)
+WISP_EXPORT MPI_Group MPI_Group_fromint(int group)
 {
-    WISP_WRAP_CALL(MPI_Group_fromint, (group));
+    return wisp_entry.MPI_Group_fromint(group);
+}
+
+static MPI_Group hooked_MPI_Group_fromint(int group)
+{
+    WISP_WRAP_HOOKED(MPI_Group_fromint, (group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_incl
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_incl, (group, n, ranks, newgroup));
+    return wisp_entry.MPI_Group_incl(group, n, ranks, newgroup);
+}
+
+static int hooked_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_incl, (group, n, ranks, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_intersection
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_intersection, (group1, group2, newgroup));
+    return wisp_entry.MPI_Group_intersection(group1, group2, newgroup);
+}
+
+static int hooked_MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_intersection, (group1, group2, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_range_excl
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_range_excl, (group, n, ranges, newgroup));
+    return wisp_entry.MPI_Group_range_excl(group, n, ranges, newgroup);
+}
+
+static int hooked_MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_range_excl, (group, n, ranges, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_range_incl
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_range_incl, (group, n, ranges, newgroup));
+    return wisp_entry.MPI_Group_range_incl(group, n, ranges, newgroup);
+}
+
+static int hooked_MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_range_incl, (group, n, ranges, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_rank
-int MPI_Group_rank(MPI_Group group, int* rank)
+WISP_EXPORT int MPI_Group_rank(MPI_Group group, int* rank)
 {
-    WISP_WRAP_CALL(MPI_Group_rank, (group, rank));
+    return wisp_entry.MPI_Group_rank(group, rank);
+}
+
+static int hooked_MPI_Group_rank(MPI_Group group, int* rank)
+{
+    WISP_WRAP_HOOKED(MPI_Group_rank, (group, rank));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_size
-int MPI_Group_size(MPI_Group group, int* size)
+WISP_EXPORT int MPI_Group_size(MPI_Group group, int* size)
 {
-    WISP_WRAP_CALL(MPI_Group_size, (group, size));
+    return wisp_entry.MPI_Group_size(group, size);
+}
+
+static int hooked_MPI_Group_size(MPI_Group group, int* size)
+{
+    WISP_WRAP_HOOKED(MPI_Group_size, (group, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_toint
-int MPI_Group_toint(MPI_Group group)
+WISP_EXPORT int MPI_Group_toint(MPI_Group group)
 {
-    WISP_WRAP_CALL(MPI_Group_toint, (group));
+    return wisp_entry.MPI_Group_toint(group);
+}
+
+static int hooked_MPI_Group_toint(MPI_Group group)
+{
+    WISP_WRAP_HOOKED(MPI_Group_toint, (group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_translate_ranks
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+WISP_EXPORT int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
-    WISP_WRAP_CALL(MPI_Group_translate_ranks, (group1, n, ranks1, group2, ranks2));
+    return wisp_entry.MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
+}
+
+static int hooked_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+{
+    WISP_WRAP_HOOKED(MPI_Group_translate_ranks, (group1, n, ranks1, group2, ranks2));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_union
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+WISP_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
-    WISP_WRAP_CALL(MPI_Group_union, (group1, group2, newgroup));
+    return wisp_entry.MPI_Group_union(group1, group2, newgroup);
+}
+
+static int hooked_MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
+{
+    WISP_WRAP_HOOKED(MPI_Group_union, (group1, group2, newgroup));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgather
-int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iallgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iallgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgather_c
-int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iallgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iallgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgatherv
-int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+
+static int hooked_MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iallgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iallgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgatherv_c
-int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+
+static int hooked_MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iallgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iallgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallreduce
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iallreduce, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iallreduce, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallreduce_c
-int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iallreduce_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iallreduce_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoall
-int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ialltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ialltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoall_c
-int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ialltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ialltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallv
-int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ialltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ialltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallv_c
-int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ialltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ialltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallw
-int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+}
+
+static int hooked_MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ialltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ialltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallw_c
-int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+}
+
+static int hooked_MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ialltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ialltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibarrier
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ibarrier(comm, request);
+}
+
+static int hooked_MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ibarrier, (comm, request));
+    WISP_WRAP_HOOKED(MPI_Ibarrier, (comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibcast
-int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ibcast(buffer, count, datatype, root, comm, request);
+}
+
+static int hooked_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ibcast, (buffer, count, datatype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ibcast, (buffer, count, datatype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibcast_c
-int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+}
+
+static int hooked_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ibcast_c, (buffer, count, datatype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ibcast_c, (buffer, count, datatype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibsend
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ibsend, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ibsend, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibsend_c
-int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ibsend_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ibsend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iexscan
-int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iexscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iexscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iexscan_c
-int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iexscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iexscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Igather
-int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Igather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Igather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Igather_c
-int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Igather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Igather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Igatherv
-int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Igatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Igatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Igatherv_c
-int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Igatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Igatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Improbe
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
+WISP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
+{
+    return wisp_entry.MPI_Improbe(source, tag, comm, flag, message, status);
+}
+
+static int hooked_MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Improbe, (source, tag, comm, flag, message, status));
+    WISP_WRAP_HOOKED(MPI_Improbe, (source, tag, comm, flag, message, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Imrecv
-int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+WISP_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Imrecv, (buf, count, datatype, message, request));
+    return wisp_entry.MPI_Imrecv(buf, count, datatype, message, request);
+}
+
+static int hooked_MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Imrecv, (buf, count, datatype, message, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Imrecv_c
-int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+WISP_EXPORT int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Imrecv_c, (buf, count, datatype, message, request));
+    return wisp_entry.MPI_Imrecv_c(buf, count, datatype, message, request);
+}
+
+static int hooked_MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Imrecv_c, (buf, count, datatype, message, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather
-int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
-int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
-int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
-int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall
-int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
-int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
-int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
-int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
-int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
-int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+}
+
+static int hooked_MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ineighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_c2f
-MPI_Fint MPI_Info_c2f(MPI_Info info)
+WISP_EXPORT MPI_Fint MPI_Info_c2f(MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_Info_c2f, (info));
+    return wisp_entry.MPI_Info_c2f(info);
+}
+
+static MPI_Fint hooked_MPI_Info_c2f(MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_Info_c2f, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_create
-int MPI_Info_create(MPI_Info* info)
+WISP_EXPORT int MPI_Info_create(MPI_Info* info)
 {
-    WISP_WRAP_CALL(MPI_Info_create, (info));
+    return wisp_entry.MPI_Info_create(info);
+}
+
+static int hooked_MPI_Info_create(MPI_Info* info)
+{
+    WISP_WRAP_HOOKED(MPI_Info_create, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_create_env
-int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info)
+WISP_EXPORT int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info)
 {
-    WISP_WRAP_CALL(MPI_Info_create_env, (argc, argv, info));
+    return wisp_entry.MPI_Info_create_env(argc, argv, info);
+}
+
+static int hooked_MPI_Info_create_env(int argc, char* argv[], MPI_Info* info)
+{
+    WISP_WRAP_HOOKED(MPI_Info_create_env, (argc, argv, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_delete
-int MPI_Info_delete(MPI_Info info, const char* key)
+WISP_EXPORT int MPI_Info_delete(MPI_Info info, const char* key)
 {
-    WISP_WRAP_CALL(MPI_Info_delete, (info, key));
+    return wisp_entry.MPI_Info_delete(info, key);
+}
+
+static int hooked_MPI_Info_delete(MPI_Info info, const char* key)
+{
+    WISP_WRAP_HOOKED(MPI_Info_delete, (info, key));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_dup
-int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
+WISP_EXPORT int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 {
-    WISP_WRAP_CALL(MPI_Info_dup, (info, newinfo));
+    return wisp_entry.MPI_Info_dup(info, newinfo);
+}
+
+static int hooked_MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
+{
+    WISP_WRAP_HOOKED(MPI_Info_dup, (info, newinfo));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_f2c
-MPI_Info MPI_Info_f2c(MPI_Fint info)
+WISP_EXPORT MPI_Info MPI_Info_f2c(MPI_Fint info)
 {
-    WISP_WRAP_CALL(MPI_Info_f2c, (info));
+    return wisp_entry.MPI_Info_f2c(info);
+}
+
+static MPI_Info hooked_MPI_Info_f2c(MPI_Fint info)
+{
+    WISP_WRAP_HOOKED(MPI_Info_f2c, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_free
-int MPI_Info_free(MPI_Info* info)
+WISP_EXPORT int MPI_Info_free(MPI_Info* info)
 {
-    WISP_WRAP_CALL(MPI_Info_free, (info));
+    return wisp_entry.MPI_Info_free(info);
+}
+
+static int hooked_MPI_Info_free(MPI_Info* info)
+{
+    WISP_WRAP_HOOKED(MPI_Info_free, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_fromint
-MPI_Info MPI_Info_fromint(int info)
+WISP_EXPORT MPI_Info MPI_Info_fromint(int info)
 {
-    WISP_WRAP_CALL(MPI_Info_fromint, (info));
+    return wisp_entry.MPI_Info_fromint(info);
+}
+
+static MPI_Info hooked_MPI_Info_fromint(int info)
+{
+    WISP_WRAP_HOOKED(MPI_Info_fromint, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get
-int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
+WISP_EXPORT int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Info_get, (info, key, valuelen, value, flag));
+    return wisp_entry.MPI_Info_get(info, key, valuelen, value, flag);
+}
+
+static int hooked_MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Info_get, (info, key, valuelen, value, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_nkeys
-int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
+WISP_EXPORT int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 {
-    WISP_WRAP_CALL(MPI_Info_get_nkeys, (info, nkeys));
+    return wisp_entry.MPI_Info_get_nkeys(info, nkeys);
+}
+
+static int hooked_MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
+{
+    WISP_WRAP_HOOKED(MPI_Info_get_nkeys, (info, nkeys));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_nthkey
-int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
+WISP_EXPORT int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 {
-    WISP_WRAP_CALL(MPI_Info_get_nthkey, (info, n, key));
+    return wisp_entry.MPI_Info_get_nthkey(info, n, key);
+}
+
+static int hooked_MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
+{
+    WISP_WRAP_HOOKED(MPI_Info_get_nthkey, (info, n, key));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_string
-int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
+WISP_EXPORT int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Info_get_string, (info, key, buflen, value, flag));
+    return wisp_entry.MPI_Info_get_string(info, key, buflen, value, flag);
+}
+
+static int hooked_MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Info_get_string, (info, key, buflen, value, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_valuelen
-int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
+WISP_EXPORT int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Info_get_valuelen, (info, key, valuelen, flag));
+    return wisp_entry.MPI_Info_get_valuelen(info, key, valuelen, flag);
+}
+
+static int hooked_MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Info_get_valuelen, (info, key, valuelen, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_set
-int MPI_Info_set(MPI_Info info, const char* key, const char* value)
+WISP_EXPORT int MPI_Info_set(MPI_Info info, const char* key, const char* value)
 {
-    WISP_WRAP_CALL(MPI_Info_set, (info, key, value));
+    return wisp_entry.MPI_Info_set(info, key, value);
+}
+
+static int hooked_MPI_Info_set(MPI_Info info, const char* key, const char* value)
+{
+    WISP_WRAP_HOOKED(MPI_Info_set, (info, key, value));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_toint
-int MPI_Info_toint(MPI_Info info)
+WISP_EXPORT int MPI_Info_toint(MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_Info_toint, (info));
+    return wisp_entry.MPI_Info_toint(info);
+}
+
+static int hooked_MPI_Info_toint(MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_Info_toint, (info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Init
-int MPI_Init(int* argc, char*** argv)
+WISP_EXPORT int MPI_Init(int* argc, char*** argv)
 {
-    WISP_WRAP_CALL(MPI_Init, (argc, argv));
+    return wisp_entry.MPI_Init(argc, argv);
+}
+
+static int hooked_MPI_Init(int* argc, char*** argv)
+{
+    WISP_WRAP_HOOKED(MPI_Init, (argc, argv));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Init_thread
-int MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
+WISP_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
 {
-    WISP_WRAP_CALL(MPI_Init_thread, (argc, argv, required, provided));
+    return wisp_entry.MPI_Init_thread(argc, argv, required, provided);
+}
+
+static int hooked_MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
+{
+    WISP_WRAP_HOOKED(MPI_Init_thread, (argc, argv, required, provided));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Initialized
-int MPI_Initialized(int* flag)
+WISP_EXPORT int MPI_Initialized(int* flag)
 {
-    WISP_WRAP_CALL(MPI_Initialized, (flag));
+    return wisp_entry.MPI_Initialized(flag);
+}
+
+static int hooked_MPI_Initialized(int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Initialized, (flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Intercomm_create
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
+WISP_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
+{
+    return wisp_entry.MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+}
+
+static int hooked_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
     local_comm = wisp_wrap_comm_in(local_comm);
     peer_comm = wisp_wrap_comm_in(peer_comm);
-    WISP_WRAP_CALL(MPI_Intercomm_create, (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm));
+    WISP_WRAP_HOOKED(MPI_Intercomm_create, (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Intercomm_create_from_groups
-int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
+WISP_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
 {
-    WISP_WRAP_CALL(MPI_Intercomm_create_from_groups, (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm));
+    return wisp_entry.MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+}
+
+static int hooked_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
+{
+    WISP_WRAP_HOOKED(MPI_Intercomm_create_from_groups, (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Intercomm_merge
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
+WISP_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
+{
+    return wisp_entry.MPI_Intercomm_merge(intercomm, high, newintracomm);
+}
+
+static int hooked_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
     intercomm = wisp_wrap_comm_in(intercomm);
-    WISP_WRAP_CALL(MPI_Intercomm_merge, (intercomm, high, newintracomm));
+    WISP_WRAP_HOOKED(MPI_Intercomm_merge, (intercomm, high, newintracomm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iprobe
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
+WISP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
+{
+    return wisp_entry.MPI_Iprobe(source, tag, comm, flag, status);
+}
+
+static int hooked_MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iprobe, (source, tag, comm, flag, status));
+    WISP_WRAP_HOOKED(MPI_Iprobe, (source, tag, comm, flag, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Irecv
-int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Irecv(buf, count, datatype, source, tag, comm, request);
+}
+
+static int hooked_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Irecv, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Irecv, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Irecv_c
-int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+}
+
+static int hooked_MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Irecv_c, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Irecv_c, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce
-int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+static int hooked_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ireduce, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ireduce, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_c
-int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+static int hooked_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ireduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ireduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter
-int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ireduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ireduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block
-int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ireduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ireduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
-int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ireduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ireduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
-int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ireduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ireduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Irsend
-int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Irsend, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Irsend, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Irsend_c
-int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Irsend_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Irsend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Is_thread_main
-int MPI_Is_thread_main(int* flag)
+WISP_EXPORT int MPI_Is_thread_main(int* flag)
 {
-    WISP_WRAP_CALL(MPI_Is_thread_main, (flag));
+    return wisp_entry.MPI_Is_thread_main(flag);
+}
+
+static int hooked_MPI_Is_thread_main(int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Is_thread_main, (flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscan
-int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscan_c
-int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+static int hooked_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatter
-int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iscatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iscatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatter_c
-int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iscatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iscatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatterv
-int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iscatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iscatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatterv_c
-int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+static int hooked_MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Iscatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_HOOKED(MPI_Iscatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isend
-int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Isend(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Isend, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Isend, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isend_c
-int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Isend_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Isend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv
-int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
+
+static int hooked_MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Isendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Isendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_c
-int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
+
+static int hooked_MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Isendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Isendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_replace
-int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+}
+
+static int hooked_MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Isendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Isendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_replace_c
-int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+}
+
+static int hooked_MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Isendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Isendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Issend
-int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Issend(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Issend, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Issend, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Issend_c
-int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Issend_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Issend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Keyval_create
-int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
+WISP_EXPORT int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
 {
-    WISP_WRAP_CALL(MPI_Keyval_create, (copy_fn, delete_fn, keyval, extra_state));
+    return wisp_entry.MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+}
+
+static int hooked_MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
+{
+    WISP_WRAP_HOOKED(MPI_Keyval_create, (copy_fn, delete_fn, keyval, extra_state));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Keyval_free
-int MPI_Keyval_free(int* keyval)
+WISP_EXPORT int MPI_Keyval_free(int* keyval)
 {
-    WISP_WRAP_CALL(MPI_Keyval_free, (keyval));
+    return wisp_entry.MPI_Keyval_free(keyval);
+}
+
+static int hooked_MPI_Keyval_free(int* keyval)
+{
+    WISP_WRAP_HOOKED(MPI_Keyval_free, (keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Lookup_name
-int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
+WISP_EXPORT int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 {
-    WISP_WRAP_CALL(MPI_Lookup_name, (service_name, info, port_name));
+    return wisp_entry.MPI_Lookup_name(service_name, info, port_name);
+}
+
+static int hooked_MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
+{
+    WISP_WRAP_HOOKED(MPI_Lookup_name, (service_name, info, port_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_c2f
-MPI_Fint MPI_Message_c2f(MPI_Message message)
+WISP_EXPORT MPI_Fint MPI_Message_c2f(MPI_Message message)
 {
-    WISP_WRAP_CALL(MPI_Message_c2f, (message));
+    return wisp_entry.MPI_Message_c2f(message);
+}
+
+static MPI_Fint hooked_MPI_Message_c2f(MPI_Message message)
+{
+    WISP_WRAP_HOOKED(MPI_Message_c2f, (message));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_f2c
-MPI_Message MPI_Message_f2c(MPI_Fint message)
+WISP_EXPORT MPI_Message MPI_Message_f2c(MPI_Fint message)
 {
-    WISP_WRAP_CALL(MPI_Message_f2c, (message));
+    return wisp_entry.MPI_Message_f2c(message);
+}
+
+static MPI_Message hooked_MPI_Message_f2c(MPI_Fint message)
+{
+    WISP_WRAP_HOOKED(MPI_Message_f2c, (message));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_fromint
-MPI_Message MPI_Message_fromint(int message)
+WISP_EXPORT MPI_Message MPI_Message_fromint(int message)
 {
-    WISP_WRAP_CALL(MPI_Message_fromint, (message));
+    return wisp_entry.MPI_Message_fromint(message);
+}
+
+static MPI_Message hooked_MPI_Message_fromint(int message)
+{
+    WISP_WRAP_HOOKED(MPI_Message_fromint, (message));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_toint
-int MPI_Message_toint(MPI_Message message)
+WISP_EXPORT int MPI_Message_toint(MPI_Message message)
 {
-    WISP_WRAP_CALL(MPI_Message_toint, (message));
+    return wisp_entry.MPI_Message_toint(message);
+}
+
+static int hooked_MPI_Message_toint(MPI_Message message)
+{
+    WISP_WRAP_HOOKED(MPI_Message_toint, (message));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Mprobe
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+WISP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+{
+    return wisp_entry.MPI_Mprobe(source, tag, comm, message, status);
+}
+
+static int hooked_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Mprobe, (source, tag, comm, message, status));
+    WISP_WRAP_HOOKED(MPI_Mprobe, (source, tag, comm, message, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv
-int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+WISP_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Mrecv, (buf, count, datatype, message, status));
+    return wisp_entry.MPI_Mrecv(buf, count, datatype, message, status);
+}
+
+static int hooked_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Mrecv, (buf, count, datatype, message, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv_c
-int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+WISP_EXPORT int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Mrecv_c, (buf, count, datatype, message, status));
+    return wisp_entry.MPI_Mrecv_c(buf, count, datatype, message, status);
+}
+
+static int hooked_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Mrecv_c, (buf, count, datatype, message, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather
-int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_c
-int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init
-int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
-int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv
-int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_c
-int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
-int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
-int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall
-int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_c
-int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
-int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
-int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv
-int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_c
-int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+static int hooked_MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
-int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
-int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw
-int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+static int hooked_MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_c
-int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+WISP_EXPORT int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return wisp_entry.MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+static int hooked_MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
-int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
-int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+}
+
+static int hooked_MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Neighbor_alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_c2f
-MPI_Fint MPI_Op_c2f(MPI_Op op)
+WISP_EXPORT MPI_Fint MPI_Op_c2f(MPI_Op op)
 {
-    WISP_WRAP_CALL(MPI_Op_c2f, (op));
+    return wisp_entry.MPI_Op_c2f(op);
+}
+
+static MPI_Fint hooked_MPI_Op_c2f(MPI_Op op)
+{
+    WISP_WRAP_HOOKED(MPI_Op_c2f, (op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_commutative
-int MPI_Op_commutative(MPI_Op op, int* commute)
+WISP_EXPORT int MPI_Op_commutative(MPI_Op op, int* commute)
 {
-    WISP_WRAP_CALL(MPI_Op_commutative, (op, commute));
+    return wisp_entry.MPI_Op_commutative(op, commute);
+}
+
+static int hooked_MPI_Op_commutative(MPI_Op op, int* commute)
+{
+    WISP_WRAP_HOOKED(MPI_Op_commutative, (op, commute));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_create
-int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
+WISP_EXPORT int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 {
-    WISP_WRAP_CALL(MPI_Op_create, (user_fn, commute, op));
+    return wisp_entry.MPI_Op_create(user_fn, commute, op);
+}
+
+static int hooked_MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
+{
+    WISP_WRAP_HOOKED(MPI_Op_create, (user_fn, commute, op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_create_c
-int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
+WISP_EXPORT int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 {
-    WISP_WRAP_CALL(MPI_Op_create_c, (user_fn, commute, op));
+    return wisp_entry.MPI_Op_create_c(user_fn, commute, op);
+}
+
+static int hooked_MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
+{
+    WISP_WRAP_HOOKED(MPI_Op_create_c, (user_fn, commute, op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_f2c
-MPI_Op MPI_Op_f2c(MPI_Fint op)
+WISP_EXPORT MPI_Op MPI_Op_f2c(MPI_Fint op)
 {
-    WISP_WRAP_CALL(MPI_Op_f2c, (op));
+    return wisp_entry.MPI_Op_f2c(op);
+}
+
+static MPI_Op hooked_MPI_Op_f2c(MPI_Fint op)
+{
+    WISP_WRAP_HOOKED(MPI_Op_f2c, (op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_free
-int MPI_Op_free(MPI_Op* op)
+WISP_EXPORT int MPI_Op_free(MPI_Op* op)
 {
-    WISP_WRAP_CALL(MPI_Op_free, (op));
+    return wisp_entry.MPI_Op_free(op);
+}
+
+static int hooked_MPI_Op_free(MPI_Op* op)
+{
+    WISP_WRAP_HOOKED(MPI_Op_free, (op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_fromint
-MPI_Op MPI_Op_fromint(int op)
+WISP_EXPORT MPI_Op MPI_Op_fromint(int op)
 {
-    WISP_WRAP_CALL(MPI_Op_fromint, (op));
+    return wisp_entry.MPI_Op_fromint(op);
+}
+
+static MPI_Op hooked_MPI_Op_fromint(int op)
+{
+    WISP_WRAP_HOOKED(MPI_Op_fromint, (op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_toint
-int MPI_Op_toint(MPI_Op op)
+WISP_EXPORT int MPI_Op_toint(MPI_Op op)
 {
-    WISP_WRAP_CALL(MPI_Op_toint, (op));
+    return wisp_entry.MPI_Op_toint(op);
+}
+
+static int hooked_MPI_Op_toint(MPI_Op op)
+{
+    WISP_WRAP_HOOKED(MPI_Op_toint, (op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Open_port
-int MPI_Open_port(MPI_Info info, char* port_name)
+WISP_EXPORT int MPI_Open_port(MPI_Info info, char* port_name)
 {
-    WISP_WRAP_CALL(MPI_Open_port, (info, port_name));
+    return wisp_entry.MPI_Open_port(info, port_name);
+}
+
+static int hooked_MPI_Open_port(MPI_Info info, char* port_name)
+{
+    WISP_WRAP_HOOKED(MPI_Open_port, (info, port_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack
-int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
+WISP_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
+static int hooked_MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Pack, (inbuf, incount, datatype, outbuf, outsize, position, comm));
+    WISP_WRAP_HOOKED(MPI_Pack, (inbuf, incount, datatype, outbuf, outsize, position, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_c
-int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
+WISP_EXPORT int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
+static int hooked_MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Pack_c, (inbuf, incount, datatype, outbuf, outsize, position, comm));
+    WISP_WRAP_HOOKED(MPI_Pack_c, (inbuf, incount, datatype, outbuf, outsize, position, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
+WISP_EXPORT int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
 {
-    WISP_WRAP_CALL(MPI_Pack_external, (datarep, inbuf, incount, datatype, outbuf, outsize, position));
+    return wisp_entry.MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+
+static int hooked_MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
+{
+    WISP_WRAP_HOOKED(MPI_Pack_external, (datarep, inbuf, incount, datatype, outbuf, outsize, position));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external_c
-int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
+WISP_EXPORT int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
 {
-    WISP_WRAP_CALL(MPI_Pack_external_c, (datarep, inbuf, incount, datatype, outbuf, outsize, position));
+    return wisp_entry.MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+
+static int hooked_MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
+{
+    WISP_WRAP_HOOKED(MPI_Pack_external_c, (datarep, inbuf, incount, datatype, outbuf, outsize, position));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external_size
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
+WISP_EXPORT int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
 {
-    WISP_WRAP_CALL(MPI_Pack_external_size, (datarep, incount, datatype, size));
+    return wisp_entry.MPI_Pack_external_size(datarep, incount, datatype, size);
+}
+
+static int hooked_MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
+{
+    WISP_WRAP_HOOKED(MPI_Pack_external_size, (datarep, incount, datatype, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external_size_c
-int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
+WISP_EXPORT int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
 {
-    WISP_WRAP_CALL(MPI_Pack_external_size_c, (datarep, incount, datatype, size));
+    return wisp_entry.MPI_Pack_external_size_c(datarep, incount, datatype, size);
+}
+
+static int hooked_MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
+{
+    WISP_WRAP_HOOKED(MPI_Pack_external_size_c, (datarep, incount, datatype, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_size
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
+WISP_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
+{
+    return wisp_entry.MPI_Pack_size(incount, datatype, comm, size);
+}
+
+static int hooked_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Pack_size, (incount, datatype, comm, size));
+    WISP_WRAP_HOOKED(MPI_Pack_size, (incount, datatype, comm, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_size_c
-int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
+WISP_EXPORT int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
+{
+    return wisp_entry.MPI_Pack_size_c(incount, datatype, comm, size);
+}
+
+static int hooked_MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Pack_size_c, (incount, datatype, comm, size));
+    WISP_WRAP_HOOKED(MPI_Pack_size_c, (incount, datatype, comm, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Parrived
-int MPI_Parrived(MPI_Request request, int partition, int* flag)
+WISP_EXPORT int MPI_Parrived(MPI_Request request, int partition, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Parrived, (request, partition, flag));
+    return wisp_entry.MPI_Parrived(request, partition, flag);
+}
+
+static int hooked_MPI_Parrived(MPI_Request request, int partition, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Parrived, (request, partition, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pcontrol
-int MPI_Pcontrol(const int level, ...)
+WISP_EXPORT int MPI_Pcontrol(const int level, ...)
 {
-    WISP_WRAP_CALL(MPI_Pcontrol, (level));
+    return wisp_entry.MPI_Pcontrol(level);
+}
+
+static int hooked_MPI_Pcontrol(const int level, ...)
+{
+    WISP_WRAP_HOOKED(MPI_Pcontrol, (level));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready
-int MPI_Pready(int partition, MPI_Request request)
+WISP_EXPORT int MPI_Pready(int partition, MPI_Request request)
 {
-    WISP_WRAP_CALL(MPI_Pready, (partition, request));
+    return wisp_entry.MPI_Pready(partition, request);
+}
+
+static int hooked_MPI_Pready(int partition, MPI_Request request)
+{
+    WISP_WRAP_HOOKED(MPI_Pready, (partition, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready_list
-int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+WISP_EXPORT int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 {
-    WISP_WRAP_CALL(MPI_Pready_list, (length, array_of_partitions, request));
+    return wisp_entry.MPI_Pready_list(length, array_of_partitions, request);
+}
+
+static int hooked_MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+{
+    WISP_WRAP_HOOKED(MPI_Pready_list, (length, array_of_partitions, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready_range
-int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+WISP_EXPORT int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    WISP_WRAP_CALL(MPI_Pready_range, (partition_low, partition_high, request));
+    return wisp_entry.MPI_Pready_range(partition_low, partition_high, request);
+}
+
+static int hooked_MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+{
+    WISP_WRAP_HOOKED(MPI_Pready_range, (partition_low, partition_high, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Precv_init
-int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+}
+
+static int hooked_MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Precv_init, (buf, partitions, count, datatype, source, tag, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Precv_init, (buf, partitions, count, datatype, source, tag, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Probe
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
+WISP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    return wisp_entry.MPI_Probe(source, tag, comm, status);
+}
+
+static int hooked_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Probe, (source, tag, comm, status));
+    WISP_WRAP_HOOKED(MPI_Probe, (source, tag, comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Psend_init
-int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+
+static int hooked_MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Psend_init, (buf, partitions, count, datatype, dest, tag, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Psend_init, (buf, partitions, count, datatype, dest, tag, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Publish_name
-int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
+WISP_EXPORT int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
-    WISP_WRAP_CALL(MPI_Publish_name, (service_name, info, port_name));
+    return wisp_entry.MPI_Publish_name(service_name, info, port_name);
+}
+
+static int hooked_MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
+{
+    WISP_WRAP_HOOKED(MPI_Publish_name, (service_name, info, port_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Put
-int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+WISP_EXPORT int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Put, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return wisp_entry.MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+static int hooked_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Put, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Put_c
-int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+WISP_EXPORT int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Put_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    return wisp_entry.MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+}
+
+static int hooked_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Put_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Query_thread
-int MPI_Query_thread(int* provided)
+WISP_EXPORT int MPI_Query_thread(int* provided)
 {
-    WISP_WRAP_CALL(MPI_Query_thread, (provided));
+    return wisp_entry.MPI_Query_thread(provided);
+}
+
+static int hooked_MPI_Query_thread(int* provided)
+{
+    WISP_WRAP_HOOKED(MPI_Query_thread, (provided));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Raccumulate
-int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Raccumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    return wisp_entry.MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+
+static int hooked_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Raccumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Raccumulate_c
-int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Raccumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    return wisp_entry.MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+
+static int hooked_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Raccumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv
-int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+WISP_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    return wisp_entry.MPI_Recv(buf, count, datatype, source, tag, comm, status);
+}
+
+static int hooked_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Recv, (buf, count, datatype, source, tag, comm, status));
+    WISP_WRAP_HOOKED(MPI_Recv, (buf, count, datatype, source, tag, comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_c
-int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+WISP_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    return wisp_entry.MPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+}
+
+static int hooked_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status));
+    WISP_WRAP_HOOKED(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_init
-int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+}
+
+static int hooked_MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Recv_init, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Recv_init, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_init_c
-int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+}
+
+static int hooked_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Recv_init_c, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Recv_init_c, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+static int hooked_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm));
+    WISP_WRAP_HOOKED(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_c
-int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+static int hooked_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm));
+    WISP_WRAP_HOOKED(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_init
-int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+}
+
+static int hooked_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_init, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Reduce_init, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_init_c
-int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+}
+
+static int hooked_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_init_c, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Reduce_init_c, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_local
-int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+WISP_EXPORT int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-    WISP_WRAP_CALL(MPI_Reduce_local, (inbuf, inoutbuf, count, datatype, op));
+    return wisp_entry.MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+}
+
+static int hooked_MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    WISP_WRAP_HOOKED(MPI_Reduce_local, (inbuf, inoutbuf, count, datatype, op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_local_c
-int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+WISP_EXPORT int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
-    WISP_WRAP_CALL(MPI_Reduce_local_c, (inbuf, inoutbuf, count, datatype, op));
+    return wisp_entry.MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
+}
+
+static int hooked_MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+    WISP_WRAP_HOOKED(MPI_Reduce_local_c, (inbuf, inoutbuf, count, datatype, op));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+static int hooked_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+static int hooked_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
-int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+static int hooked_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
-int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter_block_init, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_init, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
-int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter_block_init_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_init_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
-int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+static int hooked_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init
-int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter_init, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter_init, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
-int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Reduce_scatter_init_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Reduce_scatter_init_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Register_datarep
-int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+WISP_EXPORT int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
-    WISP_WRAP_CALL(MPI_Register_datarep, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state));
+    return wisp_entry.MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+}
+
+static int hooked_MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+{
+    WISP_WRAP_HOOKED(MPI_Register_datarep, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Register_datarep_c
-int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+WISP_EXPORT int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
-    WISP_WRAP_CALL(MPI_Register_datarep_c, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state));
+    return wisp_entry.MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+}
+
+static int hooked_MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
+{
+    WISP_WRAP_HOOKED(MPI_Register_datarep_c, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Remove_error_class
-int MPI_Remove_error_class(int errorclass)
+WISP_EXPORT int MPI_Remove_error_class(int errorclass)
 {
-    WISP_WRAP_CALL(MPI_Remove_error_class, (errorclass));
+    return wisp_entry.MPI_Remove_error_class(errorclass);
+}
+
+static int hooked_MPI_Remove_error_class(int errorclass)
+{
+    WISP_WRAP_HOOKED(MPI_Remove_error_class, (errorclass));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Remove_error_code
-int MPI_Remove_error_code(int errorcode)
+WISP_EXPORT int MPI_Remove_error_code(int errorcode)
 {
-    WISP_WRAP_CALL(MPI_Remove_error_code, (errorcode));
+    return wisp_entry.MPI_Remove_error_code(errorcode);
+}
+
+static int hooked_MPI_Remove_error_code(int errorcode)
+{
+    WISP_WRAP_HOOKED(MPI_Remove_error_code, (errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Remove_error_string
-int MPI_Remove_error_string(int errorcode)
+WISP_EXPORT int MPI_Remove_error_string(int errorcode)
 {
-    WISP_WRAP_CALL(MPI_Remove_error_string, (errorcode));
+    return wisp_entry.MPI_Remove_error_string(errorcode);
+}
+
+static int hooked_MPI_Remove_error_string(int errorcode)
+{
+    WISP_WRAP_HOOKED(MPI_Remove_error_string, (errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_c2f
-MPI_Fint MPI_Request_c2f(MPI_Request request)
+WISP_EXPORT MPI_Fint MPI_Request_c2f(MPI_Request request)
 {
-    WISP_WRAP_CALL(MPI_Request_c2f, (request));
+    return wisp_entry.MPI_Request_c2f(request);
+}
+
+static MPI_Fint hooked_MPI_Request_c2f(MPI_Request request)
+{
+    WISP_WRAP_HOOKED(MPI_Request_c2f, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_f2c
-MPI_Request MPI_Request_f2c(MPI_Fint request)
+WISP_EXPORT MPI_Request MPI_Request_f2c(MPI_Fint request)
 {
-    WISP_WRAP_CALL(MPI_Request_f2c, (request));
+    return wisp_entry.MPI_Request_f2c(request);
+}
+
+static MPI_Request hooked_MPI_Request_f2c(MPI_Fint request)
+{
+    WISP_WRAP_HOOKED(MPI_Request_f2c, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_free
-int MPI_Request_free(MPI_Request* request)
+WISP_EXPORT int MPI_Request_free(MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Request_free, (request));
+    return wisp_entry.MPI_Request_free(request);
+}
+
+static int hooked_MPI_Request_free(MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Request_free, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_fromint
-MPI_Request MPI_Request_fromint(int request)
+WISP_EXPORT MPI_Request MPI_Request_fromint(int request)
 {
-    WISP_WRAP_CALL(MPI_Request_fromint, (request));
+    return wisp_entry.MPI_Request_fromint(request);
+}
+
+static MPI_Request hooked_MPI_Request_fromint(int request)
+{
+    WISP_WRAP_HOOKED(MPI_Request_fromint, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
+WISP_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Request_get_status, (request, flag, status));
+    return wisp_entry.MPI_Request_get_status(request, flag, status);
+}
+
+static int hooked_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Request_get_status, (request, flag, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_all
-int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+WISP_EXPORT int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_CALL(MPI_Request_get_status_all, (count, array_of_requests, flag, array_of_statuses));
+    return wisp_entry.MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+}
+
+static int hooked_MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_HOOKED(MPI_Request_get_status_all, (count, array_of_requests, flag, array_of_statuses));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_any
-int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+WISP_EXPORT int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Request_get_status_any, (count, array_of_requests, index, flag, status));
+    return wisp_entry.MPI_Request_get_status_any(count, array_of_requests, index, flag, status);
+}
+
+static int hooked_MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Request_get_status_any, (count, array_of_requests, index, flag, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_some
-int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+WISP_EXPORT int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_CALL(MPI_Request_get_status_some, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+    return wisp_entry.MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+static int hooked_MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_HOOKED(MPI_Request_get_status_some, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_toint
-int MPI_Request_toint(MPI_Request request)
+WISP_EXPORT int MPI_Request_toint(MPI_Request request)
 {
-    WISP_WRAP_CALL(MPI_Request_toint, (request));
+    return wisp_entry.MPI_Request_toint(request);
+}
+
+static int hooked_MPI_Request_toint(MPI_Request request)
+{
+    WISP_WRAP_HOOKED(MPI_Request_toint, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget
-int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Rget, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    return wisp_entry.MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+}
+
+static int hooked_MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Rget, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_accumulate
-int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Rget_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    return wisp_entry.MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+
+static int hooked_MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Rget_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_accumulate_c
-int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Rget_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    return wisp_entry.MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+
+static int hooked_MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Rget_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_c
-int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Rget_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    return wisp_entry.MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+}
+
+static int hooked_MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Rget_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rput
-int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Rput, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    return wisp_entry.MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+}
+
+static int hooked_MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Rput, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rput_c
-int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+WISP_EXPORT int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Rput_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    return wisp_entry.MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+}
+
+static int hooked_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Rput_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend
-int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Rsend(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Rsend, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Rsend, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_c
-int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_init
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Rsend_init, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Rsend_init, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_init_c
-int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Rsend_init_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Rsend_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan
-int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static int hooked_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_c
-int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+WISP_EXPORT int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static int hooked_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_HOOKED(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_init
-int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Scan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_init_c
-int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+static int hooked_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Scan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+static int hooked_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_c
-int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+static int hooked_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_init
-int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatter_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Scatter_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_init_c
-int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatter_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Scatter_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+static int hooked_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_c
-int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+WISP_EXPORT int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+static int hooked_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_HOOKED(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_init
-int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatterv_init, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Scatterv_init, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_init_c
-int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+WISP_EXPORT int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_entry.MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+
+static int hooked_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Scatterv_init_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_HOOKED(MPI_Scatterv_init_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Send
-int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Send(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Send, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Send, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_c
-int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Send_c(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Send_c, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Send_c, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_init
-int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Send_init, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Send_init, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_init_c
-int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Send_init_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Send_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+WISP_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    return wisp_entry.MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+
+static int hooked_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
+    WISP_WRAP_HOOKED(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_c
-int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+WISP_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    return wisp_entry.MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+
+static int hooked_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
+    WISP_WRAP_HOOKED(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_replace
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+WISP_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    return wisp_entry.MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+static int hooked_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
+    WISP_WRAP_HOOKED(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_replace_c
-int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+WISP_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    return wisp_entry.MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+static int hooked_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
+    WISP_WRAP_HOOKED(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_attach_buffer
-int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
+WISP_EXPORT int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 {
-    WISP_WRAP_CALL(MPI_Session_attach_buffer, (session, buffer, size));
+    return wisp_entry.MPI_Session_attach_buffer(session, buffer, size);
+}
+
+static int hooked_MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
+{
+    WISP_WRAP_HOOKED(MPI_Session_attach_buffer, (session, buffer, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_attach_buffer_c
-int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
+WISP_EXPORT int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
 {
-    WISP_WRAP_CALL(MPI_Session_attach_buffer_c, (session, buffer, size));
+    return wisp_entry.MPI_Session_attach_buffer_c(session, buffer, size);
+}
+
+static int hooked_MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
+{
+    WISP_WRAP_HOOKED(MPI_Session_attach_buffer_c, (session, buffer, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_c2f
-MPI_Fint MPI_Session_c2f(MPI_Session session)
+WISP_EXPORT MPI_Fint MPI_Session_c2f(MPI_Session session)
 {
-    WISP_WRAP_CALL(MPI_Session_c2f, (session));
+    return wisp_entry.MPI_Session_c2f(session);
+}
+
+static MPI_Fint hooked_MPI_Session_c2f(MPI_Session session)
+{
+    WISP_WRAP_HOOKED(MPI_Session_c2f, (session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_call_errhandler
-int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
+WISP_EXPORT int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    WISP_WRAP_CALL(MPI_Session_call_errhandler, (session, errorcode));
+    return wisp_entry.MPI_Session_call_errhandler(session, errorcode);
+}
+
+static int hooked_MPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    WISP_WRAP_HOOKED(MPI_Session_call_errhandler, (session, errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_create_errhandler
-int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_Session_create_errhandler, (session_errhandler_fn, errhandler));
+    return wisp_entry.MPI_Session_create_errhandler(session_errhandler_fn, errhandler);
+}
+
+static int hooked_MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Session_create_errhandler, (session_errhandler_fn, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_detach_buffer
-int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
+WISP_EXPORT int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 {
-    WISP_WRAP_CALL(MPI_Session_detach_buffer, (session, buffer_addr, size));
+    return wisp_entry.MPI_Session_detach_buffer(session, buffer_addr, size);
+}
+
+static int hooked_MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
+{
+    WISP_WRAP_HOOKED(MPI_Session_detach_buffer, (session, buffer_addr, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_detach_buffer_c
-int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
+WISP_EXPORT int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
 {
-    WISP_WRAP_CALL(MPI_Session_detach_buffer_c, (session, buffer_addr, size));
+    return wisp_entry.MPI_Session_detach_buffer_c(session, buffer_addr, size);
+}
+
+static int hooked_MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
+{
+    WISP_WRAP_HOOKED(MPI_Session_detach_buffer_c, (session, buffer_addr, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_f2c
-MPI_Session MPI_Session_f2c(MPI_Fint session)
+WISP_EXPORT MPI_Session MPI_Session_f2c(MPI_Fint session)
 {
-    WISP_WRAP_CALL(MPI_Session_f2c, (session));
+    return wisp_entry.MPI_Session_f2c(session);
+}
+
+static MPI_Session hooked_MPI_Session_f2c(MPI_Fint session)
+{
+    WISP_WRAP_HOOKED(MPI_Session_f2c, (session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_finalize
-int MPI_Session_finalize(MPI_Session* session)
+WISP_EXPORT int MPI_Session_finalize(MPI_Session* session)
 {
-    WISP_WRAP_CALL(MPI_Session_finalize, (session));
+    return wisp_entry.MPI_Session_finalize(session);
+}
+
+static int hooked_MPI_Session_finalize(MPI_Session* session)
+{
+    WISP_WRAP_HOOKED(MPI_Session_finalize, (session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_flush_buffer
-int MPI_Session_flush_buffer(MPI_Session session)
+WISP_EXPORT int MPI_Session_flush_buffer(MPI_Session session)
 {
-    WISP_WRAP_CALL(MPI_Session_flush_buffer, (session));
+    return wisp_entry.MPI_Session_flush_buffer(session);
+}
+
+static int hooked_MPI_Session_flush_buffer(MPI_Session session)
+{
+    WISP_WRAP_HOOKED(MPI_Session_flush_buffer, (session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_fromint
-MPI_Session MPI_Session_fromint(int session)
+WISP_EXPORT MPI_Session MPI_Session_fromint(int session)
 {
-    WISP_WRAP_CALL(MPI_Session_fromint, (session));
+    return wisp_entry.MPI_Session_fromint(session);
+}
+
+static MPI_Session hooked_MPI_Session_fromint(int session)
+{
+    WISP_WRAP_HOOKED(MPI_Session_fromint, (session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_errhandler
-int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_Session_get_errhandler, (session, errhandler));
+    return wisp_entry.MPI_Session_get_errhandler(session, errhandler);
+}
+
+static int hooked_MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Session_get_errhandler, (session, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_info
-int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
+WISP_EXPORT int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 {
-    WISP_WRAP_CALL(MPI_Session_get_info, (session, info_used));
+    return wisp_entry.MPI_Session_get_info(session, info_used);
+}
+
+static int hooked_MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
+{
+    WISP_WRAP_HOOKED(MPI_Session_get_info, (session, info_used));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_nth_pset
-int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
+WISP_EXPORT int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
 {
-    WISP_WRAP_CALL(MPI_Session_get_nth_pset, (session, info, n, pset_len, pset_name));
+    return wisp_entry.MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
+}
+
+static int hooked_MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
+{
+    WISP_WRAP_HOOKED(MPI_Session_get_nth_pset, (session, info, n, pset_len, pset_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_num_psets
-int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
+WISP_EXPORT int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
 {
-    WISP_WRAP_CALL(MPI_Session_get_num_psets, (session, info, npset_names));
+    return wisp_entry.MPI_Session_get_num_psets(session, info, npset_names);
+}
+
+static int hooked_MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
+{
+    WISP_WRAP_HOOKED(MPI_Session_get_num_psets, (session, info, npset_names));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_pset_info
-int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
+WISP_EXPORT int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
 {
-    WISP_WRAP_CALL(MPI_Session_get_pset_info, (session, pset_name, info));
+    return wisp_entry.MPI_Session_get_pset_info(session, pset_name, info);
+}
+
+static int hooked_MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
+{
+    WISP_WRAP_HOOKED(MPI_Session_get_pset_info, (session, pset_name, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
-int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+WISP_EXPORT int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Session_iflush_buffer, (session, request));
+    return wisp_entry.MPI_Session_iflush_buffer(session, request);
+}
+
+static int hooked_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Session_iflush_buffer, (session, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_init
-int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
+WISP_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
 {
-    WISP_WRAP_CALL(MPI_Session_init, (info, errhandler, session));
+    return wisp_entry.MPI_Session_init(info, errhandler, session);
+}
+
+static int hooked_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
+{
+    WISP_WRAP_HOOKED(MPI_Session_init, (info, errhandler, session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_set_errhandler
-int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+WISP_EXPORT int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    WISP_WRAP_CALL(MPI_Session_set_errhandler, (session, errhandler));
+    return wisp_entry.MPI_Session_set_errhandler(session, errhandler);
+}
+
+static int hooked_MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Session_set_errhandler, (session, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_toint
-int MPI_Session_toint(MPI_Session session)
+WISP_EXPORT int MPI_Session_toint(MPI_Session session)
 {
-    WISP_WRAP_CALL(MPI_Session_toint, (session));
+    return wisp_entry.MPI_Session_toint(session);
+}
+
+static int hooked_MPI_Session_toint(MPI_Session session)
+{
+    WISP_WRAP_HOOKED(MPI_Session_toint, (session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend
-int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Ssend(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ssend, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Ssend, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_c
-int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+WISP_EXPORT int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+}
+
+static int hooked_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_HOOKED(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_init
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ssend_init, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ssend_init, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_init_c
-int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+WISP_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_entry.MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int hooked_MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Ssend_init_c, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_HOOKED(MPI_Ssend_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Start
-int MPI_Start(MPI_Request* request)
+WISP_EXPORT int MPI_Start(MPI_Request* request)
 {
-    WISP_WRAP_CALL(MPI_Start, (request));
+    return wisp_entry.MPI_Start(request);
+}
+
+static int hooked_MPI_Start(MPI_Request* request)
+{
+    WISP_WRAP_HOOKED(MPI_Start, (request));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Startall
-int MPI_Startall(int count, MPI_Request array_of_requests[])
+WISP_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    WISP_WRAP_CALL(MPI_Startall, (count, array_of_requests));
+    return wisp_entry.MPI_Startall(count, array_of_requests);
+}
+
+static int hooked_MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    WISP_WRAP_HOOKED(MPI_Startall, (count, array_of_requests));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_c2f
-int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
+WISP_EXPORT int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
 {
-    WISP_WRAP_CALL(MPI_Status_c2f, (c_status, f_status));
+    return wisp_entry.MPI_Status_c2f(c_status, f_status);
+}
+
+static int hooked_MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
+{
+    WISP_WRAP_HOOKED(MPI_Status_c2f, (c_status, f_status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_c2f08
-int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
+WISP_EXPORT int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
 {
-    WISP_WRAP_CALL(MPI_Status_c2f08, (c_status, f08_status));
+    return wisp_entry.MPI_Status_c2f08(c_status, f08_status);
+}
+
+static int hooked_MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
+{
+    WISP_WRAP_HOOKED(MPI_Status_c2f08, (c_status, f08_status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f082c
-int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
+WISP_EXPORT int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
 {
-    WISP_WRAP_CALL(MPI_Status_f082c, (f08_status, c_status));
+    return wisp_entry.MPI_Status_f082c(f08_status, c_status);
+}
+
+static int hooked_MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
+{
+    WISP_WRAP_HOOKED(MPI_Status_f082c, (f08_status, c_status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f082f
-int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status)
+WISP_EXPORT int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status)
 {
-    WISP_WRAP_CALL(MPI_Status_f082f, (f08_status, f_status));
+    return wisp_entry.MPI_Status_f082f(f08_status, f_status);
+}
+
+static int hooked_MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status)
+{
+    WISP_WRAP_HOOKED(MPI_Status_f082f, (f08_status, f_status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f2c
-int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
+WISP_EXPORT int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
 {
-    WISP_WRAP_CALL(MPI_Status_f2c, (f_status, c_status));
+    return wisp_entry.MPI_Status_f2c(f_status, c_status);
+}
+
+static int hooked_MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
+{
+    WISP_WRAP_HOOKED(MPI_Status_f2c, (f_status, c_status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f2f08
-int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status)
+WISP_EXPORT int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status)
 {
-    WISP_WRAP_CALL(MPI_Status_f2f08, (f_status, f08_status));
+    return wisp_entry.MPI_Status_f2f08(f_status, f08_status);
+}
+
+static int hooked_MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status)
+{
+    WISP_WRAP_HOOKED(MPI_Status_f2f08, (f_status, f08_status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_get_error
-int MPI_Status_get_error(const MPI_Status* status, int* err)
+WISP_EXPORT int MPI_Status_get_error(const MPI_Status* status, int* err)
 {
-    WISP_WRAP_CALL(MPI_Status_get_error, (status, err));
+    return wisp_entry.MPI_Status_get_error(status, err);
+}
+
+static int hooked_MPI_Status_get_error(const MPI_Status* status, int* err)
+{
+    WISP_WRAP_HOOKED(MPI_Status_get_error, (status, err));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_get_source
-int MPI_Status_get_source(const MPI_Status* status, int* source)
+WISP_EXPORT int MPI_Status_get_source(const MPI_Status* status, int* source)
 {
-    WISP_WRAP_CALL(MPI_Status_get_source, (status, source));
+    return wisp_entry.MPI_Status_get_source(status, source);
+}
+
+static int hooked_MPI_Status_get_source(const MPI_Status* status, int* source)
+{
+    WISP_WRAP_HOOKED(MPI_Status_get_source, (status, source));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_get_tag
-int MPI_Status_get_tag(const MPI_Status* status, int* tag)
+WISP_EXPORT int MPI_Status_get_tag(const MPI_Status* status, int* tag)
 {
-    WISP_WRAP_CALL(MPI_Status_get_tag, (status, tag));
+    return wisp_entry.MPI_Status_get_tag(status, tag);
+}
+
+static int hooked_MPI_Status_get_tag(const MPI_Status* status, int* tag)
+{
+    WISP_WRAP_HOOKED(MPI_Status_get_tag, (status, tag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_cancelled
-int MPI_Status_set_cancelled(MPI_Status* status, int flag)
+WISP_EXPORT int MPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
-    WISP_WRAP_CALL(MPI_Status_set_cancelled, (status, flag));
+    return wisp_entry.MPI_Status_set_cancelled(status, flag);
+}
+
+static int hooked_MPI_Status_set_cancelled(MPI_Status* status, int flag)
+{
+    WISP_WRAP_HOOKED(MPI_Status_set_cancelled, (status, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_elements
-int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
+WISP_EXPORT int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
 {
-    WISP_WRAP_CALL(MPI_Status_set_elements, (status, datatype, count));
+    return wisp_entry.MPI_Status_set_elements(status, datatype, count);
+}
+
+static int hooked_MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
+{
+    WISP_WRAP_HOOKED(MPI_Status_set_elements, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_elements_c
-int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+WISP_EXPORT int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
-    WISP_WRAP_CALL(MPI_Status_set_elements_c, (status, datatype, count));
+    return wisp_entry.MPI_Status_set_elements_c(status, datatype, count);
+}
+
+static int hooked_MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+{
+    WISP_WRAP_HOOKED(MPI_Status_set_elements_c, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_elements_x
-int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+WISP_EXPORT int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
-    WISP_WRAP_CALL(MPI_Status_set_elements_x, (status, datatype, count));
+    return wisp_entry.MPI_Status_set_elements_x(status, datatype, count);
+}
+
+static int hooked_MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
+{
+    WISP_WRAP_HOOKED(MPI_Status_set_elements_x, (status, datatype, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_error
-int MPI_Status_set_error(MPI_Status* status, int err)
+WISP_EXPORT int MPI_Status_set_error(MPI_Status* status, int err)
 {
-    WISP_WRAP_CALL(MPI_Status_set_error, (status, err));
+    return wisp_entry.MPI_Status_set_error(status, err);
+}
+
+static int hooked_MPI_Status_set_error(MPI_Status* status, int err)
+{
+    WISP_WRAP_HOOKED(MPI_Status_set_error, (status, err));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_source
-int MPI_Status_set_source(MPI_Status* status, int source)
+WISP_EXPORT int MPI_Status_set_source(MPI_Status* status, int source)
 {
-    WISP_WRAP_CALL(MPI_Status_set_source, (status, source));
+    return wisp_entry.MPI_Status_set_source(status, source);
+}
+
+static int hooked_MPI_Status_set_source(MPI_Status* status, int source)
+{
+    WISP_WRAP_HOOKED(MPI_Status_set_source, (status, source));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_tag
-int MPI_Status_set_tag(MPI_Status* status, int tag)
+WISP_EXPORT int MPI_Status_set_tag(MPI_Status* status, int tag)
 {
-    WISP_WRAP_CALL(MPI_Status_set_tag, (status, tag));
+    return wisp_entry.MPI_Status_set_tag(status, tag);
+}
+
+static int hooked_MPI_Status_set_tag(MPI_Status* status, int tag)
+{
+    WISP_WRAP_HOOKED(MPI_Status_set_tag, (status, tag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_changed
-int MPI_T_category_changed(int* update_number)
+WISP_EXPORT int MPI_T_category_changed(int* update_number)
 {
-    WISP_WRAP_CALL(MPI_T_category_changed, (update_number));
+    return wisp_entry.MPI_T_category_changed(update_number);
+}
+
+static int hooked_MPI_T_category_changed(int* update_number)
+{
+    WISP_WRAP_HOOKED(MPI_T_category_changed, (update_number));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_categories
-int MPI_T_category_get_categories(int cat_index, int len, int indices[])
+WISP_EXPORT int MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    WISP_WRAP_CALL(MPI_T_category_get_categories, (cat_index, len, indices));
+    return wisp_entry.MPI_T_category_get_categories(cat_index, len, indices);
+}
+
+static int hooked_MPI_T_category_get_categories(int cat_index, int len, int indices[])
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_categories, (cat_index, len, indices));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_cvars
-int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
+WISP_EXPORT int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    WISP_WRAP_CALL(MPI_T_category_get_cvars, (cat_index, len, indices));
+    return wisp_entry.MPI_T_category_get_cvars(cat_index, len, indices);
+}
+
+static int hooked_MPI_T_category_get_cvars(int cat_index, int len, int indices[])
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_cvars, (cat_index, len, indices));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_events
-int MPI_T_category_get_events(int cat_index, int len, int indices[])
+WISP_EXPORT int MPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    WISP_WRAP_CALL(MPI_T_category_get_events, (cat_index, len, indices));
+    return wisp_entry.MPI_T_category_get_events(cat_index, len, indices);
+}
+
+static int hooked_MPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_events, (cat_index, len, indices));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_index
-int MPI_T_category_get_index(const char* name, int* cat_index)
+WISP_EXPORT int MPI_T_category_get_index(const char* name, int* cat_index)
 {
-    WISP_WRAP_CALL(MPI_T_category_get_index, (name, cat_index));
+    return wisp_entry.MPI_T_category_get_index(name, cat_index);
+}
+
+static int hooked_MPI_T_category_get_index(const char* name, int* cat_index)
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_index, (name, cat_index));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_info
-int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
+WISP_EXPORT int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
 {
-    WISP_WRAP_CALL(MPI_T_category_get_info, (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories));
+    return wisp_entry.MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+}
+
+static int hooked_MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_info, (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_num
-int MPI_T_category_get_num(int* num_cat)
+WISP_EXPORT int MPI_T_category_get_num(int* num_cat)
 {
-    WISP_WRAP_CALL(MPI_T_category_get_num, (num_cat));
+    return wisp_entry.MPI_T_category_get_num(num_cat);
+}
+
+static int hooked_MPI_T_category_get_num(int* num_cat)
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_num, (num_cat));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_num_events
-int MPI_T_category_get_num_events(int cat_index, int* num_events)
+WISP_EXPORT int MPI_T_category_get_num_events(int cat_index, int* num_events)
 {
-    WISP_WRAP_CALL(MPI_T_category_get_num_events, (cat_index, num_events));
+    return wisp_entry.MPI_T_category_get_num_events(cat_index, num_events);
+}
+
+static int hooked_MPI_T_category_get_num_events(int cat_index, int* num_events)
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_num_events, (cat_index, num_events));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_pvars
-int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
+WISP_EXPORT int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    WISP_WRAP_CALL(MPI_T_category_get_pvars, (cat_index, len, indices));
+    return wisp_entry.MPI_T_category_get_pvars(cat_index, len, indices);
+}
+
+static int hooked_MPI_T_category_get_pvars(int cat_index, int len, int indices[])
+{
+    WISP_WRAP_HOOKED(MPI_T_category_get_pvars, (cat_index, len, indices));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_get_index
-int MPI_T_cvar_get_index(const char* name, int* cvar_index)
+WISP_EXPORT int MPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
-    WISP_WRAP_CALL(MPI_T_cvar_get_index, (name, cvar_index));
+    return wisp_entry.MPI_T_cvar_get_index(name, cvar_index);
+}
+
+static int hooked_MPI_T_cvar_get_index(const char* name, int* cvar_index)
+{
+    WISP_WRAP_HOOKED(MPI_T_cvar_get_index, (name, cvar_index));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_get_info
-int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
+WISP_EXPORT int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
 {
-    WISP_WRAP_CALL(MPI_T_cvar_get_info, (cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope));
+    return wisp_entry.MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
+}
+
+static int hooked_MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
+{
+    WISP_WRAP_HOOKED(MPI_T_cvar_get_info, (cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_get_num
-int MPI_T_cvar_get_num(int* num_cvar)
+WISP_EXPORT int MPI_T_cvar_get_num(int* num_cvar)
 {
-    WISP_WRAP_CALL(MPI_T_cvar_get_num, (num_cvar));
+    return wisp_entry.MPI_T_cvar_get_num(num_cvar);
+}
+
+static int hooked_MPI_T_cvar_get_num(int* num_cvar)
+{
+    WISP_WRAP_HOOKED(MPI_T_cvar_get_num, (num_cvar));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_handle_alloc
-int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
+WISP_EXPORT int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
 {
-    WISP_WRAP_CALL(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count));
+    return wisp_entry.MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
+}
+
+static int hooked_MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
+{
+    WISP_WRAP_HOOKED(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_handle_free
-int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
+WISP_EXPORT int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 {
-    WISP_WRAP_CALL(MPI_T_cvar_handle_free, (handle));
+    return wisp_entry.MPI_T_cvar_handle_free(handle);
+}
+
+static int hooked_MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
+{
+    WISP_WRAP_HOOKED(MPI_T_cvar_handle_free, (handle));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_read
-int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
+WISP_EXPORT int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 {
-    WISP_WRAP_CALL(MPI_T_cvar_read, (handle, buf));
+    return wisp_entry.MPI_T_cvar_read(handle, buf);
+}
+
+static int hooked_MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
+{
+    WISP_WRAP_HOOKED(MPI_T_cvar_read, (handle, buf));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_write
-int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
+WISP_EXPORT int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 {
-    WISP_WRAP_CALL(MPI_T_cvar_write, (handle, buf));
+    return wisp_entry.MPI_T_cvar_write(handle, buf);
+}
+
+static int hooked_MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
+{
+    WISP_WRAP_HOOKED(MPI_T_cvar_write, (handle, buf));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_enum_get_info
-int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
+WISP_EXPORT int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
 {
-    WISP_WRAP_CALL(MPI_T_enum_get_info, (enumtype, num, name, name_len));
+    return wisp_entry.MPI_T_enum_get_info(enumtype, num, name, name_len);
+}
+
+static int hooked_MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
+{
+    WISP_WRAP_HOOKED(MPI_T_enum_get_info, (enumtype, num, name, name_len));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_enum_get_item
-int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
+WISP_EXPORT int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
 {
-    WISP_WRAP_CALL(MPI_T_enum_get_item, (enumtype, index, value, name, name_len));
+    return wisp_entry.MPI_T_enum_get_item(enumtype, index, value, name, name_len);
+}
+
+static int hooked_MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
+{
+    WISP_WRAP_HOOKED(MPI_T_enum_get_item, (enumtype, index, value, name, name_len));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_callback_get_info
-int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
+WISP_EXPORT int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
 {
-    WISP_WRAP_CALL(MPI_T_event_callback_get_info, (event_registration, cb_safety, info_used));
+    return wisp_entry.MPI_T_event_callback_get_info(event_registration, cb_safety, info_used);
+}
+
+static int hooked_MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_callback_get_info, (event_registration, cb_safety, info_used));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_callback_set_info
-int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
+WISP_EXPORT int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_T_event_callback_set_info, (event_registration, cb_safety, info));
+    return wisp_entry.MPI_T_event_callback_set_info(event_registration, cb_safety, info);
+}
+
+static int hooked_MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_callback_set_info, (event_registration, cb_safety, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_copy
-int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
+WISP_EXPORT int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
 {
-    WISP_WRAP_CALL(MPI_T_event_copy, (event_instance, buffer));
+    return wisp_entry.MPI_T_event_copy(event_instance, buffer);
+}
+
+static int hooked_MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_copy, (event_instance, buffer));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_index
-int MPI_T_event_get_index(const char* name, int* event_index)
+WISP_EXPORT int MPI_T_event_get_index(const char* name, int* event_index)
 {
-    WISP_WRAP_CALL(MPI_T_event_get_index, (name, event_index));
+    return wisp_entry.MPI_T_event_get_index(name, event_index);
+}
+
+static int hooked_MPI_T_event_get_index(const char* name, int* event_index)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_get_index, (name, event_index));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_info
-int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
+WISP_EXPORT int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
 {
-    WISP_WRAP_CALL(MPI_T_event_get_info, (event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind));
+    return wisp_entry.MPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
+}
+
+static int hooked_MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_get_info, (event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_num
-int MPI_T_event_get_num(int* num_events)
+WISP_EXPORT int MPI_T_event_get_num(int* num_events)
 {
-    WISP_WRAP_CALL(MPI_T_event_get_num, (num_events));
+    return wisp_entry.MPI_T_event_get_num(num_events);
+}
+
+static int hooked_MPI_T_event_get_num(int* num_events)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_get_num, (num_events));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_source
-int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
+WISP_EXPORT int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
 {
-    WISP_WRAP_CALL(MPI_T_event_get_source, (event_instance, source_index));
+    return wisp_entry.MPI_T_event_get_source(event_instance, source_index);
+}
+
+static int hooked_MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_get_source, (event_instance, source_index));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_timestamp
-int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
+WISP_EXPORT int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
 {
-    WISP_WRAP_CALL(MPI_T_event_get_timestamp, (event_instance, event_timestamp));
+    return wisp_entry.MPI_T_event_get_timestamp(event_instance, event_timestamp);
+}
+
+static int hooked_MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_get_timestamp, (event_instance, event_timestamp));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_alloc
-int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
+WISP_EXPORT int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
 {
-    WISP_WRAP_CALL(MPI_T_event_handle_alloc, (event_index, obj_handle, info, event_registration));
+    return wisp_entry.MPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration);
+}
+
+static int hooked_MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_handle_alloc, (event_index, obj_handle, info, event_registration));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_free
-int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
+WISP_EXPORT int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
 {
-    WISP_WRAP_CALL(MPI_T_event_handle_free, (event_registration, user_data, free_cb_function));
+    return wisp_entry.MPI_T_event_handle_free(event_registration, user_data, free_cb_function);
+}
+
+static int hooked_MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_handle_free, (event_registration, user_data, free_cb_function));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_get_info
-int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
+WISP_EXPORT int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
 {
-    WISP_WRAP_CALL(MPI_T_event_handle_get_info, (event_registration, info_used));
+    return wisp_entry.MPI_T_event_handle_get_info(event_registration, info_used);
+}
+
+static int hooked_MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_handle_get_info, (event_registration, info_used));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_set_info
-int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+WISP_EXPORT int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_T_event_handle_set_info, (event_registration, info));
+    return wisp_entry.MPI_T_event_handle_set_info(event_registration, info);
+}
+
+static int hooked_MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_handle_set_info, (event_registration, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_read
-int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
+WISP_EXPORT int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
 {
-    WISP_WRAP_CALL(MPI_T_event_read, (event_instance, element_index, buffer));
+    return wisp_entry.MPI_T_event_read(event_instance, element_index, buffer);
+}
+
+static int hooked_MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_read, (event_instance, element_index, buffer));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_register_callback
-int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
+WISP_EXPORT int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
 {
-    WISP_WRAP_CALL(MPI_T_event_register_callback, (event_registration, cb_safety, info, user_data, event_cb_function));
+    return wisp_entry.MPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
+}
+
+static int hooked_MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_register_callback, (event_registration, cb_safety, info, user_data, event_cb_function));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_set_dropped_handler
-int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
+WISP_EXPORT int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    WISP_WRAP_CALL(MPI_T_event_set_dropped_handler, (event_registration, dropped_cb_function));
+    return wisp_entry.MPI_T_event_set_dropped_handler(event_registration, dropped_cb_function);
+}
+
+static int hooked_MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
+{
+    WISP_WRAP_HOOKED(MPI_T_event_set_dropped_handler, (event_registration, dropped_cb_function));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_finalize
-int MPI_T_finalize(void)
+WISP_EXPORT int MPI_T_finalize(void)
 {
-    WISP_WRAP_CALL(MPI_T_finalize, ());
+    return wisp_entry.MPI_T_finalize();
+}
+
+static int hooked_MPI_T_finalize(void)
+{
+    WISP_WRAP_HOOKED(MPI_T_finalize, ());
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_init_thread
-int MPI_T_init_thread(int required, int* provided)
+WISP_EXPORT int MPI_T_init_thread(int required, int* provided)
 {
-    WISP_WRAP_CALL(MPI_T_init_thread, (required, provided));
+    return wisp_entry.MPI_T_init_thread(required, provided);
+}
+
+static int hooked_MPI_T_init_thread(int required, int* provided)
+{
+    WISP_WRAP_HOOKED(MPI_T_init_thread, (required, provided));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_get_index
-int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
+WISP_EXPORT int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_get_index, (name, var_class, pvar_index));
+    return wisp_entry.MPI_T_pvar_get_index(name, var_class, pvar_index);
+}
+
+static int hooked_MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_get_index, (name, var_class, pvar_index));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_get_info
-int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
+WISP_EXPORT int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_get_info, (pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic));
+    return wisp_entry.MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+}
+
+static int hooked_MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_get_info, (pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_get_num
-int MPI_T_pvar_get_num(int* num_pvar)
+WISP_EXPORT int MPI_T_pvar_get_num(int* num_pvar)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_get_num, (num_pvar));
+    return wisp_entry.MPI_T_pvar_get_num(num_pvar);
+}
+
+static int hooked_MPI_T_pvar_get_num(int* num_pvar)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_get_num, (num_pvar));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_handle_alloc
-int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
+WISP_EXPORT int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_handle_alloc, (pe_session, pvar_index, obj_handle, handle, count));
+    return wisp_entry.MPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
+}
+
+static int hooked_MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_handle_alloc, (pe_session, pvar_index, obj_handle, handle, count));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_handle_free
-int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
+WISP_EXPORT int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_handle_free, (pe_session, handle));
+    return wisp_entry.MPI_T_pvar_handle_free(pe_session, handle);
+}
+
+static int hooked_MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_handle_free, (pe_session, handle));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_read
-int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+WISP_EXPORT int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_read, (pe_session, handle, buf));
+    return wisp_entry.MPI_T_pvar_read(pe_session, handle, buf);
+}
+
+static int hooked_MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_read, (pe_session, handle, buf));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_readreset
-int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+WISP_EXPORT int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_readreset, (pe_session, handle, buf));
+    return wisp_entry.MPI_T_pvar_readreset(pe_session, handle, buf);
+}
+
+static int hooked_MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_readreset, (pe_session, handle, buf));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_reset
-int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+WISP_EXPORT int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_reset, (pe_session, handle));
+    return wisp_entry.MPI_T_pvar_reset(pe_session, handle);
+}
+
+static int hooked_MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_reset, (pe_session, handle));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_session_create
-int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
+WISP_EXPORT int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_session_create, (pe_session));
+    return wisp_entry.MPI_T_pvar_session_create(pe_session);
+}
+
+static int hooked_MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_session_create, (pe_session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_session_free
-int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
+WISP_EXPORT int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_session_free, (pe_session));
+    return wisp_entry.MPI_T_pvar_session_free(pe_session);
+}
+
+static int hooked_MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_session_free, (pe_session));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_start
-int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+WISP_EXPORT int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_start, (pe_session, handle));
+    return wisp_entry.MPI_T_pvar_start(pe_session, handle);
+}
+
+static int hooked_MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_start, (pe_session, handle));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_stop
-int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+WISP_EXPORT int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_stop, (pe_session, handle));
+    return wisp_entry.MPI_T_pvar_stop(pe_session, handle);
+}
+
+static int hooked_MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_stop, (pe_session, handle));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_write
-int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
+WISP_EXPORT int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
 {
-    WISP_WRAP_CALL(MPI_T_pvar_write, (pe_session, handle, buf));
+    return wisp_entry.MPI_T_pvar_write(pe_session, handle, buf);
+}
+
+static int hooked_MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
+{
+    WISP_WRAP_HOOKED(MPI_T_pvar_write, (pe_session, handle, buf));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_source_get_info
-int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
+WISP_EXPORT int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
 {
-    WISP_WRAP_CALL(MPI_T_source_get_info, (source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info));
+    return wisp_entry.MPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
+}
+
+static int hooked_MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
+{
+    WISP_WRAP_HOOKED(MPI_T_source_get_info, (source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_source_get_num
-int MPI_T_source_get_num(int* num_sources)
+WISP_EXPORT int MPI_T_source_get_num(int* num_sources)
 {
-    WISP_WRAP_CALL(MPI_T_source_get_num, (num_sources));
+    return wisp_entry.MPI_T_source_get_num(num_sources);
+}
+
+static int hooked_MPI_T_source_get_num(int* num_sources)
+{
+    WISP_WRAP_HOOKED(MPI_T_source_get_num, (num_sources));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_T_source_get_timestamp
-int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
+WISP_EXPORT int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
 {
-    WISP_WRAP_CALL(MPI_T_source_get_timestamp, (source_index, timestamp));
+    return wisp_entry.MPI_T_source_get_timestamp(source_index, timestamp);
+}
+
+static int hooked_MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
+{
+    WISP_WRAP_HOOKED(MPI_T_source_get_timestamp, (source_index, timestamp));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Test
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
+WISP_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Test, (request, flag, status));
+    return wisp_entry.MPI_Test(request, flag, status);
+}
+
+static int hooked_MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Test, (request, flag, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Test_cancelled
-int MPI_Test_cancelled(const MPI_Status* status, int* flag)
+WISP_EXPORT int MPI_Test_cancelled(const MPI_Status* status, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Test_cancelled, (status, flag));
+    return wisp_entry.MPI_Test_cancelled(status, flag);
+}
+
+static int hooked_MPI_Test_cancelled(const MPI_Status* status, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Test_cancelled, (status, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Testall
-int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+WISP_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_CALL(MPI_Testall, (count, array_of_requests, flag, array_of_statuses));
+    return wisp_entry.MPI_Testall(count, array_of_requests, flag, array_of_statuses);
+}
+
+static int hooked_MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_HOOKED(MPI_Testall, (count, array_of_requests, flag, array_of_statuses));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Testany
-int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+WISP_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Testany, (count, array_of_requests, index, flag, status));
+    return wisp_entry.MPI_Testany(count, array_of_requests, index, flag, status);
+}
+
+static int hooked_MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Testany, (count, array_of_requests, index, flag, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Testsome
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+WISP_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_CALL(MPI_Testsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+    return wisp_entry.MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+static int hooked_MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_HOOKED(MPI_Testsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Topo_test
-int MPI_Topo_test(MPI_Comm comm, int* status)
+WISP_EXPORT int MPI_Topo_test(MPI_Comm comm, int* status)
+{
+    return wisp_entry.MPI_Topo_test(comm, status);
+}
+
+static int hooked_MPI_Topo_test(MPI_Comm comm, int* status)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Topo_test, (comm, status));
+    WISP_WRAP_HOOKED(MPI_Topo_test, (comm, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_c2f
-MPI_Fint MPI_Type_c2f(MPI_Datatype datatype)
+WISP_EXPORT MPI_Fint MPI_Type_c2f(MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_Type_c2f, (datatype));
+    return wisp_entry.MPI_Type_c2f(datatype);
+}
+
+static MPI_Fint hooked_MPI_Type_c2f(MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_c2f, (datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_commit
-int MPI_Type_commit(MPI_Datatype* datatype)
+WISP_EXPORT int MPI_Type_commit(MPI_Datatype* datatype)
 {
-    WISP_WRAP_CALL(MPI_Type_commit, (datatype));
+    return wisp_entry.MPI_Type_commit(datatype);
+}
+
+static int hooked_MPI_Type_commit(MPI_Datatype* datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_commit, (datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_contiguous
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_contiguous, (count, oldtype, newtype));
+    return wisp_entry.MPI_Type_contiguous(count, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_contiguous, (count, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_contiguous_c
-int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_contiguous_c, (count, oldtype, newtype));
+    return wisp_entry.MPI_Type_contiguous_c(count, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_contiguous_c, (count, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_darray
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_darray, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_darray, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_darray_c
-int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_darray_c, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_darray_c, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_f90_complex
-int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_f90_complex, (p, r, newtype));
+    return wisp_entry.MPI_Type_create_f90_complex(p, r, newtype);
+}
+
+static int hooked_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_f90_complex, (p, r, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_f90_integer
-int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_f90_integer, (r, newtype));
+    return wisp_entry.MPI_Type_create_f90_integer(r, newtype);
+}
+
+static int hooked_MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_f90_integer, (r, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_f90_real
-int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_f90_real, (p, r, newtype));
+    return wisp_entry.MPI_Type_create_f90_real(p, r, newtype);
+}
+
+static int hooked_MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_f90_real, (p, r, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_block
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_hindexed_block, (count, blocklength, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_hindexed_block, (count, blocklength, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_block_c
-int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_hindexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_hindexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_c
-int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_hindexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_hindexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hvector
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_hvector, (count, blocklength, stride, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_hvector, (count, blocklength, stride, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hvector_c
-int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_hvector_c, (count, blocklength, stride, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_hvector_c, (count, blocklength, stride, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_indexed_block
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_indexed_block, (count, blocklength, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_indexed_block, (count, blocklength, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_indexed_block_c
-int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_indexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_indexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_keyval
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
+WISP_EXPORT int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
 {
-    WISP_WRAP_CALL(MPI_Type_create_keyval, (type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state));
+    return wisp_entry.MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+}
+
+static int hooked_MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_keyval, (type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_resized
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_resized, (oldtype, lb, extent, newtype));
+    return wisp_entry.MPI_Type_create_resized(oldtype, lb, extent, newtype);
+}
+
+static int hooked_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_resized, (oldtype, lb, extent, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_resized_c
-int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_resized_c, (oldtype, lb, extent, newtype));
+    return wisp_entry.MPI_Type_create_resized_c(oldtype, lb, extent, newtype);
+}
+
+static int hooked_MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_resized_c, (oldtype, lb, extent, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_struct
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_struct, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype));
+    return wisp_entry.MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+
+static int hooked_MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_struct, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_struct_c
-int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_struct_c, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype));
+    return wisp_entry.MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+
+static int hooked_MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_struct_c, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_subarray
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_subarray, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_subarray, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_subarray_c
-int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_create_subarray_c, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype));
+    return wisp_entry.MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_create_subarray_c, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_delete_attr
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+WISP_EXPORT int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
-    WISP_WRAP_CALL(MPI_Type_delete_attr, (datatype, type_keyval));
+    return wisp_entry.MPI_Type_delete_attr(datatype, type_keyval);
+}
+
+static int hooked_MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    WISP_WRAP_HOOKED(MPI_Type_delete_attr, (datatype, type_keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_dup
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_dup, (oldtype, newtype));
+    return wisp_entry.MPI_Type_dup(oldtype, newtype);
+}
+
+static int hooked_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_dup, (oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_extent
-int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent)
+WISP_EXPORT int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent)
 {
-    WISP_WRAP_CALL(MPI_Type_extent, (datatype, extent));
+    return wisp_entry.MPI_Type_extent(datatype, extent);
+}
+
+static int hooked_MPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent)
+{
+    WISP_WRAP_HOOKED(MPI_Type_extent, (datatype, extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_f2c
-MPI_Datatype MPI_Type_f2c(MPI_Fint datatype)
+WISP_EXPORT MPI_Datatype MPI_Type_f2c(MPI_Fint datatype)
 {
-    WISP_WRAP_CALL(MPI_Type_f2c, (datatype));
+    return wisp_entry.MPI_Type_f2c(datatype);
+}
+
+static MPI_Datatype hooked_MPI_Type_f2c(MPI_Fint datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_f2c, (datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_free
-int MPI_Type_free(MPI_Datatype* datatype)
+WISP_EXPORT int MPI_Type_free(MPI_Datatype* datatype)
 {
-    WISP_WRAP_CALL(MPI_Type_free, (datatype));
+    return wisp_entry.MPI_Type_free(datatype);
+}
+
+static int hooked_MPI_Type_free(MPI_Datatype* datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_free, (datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_free_keyval
-int MPI_Type_free_keyval(int* type_keyval)
+WISP_EXPORT int MPI_Type_free_keyval(int* type_keyval)
 {
-    WISP_WRAP_CALL(MPI_Type_free_keyval, (type_keyval));
+    return wisp_entry.MPI_Type_free_keyval(type_keyval);
+}
+
+static int hooked_MPI_Type_free_keyval(int* type_keyval)
+{
+    WISP_WRAP_HOOKED(MPI_Type_free_keyval, (type_keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_fromint
-MPI_Datatype MPI_Type_fromint(int datatype)
+WISP_EXPORT MPI_Datatype MPI_Type_fromint(int datatype)
 {
-    WISP_WRAP_CALL(MPI_Type_fromint, (datatype));
+    return wisp_entry.MPI_Type_fromint(datatype);
+}
+
+static MPI_Datatype hooked_MPI_Type_fromint(int datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_fromint, (datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_attr
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
+WISP_EXPORT int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Type_get_attr, (datatype, type_keyval, attribute_val, flag));
+    return wisp_entry.MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
+}
+
+static int hooked_MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_attr, (datatype, type_keyval, attribute_val, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_contents
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+WISP_EXPORT int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    WISP_WRAP_CALL(MPI_Type_get_contents, (datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes));
+    return wisp_entry.MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+}
+
+static int hooked_MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_contents, (datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_contents_c
-int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+WISP_EXPORT int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
-    WISP_WRAP_CALL(MPI_Type_get_contents_c, (datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes));
+    return wisp_entry.MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+}
+
+static int hooked_MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_contents_c, (datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_envelope
-int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
+WISP_EXPORT int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
 {
-    WISP_WRAP_CALL(MPI_Type_get_envelope, (datatype, num_integers, num_addresses, num_datatypes, combiner));
+    return wisp_entry.MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+}
+
+static int hooked_MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_envelope, (datatype, num_integers, num_addresses, num_datatypes, combiner));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_envelope_c
-int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
+WISP_EXPORT int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
 {
-    WISP_WRAP_CALL(MPI_Type_get_envelope_c, (datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner));
+    return wisp_entry.MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+}
+
+static int hooked_MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_envelope_c, (datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_extent
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
+WISP_EXPORT int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
-    WISP_WRAP_CALL(MPI_Type_get_extent, (datatype, lb, extent));
+    return wisp_entry.MPI_Type_get_extent(datatype, lb, extent);
+}
+
+static int hooked_MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_extent, (datatype, lb, extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_extent_c
-int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+WISP_EXPORT int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
-    WISP_WRAP_CALL(MPI_Type_get_extent_c, (datatype, lb, extent));
+    return wisp_entry.MPI_Type_get_extent_c(datatype, lb, extent);
+}
+
+static int hooked_MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_extent_c, (datatype, lb, extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_extent_x
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+WISP_EXPORT int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
-    WISP_WRAP_CALL(MPI_Type_get_extent_x, (datatype, lb, extent));
+    return wisp_entry.MPI_Type_get_extent_x(datatype, lb, extent);
+}
+
+static int hooked_MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_extent_x, (datatype, lb, extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_name
-int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
+WISP_EXPORT int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 {
-    WISP_WRAP_CALL(MPI_Type_get_name, (datatype, type_name, resultlen));
+    return wisp_entry.MPI_Type_get_name(datatype, type_name, resultlen);
+}
+
+static int hooked_MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_name, (datatype, type_name, resultlen));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_true_extent
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
+WISP_EXPORT int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
 {
-    WISP_WRAP_CALL(MPI_Type_get_true_extent, (datatype, true_lb, true_extent));
+    return wisp_entry.MPI_Type_get_true_extent(datatype, true_lb, true_extent);
+}
+
+static int hooked_MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_true_extent, (datatype, true_lb, true_extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_true_extent_c
-int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+WISP_EXPORT int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
-    WISP_WRAP_CALL(MPI_Type_get_true_extent_c, (datatype, true_lb, true_extent));
+    return wisp_entry.MPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
+}
+
+static int hooked_MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_true_extent_c, (datatype, true_lb, true_extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_true_extent_x
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+WISP_EXPORT int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
-    WISP_WRAP_CALL(MPI_Type_get_true_extent_x, (datatype, true_lb, true_extent));
+    return wisp_entry.MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}
+
+static int hooked_MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_true_extent_x, (datatype, true_lb, true_extent));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_value_index
-int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
+WISP_EXPORT int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
 {
-    WISP_WRAP_CALL(MPI_Type_get_value_index, (value_type, index_type, pair_type));
+    return wisp_entry.MPI_Type_get_value_index(value_type, index_type, pair_type);
+}
+
+static int hooked_MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
+{
+    WISP_WRAP_HOOKED(MPI_Type_get_value_index, (value_type, index_type, pair_type));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_hindexed
-int MPI_Type_hindexed(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_hindexed(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_hindexed(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_hvector
-int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_hvector, (count, blocklength, stride, oldtype, newtype));
+    return wisp_entry.MPI_Type_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_hvector, (count, blocklength, stride, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_indexed
-int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_indexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_indexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_indexed_c
-int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_indexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
+    return wisp_entry.MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_indexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_lb
-int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement)
+WISP_EXPORT int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement)
 {
-    WISP_WRAP_CALL(MPI_Type_lb, (datatype, displacement));
+    return wisp_entry.MPI_Type_lb(datatype, displacement);
+}
+
+static int hooked_MPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement)
+{
+    WISP_WRAP_HOOKED(MPI_Type_lb, (datatype, displacement));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_match_size
-int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
+WISP_EXPORT int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 {
-    WISP_WRAP_CALL(MPI_Type_match_size, (typeclass, size, datatype));
+    return wisp_entry.MPI_Type_match_size(typeclass, size, datatype);
+}
+
+static int hooked_MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_match_size, (typeclass, size, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_set_attr
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
+WISP_EXPORT int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
 {
-    WISP_WRAP_CALL(MPI_Type_set_attr, (datatype, type_keyval, attribute_val));
+    return wisp_entry.MPI_Type_set_attr(datatype, type_keyval, attribute_val);
+}
+
+static int hooked_MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
+{
+    WISP_WRAP_HOOKED(MPI_Type_set_attr, (datatype, type_keyval, attribute_val));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_set_name
-int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
+WISP_EXPORT int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 {
-    WISP_WRAP_CALL(MPI_Type_set_name, (datatype, type_name));
+    return wisp_entry.MPI_Type_set_name(datatype, type_name);
+}
+
+static int hooked_MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
+{
+    WISP_WRAP_HOOKED(MPI_Type_set_name, (datatype, type_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_size
-int MPI_Type_size(MPI_Datatype datatype, int* size)
+WISP_EXPORT int MPI_Type_size(MPI_Datatype datatype, int* size)
 {
-    WISP_WRAP_CALL(MPI_Type_size, (datatype, size));
+    return wisp_entry.MPI_Type_size(datatype, size);
+}
+
+static int hooked_MPI_Type_size(MPI_Datatype datatype, int* size)
+{
+    WISP_WRAP_HOOKED(MPI_Type_size, (datatype, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_size_c
-int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
+WISP_EXPORT int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
-    WISP_WRAP_CALL(MPI_Type_size_c, (datatype, size));
+    return wisp_entry.MPI_Type_size_c(datatype, size);
+}
+
+static int hooked_MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
+{
+    WISP_WRAP_HOOKED(MPI_Type_size_c, (datatype, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_size_x
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
+WISP_EXPORT int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
-    WISP_WRAP_CALL(MPI_Type_size_x, (datatype, size));
+    return wisp_entry.MPI_Type_size_x(datatype, size);
+}
+
+static int hooked_MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
+{
+    WISP_WRAP_HOOKED(MPI_Type_size_x, (datatype, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_struct
-int MPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_struct, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype));
+    return wisp_entry.MPI_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+
+static int hooked_MPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_struct, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_toint
-int MPI_Type_toint(MPI_Datatype datatype)
+WISP_EXPORT int MPI_Type_toint(MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_Type_toint, (datatype));
+    return wisp_entry.MPI_Type_toint(datatype);
+}
+
+static int hooked_MPI_Type_toint(MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_toint, (datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_ub
-int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)
+WISP_EXPORT int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)
 {
-    WISP_WRAP_CALL(MPI_Type_ub, (datatype, displacement));
+    return wisp_entry.MPI_Type_ub(datatype, displacement);
+}
+
+static int hooked_MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)
+{
+    WISP_WRAP_HOOKED(MPI_Type_ub, (datatype, displacement));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_vector
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_vector, (count, blocklength, stride, oldtype, newtype));
+    return wisp_entry.MPI_Type_vector(count, blocklength, stride, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_vector, (count, blocklength, stride, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_vector_c
-int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+WISP_EXPORT int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
-    WISP_WRAP_CALL(MPI_Type_vector_c, (count, blocklength, stride, oldtype, newtype));
+    return wisp_entry.MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
+}
+
+static int hooked_MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+    WISP_WRAP_HOOKED(MPI_Type_vector_c, (count, blocklength, stride, oldtype, newtype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack
-int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
+WISP_EXPORT int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+
+static int hooked_MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Unpack, (inbuf, insize, position, outbuf, outcount, datatype, comm));
+    WISP_WRAP_HOOKED(MPI_Unpack, (inbuf, insize, position, outbuf, outcount, datatype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack_c
-int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+WISP_EXPORT int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    return wisp_entry.MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+
+static int hooked_MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Unpack_c, (inbuf, insize, position, outbuf, outcount, datatype, comm));
+    WISP_WRAP_HOOKED(MPI_Unpack_c, (inbuf, insize, position, outbuf, outcount, datatype, comm));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack_external
-int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
+WISP_EXPORT int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_Unpack_external, (datarep, inbuf, insize, position, outbuf, outcount, datatype));
+    return wisp_entry.MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+
+static int hooked_MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Unpack_external, (datarep, inbuf, insize, position, outbuf, outcount, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack_external_c
-int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
+WISP_EXPORT int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-    WISP_WRAP_CALL(MPI_Unpack_external_c, (datarep, inbuf, insize, position, outbuf, outcount, datatype));
+    return wisp_entry.MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+
+static int hooked_MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
+{
+    WISP_WRAP_HOOKED(MPI_Unpack_external_c, (datarep, inbuf, insize, position, outbuf, outcount, datatype));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpublish_name
-int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
+WISP_EXPORT int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
-    WISP_WRAP_CALL(MPI_Unpublish_name, (service_name, info, port_name));
+    return wisp_entry.MPI_Unpublish_name(service_name, info, port_name);
+}
+
+static int hooked_MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
+{
+    WISP_WRAP_HOOKED(MPI_Unpublish_name, (service_name, info, port_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Wait
-int MPI_Wait(MPI_Request* request, MPI_Status* status)
+WISP_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Wait, (request, status));
+    return wisp_entry.MPI_Wait(request, status);
+}
+
+static int hooked_MPI_Wait(MPI_Request* request, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Wait, (request, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitall
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+WISP_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_CALL(MPI_Waitall, (count, array_of_requests, array_of_statuses));
+    return wisp_entry.MPI_Waitall(count, array_of_requests, array_of_statuses);
+}
+
+static int hooked_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_HOOKED(MPI_Waitall, (count, array_of_requests, array_of_statuses));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitany
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+WISP_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
-    WISP_WRAP_CALL(MPI_Waitany, (count, array_of_requests, index, status));
+    return wisp_entry.MPI_Waitany(count, array_of_requests, index, status);
+}
+
+static int hooked_MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+{
+    WISP_WRAP_HOOKED(MPI_Waitany, (count, array_of_requests, index, status));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitsome
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+WISP_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_CALL(MPI_Waitsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+    return wisp_entry.MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+static int hooked_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_HOOKED(MPI_Waitsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+WISP_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    return wisp_entry.MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+}
+
+static int hooked_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_HOOKED(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_c
-int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+WISP_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    return wisp_entry.MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+}
+
+static int hooked_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_HOOKED(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_shared
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+WISP_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    return wisp_entry.MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+}
+
+static int hooked_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_HOOKED(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_shared_c
-int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+WISP_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    return wisp_entry.MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+}
+
+static int hooked_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_HOOKED(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_attach
-int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
+WISP_EXPORT int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 {
-    WISP_WRAP_CALL(MPI_Win_attach, (win, base, size));
+    return wisp_entry.MPI_Win_attach(win, base, size);
+}
+
+static int hooked_MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
+{
+    WISP_WRAP_HOOKED(MPI_Win_attach, (win, base, size));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_c2f
-MPI_Fint MPI_Win_c2f(MPI_Win win)
+WISP_EXPORT MPI_Fint MPI_Win_c2f(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_c2f, (win));
+    return wisp_entry.MPI_Win_c2f(win);
+}
+
+static MPI_Fint hooked_MPI_Win_c2f(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_c2f, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_call_errhandler
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+WISP_EXPORT int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    WISP_WRAP_CALL(MPI_Win_call_errhandler, (win, errorcode));
+    return wisp_entry.MPI_Win_call_errhandler(win, errorcode);
+}
+
+static int hooked_MPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    WISP_WRAP_HOOKED(MPI_Win_call_errhandler, (win, errorcode));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_complete
-int MPI_Win_complete(MPI_Win win)
+WISP_EXPORT int MPI_Win_complete(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_complete, (win));
+    return wisp_entry.MPI_Win_complete(win);
+}
+
+static int hooked_MPI_Win_complete(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_complete, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create
-int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+WISP_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    return wisp_entry.MPI_Win_create(base, size, disp_unit, info, comm, win);
+}
+
+static int hooked_MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Win_create, (base, size, disp_unit, info, comm, win));
+    WISP_WRAP_HOOKED(MPI_Win_create, (base, size, disp_unit, info, comm, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_c
-int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+WISP_EXPORT int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    return wisp_entry.MPI_Win_create_c(base, size, disp_unit, info, comm, win);
+}
+
+static int hooked_MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Win_create_c, (base, size, disp_unit, info, comm, win));
+    WISP_WRAP_HOOKED(MPI_Win_create_c, (base, size, disp_unit, info, comm, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_dynamic
-int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
+WISP_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    return wisp_entry.MPI_Win_create_dynamic(info, comm, win);
+}
+
+static int hooked_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     comm = wisp_wrap_comm_in(comm);
-    WISP_WRAP_CALL(MPI_Win_create_dynamic, (info, comm, win));
+    WISP_WRAP_HOOKED(MPI_Win_create_dynamic, (info, comm, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_errhandler
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_Win_create_errhandler, (win_errhandler_fn, errhandler));
+    return wisp_entry.MPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+}
+
+static int hooked_MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Win_create_errhandler, (win_errhandler_fn, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_keyval
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+WISP_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
 {
-    WISP_WRAP_CALL(MPI_Win_create_keyval, (win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state));
+    return wisp_entry.MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+}
+
+static int hooked_MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+{
+    WISP_WRAP_HOOKED(MPI_Win_create_keyval, (win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_delete_attr
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+WISP_EXPORT int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    WISP_WRAP_CALL(MPI_Win_delete_attr, (win, win_keyval));
+    return wisp_entry.MPI_Win_delete_attr(win, win_keyval);
+}
+
+static int hooked_MPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    WISP_WRAP_HOOKED(MPI_Win_delete_attr, (win, win_keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_detach
-int MPI_Win_detach(MPI_Win win, const void* base)
+WISP_EXPORT int MPI_Win_detach(MPI_Win win, const void* base)
 {
-    WISP_WRAP_CALL(MPI_Win_detach, (win, base));
+    return wisp_entry.MPI_Win_detach(win, base);
+}
+
+static int hooked_MPI_Win_detach(MPI_Win win, const void* base)
+{
+    WISP_WRAP_HOOKED(MPI_Win_detach, (win, base));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_f2c
-MPI_Win MPI_Win_f2c(MPI_Fint win)
+WISP_EXPORT MPI_Win MPI_Win_f2c(MPI_Fint win)
 {
-    WISP_WRAP_CALL(MPI_Win_f2c, (win));
+    return wisp_entry.MPI_Win_f2c(win);
+}
+
+static MPI_Win hooked_MPI_Win_f2c(MPI_Fint win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_f2c, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_fence
-int MPI_Win_fence(int assert, MPI_Win win)
+WISP_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_fence, (assert, win));
+    return wisp_entry.MPI_Win_fence(assert, win);
+}
+
+static int hooked_MPI_Win_fence(int assert, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_fence, (assert, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush
-int MPI_Win_flush(int rank, MPI_Win win)
+WISP_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_flush, (rank, win));
+    return wisp_entry.MPI_Win_flush(rank, win);
+}
+
+static int hooked_MPI_Win_flush(int rank, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_flush, (rank, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_all
-int MPI_Win_flush_all(MPI_Win win)
+WISP_EXPORT int MPI_Win_flush_all(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_flush_all, (win));
+    return wisp_entry.MPI_Win_flush_all(win);
+}
+
+static int hooked_MPI_Win_flush_all(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_flush_all, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_local
-int MPI_Win_flush_local(int rank, MPI_Win win)
+WISP_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_flush_local, (rank, win));
+    return wisp_entry.MPI_Win_flush_local(rank, win);
+}
+
+static int hooked_MPI_Win_flush_local(int rank, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_flush_local, (rank, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_local_all
-int MPI_Win_flush_local_all(MPI_Win win)
+WISP_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_flush_local_all, (win));
+    return wisp_entry.MPI_Win_flush_local_all(win);
+}
+
+static int hooked_MPI_Win_flush_local_all(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_flush_local_all, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_free
-int MPI_Win_free(MPI_Win* win)
+WISP_EXPORT int MPI_Win_free(MPI_Win* win)
 {
-    WISP_WRAP_CALL(MPI_Win_free, (win));
+    return wisp_entry.MPI_Win_free(win);
+}
+
+static int hooked_MPI_Win_free(MPI_Win* win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_free, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_free_keyval
-int MPI_Win_free_keyval(int* win_keyval)
+WISP_EXPORT int MPI_Win_free_keyval(int* win_keyval)
 {
-    WISP_WRAP_CALL(MPI_Win_free_keyval, (win_keyval));
+    return wisp_entry.MPI_Win_free_keyval(win_keyval);
+}
+
+static int hooked_MPI_Win_free_keyval(int* win_keyval)
+{
+    WISP_WRAP_HOOKED(MPI_Win_free_keyval, (win_keyval));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_fromint
-MPI_Win MPI_Win_fromint(int win)
+WISP_EXPORT MPI_Win MPI_Win_fromint(int win)
 {
-    WISP_WRAP_CALL(MPI_Win_fromint, (win));
+    return wisp_entry.MPI_Win_fromint(win);
+}
+
+static MPI_Win hooked_MPI_Win_fromint(int win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_fromint, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_attr
-int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+WISP_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag));
+    return wisp_entry.MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
+}
+
+static int hooked_MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_errhandler
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
+WISP_EXPORT int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 {
-    WISP_WRAP_CALL(MPI_Win_get_errhandler, (win, errhandler));
+    return wisp_entry.MPI_Win_get_errhandler(win, errhandler);
+}
+
+static int hooked_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Win_get_errhandler, (win, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_group
-int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
+WISP_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
 {
-    WISP_WRAP_CALL(MPI_Win_get_group, (win, group));
+    return wisp_entry.MPI_Win_get_group(win, group);
+}
+
+static int hooked_MPI_Win_get_group(MPI_Win win, MPI_Group* group)
+{
+    WISP_WRAP_HOOKED(MPI_Win_get_group, (win, group));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_info
-int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
+WISP_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 {
-    WISP_WRAP_CALL(MPI_Win_get_info, (win, info_used));
+    return wisp_entry.MPI_Win_get_info(win, info_used);
+}
+
+static int hooked_MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
+{
+    WISP_WRAP_HOOKED(MPI_Win_get_info, (win, info_used));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_name
-int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
+WISP_EXPORT int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 {
-    WISP_WRAP_CALL(MPI_Win_get_name, (win, win_name, resultlen));
+    return wisp_entry.MPI_Win_get_name(win, win_name, resultlen);
+}
+
+static int hooked_MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
+{
+    WISP_WRAP_HOOKED(MPI_Win_get_name, (win, win_name, resultlen));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_lock
-int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+WISP_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_lock, (lock_type, rank, assert, win));
+    return wisp_entry.MPI_Win_lock(lock_type, rank, assert, win);
+}
+
+static int hooked_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_lock, (lock_type, rank, assert, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_lock_all
-int MPI_Win_lock_all(int assert, MPI_Win win)
+WISP_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_lock_all, (assert, win));
+    return wisp_entry.MPI_Win_lock_all(assert, win);
+}
+
+static int hooked_MPI_Win_lock_all(int assert, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_lock_all, (assert, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_post
-int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+WISP_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_post, (group, assert, win));
+    return wisp_entry.MPI_Win_post(group, assert, win);
+}
+
+static int hooked_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_post, (group, assert, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_attr
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
+WISP_EXPORT int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
-    WISP_WRAP_CALL(MPI_Win_set_attr, (win, win_keyval, attribute_val));
+    return wisp_entry.MPI_Win_set_attr(win, win_keyval, attribute_val);
+}
+
+static int hooked_MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
+{
+    WISP_WRAP_HOOKED(MPI_Win_set_attr, (win, win_keyval, attribute_val));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_errhandler
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+WISP_EXPORT int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    WISP_WRAP_CALL(MPI_Win_set_errhandler, (win, errhandler));
+    return wisp_entry.MPI_Win_set_errhandler(win, errhandler);
+}
+
+static int hooked_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    WISP_WRAP_HOOKED(MPI_Win_set_errhandler, (win, errhandler));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_info
-int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+WISP_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    WISP_WRAP_CALL(MPI_Win_set_info, (win, info));
+    return wisp_entry.MPI_Win_set_info(win, info);
+}
+
+static int hooked_MPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    WISP_WRAP_HOOKED(MPI_Win_set_info, (win, info));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_name
-int MPI_Win_set_name(MPI_Win win, const char* win_name)
+WISP_EXPORT int MPI_Win_set_name(MPI_Win win, const char* win_name)
 {
-    WISP_WRAP_CALL(MPI_Win_set_name, (win, win_name));
+    return wisp_entry.MPI_Win_set_name(win, win_name);
+}
+
+static int hooked_MPI_Win_set_name(MPI_Win win, const char* win_name)
+{
+    WISP_WRAP_HOOKED(MPI_Win_set_name, (win, win_name));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_shared_query
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
+WISP_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
 {
-    WISP_WRAP_CALL(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr));
+    return wisp_entry.MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+}
+
+static int hooked_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
+{
+    WISP_WRAP_HOOKED(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_shared_query_c
-int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
+WISP_EXPORT int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
 {
-    WISP_WRAP_CALL(MPI_Win_shared_query_c, (win, rank, size, disp_unit, baseptr));
+    return wisp_entry.MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+}
+
+static int hooked_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
+{
+    WISP_WRAP_HOOKED(MPI_Win_shared_query_c, (win, rank, size, disp_unit, baseptr));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_start
-int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+WISP_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_start, (group, assert, win));
+    return wisp_entry.MPI_Win_start(group, assert, win);
+}
+
+static int hooked_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_start, (group, assert, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_sync
-int MPI_Win_sync(MPI_Win win)
+WISP_EXPORT int MPI_Win_sync(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_sync, (win));
+    return wisp_entry.MPI_Win_sync(win);
+}
+
+static int hooked_MPI_Win_sync(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_sync, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_test
-int MPI_Win_test(MPI_Win win, int* flag)
+WISP_EXPORT int MPI_Win_test(MPI_Win win, int* flag)
 {
-    WISP_WRAP_CALL(MPI_Win_test, (win, flag));
+    return wisp_entry.MPI_Win_test(win, flag);
+}
+
+static int hooked_MPI_Win_test(MPI_Win win, int* flag)
+{
+    WISP_WRAP_HOOKED(MPI_Win_test, (win, flag));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-int MPI_Win_toint(MPI_Win win)
+WISP_EXPORT int MPI_Win_toint(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_toint, (win));
+    return wisp_entry.MPI_Win_toint(win);
+}
+
+static int hooked_MPI_Win_toint(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_toint, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock
-int MPI_Win_unlock(int rank, MPI_Win win)
+WISP_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_unlock, (rank, win));
+    return wisp_entry.MPI_Win_unlock(rank, win);
+}
+
+static int hooked_MPI_Win_unlock(int rank, MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_unlock, (rank, win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock_all
-int MPI_Win_unlock_all(MPI_Win win)
+WISP_EXPORT int MPI_Win_unlock_all(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_unlock_all, (win));
+    return wisp_entry.MPI_Win_unlock_all(win);
+}
+
+static int hooked_MPI_Win_unlock_all(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_unlock_all, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_wait
-int MPI_Win_wait(MPI_Win win)
+WISP_EXPORT int MPI_Win_wait(MPI_Win win)
 {
-    WISP_WRAP_CALL(MPI_Win_wait, (win));
+    return wisp_entry.MPI_Win_wait(win);
+}
+
+static int hooked_MPI_Win_wait(MPI_Win win)
+{
+    WISP_WRAP_HOOKED(MPI_Win_wait, (win));
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Wtick
-double MPI_Wtick(void)
+WISP_EXPORT double MPI_Wtick(void)
 {
-    WISP_WRAP_CALL(MPI_Wtick, ());
+    return wisp_entry.MPI_Wtick();
+}
+
+static double hooked_MPI_Wtick(void)
+{
+    WISP_WRAP_HOOKED(MPI_Wtick, ());
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Wtime
-double MPI_Wtime(void)
+WISP_EXPORT double MPI_Wtime(void)
 {
-    WISP_WRAP_CALL(MPI_Wtime, ());
+    return wisp_entry.MPI_Wtime();
+}
+
+static double hooked_MPI_Wtime(void)
+{
+    WISP_WRAP_HOOKED(MPI_Wtime, ());
 }
 #endif
 
-#pragma GCC visibility pop
+const struct wisp_dispatch wisp_hooked = {
+#ifdef WISP_HAVE_MPI_Abi_get_fortran_booleans
+    .MPI_Abi_get_fortran_booleans = hooked_MPI_Abi_get_fortran_booleans,
+#endif
+#ifdef WISP_HAVE_MPI_Abi_get_fortran_info
+    .MPI_Abi_get_fortran_info = hooked_MPI_Abi_get_fortran_info,
+#endif
+#ifdef WISP_HAVE_MPI_Abi_get_info
+    .MPI_Abi_get_info = hooked_MPI_Abi_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_Abi_get_version
+    .MPI_Abi_get_version = hooked_MPI_Abi_get_version,
+#endif
+#ifdef WISP_HAVE_MPI_Abi_set_fortran_booleans
+    .MPI_Abi_set_fortran_booleans = hooked_MPI_Abi_set_fortran_booleans,
+#endif
+#ifdef WISP_HAVE_MPI_Abi_set_fortran_info
+    .MPI_Abi_set_fortran_info = hooked_MPI_Abi_set_fortran_info,
+#endif
+#ifdef WISP_HAVE_MPI_Abort
+    .MPI_Abort = hooked_MPI_Abort,
+#endif
+#ifdef WISP_HAVE_MPI_Accumulate
+    .MPI_Accumulate = hooked_MPI_Accumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Accumulate_c
+    .MPI_Accumulate_c = hooked_MPI_Accumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Add_error_class
+    .MPI_Add_error_class = hooked_MPI_Add_error_class,
+#endif
+#ifdef WISP_HAVE_MPI_Add_error_code
+    .MPI_Add_error_code = hooked_MPI_Add_error_code,
+#endif
+#ifdef WISP_HAVE_MPI_Add_error_string
+    .MPI_Add_error_string = hooked_MPI_Add_error_string,
+#endif
+#ifdef WISP_HAVE_MPI_Address
+    .MPI_Address = hooked_MPI_Address,
+#endif
+#ifdef WISP_HAVE_MPI_Aint_add
+    .MPI_Aint_add = hooked_MPI_Aint_add,
+#endif
+#ifdef WISP_HAVE_MPI_Aint_diff
+    .MPI_Aint_diff = hooked_MPI_Aint_diff,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather
+    .MPI_Allgather = hooked_MPI_Allgather,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_c
+    .MPI_Allgather_c = hooked_MPI_Allgather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_init
+    .MPI_Allgather_init = hooked_MPI_Allgather_init,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_init_c
+    .MPI_Allgather_init_c = hooked_MPI_Allgather_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv
+    .MPI_Allgatherv = hooked_MPI_Allgatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_c
+    .MPI_Allgatherv_c = hooked_MPI_Allgatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init
+    .MPI_Allgatherv_init = hooked_MPI_Allgatherv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init_c
+    .MPI_Allgatherv_init_c = hooked_MPI_Allgatherv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alloc_mem
+    .MPI_Alloc_mem = hooked_MPI_Alloc_mem,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce
+    .MPI_Allreduce = hooked_MPI_Allreduce,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_c
+    .MPI_Allreduce_c = hooked_MPI_Allreduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init
+    .MPI_Allreduce_init = hooked_MPI_Allreduce_init,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init_c
+    .MPI_Allreduce_init_c = hooked_MPI_Allreduce_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall
+    .MPI_Alltoall = hooked_MPI_Alltoall,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_c
+    .MPI_Alltoall_c = hooked_MPI_Alltoall_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init
+    .MPI_Alltoall_init = hooked_MPI_Alltoall_init,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init_c
+    .MPI_Alltoall_init_c = hooked_MPI_Alltoall_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv
+    .MPI_Alltoallv = hooked_MPI_Alltoallv,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_c
+    .MPI_Alltoallv_c = hooked_MPI_Alltoallv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init
+    .MPI_Alltoallv_init = hooked_MPI_Alltoallv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init_c
+    .MPI_Alltoallv_init_c = hooked_MPI_Alltoallv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw
+    .MPI_Alltoallw = hooked_MPI_Alltoallw,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_c
+    .MPI_Alltoallw_c = hooked_MPI_Alltoallw_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init
+    .MPI_Alltoallw_init = hooked_MPI_Alltoallw_init,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init_c
+    .MPI_Alltoallw_init_c = hooked_MPI_Alltoallw_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Attr_delete
+    .MPI_Attr_delete = hooked_MPI_Attr_delete,
+#endif
+#ifdef WISP_HAVE_MPI_Attr_get
+    .MPI_Attr_get = hooked_MPI_Attr_get,
+#endif
+#ifdef WISP_HAVE_MPI_Attr_put
+    .MPI_Attr_put = hooked_MPI_Attr_put,
+#endif
+#ifdef WISP_HAVE_MPI_Barrier
+    .MPI_Barrier = hooked_MPI_Barrier,
+#endif
+#ifdef WISP_HAVE_MPI_Barrier_init
+    .MPI_Barrier_init = hooked_MPI_Barrier_init,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast
+    .MPI_Bcast = hooked_MPI_Bcast,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_c
+    .MPI_Bcast_c = hooked_MPI_Bcast_c,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init
+    .MPI_Bcast_init = hooked_MPI_Bcast_init,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init_c
+    .MPI_Bcast_init_c = hooked_MPI_Bcast_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend
+    .MPI_Bsend = hooked_MPI_Bsend,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_c
+    .MPI_Bsend_c = hooked_MPI_Bsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init
+    .MPI_Bsend_init = hooked_MPI_Bsend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init_c
+    .MPI_Bsend_init_c = hooked_MPI_Bsend_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_attach
+    .MPI_Buffer_attach = hooked_MPI_Buffer_attach,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_attach_c
+    .MPI_Buffer_attach_c = hooked_MPI_Buffer_attach_c,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_detach
+    .MPI_Buffer_detach = hooked_MPI_Buffer_detach,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_detach_c
+    .MPI_Buffer_detach_c = hooked_MPI_Buffer_detach_c,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_flush
+    .MPI_Buffer_flush = hooked_MPI_Buffer_flush,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_iflush
+    .MPI_Buffer_iflush = hooked_MPI_Buffer_iflush,
+#endif
+#ifdef WISP_HAVE_MPI_Cancel
+    .MPI_Cancel = hooked_MPI_Cancel,
+#endif
+#ifdef WISP_HAVE_MPI_Cart_coords
+    .MPI_Cart_coords = hooked_MPI_Cart_coords,
+#endif
+#ifdef WISP_HAVE_MPI_Cart_create
+    .MPI_Cart_create = hooked_MPI_Cart_create,
+#endif
+#ifdef WISP_HAVE_MPI_Cart_get
+    .MPI_Cart_get = hooked_MPI_Cart_get,
+#endif
+#ifdef WISP_HAVE_MPI_Cart_map
+    .MPI_Cart_map = hooked_MPI_Cart_map,
+#endif
+#ifdef WISP_HAVE_MPI_Cart_rank
+    .MPI_Cart_rank = hooked_MPI_Cart_rank,
+#endif
+#ifdef WISP_HAVE_MPI_Cart_shift
+    .MPI_Cart_shift = hooked_MPI_Cart_shift,
+#endif
+#ifdef WISP_HAVE_MPI_Cart_sub
+    .MPI_Cart_sub = hooked_MPI_Cart_sub,
+#endif
+#ifdef WISP_HAVE_MPI_Cartdim_get
+    .MPI_Cartdim_get = hooked_MPI_Cartdim_get,
+#endif
+#ifdef WISP_HAVE_MPI_Close_port
+    .MPI_Close_port = hooked_MPI_Close_port,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_accept
+    .MPI_Comm_accept = hooked_MPI_Comm_accept,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_attach_buffer
+    .MPI_Comm_attach_buffer = hooked_MPI_Comm_attach_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_attach_buffer_c
+    .MPI_Comm_attach_buffer_c = hooked_MPI_Comm_attach_buffer_c,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_c2f
+    .MPI_Comm_c2f = hooked_MPI_Comm_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_call_errhandler
+    .MPI_Comm_call_errhandler = hooked_MPI_Comm_call_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_compare
+    .MPI_Comm_compare = hooked_MPI_Comm_compare,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_connect
+    .MPI_Comm_connect = hooked_MPI_Comm_connect,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_create
+    .MPI_Comm_create = hooked_MPI_Comm_create,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_create_errhandler
+    .MPI_Comm_create_errhandler = hooked_MPI_Comm_create_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_create_from_group
+    .MPI_Comm_create_from_group = hooked_MPI_Comm_create_from_group,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_create_group
+    .MPI_Comm_create_group = hooked_MPI_Comm_create_group,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_create_keyval
+    .MPI_Comm_create_keyval = hooked_MPI_Comm_create_keyval,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_delete_attr
+    .MPI_Comm_delete_attr = hooked_MPI_Comm_delete_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_detach_buffer
+    .MPI_Comm_detach_buffer = hooked_MPI_Comm_detach_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_detach_buffer_c
+    .MPI_Comm_detach_buffer_c = hooked_MPI_Comm_detach_buffer_c,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_disconnect
+    .MPI_Comm_disconnect = hooked_MPI_Comm_disconnect,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_dup
+    .MPI_Comm_dup = hooked_MPI_Comm_dup,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_dup_with_info
+    .MPI_Comm_dup_with_info = hooked_MPI_Comm_dup_with_info,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_f2c
+    .MPI_Comm_f2c = hooked_MPI_Comm_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_flush_buffer
+    .MPI_Comm_flush_buffer = hooked_MPI_Comm_flush_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_free
+    .MPI_Comm_free = hooked_MPI_Comm_free,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_free_keyval
+    .MPI_Comm_free_keyval = hooked_MPI_Comm_free_keyval,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_fromint
+    .MPI_Comm_fromint = hooked_MPI_Comm_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_get_attr
+    .MPI_Comm_get_attr = hooked_MPI_Comm_get_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_get_errhandler
+    .MPI_Comm_get_errhandler = hooked_MPI_Comm_get_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_get_info
+    .MPI_Comm_get_info = hooked_MPI_Comm_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_get_name
+    .MPI_Comm_get_name = hooked_MPI_Comm_get_name,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_get_parent
+    .MPI_Comm_get_parent = hooked_MPI_Comm_get_parent,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_group
+    .MPI_Comm_group = hooked_MPI_Comm_group,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup
+    .MPI_Comm_idup = hooked_MPI_Comm_idup,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup_with_info
+    .MPI_Comm_idup_with_info = hooked_MPI_Comm_idup_with_info,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_iflush_buffer
+    .MPI_Comm_iflush_buffer = hooked_MPI_Comm_iflush_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_join
+    .MPI_Comm_join = hooked_MPI_Comm_join,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_rank
+    .MPI_Comm_rank = hooked_MPI_Comm_rank,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_remote_group
+    .MPI_Comm_remote_group = hooked_MPI_Comm_remote_group,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_remote_size
+    .MPI_Comm_remote_size = hooked_MPI_Comm_remote_size,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_set_attr
+    .MPI_Comm_set_attr = hooked_MPI_Comm_set_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_set_errhandler
+    .MPI_Comm_set_errhandler = hooked_MPI_Comm_set_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_set_info
+    .MPI_Comm_set_info = hooked_MPI_Comm_set_info,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_set_name
+    .MPI_Comm_set_name = hooked_MPI_Comm_set_name,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_size
+    .MPI_Comm_size = hooked_MPI_Comm_size,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_spawn
+    .MPI_Comm_spawn = hooked_MPI_Comm_spawn,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_spawn_multiple
+    .MPI_Comm_spawn_multiple = hooked_MPI_Comm_spawn_multiple,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_split
+    .MPI_Comm_split = hooked_MPI_Comm_split,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_split_type
+    .MPI_Comm_split_type = hooked_MPI_Comm_split_type,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_test_inter
+    .MPI_Comm_test_inter = hooked_MPI_Comm_test_inter,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_toint
+    .MPI_Comm_toint = hooked_MPI_Comm_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Compare_and_swap
+    .MPI_Compare_and_swap = hooked_MPI_Compare_and_swap,
+#endif
+#ifdef WISP_HAVE_MPI_Dims_create
+    .MPI_Dims_create = hooked_MPI_Dims_create,
+#endif
+#ifdef WISP_HAVE_MPI_Dist_graph_create
+    .MPI_Dist_graph_create = hooked_MPI_Dist_graph_create,
+#endif
+#ifdef WISP_HAVE_MPI_Dist_graph_create_adjacent
+    .MPI_Dist_graph_create_adjacent = hooked_MPI_Dist_graph_create_adjacent,
+#endif
+#ifdef WISP_HAVE_MPI_Dist_graph_neighbors
+    .MPI_Dist_graph_neighbors = hooked_MPI_Dist_graph_neighbors,
+#endif
+#ifdef WISP_HAVE_MPI_Dist_graph_neighbors_count
+    .MPI_Dist_graph_neighbors_count = hooked_MPI_Dist_graph_neighbors_count,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_c2f
+    .MPI_Errhandler_c2f = hooked_MPI_Errhandler_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_create
+    .MPI_Errhandler_create = hooked_MPI_Errhandler_create,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_f2c
+    .MPI_Errhandler_f2c = hooked_MPI_Errhandler_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_free
+    .MPI_Errhandler_free = hooked_MPI_Errhandler_free,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_fromint
+    .MPI_Errhandler_fromint = hooked_MPI_Errhandler_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_get
+    .MPI_Errhandler_get = hooked_MPI_Errhandler_get,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_set
+    .MPI_Errhandler_set = hooked_MPI_Errhandler_set,
+#endif
+#ifdef WISP_HAVE_MPI_Errhandler_toint
+    .MPI_Errhandler_toint = hooked_MPI_Errhandler_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Error_class
+    .MPI_Error_class = hooked_MPI_Error_class,
+#endif
+#ifdef WISP_HAVE_MPI_Error_string
+    .MPI_Error_string = hooked_MPI_Error_string,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan
+    .MPI_Exscan = hooked_MPI_Exscan,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_c
+    .MPI_Exscan_c = hooked_MPI_Exscan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init
+    .MPI_Exscan_init = hooked_MPI_Exscan_init,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init_c
+    .MPI_Exscan_init_c = hooked_MPI_Exscan_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Fetch_and_op
+    .MPI_Fetch_and_op = hooked_MPI_Fetch_and_op,
+#endif
+#ifdef WISP_HAVE_MPI_File_c2f
+    .MPI_File_c2f = hooked_MPI_File_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_File_call_errhandler
+    .MPI_File_call_errhandler = hooked_MPI_File_call_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_File_close
+    .MPI_File_close = hooked_MPI_File_close,
+#endif
+#ifdef WISP_HAVE_MPI_File_create_errhandler
+    .MPI_File_create_errhandler = hooked_MPI_File_create_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_File_delete
+    .MPI_File_delete = hooked_MPI_File_delete,
+#endif
+#ifdef WISP_HAVE_MPI_File_f2c
+    .MPI_File_f2c = hooked_MPI_File_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_File_fromint
+    .MPI_File_fromint = hooked_MPI_File_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_amode
+    .MPI_File_get_amode = hooked_MPI_File_get_amode,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_atomicity
+    .MPI_File_get_atomicity = hooked_MPI_File_get_atomicity,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_byte_offset
+    .MPI_File_get_byte_offset = hooked_MPI_File_get_byte_offset,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_errhandler
+    .MPI_File_get_errhandler = hooked_MPI_File_get_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_group
+    .MPI_File_get_group = hooked_MPI_File_get_group,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_info
+    .MPI_File_get_info = hooked_MPI_File_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_position
+    .MPI_File_get_position = hooked_MPI_File_get_position,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_position_shared
+    .MPI_File_get_position_shared = hooked_MPI_File_get_position_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_size
+    .MPI_File_get_size = hooked_MPI_File_get_size,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_type_extent
+    .MPI_File_get_type_extent = hooked_MPI_File_get_type_extent,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_type_extent_c
+    .MPI_File_get_type_extent_c = hooked_MPI_File_get_type_extent_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_get_view
+    .MPI_File_get_view = hooked_MPI_File_get_view,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread
+    .MPI_File_iread = hooked_MPI_File_iread,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all
+    .MPI_File_iread_all = hooked_MPI_File_iread_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all_c
+    .MPI_File_iread_all_c = hooked_MPI_File_iread_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at
+    .MPI_File_iread_at = hooked_MPI_File_iread_at,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all
+    .MPI_File_iread_at_all = hooked_MPI_File_iread_at_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all_c
+    .MPI_File_iread_at_all_c = hooked_MPI_File_iread_at_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_c
+    .MPI_File_iread_at_c = hooked_MPI_File_iread_at_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_c
+    .MPI_File_iread_c = hooked_MPI_File_iread_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared
+    .MPI_File_iread_shared = hooked_MPI_File_iread_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared_c
+    .MPI_File_iread_shared_c = hooked_MPI_File_iread_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite
+    .MPI_File_iwrite = hooked_MPI_File_iwrite,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all
+    .MPI_File_iwrite_all = hooked_MPI_File_iwrite_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all_c
+    .MPI_File_iwrite_all_c = hooked_MPI_File_iwrite_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at
+    .MPI_File_iwrite_at = hooked_MPI_File_iwrite_at,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all
+    .MPI_File_iwrite_at_all = hooked_MPI_File_iwrite_at_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
+    .MPI_File_iwrite_at_all_c = hooked_MPI_File_iwrite_at_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_c
+    .MPI_File_iwrite_at_c = hooked_MPI_File_iwrite_at_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_c
+    .MPI_File_iwrite_c = hooked_MPI_File_iwrite_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared
+    .MPI_File_iwrite_shared = hooked_MPI_File_iwrite_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared_c
+    .MPI_File_iwrite_shared_c = hooked_MPI_File_iwrite_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_open
+    .MPI_File_open = hooked_MPI_File_open,
+#endif
+#ifdef WISP_HAVE_MPI_File_preallocate
+    .MPI_File_preallocate = hooked_MPI_File_preallocate,
+#endif
+#ifdef WISP_HAVE_MPI_File_read
+    .MPI_File_read = hooked_MPI_File_read,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_all
+    .MPI_File_read_all = hooked_MPI_File_read_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_all_begin
+    .MPI_File_read_all_begin = hooked_MPI_File_read_all_begin,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_all_begin_c
+    .MPI_File_read_all_begin_c = hooked_MPI_File_read_all_begin_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_all_c
+    .MPI_File_read_all_c = hooked_MPI_File_read_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_all_end
+    .MPI_File_read_all_end = hooked_MPI_File_read_all_end,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_at
+    .MPI_File_read_at = hooked_MPI_File_read_at,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_at_all
+    .MPI_File_read_at_all = hooked_MPI_File_read_at_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_at_all_begin
+    .MPI_File_read_at_all_begin = hooked_MPI_File_read_at_all_begin,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_at_all_begin_c
+    .MPI_File_read_at_all_begin_c = hooked_MPI_File_read_at_all_begin_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_at_all_c
+    .MPI_File_read_at_all_c = hooked_MPI_File_read_at_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_at_all_end
+    .MPI_File_read_at_all_end = hooked_MPI_File_read_at_all_end,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_at_c
+    .MPI_File_read_at_c = hooked_MPI_File_read_at_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_c
+    .MPI_File_read_c = hooked_MPI_File_read_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_ordered
+    .MPI_File_read_ordered = hooked_MPI_File_read_ordered,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_ordered_begin
+    .MPI_File_read_ordered_begin = hooked_MPI_File_read_ordered_begin,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_ordered_begin_c
+    .MPI_File_read_ordered_begin_c = hooked_MPI_File_read_ordered_begin_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_ordered_c
+    .MPI_File_read_ordered_c = hooked_MPI_File_read_ordered_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_ordered_end
+    .MPI_File_read_ordered_end = hooked_MPI_File_read_ordered_end,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_shared
+    .MPI_File_read_shared = hooked_MPI_File_read_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_read_shared_c
+    .MPI_File_read_shared_c = hooked_MPI_File_read_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_seek
+    .MPI_File_seek = hooked_MPI_File_seek,
+#endif
+#ifdef WISP_HAVE_MPI_File_seek_shared
+    .MPI_File_seek_shared = hooked_MPI_File_seek_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_set_atomicity
+    .MPI_File_set_atomicity = hooked_MPI_File_set_atomicity,
+#endif
+#ifdef WISP_HAVE_MPI_File_set_errhandler
+    .MPI_File_set_errhandler = hooked_MPI_File_set_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_File_set_info
+    .MPI_File_set_info = hooked_MPI_File_set_info,
+#endif
+#ifdef WISP_HAVE_MPI_File_set_size
+    .MPI_File_set_size = hooked_MPI_File_set_size,
+#endif
+#ifdef WISP_HAVE_MPI_File_set_view
+    .MPI_File_set_view = hooked_MPI_File_set_view,
+#endif
+#ifdef WISP_HAVE_MPI_File_sync
+    .MPI_File_sync = hooked_MPI_File_sync,
+#endif
+#ifdef WISP_HAVE_MPI_File_toint
+    .MPI_File_toint = hooked_MPI_File_toint,
+#endif
+#ifdef WISP_HAVE_MPI_File_write
+    .MPI_File_write = hooked_MPI_File_write,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_all
+    .MPI_File_write_all = hooked_MPI_File_write_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_all_begin
+    .MPI_File_write_all_begin = hooked_MPI_File_write_all_begin,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_all_begin_c
+    .MPI_File_write_all_begin_c = hooked_MPI_File_write_all_begin_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_all_c
+    .MPI_File_write_all_c = hooked_MPI_File_write_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_all_end
+    .MPI_File_write_all_end = hooked_MPI_File_write_all_end,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_at
+    .MPI_File_write_at = hooked_MPI_File_write_at,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_at_all
+    .MPI_File_write_at_all = hooked_MPI_File_write_at_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_at_all_begin
+    .MPI_File_write_at_all_begin = hooked_MPI_File_write_at_all_begin,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_at_all_begin_c
+    .MPI_File_write_at_all_begin_c = hooked_MPI_File_write_at_all_begin_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_at_all_c
+    .MPI_File_write_at_all_c = hooked_MPI_File_write_at_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_at_all_end
+    .MPI_File_write_at_all_end = hooked_MPI_File_write_at_all_end,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_at_c
+    .MPI_File_write_at_c = hooked_MPI_File_write_at_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_c
+    .MPI_File_write_c = hooked_MPI_File_write_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_ordered
+    .MPI_File_write_ordered = hooked_MPI_File_write_ordered,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_ordered_begin
+    .MPI_File_write_ordered_begin = hooked_MPI_File_write_ordered_begin,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_ordered_begin_c
+    .MPI_File_write_ordered_begin_c = hooked_MPI_File_write_ordered_begin_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_ordered_c
+    .MPI_File_write_ordered_c = hooked_MPI_File_write_ordered_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_ordered_end
+    .MPI_File_write_ordered_end = hooked_MPI_File_write_ordered_end,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_shared
+    .MPI_File_write_shared = hooked_MPI_File_write_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_write_shared_c
+    .MPI_File_write_shared_c = hooked_MPI_File_write_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_Finalize
+    .MPI_Finalize = hooked_MPI_Finalize,
+#endif
+#ifdef WISP_HAVE_MPI_Finalized
+    .MPI_Finalized = hooked_MPI_Finalized,
+#endif
+#ifdef WISP_HAVE_MPI_Free_mem
+    .MPI_Free_mem = hooked_MPI_Free_mem,
+#endif
+#ifdef WISP_HAVE_MPI_Gather
+    .MPI_Gather = hooked_MPI_Gather,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_c
+    .MPI_Gather_c = hooked_MPI_Gather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init
+    .MPI_Gather_init = hooked_MPI_Gather_init,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init_c
+    .MPI_Gather_init_c = hooked_MPI_Gather_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv
+    .MPI_Gatherv = hooked_MPI_Gatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_c
+    .MPI_Gatherv_c = hooked_MPI_Gatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init
+    .MPI_Gatherv_init = hooked_MPI_Gatherv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init_c
+    .MPI_Gatherv_init_c = hooked_MPI_Gatherv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Get
+    .MPI_Get = hooked_MPI_Get,
+#endif
+#ifdef WISP_HAVE_MPI_Get_accumulate
+    .MPI_Get_accumulate = hooked_MPI_Get_accumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Get_accumulate_c
+    .MPI_Get_accumulate_c = hooked_MPI_Get_accumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Get_address
+    .MPI_Get_address = hooked_MPI_Get_address,
+#endif
+#ifdef WISP_HAVE_MPI_Get_c
+    .MPI_Get_c = hooked_MPI_Get_c,
+#endif
+#ifdef WISP_HAVE_MPI_Get_count
+    .MPI_Get_count = hooked_MPI_Get_count,
+#endif
+#ifdef WISP_HAVE_MPI_Get_count_c
+    .MPI_Get_count_c = hooked_MPI_Get_count_c,
+#endif
+#ifdef WISP_HAVE_MPI_Get_elements
+    .MPI_Get_elements = hooked_MPI_Get_elements,
+#endif
+#ifdef WISP_HAVE_MPI_Get_elements_c
+    .MPI_Get_elements_c = hooked_MPI_Get_elements_c,
+#endif
+#ifdef WISP_HAVE_MPI_Get_elements_x
+    .MPI_Get_elements_x = hooked_MPI_Get_elements_x,
+#endif
+#ifdef WISP_HAVE_MPI_Get_hw_resource_info
+    .MPI_Get_hw_resource_info = hooked_MPI_Get_hw_resource_info,
+#endif
+#ifdef WISP_HAVE_MPI_Get_library_version
+    .MPI_Get_library_version = hooked_MPI_Get_library_version,
+#endif
+#ifdef WISP_HAVE_MPI_Get_processor_name
+    .MPI_Get_processor_name = hooked_MPI_Get_processor_name,
+#endif
+#ifdef WISP_HAVE_MPI_Get_version
+    .MPI_Get_version = hooked_MPI_Get_version,
+#endif
+#ifdef WISP_HAVE_MPI_Graph_create
+    .MPI_Graph_create = hooked_MPI_Graph_create,
+#endif
+#ifdef WISP_HAVE_MPI_Graph_get
+    .MPI_Graph_get = hooked_MPI_Graph_get,
+#endif
+#ifdef WISP_HAVE_MPI_Graph_map
+    .MPI_Graph_map = hooked_MPI_Graph_map,
+#endif
+#ifdef WISP_HAVE_MPI_Graph_neighbors
+    .MPI_Graph_neighbors = hooked_MPI_Graph_neighbors,
+#endif
+#ifdef WISP_HAVE_MPI_Graph_neighbors_count
+    .MPI_Graph_neighbors_count = hooked_MPI_Graph_neighbors_count,
+#endif
+#ifdef WISP_HAVE_MPI_Graphdims_get
+    .MPI_Graphdims_get = hooked_MPI_Graphdims_get,
+#endif
+#ifdef WISP_HAVE_MPI_Grequest_complete
+    .MPI_Grequest_complete = hooked_MPI_Grequest_complete,
+#endif
+#ifdef WISP_HAVE_MPI_Grequest_start
+    .MPI_Grequest_start = hooked_MPI_Grequest_start,
+#endif
+#ifdef WISP_HAVE_MPI_Group_c2f
+    .MPI_Group_c2f = hooked_MPI_Group_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Group_compare
+    .MPI_Group_compare = hooked_MPI_Group_compare,
+#endif
+#ifdef WISP_HAVE_MPI_Group_difference
+    .MPI_Group_difference = hooked_MPI_Group_difference,
+#endif
+#ifdef WISP_HAVE_MPI_Group_excl
+    .MPI_Group_excl = hooked_MPI_Group_excl,
+#endif
+#ifdef WISP_HAVE_MPI_Group_f2c
+    .MPI_Group_f2c = hooked_MPI_Group_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Group_free
+    .MPI_Group_free = hooked_MPI_Group_free,
+#endif
+#ifdef WISP_HAVE_MPI_Group_from_session_pset
+    .MPI_Group_from_session_pset = hooked_MPI_Group_from_session_pset,
+#endif
+#ifdef WISP_HAVE_MPI_Group_fromint
+    .MPI_Group_fromint = hooked_MPI_Group_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Group_incl
+    .MPI_Group_incl = hooked_MPI_Group_incl,
+#endif
+#ifdef WISP_HAVE_MPI_Group_intersection
+    .MPI_Group_intersection = hooked_MPI_Group_intersection,
+#endif
+#ifdef WISP_HAVE_MPI_Group_range_excl
+    .MPI_Group_range_excl = hooked_MPI_Group_range_excl,
+#endif
+#ifdef WISP_HAVE_MPI_Group_range_incl
+    .MPI_Group_range_incl = hooked_MPI_Group_range_incl,
+#endif
+#ifdef WISP_HAVE_MPI_Group_rank
+    .MPI_Group_rank = hooked_MPI_Group_rank,
+#endif
+#ifdef WISP_HAVE_MPI_Group_size
+    .MPI_Group_size = hooked_MPI_Group_size,
+#endif
+#ifdef WISP_HAVE_MPI_Group_toint
+    .MPI_Group_toint = hooked_MPI_Group_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Group_translate_ranks
+    .MPI_Group_translate_ranks = hooked_MPI_Group_translate_ranks,
+#endif
+#ifdef WISP_HAVE_MPI_Group_union
+    .MPI_Group_union = hooked_MPI_Group_union,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather
+    .MPI_Iallgather = hooked_MPI_Iallgather,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather_c
+    .MPI_Iallgather_c = hooked_MPI_Iallgather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv
+    .MPI_Iallgatherv = hooked_MPI_Iallgatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv_c
+    .MPI_Iallgatherv_c = hooked_MPI_Iallgatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce
+    .MPI_Iallreduce = hooked_MPI_Iallreduce,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce_c
+    .MPI_Iallreduce_c = hooked_MPI_Iallreduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall
+    .MPI_Ialltoall = hooked_MPI_Ialltoall,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall_c
+    .MPI_Ialltoall_c = hooked_MPI_Ialltoall_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv
+    .MPI_Ialltoallv = hooked_MPI_Ialltoallv,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv_c
+    .MPI_Ialltoallv_c = hooked_MPI_Ialltoallv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw
+    .MPI_Ialltoallw = hooked_MPI_Ialltoallw,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw_c
+    .MPI_Ialltoallw_c = hooked_MPI_Ialltoallw_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ibarrier
+    .MPI_Ibarrier = hooked_MPI_Ibarrier,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast
+    .MPI_Ibcast = hooked_MPI_Ibcast,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast_c
+    .MPI_Ibcast_c = hooked_MPI_Ibcast_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend
+    .MPI_Ibsend = hooked_MPI_Ibsend,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend_c
+    .MPI_Ibsend_c = hooked_MPI_Ibsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan
+    .MPI_Iexscan = hooked_MPI_Iexscan,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan_c
+    .MPI_Iexscan_c = hooked_MPI_Iexscan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Igather
+    .MPI_Igather = hooked_MPI_Igather,
+#endif
+#ifdef WISP_HAVE_MPI_Igather_c
+    .MPI_Igather_c = hooked_MPI_Igather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv
+    .MPI_Igatherv = hooked_MPI_Igatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv_c
+    .MPI_Igatherv_c = hooked_MPI_Igatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Improbe
+    .MPI_Improbe = hooked_MPI_Improbe,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv
+    .MPI_Imrecv = hooked_MPI_Imrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv_c
+    .MPI_Imrecv_c = hooked_MPI_Imrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather
+    .MPI_Ineighbor_allgather = hooked_MPI_Ineighbor_allgather,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
+    .MPI_Ineighbor_allgather_c = hooked_MPI_Ineighbor_allgather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
+    .MPI_Ineighbor_allgatherv = hooked_MPI_Ineighbor_allgatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
+    .MPI_Ineighbor_allgatherv_c = hooked_MPI_Ineighbor_allgatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall
+    .MPI_Ineighbor_alltoall = hooked_MPI_Ineighbor_alltoall,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
+    .MPI_Ineighbor_alltoall_c = hooked_MPI_Ineighbor_alltoall_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
+    .MPI_Ineighbor_alltoallv = hooked_MPI_Ineighbor_alltoallv,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
+    .MPI_Ineighbor_alltoallv_c = hooked_MPI_Ineighbor_alltoallv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
+    .MPI_Ineighbor_alltoallw = hooked_MPI_Ineighbor_alltoallw,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
+    .MPI_Ineighbor_alltoallw_c = hooked_MPI_Ineighbor_alltoallw_c,
+#endif
+#ifdef WISP_HAVE_MPI_Info_c2f
+    .MPI_Info_c2f = hooked_MPI_Info_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Info_create
+    .MPI_Info_create = hooked_MPI_Info_create,
+#endif
+#ifdef WISP_HAVE_MPI_Info_create_env
+    .MPI_Info_create_env = hooked_MPI_Info_create_env,
+#endif
+#ifdef WISP_HAVE_MPI_Info_delete
+    .MPI_Info_delete = hooked_MPI_Info_delete,
+#endif
+#ifdef WISP_HAVE_MPI_Info_dup
+    .MPI_Info_dup = hooked_MPI_Info_dup,
+#endif
+#ifdef WISP_HAVE_MPI_Info_f2c
+    .MPI_Info_f2c = hooked_MPI_Info_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Info_free
+    .MPI_Info_free = hooked_MPI_Info_free,
+#endif
+#ifdef WISP_HAVE_MPI_Info_fromint
+    .MPI_Info_fromint = hooked_MPI_Info_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Info_get
+    .MPI_Info_get = hooked_MPI_Info_get,
+#endif
+#ifdef WISP_HAVE_MPI_Info_get_nkeys
+    .MPI_Info_get_nkeys = hooked_MPI_Info_get_nkeys,
+#endif
+#ifdef WISP_HAVE_MPI_Info_get_nthkey
+    .MPI_Info_get_nthkey = hooked_MPI_Info_get_nthkey,
+#endif
+#ifdef WISP_HAVE_MPI_Info_get_string
+    .MPI_Info_get_string = hooked_MPI_Info_get_string,
+#endif
+#ifdef WISP_HAVE_MPI_Info_get_valuelen
+    .MPI_Info_get_valuelen = hooked_MPI_Info_get_valuelen,
+#endif
+#ifdef WISP_HAVE_MPI_Info_set
+    .MPI_Info_set = hooked_MPI_Info_set,
+#endif
+#ifdef WISP_HAVE_MPI_Info_toint
+    .MPI_Info_toint = hooked_MPI_Info_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Init
+    .MPI_Init = hooked_MPI_Init,
+#endif
+#ifdef WISP_HAVE_MPI_Init_thread
+    .MPI_Init_thread = hooked_MPI_Init_thread,
+#endif
+#ifdef WISP_HAVE_MPI_Initialized
+    .MPI_Initialized = hooked_MPI_Initialized,
+#endif
+#ifdef WISP_HAVE_MPI_Intercomm_create
+    .MPI_Intercomm_create = hooked_MPI_Intercomm_create,
+#endif
+#ifdef WISP_HAVE_MPI_Intercomm_create_from_groups
+    .MPI_Intercomm_create_from_groups = hooked_MPI_Intercomm_create_from_groups,
+#endif
+#ifdef WISP_HAVE_MPI_Intercomm_merge
+    .MPI_Intercomm_merge = hooked_MPI_Intercomm_merge,
+#endif
+#ifdef WISP_HAVE_MPI_Iprobe
+    .MPI_Iprobe = hooked_MPI_Iprobe,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv
+    .MPI_Irecv = hooked_MPI_Irecv,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv_c
+    .MPI_Irecv_c = hooked_MPI_Irecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce
+    .MPI_Ireduce = hooked_MPI_Ireduce,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_c
+    .MPI_Ireduce_c = hooked_MPI_Ireduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter
+    .MPI_Ireduce_scatter = hooked_MPI_Ireduce_scatter,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block
+    .MPI_Ireduce_scatter_block = hooked_MPI_Ireduce_scatter_block,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
+    .MPI_Ireduce_scatter_block_c = hooked_MPI_Ireduce_scatter_block_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
+    .MPI_Ireduce_scatter_c = hooked_MPI_Ireduce_scatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend
+    .MPI_Irsend = hooked_MPI_Irsend,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend_c
+    .MPI_Irsend_c = hooked_MPI_Irsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Is_thread_main
+    .MPI_Is_thread_main = hooked_MPI_Is_thread_main,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan
+    .MPI_Iscan = hooked_MPI_Iscan,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan_c
+    .MPI_Iscan_c = hooked_MPI_Iscan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter
+    .MPI_Iscatter = hooked_MPI_Iscatter,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter_c
+    .MPI_Iscatter_c = hooked_MPI_Iscatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv
+    .MPI_Iscatterv = hooked_MPI_Iscatterv,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv_c
+    .MPI_Iscatterv_c = hooked_MPI_Iscatterv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Isend
+    .MPI_Isend = hooked_MPI_Isend,
+#endif
+#ifdef WISP_HAVE_MPI_Isend_c
+    .MPI_Isend_c = hooked_MPI_Isend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv
+    .MPI_Isendrecv = hooked_MPI_Isendrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_c
+    .MPI_Isendrecv_c = hooked_MPI_Isendrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace
+    .MPI_Isendrecv_replace = hooked_MPI_Isendrecv_replace,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace_c
+    .MPI_Isendrecv_replace_c = hooked_MPI_Isendrecv_replace_c,
+#endif
+#ifdef WISP_HAVE_MPI_Issend
+    .MPI_Issend = hooked_MPI_Issend,
+#endif
+#ifdef WISP_HAVE_MPI_Issend_c
+    .MPI_Issend_c = hooked_MPI_Issend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Keyval_create
+    .MPI_Keyval_create = hooked_MPI_Keyval_create,
+#endif
+#ifdef WISP_HAVE_MPI_Keyval_free
+    .MPI_Keyval_free = hooked_MPI_Keyval_free,
+#endif
+#ifdef WISP_HAVE_MPI_Lookup_name
+    .MPI_Lookup_name = hooked_MPI_Lookup_name,
+#endif
+#ifdef WISP_HAVE_MPI_Message_c2f
+    .MPI_Message_c2f = hooked_MPI_Message_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Message_f2c
+    .MPI_Message_f2c = hooked_MPI_Message_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Message_fromint
+    .MPI_Message_fromint = hooked_MPI_Message_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Message_toint
+    .MPI_Message_toint = hooked_MPI_Message_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Mprobe
+    .MPI_Mprobe = hooked_MPI_Mprobe,
+#endif
+#ifdef WISP_HAVE_MPI_Mrecv
+    .MPI_Mrecv = hooked_MPI_Mrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Mrecv_c
+    .MPI_Mrecv_c = hooked_MPI_Mrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather
+    .MPI_Neighbor_allgather = hooked_MPI_Neighbor_allgather,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_c
+    .MPI_Neighbor_allgather_c = hooked_MPI_Neighbor_allgather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init
+    .MPI_Neighbor_allgather_init = hooked_MPI_Neighbor_allgather_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
+    .MPI_Neighbor_allgather_init_c = hooked_MPI_Neighbor_allgather_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv
+    .MPI_Neighbor_allgatherv = hooked_MPI_Neighbor_allgatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_c
+    .MPI_Neighbor_allgatherv_c = hooked_MPI_Neighbor_allgatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
+    .MPI_Neighbor_allgatherv_init = hooked_MPI_Neighbor_allgatherv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
+    .MPI_Neighbor_allgatherv_init_c = hooked_MPI_Neighbor_allgatherv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall
+    .MPI_Neighbor_alltoall = hooked_MPI_Neighbor_alltoall,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_c
+    .MPI_Neighbor_alltoall_c = hooked_MPI_Neighbor_alltoall_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
+    .MPI_Neighbor_alltoall_init = hooked_MPI_Neighbor_alltoall_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
+    .MPI_Neighbor_alltoall_init_c = hooked_MPI_Neighbor_alltoall_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv
+    .MPI_Neighbor_alltoallv = hooked_MPI_Neighbor_alltoallv,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_c
+    .MPI_Neighbor_alltoallv_c = hooked_MPI_Neighbor_alltoallv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
+    .MPI_Neighbor_alltoallv_init = hooked_MPI_Neighbor_alltoallv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
+    .MPI_Neighbor_alltoallv_init_c = hooked_MPI_Neighbor_alltoallv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw
+    .MPI_Neighbor_alltoallw = hooked_MPI_Neighbor_alltoallw,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_c
+    .MPI_Neighbor_alltoallw_c = hooked_MPI_Neighbor_alltoallw_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
+    .MPI_Neighbor_alltoallw_init = hooked_MPI_Neighbor_alltoallw_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
+    .MPI_Neighbor_alltoallw_init_c = hooked_MPI_Neighbor_alltoallw_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Op_c2f
+    .MPI_Op_c2f = hooked_MPI_Op_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Op_commutative
+    .MPI_Op_commutative = hooked_MPI_Op_commutative,
+#endif
+#ifdef WISP_HAVE_MPI_Op_create
+    .MPI_Op_create = hooked_MPI_Op_create,
+#endif
+#ifdef WISP_HAVE_MPI_Op_create_c
+    .MPI_Op_create_c = hooked_MPI_Op_create_c,
+#endif
+#ifdef WISP_HAVE_MPI_Op_f2c
+    .MPI_Op_f2c = hooked_MPI_Op_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Op_free
+    .MPI_Op_free = hooked_MPI_Op_free,
+#endif
+#ifdef WISP_HAVE_MPI_Op_fromint
+    .MPI_Op_fromint = hooked_MPI_Op_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Op_toint
+    .MPI_Op_toint = hooked_MPI_Op_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Open_port
+    .MPI_Open_port = hooked_MPI_Open_port,
+#endif
+#ifdef WISP_HAVE_MPI_Pack
+    .MPI_Pack = hooked_MPI_Pack,
+#endif
+#ifdef WISP_HAVE_MPI_Pack_c
+    .MPI_Pack_c = hooked_MPI_Pack_c,
+#endif
+#ifdef WISP_HAVE_MPI_Pack_external
+    .MPI_Pack_external = hooked_MPI_Pack_external,
+#endif
+#ifdef WISP_HAVE_MPI_Pack_external_c
+    .MPI_Pack_external_c = hooked_MPI_Pack_external_c,
+#endif
+#ifdef WISP_HAVE_MPI_Pack_external_size
+    .MPI_Pack_external_size = hooked_MPI_Pack_external_size,
+#endif
+#ifdef WISP_HAVE_MPI_Pack_external_size_c
+    .MPI_Pack_external_size_c = hooked_MPI_Pack_external_size_c,
+#endif
+#ifdef WISP_HAVE_MPI_Pack_size
+    .MPI_Pack_size = hooked_MPI_Pack_size,
+#endif
+#ifdef WISP_HAVE_MPI_Pack_size_c
+    .MPI_Pack_size_c = hooked_MPI_Pack_size_c,
+#endif
+#ifdef WISP_HAVE_MPI_Parrived
+    .MPI_Parrived = hooked_MPI_Parrived,
+#endif
+#ifdef WISP_HAVE_MPI_Pcontrol
+    .MPI_Pcontrol = hooked_MPI_Pcontrol,
+#endif
+#ifdef WISP_HAVE_MPI_Pready
+    .MPI_Pready = hooked_MPI_Pready,
+#endif
+#ifdef WISP_HAVE_MPI_Pready_list
+    .MPI_Pready_list = hooked_MPI_Pready_list,
+#endif
+#ifdef WISP_HAVE_MPI_Pready_range
+    .MPI_Pready_range = hooked_MPI_Pready_range,
+#endif
+#ifdef WISP_HAVE_MPI_Precv_init
+    .MPI_Precv_init = hooked_MPI_Precv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Probe
+    .MPI_Probe = hooked_MPI_Probe,
+#endif
+#ifdef WISP_HAVE_MPI_Psend_init
+    .MPI_Psend_init = hooked_MPI_Psend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Publish_name
+    .MPI_Publish_name = hooked_MPI_Publish_name,
+#endif
+#ifdef WISP_HAVE_MPI_Put
+    .MPI_Put = hooked_MPI_Put,
+#endif
+#ifdef WISP_HAVE_MPI_Put_c
+    .MPI_Put_c = hooked_MPI_Put_c,
+#endif
+#ifdef WISP_HAVE_MPI_Query_thread
+    .MPI_Query_thread = hooked_MPI_Query_thread,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate
+    .MPI_Raccumulate = hooked_MPI_Raccumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate_c
+    .MPI_Raccumulate_c = hooked_MPI_Raccumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Recv
+    .MPI_Recv = hooked_MPI_Recv,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_c
+    .MPI_Recv_c = hooked_MPI_Recv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init
+    .MPI_Recv_init = hooked_MPI_Recv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init_c
+    .MPI_Recv_init_c = hooked_MPI_Recv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce
+    .MPI_Reduce = hooked_MPI_Reduce,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_c
+    .MPI_Reduce_c = hooked_MPI_Reduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init
+    .MPI_Reduce_init = hooked_MPI_Reduce_init,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init_c
+    .MPI_Reduce_init_c = hooked_MPI_Reduce_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_local
+    .MPI_Reduce_local = hooked_MPI_Reduce_local,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_local_c
+    .MPI_Reduce_local_c = hooked_MPI_Reduce_local_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter
+    .MPI_Reduce_scatter = hooked_MPI_Reduce_scatter,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block
+    .MPI_Reduce_scatter_block = hooked_MPI_Reduce_scatter_block,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
+    .MPI_Reduce_scatter_block_c = hooked_MPI_Reduce_scatter_block_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
+    .MPI_Reduce_scatter_block_init = hooked_MPI_Reduce_scatter_block_init,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
+    .MPI_Reduce_scatter_block_init_c = hooked_MPI_Reduce_scatter_block_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_c
+    .MPI_Reduce_scatter_c = hooked_MPI_Reduce_scatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init
+    .MPI_Reduce_scatter_init = hooked_MPI_Reduce_scatter_init,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
+    .MPI_Reduce_scatter_init_c = hooked_MPI_Reduce_scatter_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Register_datarep
+    .MPI_Register_datarep = hooked_MPI_Register_datarep,
+#endif
+#ifdef WISP_HAVE_MPI_Register_datarep_c
+    .MPI_Register_datarep_c = hooked_MPI_Register_datarep_c,
+#endif
+#ifdef WISP_HAVE_MPI_Remove_error_class
+    .MPI_Remove_error_class = hooked_MPI_Remove_error_class,
+#endif
+#ifdef WISP_HAVE_MPI_Remove_error_code
+    .MPI_Remove_error_code = hooked_MPI_Remove_error_code,
+#endif
+#ifdef WISP_HAVE_MPI_Remove_error_string
+    .MPI_Remove_error_string = hooked_MPI_Remove_error_string,
+#endif
+#ifdef WISP_HAVE_MPI_Request_c2f
+    .MPI_Request_c2f = hooked_MPI_Request_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Request_f2c
+    .MPI_Request_f2c = hooked_MPI_Request_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Request_free
+    .MPI_Request_free = hooked_MPI_Request_free,
+#endif
+#ifdef WISP_HAVE_MPI_Request_fromint
+    .MPI_Request_fromint = hooked_MPI_Request_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Request_get_status
+    .MPI_Request_get_status = hooked_MPI_Request_get_status,
+#endif
+#ifdef WISP_HAVE_MPI_Request_get_status_all
+    .MPI_Request_get_status_all = hooked_MPI_Request_get_status_all,
+#endif
+#ifdef WISP_HAVE_MPI_Request_get_status_any
+    .MPI_Request_get_status_any = hooked_MPI_Request_get_status_any,
+#endif
+#ifdef WISP_HAVE_MPI_Request_get_status_some
+    .MPI_Request_get_status_some = hooked_MPI_Request_get_status_some,
+#endif
+#ifdef WISP_HAVE_MPI_Request_toint
+    .MPI_Request_toint = hooked_MPI_Request_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Rget
+    .MPI_Rget = hooked_MPI_Rget,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate
+    .MPI_Rget_accumulate = hooked_MPI_Rget_accumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate_c
+    .MPI_Rget_accumulate_c = hooked_MPI_Rget_accumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_c
+    .MPI_Rget_c = hooked_MPI_Rget_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rput
+    .MPI_Rput = hooked_MPI_Rput,
+#endif
+#ifdef WISP_HAVE_MPI_Rput_c
+    .MPI_Rput_c = hooked_MPI_Rput_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend
+    .MPI_Rsend = hooked_MPI_Rsend,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_c
+    .MPI_Rsend_c = hooked_MPI_Rsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init
+    .MPI_Rsend_init = hooked_MPI_Rsend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init_c
+    .MPI_Rsend_init_c = hooked_MPI_Rsend_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scan
+    .MPI_Scan = hooked_MPI_Scan,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_c
+    .MPI_Scan_c = hooked_MPI_Scan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init
+    .MPI_Scan_init = hooked_MPI_Scan_init,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init_c
+    .MPI_Scan_init_c = hooked_MPI_Scan_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter
+    .MPI_Scatter = hooked_MPI_Scatter,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_c
+    .MPI_Scatter_c = hooked_MPI_Scatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init
+    .MPI_Scatter_init = hooked_MPI_Scatter_init,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init_c
+    .MPI_Scatter_init_c = hooked_MPI_Scatter_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv
+    .MPI_Scatterv = hooked_MPI_Scatterv,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_c
+    .MPI_Scatterv_c = hooked_MPI_Scatterv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init
+    .MPI_Scatterv_init = hooked_MPI_Scatterv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init_c
+    .MPI_Scatterv_init_c = hooked_MPI_Scatterv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Send
+    .MPI_Send = hooked_MPI_Send,
+#endif
+#ifdef WISP_HAVE_MPI_Send_c
+    .MPI_Send_c = hooked_MPI_Send_c,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init
+    .MPI_Send_init = hooked_MPI_Send_init,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init_c
+    .MPI_Send_init_c = hooked_MPI_Send_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv
+    .MPI_Sendrecv = hooked_MPI_Sendrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_c
+    .MPI_Sendrecv_c = hooked_MPI_Sendrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_replace
+    .MPI_Sendrecv_replace = hooked_MPI_Sendrecv_replace,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_replace_c
+    .MPI_Sendrecv_replace_c = hooked_MPI_Sendrecv_replace_c,
+#endif
+#ifdef WISP_HAVE_MPI_Session_attach_buffer
+    .MPI_Session_attach_buffer = hooked_MPI_Session_attach_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Session_attach_buffer_c
+    .MPI_Session_attach_buffer_c = hooked_MPI_Session_attach_buffer_c,
+#endif
+#ifdef WISP_HAVE_MPI_Session_c2f
+    .MPI_Session_c2f = hooked_MPI_Session_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Session_call_errhandler
+    .MPI_Session_call_errhandler = hooked_MPI_Session_call_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Session_create_errhandler
+    .MPI_Session_create_errhandler = hooked_MPI_Session_create_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Session_detach_buffer
+    .MPI_Session_detach_buffer = hooked_MPI_Session_detach_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Session_detach_buffer_c
+    .MPI_Session_detach_buffer_c = hooked_MPI_Session_detach_buffer_c,
+#endif
+#ifdef WISP_HAVE_MPI_Session_f2c
+    .MPI_Session_f2c = hooked_MPI_Session_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Session_finalize
+    .MPI_Session_finalize = hooked_MPI_Session_finalize,
+#endif
+#ifdef WISP_HAVE_MPI_Session_flush_buffer
+    .MPI_Session_flush_buffer = hooked_MPI_Session_flush_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Session_fromint
+    .MPI_Session_fromint = hooked_MPI_Session_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Session_get_errhandler
+    .MPI_Session_get_errhandler = hooked_MPI_Session_get_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Session_get_info
+    .MPI_Session_get_info = hooked_MPI_Session_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_Session_get_nth_pset
+    .MPI_Session_get_nth_pset = hooked_MPI_Session_get_nth_pset,
+#endif
+#ifdef WISP_HAVE_MPI_Session_get_num_psets
+    .MPI_Session_get_num_psets = hooked_MPI_Session_get_num_psets,
+#endif
+#ifdef WISP_HAVE_MPI_Session_get_pset_info
+    .MPI_Session_get_pset_info = hooked_MPI_Session_get_pset_info,
+#endif
+#ifdef WISP_HAVE_MPI_Session_iflush_buffer
+    .MPI_Session_iflush_buffer = hooked_MPI_Session_iflush_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Session_init
+    .MPI_Session_init = hooked_MPI_Session_init,
+#endif
+#ifdef WISP_HAVE_MPI_Session_set_errhandler
+    .MPI_Session_set_errhandler = hooked_MPI_Session_set_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Session_toint
+    .MPI_Session_toint = hooked_MPI_Session_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend
+    .MPI_Ssend = hooked_MPI_Ssend,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_c
+    .MPI_Ssend_c = hooked_MPI_Ssend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init
+    .MPI_Ssend_init = hooked_MPI_Ssend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init_c
+    .MPI_Ssend_init_c = hooked_MPI_Ssend_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Start
+    .MPI_Start = hooked_MPI_Start,
+#endif
+#ifdef WISP_HAVE_MPI_Startall
+    .MPI_Startall = hooked_MPI_Startall,
+#endif
+#ifdef WISP_HAVE_MPI_Status_c2f
+    .MPI_Status_c2f = hooked_MPI_Status_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Status_c2f08
+    .MPI_Status_c2f08 = hooked_MPI_Status_c2f08,
+#endif
+#ifdef WISP_HAVE_MPI_Status_f082c
+    .MPI_Status_f082c = hooked_MPI_Status_f082c,
+#endif
+#ifdef WISP_HAVE_MPI_Status_f082f
+    .MPI_Status_f082f = hooked_MPI_Status_f082f,
+#endif
+#ifdef WISP_HAVE_MPI_Status_f2c
+    .MPI_Status_f2c = hooked_MPI_Status_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Status_f2f08
+    .MPI_Status_f2f08 = hooked_MPI_Status_f2f08,
+#endif
+#ifdef WISP_HAVE_MPI_Status_get_error
+    .MPI_Status_get_error = hooked_MPI_Status_get_error,
+#endif
+#ifdef WISP_HAVE_MPI_Status_get_source
+    .MPI_Status_get_source = hooked_MPI_Status_get_source,
+#endif
+#ifdef WISP_HAVE_MPI_Status_get_tag
+    .MPI_Status_get_tag = hooked_MPI_Status_get_tag,
+#endif
+#ifdef WISP_HAVE_MPI_Status_set_cancelled
+    .MPI_Status_set_cancelled = hooked_MPI_Status_set_cancelled,
+#endif
+#ifdef WISP_HAVE_MPI_Status_set_elements
+    .MPI_Status_set_elements = hooked_MPI_Status_set_elements,
+#endif
+#ifdef WISP_HAVE_MPI_Status_set_elements_c
+    .MPI_Status_set_elements_c = hooked_MPI_Status_set_elements_c,
+#endif
+#ifdef WISP_HAVE_MPI_Status_set_elements_x
+    .MPI_Status_set_elements_x = hooked_MPI_Status_set_elements_x,
+#endif
+#ifdef WISP_HAVE_MPI_Status_set_error
+    .MPI_Status_set_error = hooked_MPI_Status_set_error,
+#endif
+#ifdef WISP_HAVE_MPI_Status_set_source
+    .MPI_Status_set_source = hooked_MPI_Status_set_source,
+#endif
+#ifdef WISP_HAVE_MPI_Status_set_tag
+    .MPI_Status_set_tag = hooked_MPI_Status_set_tag,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_changed
+    .MPI_T_category_changed = hooked_MPI_T_category_changed,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_categories
+    .MPI_T_category_get_categories = hooked_MPI_T_category_get_categories,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_cvars
+    .MPI_T_category_get_cvars = hooked_MPI_T_category_get_cvars,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_events
+    .MPI_T_category_get_events = hooked_MPI_T_category_get_events,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_index
+    .MPI_T_category_get_index = hooked_MPI_T_category_get_index,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_info
+    .MPI_T_category_get_info = hooked_MPI_T_category_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_num
+    .MPI_T_category_get_num = hooked_MPI_T_category_get_num,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_num_events
+    .MPI_T_category_get_num_events = hooked_MPI_T_category_get_num_events,
+#endif
+#ifdef WISP_HAVE_MPI_T_category_get_pvars
+    .MPI_T_category_get_pvars = hooked_MPI_T_category_get_pvars,
+#endif
+#ifdef WISP_HAVE_MPI_T_cvar_get_index
+    .MPI_T_cvar_get_index = hooked_MPI_T_cvar_get_index,
+#endif
+#ifdef WISP_HAVE_MPI_T_cvar_get_info
+    .MPI_T_cvar_get_info = hooked_MPI_T_cvar_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_cvar_get_num
+    .MPI_T_cvar_get_num = hooked_MPI_T_cvar_get_num,
+#endif
+#ifdef WISP_HAVE_MPI_T_cvar_handle_alloc
+    .MPI_T_cvar_handle_alloc = hooked_MPI_T_cvar_handle_alloc,
+#endif
+#ifdef WISP_HAVE_MPI_T_cvar_handle_free
+    .MPI_T_cvar_handle_free = hooked_MPI_T_cvar_handle_free,
+#endif
+#ifdef WISP_HAVE_MPI_T_cvar_read
+    .MPI_T_cvar_read = hooked_MPI_T_cvar_read,
+#endif
+#ifdef WISP_HAVE_MPI_T_cvar_write
+    .MPI_T_cvar_write = hooked_MPI_T_cvar_write,
+#endif
+#ifdef WISP_HAVE_MPI_T_enum_get_info
+    .MPI_T_enum_get_info = hooked_MPI_T_enum_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_enum_get_item
+    .MPI_T_enum_get_item = hooked_MPI_T_enum_get_item,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_callback_get_info
+    .MPI_T_event_callback_get_info = hooked_MPI_T_event_callback_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_callback_set_info
+    .MPI_T_event_callback_set_info = hooked_MPI_T_event_callback_set_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_copy
+    .MPI_T_event_copy = hooked_MPI_T_event_copy,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_get_index
+    .MPI_T_event_get_index = hooked_MPI_T_event_get_index,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_get_info
+    .MPI_T_event_get_info = hooked_MPI_T_event_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_get_num
+    .MPI_T_event_get_num = hooked_MPI_T_event_get_num,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_get_source
+    .MPI_T_event_get_source = hooked_MPI_T_event_get_source,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_get_timestamp
+    .MPI_T_event_get_timestamp = hooked_MPI_T_event_get_timestamp,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_handle_alloc
+    .MPI_T_event_handle_alloc = hooked_MPI_T_event_handle_alloc,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_handle_free
+    .MPI_T_event_handle_free = hooked_MPI_T_event_handle_free,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_handle_get_info
+    .MPI_T_event_handle_get_info = hooked_MPI_T_event_handle_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_handle_set_info
+    .MPI_T_event_handle_set_info = hooked_MPI_T_event_handle_set_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_read
+    .MPI_T_event_read = hooked_MPI_T_event_read,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_register_callback
+    .MPI_T_event_register_callback = hooked_MPI_T_event_register_callback,
+#endif
+#ifdef WISP_HAVE_MPI_T_event_set_dropped_handler
+    .MPI_T_event_set_dropped_handler = hooked_MPI_T_event_set_dropped_handler,
+#endif
+#ifdef WISP_HAVE_MPI_T_finalize
+    .MPI_T_finalize = hooked_MPI_T_finalize,
+#endif
+#ifdef WISP_HAVE_MPI_T_init_thread
+    .MPI_T_init_thread = hooked_MPI_T_init_thread,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_get_index
+    .MPI_T_pvar_get_index = hooked_MPI_T_pvar_get_index,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_get_info
+    .MPI_T_pvar_get_info = hooked_MPI_T_pvar_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_get_num
+    .MPI_T_pvar_get_num = hooked_MPI_T_pvar_get_num,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_handle_alloc
+    .MPI_T_pvar_handle_alloc = hooked_MPI_T_pvar_handle_alloc,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_handle_free
+    .MPI_T_pvar_handle_free = hooked_MPI_T_pvar_handle_free,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_read
+    .MPI_T_pvar_read = hooked_MPI_T_pvar_read,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_readreset
+    .MPI_T_pvar_readreset = hooked_MPI_T_pvar_readreset,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_reset
+    .MPI_T_pvar_reset = hooked_MPI_T_pvar_reset,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_session_create
+    .MPI_T_pvar_session_create = hooked_MPI_T_pvar_session_create,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_session_free
+    .MPI_T_pvar_session_free = hooked_MPI_T_pvar_session_free,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_start
+    .MPI_T_pvar_start = hooked_MPI_T_pvar_start,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_stop
+    .MPI_T_pvar_stop = hooked_MPI_T_pvar_stop,
+#endif
+#ifdef WISP_HAVE_MPI_T_pvar_write
+    .MPI_T_pvar_write = hooked_MPI_T_pvar_write,
+#endif
+#ifdef WISP_HAVE_MPI_T_source_get_info
+    .MPI_T_source_get_info = hooked_MPI_T_source_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_T_source_get_num
+    .MPI_T_source_get_num = hooked_MPI_T_source_get_num,
+#endif
+#ifdef WISP_HAVE_MPI_T_source_get_timestamp
+    .MPI_T_source_get_timestamp = hooked_MPI_T_source_get_timestamp,
+#endif
+#ifdef WISP_HAVE_MPI_Test
+    .MPI_Test = hooked_MPI_Test,
+#endif
+#ifdef WISP_HAVE_MPI_Test_cancelled
+    .MPI_Test_cancelled = hooked_MPI_Test_cancelled,
+#endif
+#ifdef WISP_HAVE_MPI_Testall
+    .MPI_Testall = hooked_MPI_Testall,
+#endif
+#ifdef WISP_HAVE_MPI_Testany
+    .MPI_Testany = hooked_MPI_Testany,
+#endif
+#ifdef WISP_HAVE_MPI_Testsome
+    .MPI_Testsome = hooked_MPI_Testsome,
+#endif
+#ifdef WISP_HAVE_MPI_Topo_test
+    .MPI_Topo_test = hooked_MPI_Topo_test,
+#endif
+#ifdef WISP_HAVE_MPI_Type_c2f
+    .MPI_Type_c2f = hooked_MPI_Type_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Type_commit
+    .MPI_Type_commit = hooked_MPI_Type_commit,
+#endif
+#ifdef WISP_HAVE_MPI_Type_contiguous
+    .MPI_Type_contiguous = hooked_MPI_Type_contiguous,
+#endif
+#ifdef WISP_HAVE_MPI_Type_contiguous_c
+    .MPI_Type_contiguous_c = hooked_MPI_Type_contiguous_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_darray
+    .MPI_Type_create_darray = hooked_MPI_Type_create_darray,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_darray_c
+    .MPI_Type_create_darray_c = hooked_MPI_Type_create_darray_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_f90_complex
+    .MPI_Type_create_f90_complex = hooked_MPI_Type_create_f90_complex,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_f90_integer
+    .MPI_Type_create_f90_integer = hooked_MPI_Type_create_f90_integer,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_f90_real
+    .MPI_Type_create_f90_real = hooked_MPI_Type_create_f90_real,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_hindexed
+    .MPI_Type_create_hindexed = hooked_MPI_Type_create_hindexed,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_hindexed_block
+    .MPI_Type_create_hindexed_block = hooked_MPI_Type_create_hindexed_block,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_hindexed_block_c
+    .MPI_Type_create_hindexed_block_c = hooked_MPI_Type_create_hindexed_block_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_hindexed_c
+    .MPI_Type_create_hindexed_c = hooked_MPI_Type_create_hindexed_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_hvector
+    .MPI_Type_create_hvector = hooked_MPI_Type_create_hvector,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_hvector_c
+    .MPI_Type_create_hvector_c = hooked_MPI_Type_create_hvector_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_indexed_block
+    .MPI_Type_create_indexed_block = hooked_MPI_Type_create_indexed_block,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_indexed_block_c
+    .MPI_Type_create_indexed_block_c = hooked_MPI_Type_create_indexed_block_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_keyval
+    .MPI_Type_create_keyval = hooked_MPI_Type_create_keyval,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_resized
+    .MPI_Type_create_resized = hooked_MPI_Type_create_resized,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_resized_c
+    .MPI_Type_create_resized_c = hooked_MPI_Type_create_resized_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_struct
+    .MPI_Type_create_struct = hooked_MPI_Type_create_struct,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_struct_c
+    .MPI_Type_create_struct_c = hooked_MPI_Type_create_struct_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_subarray
+    .MPI_Type_create_subarray = hooked_MPI_Type_create_subarray,
+#endif
+#ifdef WISP_HAVE_MPI_Type_create_subarray_c
+    .MPI_Type_create_subarray_c = hooked_MPI_Type_create_subarray_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_delete_attr
+    .MPI_Type_delete_attr = hooked_MPI_Type_delete_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Type_dup
+    .MPI_Type_dup = hooked_MPI_Type_dup,
+#endif
+#ifdef WISP_HAVE_MPI_Type_extent
+    .MPI_Type_extent = hooked_MPI_Type_extent,
+#endif
+#ifdef WISP_HAVE_MPI_Type_f2c
+    .MPI_Type_f2c = hooked_MPI_Type_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_free
+    .MPI_Type_free = hooked_MPI_Type_free,
+#endif
+#ifdef WISP_HAVE_MPI_Type_free_keyval
+    .MPI_Type_free_keyval = hooked_MPI_Type_free_keyval,
+#endif
+#ifdef WISP_HAVE_MPI_Type_fromint
+    .MPI_Type_fromint = hooked_MPI_Type_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_attr
+    .MPI_Type_get_attr = hooked_MPI_Type_get_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_contents
+    .MPI_Type_get_contents = hooked_MPI_Type_get_contents,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_contents_c
+    .MPI_Type_get_contents_c = hooked_MPI_Type_get_contents_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_envelope
+    .MPI_Type_get_envelope = hooked_MPI_Type_get_envelope,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_envelope_c
+    .MPI_Type_get_envelope_c = hooked_MPI_Type_get_envelope_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_extent
+    .MPI_Type_get_extent = hooked_MPI_Type_get_extent,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_extent_c
+    .MPI_Type_get_extent_c = hooked_MPI_Type_get_extent_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_extent_x
+    .MPI_Type_get_extent_x = hooked_MPI_Type_get_extent_x,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_name
+    .MPI_Type_get_name = hooked_MPI_Type_get_name,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_true_extent
+    .MPI_Type_get_true_extent = hooked_MPI_Type_get_true_extent,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_true_extent_c
+    .MPI_Type_get_true_extent_c = hooked_MPI_Type_get_true_extent_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_true_extent_x
+    .MPI_Type_get_true_extent_x = hooked_MPI_Type_get_true_extent_x,
+#endif
+#ifdef WISP_HAVE_MPI_Type_get_value_index
+    .MPI_Type_get_value_index = hooked_MPI_Type_get_value_index,
+#endif
+#ifdef WISP_HAVE_MPI_Type_hindexed
+    .MPI_Type_hindexed = hooked_MPI_Type_hindexed,
+#endif
+#ifdef WISP_HAVE_MPI_Type_hvector
+    .MPI_Type_hvector = hooked_MPI_Type_hvector,
+#endif
+#ifdef WISP_HAVE_MPI_Type_indexed
+    .MPI_Type_indexed = hooked_MPI_Type_indexed,
+#endif
+#ifdef WISP_HAVE_MPI_Type_indexed_c
+    .MPI_Type_indexed_c = hooked_MPI_Type_indexed_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_lb
+    .MPI_Type_lb = hooked_MPI_Type_lb,
+#endif
+#ifdef WISP_HAVE_MPI_Type_match_size
+    .MPI_Type_match_size = hooked_MPI_Type_match_size,
+#endif
+#ifdef WISP_HAVE_MPI_Type_set_attr
+    .MPI_Type_set_attr = hooked_MPI_Type_set_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Type_set_name
+    .MPI_Type_set_name = hooked_MPI_Type_set_name,
+#endif
+#ifdef WISP_HAVE_MPI_Type_size
+    .MPI_Type_size = hooked_MPI_Type_size,
+#endif
+#ifdef WISP_HAVE_MPI_Type_size_c
+    .MPI_Type_size_c = hooked_MPI_Type_size_c,
+#endif
+#ifdef WISP_HAVE_MPI_Type_size_x
+    .MPI_Type_size_x = hooked_MPI_Type_size_x,
+#endif
+#ifdef WISP_HAVE_MPI_Type_struct
+    .MPI_Type_struct = hooked_MPI_Type_struct,
+#endif
+#ifdef WISP_HAVE_MPI_Type_toint
+    .MPI_Type_toint = hooked_MPI_Type_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Type_ub
+    .MPI_Type_ub = hooked_MPI_Type_ub,
+#endif
+#ifdef WISP_HAVE_MPI_Type_vector
+    .MPI_Type_vector = hooked_MPI_Type_vector,
+#endif
+#ifdef WISP_HAVE_MPI_Type_vector_c
+    .MPI_Type_vector_c = hooked_MPI_Type_vector_c,
+#endif
+#ifdef WISP_HAVE_MPI_Unpack
+    .MPI_Unpack = hooked_MPI_Unpack,
+#endif
+#ifdef WISP_HAVE_MPI_Unpack_c
+    .MPI_Unpack_c = hooked_MPI_Unpack_c,
+#endif
+#ifdef WISP_HAVE_MPI_Unpack_external
+    .MPI_Unpack_external = hooked_MPI_Unpack_external,
+#endif
+#ifdef WISP_HAVE_MPI_Unpack_external_c
+    .MPI_Unpack_external_c = hooked_MPI_Unpack_external_c,
+#endif
+#ifdef WISP_HAVE_MPI_Unpublish_name
+    .MPI_Unpublish_name = hooked_MPI_Unpublish_name,
+#endif
+#ifdef WISP_HAVE_MPI_Wait
+    .MPI_Wait = hooked_MPI_Wait,
+#endif
+#ifdef WISP_HAVE_MPI_Waitall
+    .MPI_Waitall = hooked_MPI_Waitall,
+#endif
+#ifdef WISP_HAVE_MPI_Waitany
+    .MPI_Waitany = hooked_MPI_Waitany,
+#endif
+#ifdef WISP_HAVE_MPI_Waitsome
+    .MPI_Waitsome = hooked_MPI_Waitsome,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate
+    .MPI_Win_allocate = hooked_MPI_Win_allocate,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_c
+    .MPI_Win_allocate_c = hooked_MPI_Win_allocate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_shared
+    .MPI_Win_allocate_shared = hooked_MPI_Win_allocate_shared,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_shared_c
+    .MPI_Win_allocate_shared_c = hooked_MPI_Win_allocate_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_attach
+    .MPI_Win_attach = hooked_MPI_Win_attach,
+#endif
+#ifdef WISP_HAVE_MPI_Win_c2f
+    .MPI_Win_c2f = hooked_MPI_Win_c2f,
+#endif
+#ifdef WISP_HAVE_MPI_Win_call_errhandler
+    .MPI_Win_call_errhandler = hooked_MPI_Win_call_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Win_complete
+    .MPI_Win_complete = hooked_MPI_Win_complete,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create
+    .MPI_Win_create = hooked_MPI_Win_create,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_c
+    .MPI_Win_create_c = hooked_MPI_Win_create_c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_dynamic
+    .MPI_Win_create_dynamic = hooked_MPI_Win_create_dynamic,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_errhandler
+    .MPI_Win_create_errhandler = hooked_MPI_Win_create_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_keyval
+    .MPI_Win_create_keyval = hooked_MPI_Win_create_keyval,
+#endif
+#ifdef WISP_HAVE_MPI_Win_delete_attr
+    .MPI_Win_delete_attr = hooked_MPI_Win_delete_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Win_detach
+    .MPI_Win_detach = hooked_MPI_Win_detach,
+#endif
+#ifdef WISP_HAVE_MPI_Win_f2c
+    .MPI_Win_f2c = hooked_MPI_Win_f2c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_fence
+    .MPI_Win_fence = hooked_MPI_Win_fence,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush
+    .MPI_Win_flush = hooked_MPI_Win_flush,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_all
+    .MPI_Win_flush_all = hooked_MPI_Win_flush_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_local
+    .MPI_Win_flush_local = hooked_MPI_Win_flush_local,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_local_all
+    .MPI_Win_flush_local_all = hooked_MPI_Win_flush_local_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_free
+    .MPI_Win_free = hooked_MPI_Win_free,
+#endif
+#ifdef WISP_HAVE_MPI_Win_free_keyval
+    .MPI_Win_free_keyval = hooked_MPI_Win_free_keyval,
+#endif
+#ifdef WISP_HAVE_MPI_Win_fromint
+    .MPI_Win_fromint = hooked_MPI_Win_fromint,
+#endif
+#ifdef WISP_HAVE_MPI_Win_get_attr
+    .MPI_Win_get_attr = hooked_MPI_Win_get_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Win_get_errhandler
+    .MPI_Win_get_errhandler = hooked_MPI_Win_get_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Win_get_group
+    .MPI_Win_get_group = hooked_MPI_Win_get_group,
+#endif
+#ifdef WISP_HAVE_MPI_Win_get_info
+    .MPI_Win_get_info = hooked_MPI_Win_get_info,
+#endif
+#ifdef WISP_HAVE_MPI_Win_get_name
+    .MPI_Win_get_name = hooked_MPI_Win_get_name,
+#endif
+#ifdef WISP_HAVE_MPI_Win_lock
+    .MPI_Win_lock = hooked_MPI_Win_lock,
+#endif
+#ifdef WISP_HAVE_MPI_Win_lock_all
+    .MPI_Win_lock_all = hooked_MPI_Win_lock_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_post
+    .MPI_Win_post = hooked_MPI_Win_post,
+#endif
+#ifdef WISP_HAVE_MPI_Win_set_attr
+    .MPI_Win_set_attr = hooked_MPI_Win_set_attr,
+#endif
+#ifdef WISP_HAVE_MPI_Win_set_errhandler
+    .MPI_Win_set_errhandler = hooked_MPI_Win_set_errhandler,
+#endif
+#ifdef WISP_HAVE_MPI_Win_set_info
+    .MPI_Win_set_info = hooked_MPI_Win_set_info,
+#endif
+#ifdef WISP_HAVE_MPI_Win_set_name
+    .MPI_Win_set_name = hooked_MPI_Win_set_name,
+#endif
+#ifdef WISP_HAVE_MPI_Win_shared_query
+    .MPI_Win_shared_query = hooked_MPI_Win_shared_query,
+#endif
+#ifdef WISP_HAVE_MPI_Win_shared_query_c
+    .MPI_Win_shared_query_c = hooked_MPI_Win_shared_query_c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_start
+    .MPI_Win_start = hooked_MPI_Win_start,
+#endif
+#ifdef WISP_HAVE_MPI_Win_sync
+    .MPI_Win_sync = hooked_MPI_Win_sync,
+#endif
+#ifdef WISP_HAVE_MPI_Win_test
+    .MPI_Win_test = hooked_MPI_Win_test,
+#endif
+#ifdef WISP_HAVE_MPI_Win_toint
+    .MPI_Win_toint = hooked_MPI_Win_toint,
+#endif
+#ifdef WISP_HAVE_MPI_Win_unlock
+    .MPI_Win_unlock = hooked_MPI_Win_unlock,
+#endif
+#ifdef WISP_HAVE_MPI_Win_unlock_all
+    .MPI_Win_unlock_all = hooked_MPI_Win_unlock_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_wait
+    .MPI_Win_wait = hooked_MPI_Win_wait,
+#endif
+#ifdef WISP_HAVE_MPI_Wtick
+    .MPI_Wtick = hooked_MPI_Wtick,
+#endif
+#ifdef WISP_HAVE_MPI_Wtime
+    .MPI_Wtime = hooked_MPI_Wtime,
+#endif
+};
