@@ -46,8 +46,7 @@ static int iprobe_empty_loop(long iters)
 
     for (long i = 0; i < iters; i++) {
         int flag = 0;
-        err |= MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
-                          &status);
+        err |= MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
         found |= flag;
     }
     /* Nobody sends, so a match means the measurement is not of the empty
@@ -103,8 +102,7 @@ static int measure(const char *name, loop_fn loop, long iters, int rank)
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
     if (rank == 0 && any_failed)
-        fprintf(stderr, "overhead: %s: a call failed or found a message\n",
-                name);
+        fprintf(stderr, "overhead: %s: a call failed or found a message\n", name);
     if (rank == 0 && !any_failed) {
         printf("metric %s_rate %.1f calls/s higher\n", name, min_rate);
         printf("metric %s_ns %.3f ns lower\n", name, 1e9 / min_rate);

@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #define WISP_RANGE(lo, hi) (lo), (hi)
-#define WISP_NONE 0, 0
+#define WISP_NONE          0, 0
 
 const struct wisp_config_var wisp_config_vars[] = {
 #define WISP_CONFIG(name, type, def, limits, doc)                                                  \
@@ -65,7 +65,8 @@ static int parse_string(const char *s, const char **out)
 }
 
 /* Parse `value` for `var` into the field it names; -1 if it is not valid. */
-static int parse_value(const struct wisp_config_var *var, const char *value, struct wisp_config *cfg)
+static int parse_value(const struct wisp_config_var *var, const char *value,
+                       struct wisp_config *cfg)
 {
     void *field = (char *)cfg + var->offset;
     int64_t v = 0;
@@ -112,7 +113,8 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
 static const struct wisp_config_var *find_var(const char *name, size_t len)
 {
     for (size_t i = 0; i < wisp_config_nvars; i++)
-        if (strlen(wisp_config_vars[i].name) == len && !strncmp(wisp_config_vars[i].name, name, len))
+        if (strlen(wisp_config_vars[i].name) == len &&
+            !strncmp(wisp_config_vars[i].name, name, len))
             return &wisp_config_vars[i];
     return NULL;
 }
@@ -155,8 +157,9 @@ static void complain_unknown(const char *entry, size_t namelen, wisp_config_comp
         }
     }
     char line[512];
-    snprintf(line, sizeof line, "%.*s is not a wisp variable%s%s%s; `wisprun --help-env` lists them",
-             (int)namelen, entry, best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
+    snprintf(line, sizeof line,
+             "%.*s is not a wisp variable%s%s%s; `wisprun --help-env` lists them", (int)namelen,
+             entry, best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
     complain(ctx, line);
 }
 

@@ -13,8 +13,8 @@
 
 enum wisp_config_type { WISP_CFG_INT, WISP_CFG_BOOL, WISP_CFG_STRING };
 
-#define WISP_CFG_CTYPE_INT int64_t
-#define WISP_CFG_CTYPE_BOOL int64_t
+#define WISP_CFG_CTYPE_INT    int64_t
+#define WISP_CFG_CTYPE_BOOL   int64_t
 #define WISP_CFG_CTYPE_STRING const char *
 
 struct wisp_config {

@@ -36,7 +36,8 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 {
     static struct problems problems; /* static: 4 KiB off the user's stack */
     int bad = wisp_core_config_parse(&wisp_config, environ, collect, &problems);
-    int rc = required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided);
+    int rc =
+        required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided);
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wisp_core_log_rank);

@@ -17,9 +17,8 @@ int wisp_core_log_rank = -1;
 static void emit(const char *fmt, va_list ap)
 {
     char line[1024];
-    int n = wisp_core_log_rank >= 0
-                ? snprintf(line, sizeof line, "wisp[%d]: ", wisp_core_log_rank)
-                : snprintf(line, sizeof line, "wisp: ");
+    int n = wisp_core_log_rank >= 0 ? snprintf(line, sizeof line, "wisp[%d]: ", wisp_core_log_rank)
+                                    : snprintf(line, sizeof line, "wisp: ");
     n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     if (n > (int)sizeof line - 2)
         n = (int)sizeof line - 2;

@@ -69,8 +69,9 @@ static void condense(struct rank_record *r)
 static void print_record(int rank, const struct rank_record *r)
 {
     char line[512];
-    int n = snprintf(line, sizeof line, "stats rank %d: %" PRIu64 " MPI calls, %.6f s in MPI of %.6f s (%.1f%%)",
-                     rank, r->calls, r->mpi_ns * 1e-9, r->wall_ns * 1e-9,
+    int n = snprintf(line, sizeof line,
+                     "stats rank %d: %" PRIu64 " MPI calls, %.6f s in MPI of %.6f s (%.1f%%)", rank,
+                     r->calls, r->mpi_ns * 1e-9, r->wall_ns * 1e-9,
                      r->wall_ns ? 100.0 * (double)r->mpi_ns / (double)r->wall_ns : 0.0);
     for (int t = 0; t < TOP && r->top[t].id >= 0 && n < (int)sizeof line; t++)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %" PRIu64 "x %.6f s",

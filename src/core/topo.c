@@ -63,7 +63,8 @@ void wisp_core_topo_init(MPI_Comm world, int vnode_size)
     PMPI_Allgather(&t->world_rank, 1, MPI_INT, t->node_peers, 1, MPI_INT, t->node_comm);
 
     discover_machine();
-    wisp_log(2, "node %d of %d, node rank %d of %d; machine: %d processes, %d cores, %d NUMA "
+    wisp_log(2,
+             "node %d of %d, node rank %d of %d; machine: %d processes, %d cores, %d NUMA "
              "nodes; bound to %d cores",
              t->node_id, t->node_count, t->node_rank, t->node_size, t->machine_procs,
              t->machine_cores, t->machine_numa_nodes, t->bound_cores);

@@ -11,13 +11,13 @@
 
 struct wisp_topo {
     int world_rank, world_size;
-    MPI_Comm node_comm;      /* the processes of this (virtual) node */
+    MPI_Comm node_comm; /* the processes of this (virtual) node */
     int node_rank, node_size;
     int node_id, node_count; /* nodes numbered by their lowest world rank */
     int *node_peers;         /* world rank of each node rank */
     int machine_procs;       /* processes of the job on this machine */
     int machine_cores, machine_numa_nodes;
-    int bound_cores;         /* cores this process may run on */
+    int bound_cores; /* cores this process may run on */
 };
 
 /* Valid between wisp_core_topo_init and wisp_core_topo_fini; node_rank is -1

@@ -13,11 +13,11 @@
 
 struct wisp_dispatch wisp_impl =
 #include "wrap/implementations.inc"
-;
+    ;
 
 struct wisp_dispatch wisp_entry =
 #include "wrap/implementations.inc"
-;
+    ;
 
 void wisp_wrap_hooks_enable(bool on)
 {

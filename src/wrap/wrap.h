@@ -26,9 +26,9 @@ struct wisp_dispatch {
 #include "present.def"
 #undef WISP_FN
 };
-extern struct wisp_dispatch wisp_entry;         /* what the exported MPI_X call */
-extern struct wisp_dispatch wisp_impl;          /* PMPI_X or wisp_impl_MPI_X */
-extern const struct wisp_dispatch wisp_hooked;  /* the generated hooked_MPI_X */
+extern struct wisp_dispatch wisp_entry;        /* what the exported MPI_X call */
+extern struct wisp_dispatch wisp_impl;         /* PMPI_X or wisp_impl_MPI_X */
+extern const struct wisp_dispatch wisp_hooked; /* the generated hooked_MPI_X */
 
 /* Route every call through its hooks (translation, accounting), or not.
  * Called only while no other thread can be inside MPI (MPI_Init, MPI_Finalize). */
@@ -58,12 +58,12 @@ extern bool wisp_wrap_accounting;
 uint64_t wisp_wrap_enter(void);
 void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start);
 
-#define WISP_WRAP_HOOKED(fn, args)                                             \
-    do {                                                                       \
-        uint64_t start_ = wisp_wrap_enter();                                   \
-        __typeof__(wisp_impl.fn args) rc_ = wisp_impl.fn args;                 \
-        wisp_wrap_exit(WISP_FN_ID_##fn, start_);                               \
-        return rc_;                                                            \
+#define WISP_WRAP_HOOKED(fn, args)                                                                 \
+    do {                                                                                           \
+        uint64_t start_ = wisp_wrap_enter();                                                       \
+        __typeof__(wisp_impl.fn args) rc_ = wisp_impl.fn args;                                     \
+        wisp_wrap_exit(WISP_FN_ID_##fn, start_);                                                   \
+        return rc_;                                                                                \
     } while (0)
 
 #pragma GCC visibility pop

@@ -121,9 +121,11 @@ static void test_rejected(void)
 
 static void test_unknown_names(void)
 {
-    expect_rejected("WISP_VNODE_SIZ=2", "WISP_VNODE_SIZ is not a wisp variable (did you mean WISP_VNODE_SIZE?)");
+    expect_rejected("WISP_VNODE_SIZ=2",
+                    "WISP_VNODE_SIZ is not a wisp variable (did you mean WISP_VNODE_SIZE?)");
     expect_rejected("WISP_VERBSE=1", "did you mean WISP_VERBOSE?");
-    expect_rejected("WISP_COMPLETELY_DIFFERENT=1", "WISP_COMPLETELY_DIFFERENT is not a wisp variable;");
+    expect_rejected("WISP_COMPLETELY_DIFFERENT=1",
+                    "WISP_COMPLETELY_DIFFERENT is not a wisp variable;");
     expect_rejected("WISP_=1", "WISP_ is not a wisp variable");
     expect_rejected("WISP_STATS", "WISP_STATS='' is not valid"); /* an entry without '=' */
 }

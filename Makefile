@@ -1,0 +1,68 @@
+# The README's two commands, `make demo` and `make check`, and the targets
+# behind them. Each installs what is missing (Debian packages, the Python
+# tools) and builds what it needs; CMake does the real work, in one build
+# directory per build: build/mpich, build/openmpi and build/mpich-asan (the
+# AddressSanitizer + UndefinedBehaviorSanitizer build).
+
+MPIS        := mpich openmpi
+BUILD       := build
+DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
+                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev clang-format
+VENV        := .venv
+CTEST_FLAGS := --output-on-failure --label-exclude bench
+
+BUILDS      := $(MPIS) mpich-asan
+
+.PHONY: demo check check-mpich check-openmpi check-sanitize bench deps build generate \
+        format format-check clean $(addprefix build-,$(BUILDS))
+
+demo: build
+	bash tools/demo.sh $(BUILD)
+
+check: check-mpich check-openmpi check-sanitize format-check
+
+check-mpich check-openmpi: check-%: build-%
+	cd $(BUILD)/$* && ctest $(CTEST_FLAGS)
+
+check-sanitize: build-mpich-asan
+	cd $(BUILD)/mpich-asan && ctest $(CTEST_FLAGS)
+
+bench: build
+	for mpi in $(MPIS); do ctest --test-dir $(BUILD)/$$mpi --label-regex bench --verbose || exit 1; done
+
+build: $(addprefix build-,$(MPIS))
+
+# Always run: CMake and ninja decide what is out of date.
+$(addprefix build-,$(BUILDS)): build-%: deps
+	cmake -S . -B $(BUILD)/$* -G Ninja $(if $(findstring asan,$*),-DWISP_SANITIZE=ON) \
+	      -DWISP_MPI=$(firstword $(subst -, ,$*)) -DWISP_TOOLS_PYTHON=$(CURDIR)/$(VENV)/bin/python
+	cmake --build $(BUILD)/$*
+
+deps: $(VENV)/stamp
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "installing Debian packages:" $$missing; \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+
+$(VENV)/stamp: tools/requirements.txt
+	@command -v python3 >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null || { \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y python3 python3-venv; }
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet -r tools/requirements.txt
+	touch $@
+
+# Regenerate the committed generated sources (tests fail while they are stale).
+generate: build-mpich
+	$(VENV)/bin/python tools/gen_wrappers.py src/wrap/gen
+	$(BUILD)/mpich/wisp-info --markdown > docs/config.md
+
+FORMATTED = $(shell git ls-files '*.c' '*.h' ':!:src/wrap/gen/*')
+format:
+	clang-format -i $(FORMATTED)
+format-check: deps
+	clang-format --dry-run --Werror $(FORMATTED)
+
+clean:
+	rm -rf $(BUILD)
