@@ -8,7 +8,8 @@
  *     results are gathered and printed in rank order (tr_print_ranks);
  *   - failed checks are reported as "FAIL ..." lines (stdout on rank 0,
  *     stderr elsewhere) and counted; tr_finish() sums the counts over all
- *     ranks, prints "<name>: ok" on success and returns the exit code;
+ *     ranks, finalizes MPI, prints "<name>: ok" as the last line on success
+ *     and returns the exit code;
  *   - MPI error classes are printed by name via tr_errclass_name(), never as
  *     library-specific numbers or strings.
  *
@@ -104,7 +105,9 @@ static inline TR_PRINTF(5, 6) void tr_check(int ok, const char *file, int line,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(out, "FAIL [rank %d] %s:%d: %s (%s)\n", tr_rank, file, line, msg, expr);
+    const char *base = strrchr(file, '/');
+    fprintf(out, "FAIL [rank %d] %s:%d: %s (%s)\n", tr_rank, base ? base + 1 : file,
+            line, msg, expr);
     fflush(out);
 }
 
@@ -129,19 +132,26 @@ static inline TR_PRINTF(5, 6) void tr_check(int ok, const char *file, int line,
         }                                                                      \
     } while (0)
 
-/* Collective over MPI_COMM_WORLD: sums failures, prints the verdict on rank 0,
- * finalizes MPI and returns the process exit code (0 on success). */
-static inline int tr_finish(void)
+/* Collective over MPI_COMM_WORLD: sums the failures of all ranks, finalizes
+ * MPI, then runs after_finalize (may be NULL; returns its own number of
+ * failed checks, which only count on the calling rank) and prints the
+ * verdict on rank 0 as the last line.  Returns the process exit code (0 on
+ * success). */
+static inline int tr_finish_with(int (*after_finalize)(void))
 {
     int total = 0;
     MPI_Allreduce(&tr_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    if (after_finalize)
+        total += after_finalize();
     if (total == 0)
         tr_print("%s: ok\n", tr_name);
     else
         tr_print("FAIL %s: %d failed check(s)\n", tr_name, total);
-    MPI_Finalize();
     return total == 0 ? 0 : 1;
 }
+
+static inline int tr_finish(void) { return tr_finish_with(NULL); }
 
 /* Name of a predefined MPI error class; "MPI_ERR_<unknown>" otherwise so that
  * no library-specific number is ever printed. */

@@ -1,0 +1,25 @@
+# Transparency suite: each program runs natively and under wisp and the
+# stdout of both runs must match byte for byte (EXIT_CODE_ONLY: only the
+# launcher's exit status is compared).  Programs live in
+# tests/transparency/<name>.c; see check.h for the output conventions.
+wisp_add_transparency_test(p2p_blocking NP 2)
+wisp_add_transparency_test(p2p_blocking NP 4)
+wisp_add_transparency_test(p2p_nonblocking NP 3)
+wisp_add_transparency_test(p2p_wildcard NP 3)
+wisp_add_transparency_test(p2p_probe NP 2)
+wisp_add_transparency_test(p2p_persistent NP 2)
+wisp_add_transparency_test(collectives NP 1)
+wisp_add_transparency_test(collectives NP 5)
+wisp_add_transparency_test(datatypes NP 2)
+wisp_add_transparency_test(comm_group NP 1)
+wisp_add_transparency_test(comm_group NP 4)
+wisp_add_transparency_test(attributes NP 2)
+wisp_add_transparency_test(errhandlers NP 2)
+wisp_add_transparency_test(rma NP 2)
+wisp_add_transparency_test(rma NP 3)
+wisp_add_transparency_test(init_thread NP 2 ARGS single)
+wisp_add_transparency_test(init_thread NP 2 ARGS funneled)
+wisp_add_transparency_test(init_thread NP 2 ARGS serialized)
+wisp_add_transparency_test(init_thread NP 3 ARGS multiple)
+wisp_add_transparency_test(abort NP 2 EXIT_CODE_ONLY)
+wisp_add_transparency_test(mpi_init_finalized NP 1)
