@@ -21,5 +21,7 @@ if(WISP_MPI STREQUAL "mpich")
 else()
   set(WISP_MPI_PC ompi-c)
 endif()
+# Relative to the .pc file, so `cmake --install --prefix` may move it.
+file(RELATIVE_PATH pc_to_prefix "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
 configure_file(cmake/wisp.pc.in "${PROJECT_BINARY_DIR}/wisp.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/wisp.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -98,8 +98,7 @@ static void test_comm_attrs(void)
     struct counters cnt = {0, 0, MAGIC};
     int key, nocopy_key, dupfn_key;
     MPI_Comm_create_keyval(comm_copy, comm_delete, &key, &cnt);
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN,
-                           &nocopy_key, NULL);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &nocopy_key, NULL);
     MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dupfn_key, NULL);
     static int shared_value = 77;
 
@@ -124,15 +123,13 @@ static void test_comm_attrs(void)
     CHECK(!has_nocopy, "MPI_COMM_NULL_COPY_FN does not copy");
     tr_print("comm: dup value=%d split value=%d null_copy_fn flag=%d dup_fn flag=%d "
              "same pointer=%d\n",
-             get_comm_int(b, key), get_comm_int(c, key), has_nocopy, has_dupfn,
-             p == &shared_value);
+             get_comm_int(b, key), get_comm_int(c, key), has_nocopy, has_dupfn, p == &shared_value);
     CHECK_INT(get_comm_int(b, key), 21);
     CHECK_INT(get_comm_int(c, key), -1);
     CHECK_INT(cnt.copies, 1);
 
     MPI_Comm_delete_attr(a, key);
-    tr_print("comm: after delete_attr value=%d deletes=%d\n", get_comm_int(a, key),
-             cnt.deletes);
+    tr_print("comm: after delete_attr value=%d deletes=%d\n", get_comm_int(a, key), cnt.deletes);
     MPI_Comm_free(&b);
     MPI_Comm_free(&c);
     MPI_Comm_free(&a);
@@ -158,8 +155,7 @@ static void test_type_attrs(void)
     int flag = 0;
     MPI_Type_get_attr(d, key, &val, &flag);
     CHECK(flag && *(int *)val == 6, "type attribute copied");
-    tr_print("type: dup flag=%d value=%d copies=%d\n", flag, flag ? *(int *)val : -1,
-             cnt.copies);
+    tr_print("type: dup flag=%d value=%d copies=%d\n", flag, flag ? *(int *)val : -1, cnt.copies);
     MPI_Type_delete_attr(t, key);
     MPI_Type_get_attr(t, key, &val, &flag);
     CHECK(!flag, "type attribute deleted");
@@ -186,8 +182,7 @@ static void test_win_attrs(void)
     int flag = 0;
     MPI_Win_get_attr(win, key, &val, &flag);
     CHECK(flag && *(int *)val == 4, "win attribute");
-    tr_print("win: flag=%d value=%d deletes=%d\n", flag, flag ? *(int *)val : -1,
-             cnt.deletes);
+    tr_print("win: flag=%d value=%d deletes=%d\n", flag, flag ? *(int *)val : -1, cnt.deletes);
     MPI_Win_free(&win);
     CHECK_INT(cnt.deletes, 2);
     tr_print("win: after free deletes=%d\n", cnt.deletes);
@@ -245,8 +240,8 @@ static void set_self_attr(void)
 static int check_self_deleted(void)
 {
     if (self_deleted != 1) {
-        fprintf(stderr, "FAIL [rank %d] MPI_COMM_SELF attribute deleted %d times\n",
-                tr_rank, self_deleted);
+        fprintf(stderr, "FAIL [rank %d] MPI_COMM_SELF attribute deleted %d times\n", tr_rank,
+                self_deleted);
         return 1;
     }
     tr_print("finalize: MPI_COMM_SELF attribute deleted once\n");

@@ -47,11 +47,10 @@ static inline void tr_begin(const char *name, int min_np, int max_np)
     if (tr_size < min_np || (max_np > 0 && tr_size > max_np)) {
         if (tr_rank == 0) {
             if (max_np > 0)
-                fprintf(stderr, "%s: needs %d..%d processes, got %d\n", name,
-                        min_np, max_np, tr_size);
+                fprintf(stderr, "%s: needs %d..%d processes, got %d\n", name, min_np, max_np,
+                        tr_size);
             else
-                fprintf(stderr, "%s: needs at least %d processes, got %d\n",
-                        name, min_np, tr_size);
+                fprintf(stderr, "%s: needs at least %d processes, got %d\n", name, min_np, tr_size);
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -82,8 +81,7 @@ static inline TR_PRINTF(1, 2) void tr_print_ranks(const char *fmt, ...)
     char *all = NULL;
     if (tr_rank == 0)
         all = malloc((size_t)tr_size * TR_LINE_MAX);
-    MPI_Gather(line, TR_LINE_MAX, MPI_CHAR, all, TR_LINE_MAX, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
+    MPI_Gather(line, TR_LINE_MAX, MPI_CHAR, all, TR_LINE_MAX, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (tr_rank == 0) {
         for (int r = 0; r < tr_size; r++)
             printf("rank %d: %s\n", r, all + (size_t)r * TR_LINE_MAX);
@@ -93,8 +91,8 @@ static inline TR_PRINTF(1, 2) void tr_print_ranks(const char *fmt, ...)
 }
 
 /* Records a failed check; used through CHECK(). */
-static inline TR_PRINTF(5, 6) void tr_check(int ok, const char *file, int line,
-                                            const char *expr, const char *fmt, ...)
+static inline TR_PRINTF(5, 6) void tr_check(int ok, const char *file, int line, const char *expr,
+                                            const char *fmt, ...)
 {
     if (ok)
         return;
@@ -106,8 +104,8 @@ static inline TR_PRINTF(5, 6) void tr_check(int ok, const char *file, int line,
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const char *base = strrchr(file, '/');
-    fprintf(out, "FAIL [rank %d] %s:%d: %s (%s)\n", tr_rank, base ? base + 1 : file,
-            line, msg, expr);
+    fprintf(out, "FAIL [rank %d] %s:%d: %s (%s)\n", tr_rank, base ? base + 1 : file, line, msg,
+            expr);
     fflush(out);
 }
 
@@ -115,21 +113,21 @@ static inline TR_PRINTF(5, 6) void tr_check(int ok, const char *file, int line,
 #define CHECK(cond, ...) tr_check(!!(cond), __FILE__, __LINE__, #cond, __VA_ARGS__)
 
 /* CHECK_INT(actual, expected): integer equality with both values reported. */
-#define CHECK_INT(actual, expected)                                            \
-    do {                                                                       \
-        long long tr_a_ = (long long)(actual), tr_e_ = (long long)(expected);  \
-        tr_check(tr_a_ == tr_e_, __FILE__, __LINE__, #actual " == " #expected, \
-                 "got %lld, expected %lld", tr_a_, tr_e_);                     \
+#define CHECK_INT(actual, expected)                                                                \
+    do {                                                                                           \
+        long long tr_a_ = (long long)(actual), tr_e_ = (long long)(expected);                      \
+        tr_check(tr_a_ == tr_e_, __FILE__, __LINE__, #actual " == " #expected,                     \
+                 "got %lld, expected %lld", tr_a_, tr_e_);                                         \
     } while (0)
 
 /* Fail hard: report and abort everything (for states the test cannot go on
  * from). */
-#define REQUIRE(cond, ...)                                                     \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            tr_check(0, __FILE__, __LINE__, #cond, __VA_ARGS__);               \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
-        }                                                                      \
+#define REQUIRE(cond, ...)                                                                         \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            tr_check(0, __FILE__, __LINE__, #cond, __VA_ARGS__);                                   \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
     } while (0)
 
 /* Collective over MPI_COMM_WORLD: sums the failures of all ranks, finalizes
@@ -151,43 +149,81 @@ static inline int tr_finish_with(int (*after_finalize)(void))
     return total == 0 ? 0 : 1;
 }
 
-static inline int tr_finish(void) { return tr_finish_with(NULL); }
+static inline int tr_finish(void)
+{
+    return tr_finish_with(NULL);
+}
 
 /* Name of a predefined MPI error class; "MPI_ERR_<unknown>" otherwise so that
  * no library-specific number is ever printed. */
 static inline const char *tr_errclass_name(int cls)
 {
-#define TR_EC(c) {c, #c}
-    static const struct { int cls; const char *name; } table[] = {
-        TR_EC(MPI_SUCCESS),        TR_EC(MPI_ERR_BUFFER),
-        TR_EC(MPI_ERR_COUNT),      TR_EC(MPI_ERR_TYPE),
-        TR_EC(MPI_ERR_TAG),        TR_EC(MPI_ERR_COMM),
-        TR_EC(MPI_ERR_RANK),       TR_EC(MPI_ERR_REQUEST),
-        TR_EC(MPI_ERR_ROOT),       TR_EC(MPI_ERR_GROUP),
-        TR_EC(MPI_ERR_OP),         TR_EC(MPI_ERR_TOPOLOGY),
-        TR_EC(MPI_ERR_DIMS),       TR_EC(MPI_ERR_ARG),
-        TR_EC(MPI_ERR_UNKNOWN),    TR_EC(MPI_ERR_TRUNCATE),
-        TR_EC(MPI_ERR_OTHER),      TR_EC(MPI_ERR_INTERN),
-        TR_EC(MPI_ERR_IN_STATUS),  TR_EC(MPI_ERR_PENDING),
-        TR_EC(MPI_ERR_KEYVAL),     TR_EC(MPI_ERR_NO_MEM),
-        TR_EC(MPI_ERR_BASE),       TR_EC(MPI_ERR_INFO_KEY),
-        TR_EC(MPI_ERR_INFO_VALUE), TR_EC(MPI_ERR_INFO_NOKEY),
-        TR_EC(MPI_ERR_SPAWN),      TR_EC(MPI_ERR_PORT),
-        TR_EC(MPI_ERR_SERVICE),    TR_EC(MPI_ERR_NAME),
-        TR_EC(MPI_ERR_WIN),        TR_EC(MPI_ERR_SIZE),
-        TR_EC(MPI_ERR_DISP),       TR_EC(MPI_ERR_INFO),
-        TR_EC(MPI_ERR_LOCKTYPE),   TR_EC(MPI_ERR_ASSERT),
-        TR_EC(MPI_ERR_RMA_CONFLICT), TR_EC(MPI_ERR_RMA_SYNC),
-        TR_EC(MPI_ERR_RMA_RANGE),  TR_EC(MPI_ERR_RMA_ATTACH),
-        TR_EC(MPI_ERR_RMA_SHARED), TR_EC(MPI_ERR_RMA_FLAVOR),
-        TR_EC(MPI_ERR_FILE),       TR_EC(MPI_ERR_NOT_SAME),
-        TR_EC(MPI_ERR_AMODE),      TR_EC(MPI_ERR_UNSUPPORTED_DATAREP),
-        TR_EC(MPI_ERR_UNSUPPORTED_OPERATION), TR_EC(MPI_ERR_NO_SUCH_FILE),
-        TR_EC(MPI_ERR_FILE_EXISTS), TR_EC(MPI_ERR_BAD_FILE),
-        TR_EC(MPI_ERR_ACCESS),     TR_EC(MPI_ERR_NO_SPACE),
-        TR_EC(MPI_ERR_QUOTA),      TR_EC(MPI_ERR_READ_ONLY),
-        TR_EC(MPI_ERR_FILE_IN_USE), TR_EC(MPI_ERR_DUP_DATAREP),
-        TR_EC(MPI_ERR_CONVERSION), TR_EC(MPI_ERR_IO),
+#define TR_EC(c)                                                                                   \
+    {                                                                                              \
+        c, #c                                                                                      \
+    }
+    static const struct {
+        int cls;
+        const char *name;
+    } table[] = {
+        TR_EC(MPI_SUCCESS),
+        TR_EC(MPI_ERR_BUFFER),
+        TR_EC(MPI_ERR_COUNT),
+        TR_EC(MPI_ERR_TYPE),
+        TR_EC(MPI_ERR_TAG),
+        TR_EC(MPI_ERR_COMM),
+        TR_EC(MPI_ERR_RANK),
+        TR_EC(MPI_ERR_REQUEST),
+        TR_EC(MPI_ERR_ROOT),
+        TR_EC(MPI_ERR_GROUP),
+        TR_EC(MPI_ERR_OP),
+        TR_EC(MPI_ERR_TOPOLOGY),
+        TR_EC(MPI_ERR_DIMS),
+        TR_EC(MPI_ERR_ARG),
+        TR_EC(MPI_ERR_UNKNOWN),
+        TR_EC(MPI_ERR_TRUNCATE),
+        TR_EC(MPI_ERR_OTHER),
+        TR_EC(MPI_ERR_INTERN),
+        TR_EC(MPI_ERR_IN_STATUS),
+        TR_EC(MPI_ERR_PENDING),
+        TR_EC(MPI_ERR_KEYVAL),
+        TR_EC(MPI_ERR_NO_MEM),
+        TR_EC(MPI_ERR_BASE),
+        TR_EC(MPI_ERR_INFO_KEY),
+        TR_EC(MPI_ERR_INFO_VALUE),
+        TR_EC(MPI_ERR_INFO_NOKEY),
+        TR_EC(MPI_ERR_SPAWN),
+        TR_EC(MPI_ERR_PORT),
+        TR_EC(MPI_ERR_SERVICE),
+        TR_EC(MPI_ERR_NAME),
+        TR_EC(MPI_ERR_WIN),
+        TR_EC(MPI_ERR_SIZE),
+        TR_EC(MPI_ERR_DISP),
+        TR_EC(MPI_ERR_INFO),
+        TR_EC(MPI_ERR_LOCKTYPE),
+        TR_EC(MPI_ERR_ASSERT),
+        TR_EC(MPI_ERR_RMA_CONFLICT),
+        TR_EC(MPI_ERR_RMA_SYNC),
+        TR_EC(MPI_ERR_RMA_RANGE),
+        TR_EC(MPI_ERR_RMA_ATTACH),
+        TR_EC(MPI_ERR_RMA_SHARED),
+        TR_EC(MPI_ERR_RMA_FLAVOR),
+        TR_EC(MPI_ERR_FILE),
+        TR_EC(MPI_ERR_NOT_SAME),
+        TR_EC(MPI_ERR_AMODE),
+        TR_EC(MPI_ERR_UNSUPPORTED_DATAREP),
+        TR_EC(MPI_ERR_UNSUPPORTED_OPERATION),
+        TR_EC(MPI_ERR_NO_SUCH_FILE),
+        TR_EC(MPI_ERR_FILE_EXISTS),
+        TR_EC(MPI_ERR_BAD_FILE),
+        TR_EC(MPI_ERR_ACCESS),
+        TR_EC(MPI_ERR_NO_SPACE),
+        TR_EC(MPI_ERR_QUOTA),
+        TR_EC(MPI_ERR_READ_ONLY),
+        TR_EC(MPI_ERR_FILE_IN_USE),
+        TR_EC(MPI_ERR_DUP_DATAREP),
+        TR_EC(MPI_ERR_CONVERSION),
+        TR_EC(MPI_ERR_IO),
     };
 #undef TR_EC
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)

@@ -17,7 +17,7 @@
 
 #include "check.h"
 
-#define W MPI_COMM_WORLD
+#define W    MPI_COMM_WORLD
 #define MAXP 8
 
 /* Formats n ints as "a b c" into one of a few rotating static buffers. */
@@ -34,7 +34,10 @@ static const char *ints(const int *v, int n)
 }
 
 /* Sum of 0..n-1. */
-static int tri(int n) { return n * (n - 1) / 2; }
+static int tri(int n)
+{
+    return n * (n - 1) / 2;
+}
 
 static void test_bcast_barrier(void)
 {
@@ -73,17 +76,17 @@ static void test_allreduce_ops(void)
 {
     int r = tr_rank, n = tr_size;
     int v, res;
-    struct { MPI_Op op; const char *name; int in; int expect; } cases[] = {
-        {MPI_SUM, "sum", r + 1, tri(n + 1)},
-        {MPI_MAX, "max", (r * 3) % (n + 1), 0},
-        {MPI_MIN, "min", 10 - r, 10 - (n - 1)},
-        {MPI_PROD, "prod", r % 3 + 1, 0},
-        {MPI_BAND, "band", 0xff ^ (1 << r), 0},
-        {MPI_BOR, "bor", 1 << r, (1 << n) - 1},
-        {MPI_BXOR, "bxor", 3, n % 2 ? 3 : 0},
-        {MPI_LAND, "land", r != 1, n < 2},
-        {MPI_LOR, "lor", r == n - 1, 1},
-        {MPI_LXOR, "lxor", 1, n % 2},
+    struct {
+        MPI_Op op;
+        const char *name;
+        int in;
+        int expect;
+    } cases[] = {
+        {MPI_SUM, "sum", r + 1, tri(n + 1)},    {MPI_MAX, "max", (r * 3) % (n + 1), 0},
+        {MPI_MIN, "min", 10 - r, 10 - (n - 1)}, {MPI_PROD, "prod", r % 3 + 1, 0},
+        {MPI_BAND, "band", 0xff ^ (1 << r), 0}, {MPI_BOR, "bor", 1 << r, (1 << n) - 1},
+        {MPI_BXOR, "bxor", 3, n % 2 ? 3 : 0},   {MPI_LAND, "land", r != 1, n < 2},
+        {MPI_LOR, "lor", r == n - 1, 1},        {MPI_LXOR, "lxor", 1, n % 2},
     };
     size_t ncases = sizeof cases / sizeof cases[0];
     /* Expected values that need a loop. */
@@ -101,15 +104,18 @@ static void test_allreduce_ops(void)
         v = cases[i].in;
         res = -12345;
         MPI_Allreduce(&v, &res, 1, MPI_INT, cases[i].op, W);
-        CHECK(res == cases[i].expect, "allreduce %s: got %d expected %d",
-              cases[i].name, res, cases[i].expect);
+        CHECK(res == cases[i].expect, "allreduce %s: got %d expected %d", cases[i].name, res,
+              cases[i].expect);
         tr_print("allreduce %s=%d\n", cases[i].name, res);
     }
 }
 
 static void test_maxloc(void)
 {
-    struct { double val; int loc; } in, mx, mn;
+    struct {
+        double val;
+        int loc;
+    } in, mx, mn;
     in.val = (double)(tr_rank % 3) + 0.5; /* ties between ranks r and r+3 */
     in.loc = tr_rank;
     MPI_Allreduce(&in, &mx, 1, MPI_DOUBLE_INT, MPI_MAXLOC, W);
@@ -119,8 +125,8 @@ static void test_maxloc(void)
     CHECK_INT(mx.loc, maxrank);
     CHECK(mn.val == 0.5, "minloc value %g", mn.val);
     CHECK_INT(mn.loc, 0);
-    tr_print("allreduce maxloc: value=%.1f loc=%d; minloc: value=%.1f loc=%d\n",
-             mx.val, mx.loc, mn.val, mn.loc);
+    tr_print("allreduce maxloc: value=%.1f loc=%d; minloc: value=%.1f loc=%d\n", mx.val, mx.loc,
+             mn.val, mn.loc);
 }
 
 /* Commutative user op: elementwise "max of absolute values". */
@@ -143,8 +149,8 @@ static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *type)
     const int *a = in;
     int *b = inout;
     for (int k = 0; k < *len; k++, a += 4, b += 4) {
-        int c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-                    a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+        int c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                    a[2] * b[1] + a[3] * b[3]};
         memcpy(b, c, sizeof c);
     }
 }
@@ -168,8 +174,8 @@ static void test_user_ops(void)
 
     /* Odd ranks contribute negative values (the op is not applied at all
      * with a single process, so rank 0's values are non-negative). */
-    int v[2] = {tr_rank % 2 ? -3 * tr_rank : tr_rank,
-                tr_rank % 2 ? -(tr_rank + 1) : tr_rank + 1}, res[2];
+    int v[2] = {tr_rank % 2 ? -3 * tr_rank : tr_rank, tr_rank % 2 ? -(tr_rank + 1) : tr_rank + 1},
+        res[2];
     MPI_Allreduce(v, res, 2, MPI_INT, absmax, W);
     int expect = 0;
     for (int k = 0; k < tr_size; k++) {
@@ -313,7 +319,10 @@ static void test_alltoall(void)
     int wcounts[MAXP] = {0}, wdispls[MAXP] = {0};
     MPI_Datatype stypes[MAXP], rtypes[MAXP];
     double sbuf[MAXP] = {0}, rbuf[MAXP] = {0};
-    union { int i; double d; } *su = (void *)sbuf, *ru = (void *)rbuf;
+    union {
+        int i;
+        double d;
+    } *su = (void *)sbuf, *ru = (void *)rbuf;
     for (int k = 0; k < n; k++) {
         wcounts[k] = 1;
         wdispls[k] = (int)(k * sizeof(double));

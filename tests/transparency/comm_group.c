@@ -17,7 +17,7 @@
 
 #include "check.h"
 
-#define W MPI_COMM_WORLD
+#define W    MPI_COMM_WORLD
 #define MAXP 8
 
 static const char *cmp_name(int result)
@@ -135,10 +135,10 @@ static void test_split(void)
     CHECK_INT(pr, tr_rank / 2);
     CHECK_INT(rr, tr_size - 1 - tr_rank);
     CHECK((undef == MPI_COMM_NULL) == (tr_rank != 0), "undefined colour");
-    tr_print_ranks("split parity=%s reversed=%s undefined=%s", where(parity),
-                   where(reversed), where(undef));
-    tr_print("compare(world, parity)=%s compare(world, reversed)=%s\n",
-             compare(W, parity), compare(W, reversed));
+    tr_print_ranks("split parity=%s reversed=%s undefined=%s", where(parity), where(reversed),
+                   where(undef));
+    tr_print("compare(world, parity)=%s compare(world, reversed)=%s\n", compare(W, parity),
+             compare(W, reversed));
 
     /* Sum of world ranks inside each parity communicator. */
     int sum = 0;
@@ -218,8 +218,7 @@ static void test_groups(void)
     }
     tr_print("translate world->evens:%s\n", line);
 
-    MPI_Group *all_groups[] = {&world, &first_last, &no_zero, &evens, &evens2,
-                               &uni, &inter, &diff};
+    MPI_Group *all_groups[] = {&world, &first_last, &no_zero, &evens, &evens2, &uni, &inter, &diff};
     for (size_t i = 0; i < sizeof all_groups / sizeof all_groups[0]; i++)
         MPI_Group_free(all_groups[i]);
     CHECK(world == MPI_GROUP_NULL, "group_free nulls the handle");
@@ -282,8 +281,8 @@ static void test_intercomm(void)
     /* Intercomm allreduce: each side gets the sum over the other side. */
     int v = tr_rank, sum = -1;
     MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter);
-    tr_print_ranks("intercomm: inter=%d local=%d remote=%d remote rank sum=%d", is_inter,
-                   lsize, rsize, sum);
+    tr_print_ranks("intercomm: inter=%d local=%d remote=%d remote rank sum=%d", is_inter, lsize,
+                   rsize, sum);
 
     MPI_Intercomm_merge(inter, color, &merged);
     int mr, world_of[MAXP];
@@ -308,8 +307,8 @@ static void test_cart(void)
     int fixed[3] = {0, 3, 0};
     MPI_Dims_create(12, 3, fixed);
     CHECK(fixed[0] == 2 && fixed[1] == 3 && fixed[2] == 2, "dims_create(12,{0,3,0})");
-    tr_print("dims_create(%d,2)={%d,%d} dims_create(12,{0,3,0})={%d,%d,%d}\n", tr_size,
-             dims[0], dims[1], fixed[0], fixed[1], fixed[2]);
+    tr_print("dims_create(%d,2)={%d,%d} dims_create(12,{0,3,0})={%d,%d,%d}\n", tr_size, dims[0],
+             dims[1], fixed[0], fixed[1], fixed[2]);
 
     int periods[2] = {1, 0};
     MPI_Comm cart;
@@ -323,8 +322,8 @@ static void test_cart(void)
     MPI_Cart_shift(cart, 0, 1, &src0, &dst0);
     MPI_Cart_shift(cart, 1, 1, &src1, &dst1);
 #define PN(x) ((x) == MPI_PROC_NULL ? -1 : (x))
-    tr_print_ranks("cart coords=(%d,%d) shift0 %d->%d shift1 %d->%d (-1 = PROC_NULL)",
-                   coords[0], coords[1], PN(src0), PN(dst0), PN(src1), PN(dst1));
+    tr_print_ranks("cart coords=(%d,%d) shift0 %d->%d shift1 %d->%d (-1 = PROC_NULL)", coords[0],
+                   coords[1], PN(src0), PN(dst0), PN(src1), PN(dst1));
 #undef PN
 
     int ndims, gdims[2], gper[2], gcoords[2];
@@ -375,8 +374,8 @@ static void test_graphs(void)
     /* Through a volatile pointer: gcc's -Wstringop-overread rejects Open
      * MPI's MPI_UNWEIGHTED sentinel passed directly as an array argument. */
     int *volatile unweighted = MPI_UNWEIGHTED;
-    MPI_Dist_graph_create_adjacent(W, 1, &left, unweighted, 1, &right, unweighted,
-                                   MPI_INFO_NULL, 0, &ring);
+    MPI_Dist_graph_create_adjacent(W, 1, &left, unweighted, 1, &right, unweighted, MPI_INFO_NULL, 0,
+                                   &ring);
     MPI_Topo_test(ring, &status);
     CHECK(status == MPI_DIST_GRAPH, "topo_test dist_graph");
     int indeg, outdeg, weighted;
@@ -385,8 +384,7 @@ static void test_graphs(void)
     int got = -1, v = tr_rank * 10;
     MPI_Neighbor_allgather(&v, 1, MPI_INT, &got, 1, MPI_INT, ring);
     CHECK_INT(got, left * 10);
-    tr_print_ranks("dist_graph ring: in=%d out=%d neighbor_allgather got %d", indeg,
-                   outdeg, got);
+    tr_print_ranks("dist_graph ring: in=%d out=%d neighbor_allgather got %d", indeg, outdeg, got);
     MPI_Comm_free(&ring);
 }
 

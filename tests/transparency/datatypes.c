@@ -19,12 +19,14 @@
 
 #include "check.h"
 
-#define W MPI_COMM_WORLD
+#define W    MPI_COMM_WORLD
 #define NBUF 128
 
 static const char *combiner_name(int c)
 {
-#define TR_CB(x) if (c == x) return #x
+#define TR_CB(x)                                                                                   \
+    if (c == x)                                                                                    \
+    return #x
     TR_CB(MPI_COMBINER_NAMED);
     TR_CB(MPI_COMBINER_DUP);
     TR_CB(MPI_COMBINER_CONTIGUOUS);
@@ -68,9 +70,8 @@ static const char *layout(MPI_Datatype t, int lb_ints)
 }
 
 /* Prints and checks size, extent, true extent and envelope of a type. */
-static void describe(const char *name, MPI_Datatype t, int size, MPI_Aint lb,
-                     MPI_Aint extent, MPI_Aint true_lb, MPI_Aint true_extent,
-                     int combiner)
+static void describe(const char *name, MPI_Datatype t, int size, MPI_Aint lb, MPI_Aint extent,
+                     MPI_Aint true_lb, MPI_Aint true_extent, int combiner)
 {
     int sz = -1;
     MPI_Aint l, e, tl, te;
@@ -81,11 +82,11 @@ static void describe(const char *name, MPI_Datatype t, int size, MPI_Aint lb,
     MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
     CHECK(sz == size, "%s size %d expected %d", name, sz, size);
     CHECK(l == lb && e == extent, "%s lb/extent %ld/%ld", name, (long)l, (long)e);
-    CHECK(tl == true_lb && te == true_extent, "%s true lb/extent %ld/%ld", name,
-          (long)tl, (long)te);
+    CHECK(tl == true_lb && te == true_extent, "%s true lb/extent %ld/%ld", name, (long)tl,
+          (long)te);
     CHECK(comb == combiner, "%s combiner %s", name, combiner_name(comb));
-    tr_print("%s: size=%d lb=%ld extent=%ld true_lb=%ld true_extent=%ld %s\n", name,
-             sz, (long)l, (long)e, (long)tl, (long)te, combiner_name(comb));
+    tr_print("%s: size=%d lb=%ld extent=%ld true_lb=%ld true_extent=%ld %s\n", name, sz, (long)l,
+             (long)e, (long)tl, (long)te, combiner_name(comb));
 }
 
 static void test_constructors(void)
@@ -122,8 +123,7 @@ static void test_constructors(void)
     int bdis[3] = {1, 5, 8};
     MPI_Type_create_indexed_block(3, 2, bdis, MPI_INT, &t);
     MPI_Type_commit(&t);
-    describe("indexed_block", t, 6 * I, I, 9 * I, I, 9 * I,
-             MPI_COMBINER_INDEXED_BLOCK);
+    describe("indexed_block", t, 6 * I, I, 9 * I, I, 9 * I, MPI_COMBINER_INDEXED_BLOCK);
     tr_print("indexed_block: elements %s\n", layout(t, 0));
     MPI_Type_free(&t);
 
@@ -143,8 +143,7 @@ static void test_constructors(void)
     MPI_Type_commit(&r);
     MPI_Type_commit(&t);
     describe("resized", r, I, -I, 3 * I, 0, I, MPI_COMBINER_RESIZED);
-    describe("contiguous(resized)", t, 3 * I, -I, 9 * I, 0, 7 * I,
-             MPI_COMBINER_CONTIGUOUS);
+    describe("contiguous(resized)", t, 3 * I, -I, 9 * I, 0, 7 * I, MPI_COMBINER_CONTIGUOUS);
     tr_print("contiguous(resized): elements %s\n", layout(t, 0));
     MPI_Type_free(&t);
     MPI_Type_free(&r);
@@ -166,8 +165,7 @@ static void test_subarray_darray(void)
     MPI_Type_create_subarray(3, sizes3, sub3, start3, MPI_ORDER_C, MPI_INT, &t);
     MPI_Type_commit(&t);
     /* first element (1,1,2) = 27, last (2,2,3) = 53 */
-    describe("subarray3d", t, 8 * I, 0, 60 * I, 27 * I, 27 * I,
-             MPI_COMBINER_SUBARRAY);
+    describe("subarray3d", t, 8 * I, 0, 60 * I, 27 * I, 27 * I, MPI_COMBINER_SUBARRAY);
     tr_print("subarray3d: elements %s\n", layout(t, 0));
     MPI_Type_free(&t);
 
@@ -177,8 +175,7 @@ static void test_subarray_darray(void)
     int gsizes[2] = {4, 6}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
     int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {2, 2};
     for (int vr = 0; vr < 4; vr++) {
-        MPI_Type_create_darray(4, vr, 2, gsizes, distribs, dargs, psizes,
-                               MPI_ORDER_C, MPI_INT, &t);
+        MPI_Type_create_darray(4, vr, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &t);
         MPI_Type_commit(&t);
         int sz;
         MPI_Aint lb, ext;
@@ -187,8 +184,8 @@ static void test_subarray_darray(void)
         /* columns 0,1,4,5 go to grid column 0, columns 2,3 to column 1 */
         CHECK_INT(sz, 2 * (vr % 2 == 0 ? 4 : 2) * I);
         CHECK(lb == 0 && ext == 24 * I, "darray extent %ld", (long)ext);
-        tr_print("darray rank %d: size=%d extent=%ld elements %s\n", vr, sz,
-                 (long)ext, layout(t, 0));
+        tr_print("darray rank %d: size=%d extent=%ld elements %s\n", vr, sz, (long)ext,
+                 layout(t, 0));
         MPI_Type_free(&t);
     }
 }
@@ -203,8 +200,7 @@ struct rec {
 static MPI_Datatype make_rec_type(void)
 {
     int bl[3] = {1, 1, 2};
-    MPI_Aint dis[3] = {offsetof(struct rec, c), offsetof(struct rec, d),
-                       offsetof(struct rec, i)};
+    MPI_Aint dis[3] = {offsetof(struct rec, c), offsetof(struct rec, d), offsetof(struct rec, i)};
     MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, s, t;
     MPI_Type_create_struct(3, bl, dis, types, &s);
     MPI_Type_create_resized(s, 0, sizeof(struct rec), &t);
@@ -216,14 +212,12 @@ static MPI_Datatype make_rec_type(void)
 static void test_struct_dup_contents(void)
 {
     int bl[3] = {1, 1, 2};
-    MPI_Aint dis[3] = {offsetof(struct rec, c), offsetof(struct rec, d),
-                       offsetof(struct rec, i)};
+    MPI_Aint dis[3] = {offsetof(struct rec, c), offsetof(struct rec, d), offsetof(struct rec, i)};
     MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, s;
     MPI_Type_create_struct(3, bl, dis, types, &s);
     MPI_Type_commit(&s);
     int rsize = (int)(1 + sizeof(double) + 2 * sizeof(int));
-    describe("struct", s, rsize, 0, sizeof(struct rec), 0, sizeof(struct rec),
-             MPI_COMBINER_STRUCT);
+    describe("struct", s, rsize, 0, sizeof(struct rec), 0, sizeof(struct rec), MPI_COMBINER_STRUCT);
 
     int ni, na, nd, comb;
     MPI_Type_get_envelope(s, &ni, &na, &nd, &comb);
@@ -234,10 +228,9 @@ static void test_struct_dup_contents(void)
     MPI_Type_get_contents(s, 4, 3, 3, ci, ca, ct);
     CHECK(ci[0] == 3 && ci[1] == 1 && ci[2] == 1 && ci[3] == 2, "struct contents ints");
     CHECK(ca[1] == dis[1] && ca[2] == dis[2], "struct contents addresses");
-    CHECK(ct[0] == MPI_CHAR && ct[1] == MPI_DOUBLE && ct[2] == MPI_INT,
-          "struct contents types");
-    tr_print("struct contents: ints=%d,%d,%d,%d types_match=%d\n", ci[0], ci[1], ci[2],
-             ci[3], ct[0] == MPI_CHAR && ct[1] == MPI_DOUBLE && ct[2] == MPI_INT);
+    CHECK(ct[0] == MPI_CHAR && ct[1] == MPI_DOUBLE && ct[2] == MPI_INT, "struct contents types");
+    tr_print("struct contents: ints=%d,%d,%d,%d types_match=%d\n", ci[0], ci[1], ci[2], ci[3],
+             ct[0] == MPI_CHAR && ct[1] == MPI_DOUBLE && ct[2] == MPI_INT);
 
     /* Vector contents: ints {count, blocklength, stride}, one datatype. */
     MPI_Datatype v, inner;
@@ -251,8 +244,8 @@ static void test_struct_dup_contents(void)
     int vt_comb;
     MPI_Type_get_envelope(vt, &ni, &na, &nd, &vt_comb);
     CHECK(vt_comb == MPI_COMBINER_CONTIGUOUS, "vector inner type combiner");
-    tr_print("vector contents: count=%d blocklength=%d stride=%d inner=%s\n", vi[0],
-             vi[1], vi[2], combiner_name(vt_comb));
+    tr_print("vector contents: count=%d blocklength=%d stride=%d inner=%s\n", vi[0], vi[1], vi[2],
+             combiner_name(vt_comb));
     MPI_Type_free(&vt); /* derived types returned by get_contents are new */
 
     MPI_Datatype d;
@@ -322,8 +315,7 @@ static void test_pack_external(void)
     char hex[64];
     for (int i = 0; i < 16; i++)
         snprintf(hex + 2 * i, 3, "%02x", buf[i]);
-    CHECK(strcmp(hex, "01020304fffffffe3ff8000000000000") == 0, "external32 bytes %s",
-          hex);
+    CHECK(strcmp(hex, "01020304fffffffe3ff8000000000000") == 0, "external32 bytes %s", hex);
     tr_print("pack_external: sizes=%ld,%ld bytes=%s\n", (long)isz, (long)dsz, hex);
 
     int a2[2] = {0, 0};
@@ -393,10 +385,10 @@ static void test_send_recv_types(void)
 
         int report[8];
         MPI_Recv(report, 8, MPI_INT, 1, 3, W, MPI_STATUS_IGNORE);
-        tr_print("vector->indexed: column %d %d %d %d\n", report[0], report[1],
-                 report[2], report[3]);
-        tr_print("struct[3]->struct: c[2]='%c' d[1]*2=%d i[5]=%d elements=%d\n",
-                 report[4], report[5], report[6], report[7]);
+        tr_print("vector->indexed: column %d %d %d %d\n", report[0], report[1], report[2],
+                 report[3]);
+        tr_print("struct[3]->struct: c[2]='%c' d[1]*2=%d i[5]=%d elements=%d\n", report[4],
+                 report[5], report[6], report[7]);
     } else if (tr_rank == 1) {
         int dst[8];
         for (int i = 0; i < 8; i++)
@@ -421,13 +413,13 @@ static void test_send_recv_types(void)
         MPI_Recv(&cols, 1, ct, 0, 2, W, &st);
         MPI_Get_elements(&st, ct, &elems);
         CHECK_INT(elems, 12);
-        CHECK(cols.c[0] == 'a' && cols.c[2] == 'c' && cols.d[1] == 1.5 &&
-                  cols.i[0] == 0 && cols.i[5] == 21,
+        CHECK(cols.c[0] == 'a' && cols.c[2] == 'c' && cols.d[1] == 1.5 && cols.i[0] == 0 &&
+                  cols.i[5] == 21,
               "records");
         MPI_Type_free(&ct);
 
-        int report[8] = {dst[0], dst[2], dst[4], dst[6], cols.c[2],
-                         (int)(cols.d[1] * 2), cols.i[5], elems};
+        int report[8] = {dst[0],    dst[2], dst[4], dst[6], cols.c[2], (int)(cols.d[1] * 2),
+                         cols.i[5], elems};
         MPI_Send(report, 8, MPI_INT, 0, 3, W);
     }
 }
@@ -452,10 +444,9 @@ static void test_partial_get_elements(void)
 
         int report[5];
         MPI_Recv(report, 5, MPI_INT, 1, 6, W, MPI_STATUS_IGNORE);
-        tr_print("partial ints: count_undefined=%d elements=%d elements_x=%d\n",
-                 report[0], report[1], report[2]);
-        tr_print("partial struct: count_undefined=%d elements=%d\n", report[3],
-                 report[4]);
+        tr_print("partial ints: count_undefined=%d elements=%d elements_x=%d\n", report[0],
+                 report[1], report[2]);
+        tr_print("partial struct: count_undefined=%d elements=%d\n", report[3], report[4]);
     } else if (tr_rank == 1) {
         MPI_Datatype pair;
         MPI_Type_contiguous(2, MPI_INT, &pair);
@@ -485,8 +476,8 @@ static void test_partial_get_elements(void)
         CHECK(in.c == 'x' && in.d == 9.0 && in.i[0] == -1, "partial struct values");
         MPI_Type_free(&rt);
 
-        int report[5] = {count == MPI_UNDEFINED, elems, (int)elems_x,
-                         scount == MPI_UNDEFINED, selems};
+        int report[5] = {count == MPI_UNDEFINED, elems, (int)elems_x, scount == MPI_UNDEFINED,
+                         selems};
         MPI_Send(report, 5, MPI_INT, 0, 6, W);
     }
 }

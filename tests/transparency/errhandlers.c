@@ -83,8 +83,7 @@ static void test_truncation(void)
         MPI_Irecv(&a, 1, MPI_INT, 1, 2, W, &reqs[0]);
         MPI_Irecv(&b, 1, MPI_INT, 1, 3, W, &reqs[1]);
         rc = MPI_Waitall(2, reqs, sts);
-        expect_class("waitall with a truncated receive: return code", rc,
-                     MPI_ERR_IN_STATUS);
+        expect_class("waitall with a truncated receive: return code", rc, MPI_ERR_IN_STATUS);
         expect_class("waitall status[0].MPI_ERROR", sts[0].MPI_ERROR, MPI_ERR_TRUNCATE);
         /* status[1] is not printed: Open MPI completes the second request
          * (MPI_SUCCESS), MPICH may leave it MPI_ERR_PENDING and active. */
@@ -153,16 +152,16 @@ static void test_user_handler(void)
     int len = 0;
     MPI_Error_string(code, str, &len);
     CHECK(strcmp(str, "transparency: user error code") == 0, "user error string");
-    tr_print("user code: class matches=%d string=\"%s\" lastusedcode>=class: %d\n",
-             code_cls == cls, str, flag && last >= cls);
+    tr_print("user code: class matches=%d string=\"%s\" lastusedcode>=class: %d\n", code_cls == cls,
+             str, flag && last >= cls);
     MPI_Error_string(cls, str, &len);
     tr_print("user class: string=\"%s\"\n", str);
 
     MPI_Comm_call_errhandler(dup, code);
     CHECK_INT(handler_calls, 3);
     CHECK_INT(handler_last_class, cls);
-    tr_print("call_errhandler(user code): calls=%d class is user class=%d\n",
-             handler_calls, handler_last_class == cls);
+    tr_print("call_errhandler(user code): calls=%d class is user class=%d\n", handler_calls,
+             handler_last_class == cls);
 
     MPI_Errhandler_free(&eh);
     MPI_Comm_free(&dup);

@@ -23,7 +23,7 @@
 #include "check.h"
 
 #define NTHREADS 4
-#define ROUNDS 10
+#define ROUNDS   10
 
 static const struct {
     const char *arg;
@@ -57,8 +57,7 @@ static void *ring_worker(void *arg)
     for (int round = 0; round < ROUNDS; round++) {
         int out = rank * 1000 + job->id * 100 + round, in = -1;
         MPI_Status st;
-        MPI_Sendrecv(&out, 1, MPI_INT, right, round, &in, 1, MPI_INT, left, round,
-                     job->comm, &st);
+        MPI_Sendrecv(&out, 1, MPI_INT, right, round, &in, 1, MPI_INT, left, round, job->comm, &st);
         if (in != left * 1000 + job->id * 100 + round || st.MPI_TAG != round)
             job->failures++;
     }
@@ -81,8 +80,7 @@ static void run_threads(int n, int concurrent)
         MPI_Comm_dup(MPI_COMM_WORLD, &jobs[t].comm);
     }
     for (int t = 0; t < n; t++) {
-        REQUIRE(pthread_create(&tids[t], NULL, ring_worker, &jobs[t]) == 0,
-                "pthread_create");
+        REQUIRE(pthread_create(&tids[t], NULL, ring_worker, &jobs[t]) == 0, "pthread_create");
         if (!concurrent)
             pthread_join(tids[t], NULL);
     }
@@ -94,8 +92,8 @@ static void run_threads(int n, int concurrent)
         CHECK(jobs[t].failures == 0, "thread %d: %d bad rounds", t, jobs[t].failures);
         CHECK(jobs[t].sum == expect, "thread %d: allreduce %d", t, jobs[t].sum);
         CHECK(jobs[t].not_main, "thread %d: is_thread_main must be false", t);
-        tr_print("thread %d: %d sendrecv rounds ok=%d allreduce=%d is_thread_main=%d\n",
-                 t, ROUNDS, jobs[t].failures == 0, jobs[t].sum, !jobs[t].not_main);
+        tr_print("thread %d: %d sendrecv rounds ok=%d allreduce=%d is_thread_main=%d\n", t, ROUNDS,
+                 jobs[t].failures == 0, jobs[t].sum, !jobs[t].not_main);
         MPI_Comm_free(&jobs[t].comm);
     }
 }
@@ -123,8 +121,7 @@ int main(int argc, char **argv)
     MPI_Is_thread_main(&is_main);
     CHECK_INT(queried, provided);
     CHECK(is_main, "is_thread_main on the main thread");
-    tr_print("query_thread == provided: %d, is_thread_main: %d\n", queried == provided,
-             is_main);
+    tr_print("query_thread == provided: %d, is_thread_main: %d\n", queried == provided, is_main);
 
     if (required == MPI_THREAD_SERIALIZED && enough)
         run_threads(2, 0);

@@ -22,12 +22,12 @@ static int check_after_finalize(void)
     int version = 0, subversion = 0;
     MPI_Get_version(&version, &subversion);
     if (!initialized || !finalized || version != version_before) {
-        fprintf(stderr, "FAIL [rank %d] after finalize: initialized=%d finalized=%d\n",
-                tr_rank, initialized, finalized);
+        fprintf(stderr, "FAIL [rank %d] after finalize: initialized=%d finalized=%d\n", tr_rank,
+                initialized, finalized);
         failures++;
     }
-    tr_print("after finalize: initialized=%d finalized=%d version unchanged=%d\n",
-             initialized, finalized, version == version_before);
+    tr_print("after finalize: initialized=%d finalized=%d version unchanged=%d\n", initialized,
+             finalized, version == version_before);
     return failures;
 }
 

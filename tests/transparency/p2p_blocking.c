@@ -185,8 +185,8 @@ static void test_zero_byte(void)
         CHECK_INT(count, 0);
         CHECK_INT(elems, 0);
         CHECK_INT(buf[0], 9);
-        tr_print("zero-byte: source=%d tag=%d count=%d elements=%d\n",
-                 st.MPI_SOURCE, st.MPI_TAG, count, elems);
+        tr_print("zero-byte: source=%d tag=%d count=%d elements=%d\n", st.MPI_SOURCE, st.MPI_TAG,
+                 count, elems);
     }
 }
 
@@ -218,8 +218,7 @@ static void test_get_count(void)
         CHECK(count == MPI_UNDEFINED, "pair count %d", count);
         CHECK_INT(elems, 5);
         CHECK_INT(buf[4], 5);
-        tr_print("get_count: pair count_undefined=%d elements=%d\n",
-                 count == MPI_UNDEFINED, elems);
+        tr_print("get_count: pair count_undefined=%d elements=%d\n", count == MPI_UNDEFINED, elems);
         MPI_Type_free(&pair);
     }
 }

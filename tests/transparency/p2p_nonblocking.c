@@ -19,7 +19,7 @@
 
 #include "check.h"
 
-#define W MPI_COMM_WORLD
+#define W      MPI_COMM_WORLD
 #define MAXREQ 16
 
 /* Fan-in used by the completion tests: every rank r > 0 sends the two values
@@ -51,8 +51,7 @@ static int fan_in_expected(int base, int i)
 }
 
 /* Checks all fan-in values, and that each index completed exactly once. */
-static void check_fan_in(const char *what, int base, int n, const int *vals,
-                         const int *done)
+static void check_fan_in(const char *what, int base, int n, const int *vals, const int *done)
 {
     int sum = 0;
     for (int i = 0; i < n; i++) {
@@ -215,8 +214,7 @@ static void test_testany(void)
     int idx = 0, flag = 0;
     MPI_Testany(n, reqs, &idx, &flag, MPI_STATUS_IGNORE);
     CHECK(flag && idx == MPI_UNDEFINED, "testany on null requests: flag %d", flag);
-    tr_print("testany: all-null flag=%d index_undefined=%d\n", flag,
-             idx == MPI_UNDEFINED);
+    tr_print("testany: all-null flag=%d index_undefined=%d\n", flag, idx == MPI_UNDEFINED);
 }
 
 static void test_testsome(void)
@@ -260,8 +258,8 @@ static void test_get_status(void)
         CHECK_INT(st.MPI_TAG, 9);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         CHECK_INT(v, 31);
-        tr_print("request_get_status: flag=%d source=%d tag=%d value=%d\n", flag,
-                 st.MPI_SOURCE, st.MPI_TAG, v);
+        tr_print("request_get_status: flag=%d source=%d tag=%d value=%d\n", flag, st.MPI_SOURCE,
+                 st.MPI_TAG, v);
     }
 }
 

@@ -13,7 +13,7 @@
 
 #include "check.h"
 
-#define W MPI_COMM_WORLD
+#define W      MPI_COMM_WORLD
 #define ROUNDS 4
 
 /* Ring: each round every rank sends {round, rank} right and receives from
@@ -48,8 +48,7 @@ static void test_ring(void)
 
 /* Rank 0 sends a value, rank 1 echoes it doubled; both sides use persistent
  * requests created with the given send-init function. */
-typedef int (*send_init_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm,
-                            MPI_Request *);
+typedef int (*send_init_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 
 static void echo(const char *what, send_init_fn send_init, int tag)
 {
@@ -151,8 +150,7 @@ static void test_inactive(void)
     CHECK(flag, "test on inactive persistent request");
     MPI_Request_free(&req);
     tr_print("inactive: wait empty status=%d test flag=%d\n",
-             st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && count == 0,
-             flag);
+             st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && count == 0, flag);
 }
 
 int main(int argc, char **argv)

@@ -106,8 +106,7 @@ static void test_probe_specific_tag(void)
             CHECK_INT(count, 2 * (st.MPI_TAG - 20 + 1));
             CHECK(check_pattern(buf, count, st.MPI_TAG), "tag %d payload", st.MPI_TAG);
             tr_print("probe tag %s: got tag=%d count=%d\n",
-                     order[k] == MPI_ANY_TAG ? "ANY" : (k == 0 ? "22" : "20"),
-                     st.MPI_TAG, count);
+                     order[k] == MPI_ANY_TAG ? "ANY" : (k == 0 ? "22" : "20"), st.MPI_TAG, count);
             free(buf);
         }
     }
@@ -154,8 +153,8 @@ static void test_matched_probe(void)
     for (int r = 1; r < tr_size; r++) {
         CHECK_INT(counts[0][r], r + 1);
         CHECK_INT(counts[1][r], r + 1);
-        tr_print("mprobe: source=%d count=%d; improbe: source=%d count=%d\n", r,
-                 counts[0][r], r, counts[1][r]);
+        tr_print("mprobe: source=%d count=%d; improbe: source=%d count=%d\n", r, counts[0][r], r,
+                 counts[1][r]);
     }
 }
 

@@ -16,9 +16,9 @@
 
 #include "check.h"
 
-#define W MPI_COMM_WORLD
+#define W          MPI_COMM_WORLD
 #define PER_SENDER 6
-#define MAXMSG (8 * PER_SENDER)
+#define MAXMSG     (8 * PER_SENDER)
 
 struct msg {
     int source, tag, seq;
@@ -80,8 +80,8 @@ static void check_order(const char *what, const struct msg *m, int n, int by_tag
         last[r][0] = last[r][1] = last[r][2] = -1;
     for (int i = 0; i < n; i++) {
         int t = by_tag ? m[i].tag : 0;
-        CHECK(m[i].seq > last[m[i].source][t], "%s: message %d from %d overtook",
-              what, m[i].seq, m[i].source);
+        CHECK(m[i].seq > last[m[i].source][t], "%s: message %d from %d overtook", what, m[i].seq,
+              m[i].source);
         last[m[i].source][t] = m[i].seq;
     }
 }
@@ -91,8 +91,7 @@ static void print_sorted(const char *what, struct msg *m, int n)
     qsort(m, (size_t)n, sizeof *m, cmp_msg);
     tr_print("%s: %d messages\n", what, n);
     for (int i = 0; i < n; i++)
-        tr_print("%s:   source=%d tag=%d seq=%d\n", what, m[i].source, m[i].tag,
-                 m[i].seq);
+        tr_print("%s:   source=%d tag=%d seq=%d\n", what, m[i].source, m[i].tag, m[i].seq);
 }
 
 static void test_any_source_any_tag(void)

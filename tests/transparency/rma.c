@@ -21,8 +21,8 @@
 
 #include "check.h"
 
-#define W MPI_COMM_WORLD
-#define MAXP 8
+#define W          MPI_COMM_WORLD
+#define MAXP       8
 #define INCREMENTS 20
 
 static const char *flavor_name(int f)
@@ -52,8 +52,8 @@ static MPI_Aint alloc_win(int nints, int **mem, MPI_Win *win)
 }
 
 /* Checks and prints the predefined window attributes. */
-static void check_win_attrs(const char *what, MPI_Win win, MPI_Comm comm, void *base,
-                            MPI_Aint size, int disp_unit, int flavor)
+static void check_win_attrs(const char *what, MPI_Win win, MPI_Comm comm, void *base, MPI_Aint size,
+                            int disp_unit, int flavor)
 {
     void *b = NULL;
     MPI_Aint *s = NULL;
@@ -79,8 +79,8 @@ static void check_win_attrs(const char *what, MPI_Win win, MPI_Comm comm, void *
     CHECK_INT(gsize, csize);
     /* The memory model is checked but not printed: it is implementation
      * specific. */
-    tr_print("%s: base==local %d size=%ld disp_unit=%d %s group size==comm size %d\n",
-             what, b == base, (long)*s, *d, flavor_name(*f), gsize == csize);
+    tr_print("%s: base==local %d size=%ld disp_unit=%d %s group size==comm size %d\n", what,
+             b == base, (long)*s, *d, flavor_name(*f), gsize == csize);
 }
 
 /* Win_create + fence: puts, gets and accumulates between all ranks. */
@@ -92,8 +92,7 @@ static void test_fence(void)
         mem[i] = -1;
     MPI_Win win;
     MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, W, &win);
-    check_win_attrs("win_create", win, W, mem, sizeof mem, sizeof(int),
-                    MPI_WIN_FLAVOR_CREATE);
+    check_win_attrs("win_create", win, W, mem, sizeof mem, sizeof(int), MPI_WIN_FLAVOR_CREATE);
 
     /* Every rank writes its rank into slot [r] of every window. */
     MPI_Win_fence(0, win);
@@ -122,8 +121,7 @@ static void test_fence(void)
     }
     int res[2] = {mem[MAXP], mem[MAXP + 1]};
     MPI_Bcast(res, 2, MPI_INT, 0, W);
-    tr_print("fence: get from right=%d accumulate sum=%d replace=%d\n", got, res[0],
-             res[1]);
+    tr_print("fence: get from right=%d accumulate sum=%d replace=%d\n", got, res[0], res[1]);
     MPI_Win_free(&win);
 }
 
@@ -136,8 +134,7 @@ static void test_pscw(void)
     int *mem;
     MPI_Win win;
     MPI_Aint bytes = alloc_win(2, &mem, &win);
-    check_win_attrs("win_allocate", win, W, mem, bytes, sizeof(int),
-                    MPI_WIN_FLAVOR_ALLOCATE);
+    check_win_attrs("win_allocate", win, W, mem, bytes, sizeof(int), MPI_WIN_FLAVOR_ALLOCATE);
     mem[0] = mem[1] = -1;
     MPI_Barrier(W);
 
@@ -185,8 +182,7 @@ static void test_locks(void)
     MPI_Get(&total, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
     MPI_Win_unlock(0, win);
     CHECK_INT(total, INCREMENTS * tr_size);
-    tr_print_ranks("exclusive-lock counter: %d (expected %d)", total,
-                   INCREMENTS * tr_size);
+    tr_print_ranks("exclusive-lock counter: %d (expected %d)", total, INCREMENTS * tr_size);
     MPI_Win_free(&win);
 }
 
@@ -230,8 +226,8 @@ static void test_lock_all(void)
     MPI_Request reqs[3];
     MPI_Rput(&r, 1, MPI_INT, right, RPUT + r, 1, MPI_INT, win, &reqs[0]);
     MPI_Raccumulate(&val, 1, MPI_INT, 0, RACC, 1, MPI_INT, MPI_SUM, win, &reqs[1]);
-    MPI_Rget_accumulate(&val, 1, MPI_INT, &gacc_old, 1, MPI_INT, 0, GACC, 1, MPI_INT,
-                        MPI_SUM, win, &reqs[2]);
+    MPI_Rget_accumulate(&val, 1, MPI_INT, &gacc_old, 1, MPI_INT, 0, GACC, 1, MPI_INT, MPI_SUM, win,
+                        &reqs[2]);
     MPI_Status sts[3];
     MPI_Waitall(3, reqs, sts);
     MPI_Win_flush_local_all(win);
@@ -245,12 +241,9 @@ static void test_lock_all(void)
     MPI_Request rg;
     MPI_Rget(&fao, 1, MPI_INT, 0, FAO, 1, MPI_INT, win, &rg);
     MPI_Wait(&rg, MPI_STATUS_IGNORE);
-    MPI_Get_accumulate(NULL, 0, MPI_INT, &cas, 1, MPI_INT, 0, CAS, 1, MPI_INT,
-                       MPI_NO_OP, win);
-    MPI_Get_accumulate(NULL, 0, MPI_INT, &racc, 1, MPI_INT, 0, RACC, 1, MPI_INT,
-                       MPI_NO_OP, win);
-    MPI_Get_accumulate(NULL, 0, MPI_INT, &gacc, 1, MPI_INT, 0, GACC, 1, MPI_INT,
-                       MPI_NO_OP, win);
+    MPI_Get_accumulate(NULL, 0, MPI_INT, &cas, 1, MPI_INT, 0, CAS, 1, MPI_INT, MPI_NO_OP, win);
+    MPI_Get_accumulate(NULL, 0, MPI_INT, &racc, 1, MPI_INT, 0, RACC, 1, MPI_INT, MPI_NO_OP, win);
+    MPI_Get_accumulate(NULL, 0, MPI_INT, &gacc, 1, MPI_INT, 0, GACC, 1, MPI_INT, MPI_NO_OP, win);
     MPI_Win_flush_local(0, win);
     MPI_Win_unlock_all(win);
     MPI_Win_lock(MPI_LOCK_SHARED, r, 0, win);

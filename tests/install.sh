@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# install.sh BUILD-DIR MPI
+# `cmake --install` into a scratch prefix, then use wisp as a user would:
+# pkg-config with -lwisp (shared), find_package(wisp) with the shared and the
+# static library, and the installed wisprun. Linked programs run under the
+# plain mpiexec: wisp must be active without LD_PRELOAD.
+set -u
+build=$1 mpi=$2
+src=$(cd "$(dirname "$0")" && pwd)/install
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+mpiexec=(mpiexec.$mpi -n 2)
+[ "$mpi" = mpich ] || mpiexec+=(--oversubscribe --allow-run-as-root)
+
+cmake --install "$build" --prefix "$prefix" >/dev/null || fail "cmake --install"
+for f in include/wisp.h bin/wisprun bin/wisp-info; do [ -e "$prefix/$f" ] || fail "$f not installed"; done
+libdir=$(dirname "$(find "$prefix" -name libwisp.so | head -n 1)")
+[ -e "$libdir/libwisp.a" ] || fail "libwisp.a not installed"
+
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# shellcheck disable=SC2046
+"mpicc.$mpi" "$src/app.c" -o "$prefix/app_pc" $(pkg-config --cflags --libs wisp) -Wl,-rpath,"$libdir" ||
+    fail "build with pkg-config"
+out=$("${mpiexec[@]}" "$prefix/app_pc") && [[ "$out" == "linked: ok"* ]] || fail "pkg-config program: $out"
+
+cmake -S "$src" -B "$prefix/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
+    cmake --build "$prefix/consumer" >/dev/null || fail "find_package(wisp) build"
+for app in app_shared app_static; do
+    out=$("${mpiexec[@]}" "$prefix/consumer/$app") && [[ "$out" == "linked: ok"* ]] || fail "$app: $out"
+done
+dry=$("$prefix/bin/wisprun" --dry-run -n 2 ./app)
+[[ "$dry" == *"$(basename "$prefix")/bin/../"*"/libwisp.so"* ]] || fail "installed wisprun does not preload the installed library: $dry"
+out=$("$prefix/bin/wisprun" -n 2 "$prefix/consumer/app_shared") && [[ "$out" == "linked: ok"* ]] ||
+    fail "installed wisprun: $out"
+"$prefix/bin/wisprun" --help-env | grep -q '^WISP_STATS' || fail "installed wisprun --help-env"
+[ $failed = 1 ] || echo "ok: installed to a scratch prefix and used through pkg-config, find_package, wisprun"
+exit $failed
