@@ -56,6 +56,12 @@ WISP_API int wisp_machine_numa_nodes(void);
  *  binding), 0 before MPI_Init. */
 WISP_API int wisp_bound_cores(void);
 
+/** @return 1 if `p` points into the node's shared heap (memory that every
+ *  process of the node can reach at the same address: what the malloc family
+ *  and MPI_Alloc_mem return between MPI_Init and MPI_Finalize unless
+ *  WISP_SHM=off or the partition was full), else 0. */
+WISP_API int wisp_heap_contains(const void *p);
+
 #ifdef __cplusplus
 }
 #endif

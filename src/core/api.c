@@ -2,6 +2,7 @@
 #include "wisp.h"
 
 #include "core/topo.h"
+#include "shm/heap.h"
 
 const char *wisp_version(void)
 {
@@ -58,4 +59,9 @@ int wisp_machine_numa_nodes(void)
 int wisp_bound_cores(void)
 {
     return wisp_topo.bound_cores;
+}
+
+int wisp_heap_contains(const void *p)
+{
+    return wisp_shm_heap_contains(p);
 }

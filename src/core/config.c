@@ -42,6 +42,33 @@ static int parse_int(const char *s, int64_t *out)
     return 0;
 }
 
+/* Bytes, with an optional binary unit: 512, 64k, 8M, 4G, 1T. */
+static int parse_size(const char *s, int64_t *out)
+{
+    static const char units[] = "kmgt";
+    char *end;
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    if (*end) {
+        const char *unit = strchr(units, tolower((unsigned char)*end));
+        if (!unit || end[1])
+            return -1;
+        for (const char *u = units; u <= unit; u++) {
+            if (v > (unsigned long long)INT64_MAX / 1024)
+                return -1;
+            v *= 1024;
+        }
+    }
+    if (v > (unsigned long long)INT64_MAX)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
 static int parse_bool(const char *s, int64_t *out)
 {
     static const char *const yes[] = {"1", "on", "yes", "true"};
@@ -86,6 +113,10 @@ static int parse_value(const struct wisp_config_var *var, const char *value,
         if (parse_int(value, &v) || v < var->min || v > var->max)
             return -1;
         break;
+    case WISP_CFG_SIZE:
+        if (parse_size(value, &v) || v < var->min || v > var->max)
+            return -1;
+        break;
     case WISP_CFG_BOOL:
         if (parse_bool(value, &v))
             return -1;
@@ -95,11 +126,32 @@ static int parse_value(const struct wisp_config_var *var, const char *value,
     return 0;
 }
 
+/* 4294967296 -> "4G": sizes in messages as a user would write them. */
+static const char *human(int64_t v, char *buf, size_t len)
+{
+    static const char units[] = "kMGT";
+    int u = -1;
+    while (u < 3 && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%" PRId64, v);
+    else
+        snprintf(buf, len, "%" PRId64 "%c", v, units[u]);
+    return buf;
+}
+
 void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, size_t len)
 {
+    char lo[32], hi[32];
     switch (var->type) {
     case WISP_CFG_INT:
         snprintf(buf, len, "an integer in %" PRId64 "..%" PRId64, var->min, var->max);
+        break;
+    case WISP_CFG_SIZE:
+        snprintf(buf, len, "a size in bytes with an optional unit k, M, G or T, from %s to %s",
+                 human(var->min, lo, sizeof lo), human(var->max, hi, sizeof hi));
         break;
     case WISP_CFG_BOOL:
         snprintf(buf, len, "0/1, on/off, yes/no or true/false");

@@ -11,9 +11,10 @@
 
 #pragma GCC visibility push(hidden)
 
-enum wisp_config_type { WISP_CFG_INT, WISP_CFG_BOOL, WISP_CFG_STRING };
+enum wisp_config_type { WISP_CFG_INT, WISP_CFG_SIZE, WISP_CFG_BOOL, WISP_CFG_STRING };
 
 #define WISP_CFG_CTYPE_INT    int64_t
+#define WISP_CFG_CTYPE_SIZE   int64_t
 #define WISP_CFG_CTYPE_BOOL   int64_t
 #define WISP_CFG_CTYPE_STRING const char *
 
@@ -28,7 +29,7 @@ struct wisp_config_var {
     const char *name; /* WISP_... */
     enum wisp_config_type type;
     const char *def;
-    int64_t min, max; /* INT */
+    int64_t min, max; /* INT, SIZE */
     const char *doc;
     size_t offset;
 };

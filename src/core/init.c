@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/topo.h"
+#include "shm/heap.h"
 #include "wrap/wrap.h"
 
 extern char **environ;
@@ -50,6 +51,9 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         exit(1);
     }
     wisp_core_topo_init(wisp_wrap_user_world, (int)wisp_config.VNODE_SIZE);
+    if (wisp_config.SHM)
+        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size,
+                           wisp_topo.node_id);
     wisp_core_stats_start();
     if (wisp_topo.world_rank == 0)
         wisp_log(1, "%d ranks on %d nodes%s; %d processes on %d cores here%s; stats %s",
@@ -64,6 +68,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 int wisp_core_finalize(void)
 {
     wisp_core_stats_finish(wisp_wrap_user_world);
+    wisp_shm_heap_stop();
     wisp_core_topo_fini();
     int rc = PMPI_Finalize();
     wisp_core_config_free(&wisp_config);

@@ -71,6 +71,7 @@ static void test_defaults(void)
     char *env[] = {NULL};
     CHECK(wisp_core_config_parse(&cfg, env, remember, &c) == 0);
     CHECK(cfg.VNODE_SIZE == 0 && cfg.VERBOSE == 0 && cfg.STATS == 0 && cfg.JOB == NULL);
+    CHECK(cfg.SHM == 1 && cfg.HEAP_SIZE == (int64_t)4 << 30);
     wisp_core_config_free(&cfg);
 }
 
@@ -91,6 +92,14 @@ static void test_accepted(void)
         snprintf(entry, sizeof entry, "WISP_STATS=%s", no[i]);
         expect_value(entry, AT(STATS), 0);
     }
+    expect_value("WISP_HEAP_SIZE=1048576", AT(HEAP_SIZE), 1 << 20);
+    expect_value("WISP_HEAP_SIZE=64M", AT(HEAP_SIZE), 64 << 20);
+    expect_value("WISP_HEAP_SIZE=8G", AT(HEAP_SIZE), (int64_t)8 << 30);
+    expect_value("WISP_HEAP_SIZE=8g", AT(HEAP_SIZE), (int64_t)8 << 30);
+    expect_value("WISP_HEAP_SIZE=2048k", AT(HEAP_SIZE), 2 << 20);
+    expect_value("WISP_HEAP_SIZE=1T", AT(HEAP_SIZE), (int64_t)1 << 40);
+    expect_value("WISP_SHM=off", AT(SHM), 0);
+    expect_value("WISP_SHM=on", AT(SHM), 1);
 #undef AT
     struct wisp_config cfg;
     CHECK(parse1("WISP_JOB=host-12_3.x", &cfg).count == 0);
@@ -115,6 +124,15 @@ static void test_rejected(void)
     expect_rejected("WISP_VERBOSE=-1", "WISP_VERBOSE='-1'");
     expect_rejected("WISP_STATS=maybe", "WISP_STATS='maybe' is not valid: expected 0/1, on/off");
     expect_rejected("WISP_STATS=2", "WISP_STATS='2'");
+    const char *heap = "expected a size in bytes with an optional unit k, M, G or T, from 1M to 1T";
+    expect_rejected("WISP_HEAP_SIZE=512k", heap);
+    expect_rejected("WISP_HEAP_SIZE=2T", heap);
+    expect_rejected("WISP_HEAP_SIZE=4x", "WISP_HEAP_SIZE='4x' is not valid");
+    expect_rejected("WISP_HEAP_SIZE=4GB", heap);
+    expect_rejected("WISP_HEAP_SIZE=-1", heap);
+    expect_rejected("WISP_HEAP_SIZE=G", heap);
+    expect_rejected("WISP_HEAP_SIZE=99999999999T", heap);
+    expect_rejected("WISP_SHM=auto", "WISP_SHM='auto'");
     expect_rejected("WISP_JOB=a/b", "WISP_JOB='a/b'");
     expect_rejected("WISP_JOB=", "WISP_JOB=''");
 }

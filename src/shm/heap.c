@@ -1,0 +1,365 @@
+/*
+ * The shared heap. One tmpfs file per node is mapped at one virtual address
+ * in every process of the node; each process hands its own partition to a
+ * private jemalloc arena through extent hooks, so allocation needs no
+ * cross-process lock and jemalloc, not wisp, does the allocating.
+ *
+ * jemalloc is loaded with dlopen(RTLD_LOCAL): linked normally, Debian's
+ * libjemalloc would also become the process's malloc and C++ operator new.
+ * It needs static TLS that a late dlopen only finds with a larger glibc
+ * reserve, which wisprun sets (GLIBC_TUNABLES); without it the heap is off.
+ *
+ * Memory is committed with fallocate(2) as jemalloc asks for it: a full
+ * /dev/shm then makes the allocation fail cleanly (and the caller falls back
+ * to private memory) instead of a SIGBUS when a page is first touched. The
+ * file is unlinked as soon as every process has mapped it, so nothing is
+ * left in /dev/shm however the job ends.
+ */
+#define JEMALLOC_NO_DEMANGLE
+#include "shm/heap.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jemalloc/jemalloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/log.h"
+
+enum {
+    HEAP_ALIGN = 2 << 20,   /* partitions start on huge-page boundaries */
+    MAX_PLACEMENT_TRIES = 4 /* candidate addresses before giving up */
+};
+/* Far from the program, its heap and its libraries, and above
+ * AddressSanitizer's shadow memory. */
+#define PLACEMENT_HINT ((void *)0x200000000000ull)
+
+struct wisp_shm_heap wisp_shm_heap;
+
+static int heap_fd = -1;
+static size_t used; /* bytes of this process's partition given to jemalloc */
+static pthread_mutex_t used_lock = PTHREAD_MUTEX_INITIALIZER;
+static int mallocx_flags; /* the arena, without a thread cache */
+static pthread_key_t tcache_key;
+/* This thread's jemalloc cache for the arena: glibc-like speed for the
+ * small blocks programs allocate most. 0: none yet; -1: none (any more). */
+static _Thread_local int tcache_plus_one __attribute__((tls_model("initial-exec")));
+static bool full_reported;
+static bool forked; /* in a child of fork(): the partition is the parent's */
+
+static struct {
+    void *(*mallocx)(size_t, int);
+    void *(*rallocx)(void *, size_t, int);
+    void (*dallocx)(void *, int);
+    size_t (*sallocx)(const void *, int);
+    int (*mallctl)(const char *, void *, size_t *, void *, size_t);
+} je;
+
+/* NULL on success, else why jemalloc cannot be used. */
+static const char *load_jemalloc(void)
+{
+    /* jemalloc reads MALLOC_CONF when it is loaded. Its thread caches then
+     * also keep blocks up to 128 KiB (32 KiB by default), which made a
+     * malloc-heavy program with blocks up to 64 KiB 1.4-1.9x faster than
+     * glibc instead of 0.85x (bench/malloc_heavy.c). The user's own
+     * MALLOC_CONF comes after ours, so it wins; the variable is restored
+     * right after. */
+    const char *user = getenv("MALLOC_CONF");
+    char *saved = user ? strdup(user) : NULL;
+    char conf[512];
+    snprintf(conf, sizeof conf, "tcache_max:131072%s%s", user ? "," : "", user ? user : "");
+    setenv("MALLOC_CONF", conf, 1);
+    void *lib = dlopen("libjemalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (saved)
+        setenv("MALLOC_CONF", saved, 1);
+    else
+        unsetenv("MALLOC_CONF");
+    free(saved);
+    if (!lib)
+        return dlerror();
+    *(void **)&je.mallocx = dlsym(lib, "mallocx");
+    *(void **)&je.rallocx = dlsym(lib, "rallocx");
+    *(void **)&je.dallocx = dlsym(lib, "dallocx");
+    *(void **)&je.sallocx = dlsym(lib, "sallocx");
+    *(void **)&je.mallctl = dlsym(lib, "mallctl");
+    if (!je.mallocx || !je.rallocx || !je.dallocx || !je.sallocx || !je.mallctl)
+        return "libjemalloc.so.2 lacks mallocx/rallocx/dallocx/sallocx/mallctl";
+    return NULL;
+}
+
+static void report_full(const char *why)
+{
+    if (!__atomic_exchange_n(&full_reported, true, __ATOMIC_RELAXED))
+        wisp_log(1, "shared heap partition %s: further allocations are private", why);
+}
+
+/* jemalloc asks for a new extent: carve it from this process's partition. */
+static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
+                          bool *zero, bool *commit, unsigned arena)
+{
+    (void)hooks, (void)arena;
+    if (new_addr) /* a given address cannot be promised */
+        return NULL;
+    char *part = wisp_shm_heap.base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part;
+    pthread_mutex_lock(&used_lock);
+    uintptr_t start = ((uintptr_t)part + used + alignment - 1) & ~(uintptr_t)(alignment - 1);
+    size_t offset = start - (uintptr_t)part;
+    char *p = NULL;
+    if (offset + size > wisp_shm_heap.partition_size) {
+        report_full("full (WISP_HEAP_SIZE)");
+    } else if (fallocate(heap_fd, 0, (off_t)(part - wisp_shm_heap.base) + (off_t)offset,
+                         (off_t)size)) {
+        report_full(errno == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
+    } else {
+        p = (char *)start;
+        used = offset + size;
+    }
+    pthread_mutex_unlock(&used_lock);
+    *zero = true; /* fresh file pages; a range is never handed out twice */
+    *commit = true;
+    return p;
+}
+
+/* Extents stay with jemalloc for reuse: returning true declines to unmap. */
+static bool extent_dalloc(extent_hooks_t *h, void *addr, size_t size, bool committed, unsigned a)
+{
+    (void)h, (void)addr, (void)size, (void)committed, (void)a;
+    return true;
+}
+
+static void extent_destroy(extent_hooks_t *h, void *addr, size_t size, bool committed, unsigned a)
+{
+    (void)h, (void)addr, (void)size, (void)committed, (void)a;
+}
+
+static bool extent_commit(extent_hooks_t *h, void *addr, size_t size, size_t off, size_t len,
+                          unsigned a)
+{
+    (void)h, (void)addr, (void)size, (void)off, (void)len, (void)a;
+    return false; /* always committed */
+}
+
+static bool extent_decommit(extent_hooks_t *h, void *addr, size_t size, size_t off, size_t len,
+                            unsigned a)
+{
+    (void)h, (void)addr, (void)size, (void)off, (void)len, (void)a;
+    return true; /* not supported: pages stay committed */
+}
+
+/* One mapping, so any two adjacent extents may be split and merged. */
+static bool extent_split(extent_hooks_t *h, void *addr, size_t size, size_t size_a, size_t size_b,
+                         bool committed, unsigned a)
+{
+    (void)h, (void)addr, (void)size, (void)size_a, (void)size_b, (void)committed, (void)a;
+    return false;
+}
+
+static bool extent_merge(extent_hooks_t *h, void *addr_a, size_t size_a, void *addr_b,
+                         size_t size_b, bool committed, unsigned a)
+{
+    (void)h, (void)addr_a, (void)size_a, (void)addr_b, (void)size_b, (void)committed, (void)a;
+    return false;
+}
+
+/* No purging: punching holes would give pages back to tmpfs, and touching
+ * them again could then SIGBUS on a full /dev/shm. */
+static extent_hooks_t partition_hooks = {
+    .alloc = extent_alloc,
+    .dalloc = extent_dalloc,
+    .destroy = extent_destroy,
+    .commit = extent_commit,
+    .decommit = extent_decommit,
+    .split = extent_split,
+    .merge = extent_merge,
+};
+
+static bool all_agree(bool mine, MPI_Comm node)
+{
+    int ok = mine, all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
+    return all;
+}
+
+/* Every process maps the file at the address one of them proposes; the
+ * first proposal that is free everywhere wins. */
+static char *map_everywhere(MPI_Comm node, int node_rank, int node_size, size_t total)
+{
+    for (int proposer = 0; proposer < node_size && proposer < MAX_PLACEMENT_TRIES; proposer++) {
+        void *candidate = NULL;
+        if (node_rank == proposer) {
+            candidate = mmap(PLACEMENT_HINT, total, PROT_NONE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (candidate != MAP_FAILED)
+                munmap(candidate, total);
+            else
+                candidate = NULL;
+        }
+        PMPI_Bcast(&candidate, sizeof candidate, MPI_BYTE, proposer, node);
+        if (!candidate)
+            continue;
+        void *p = mmap(candidate, total, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, heap_fd, 0);
+        bool here = p == candidate;
+        if (p != MAP_FAILED && !here)
+            munmap(p, total); /* a kernel without MAP_FIXED_NOREPLACE */
+        if (all_agree(here, node))
+            return candidate;
+        if (here)
+            munmap(p, total);
+    }
+    return NULL;
+}
+
+static void heap_off(int node_rank, const char *why)
+{
+    if (node_rank == 0)
+        wisp_log(1, "shared heap off on this node: %s", why);
+    if (heap_fd >= 0)
+        close(heap_fd);
+    heap_fd = -1;
+}
+
+static void tcache_destroy(void *value)
+{
+    unsigned id = (unsigned)(uintptr_t)value - 1;
+    tcache_plus_one = -1; /* frees by later destructors go to the arena */
+    je.mallctl("tcache.destroy", NULL, NULL, &id, sizeof id);
+}
+
+/* The flags for this thread: the arena and, when it can have one, its cache. */
+static int thread_flags(void)
+{
+    if (__builtin_expect(tcache_plus_one > 0, 1))
+        return mallocx_flags ^ MALLOCX_TCACHE_NONE ^ MALLOCX_TCACHE(tcache_plus_one - 1);
+    unsigned id;
+    size_t size = sizeof id;
+    if (tcache_plus_one < 0 || je.mallctl("tcache.create", &id, &size, NULL, 0)) {
+        tcache_plus_one = -1;
+        return mallocx_flags;
+    }
+    tcache_plus_one = (int)id + 1;
+    pthread_setspecific(tcache_key, (void *)(uintptr_t)tcache_plus_one);
+    return thread_flags();
+}
+
+static void forked_child(void)
+{
+    wisp_shm_heap.serving = false;
+    forked = true;
+}
+
+/* The leader creates the node's file; every process opens it; the name is
+ * unlinked once all have it open. Returns false when any process failed. */
+static bool open_everywhere(MPI_Comm node, int node_rank, int node_id, size_t total)
+{
+    char name[128];
+    if (node_rank == 0 && wisp_config.JOB)
+        snprintf(name, sizeof name, "/wisp-%s-heap-%d", wisp_config.JOB, node_id);
+    else if (node_rank == 0) /* not started by wisprun: the leader's pid keeps jobs apart */
+        snprintf(name, sizeof name, "/wisp-pid%d-heap-%d", (int)getpid(), node_id);
+    PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
+    if (node_rank == 0) {
+        heap_fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (heap_fd >= 0 && ftruncate(heap_fd, (off_t)total)) {
+            close(heap_fd);
+            shm_unlink(name);
+            heap_fd = -1;
+        }
+        if (heap_fd < 0)
+            wisp_log(2, "shm_open(%s) of %zu bytes: %m", name, total);
+    }
+    if (!all_agree(heap_fd >= 0 || node_rank != 0, node))
+        return false;
+    if (node_rank != 0 && (heap_fd = shm_open(name, O_RDWR, 0)) < 0)
+        wisp_log(2, "shm_open(%s): %m", name);
+    bool opened = all_agree(heap_fd >= 0, node);
+    if (node_rank == 0)
+        shm_unlink(name);
+    return opened;
+}
+
+void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, int node_id)
+{
+    size_t partition = ((size_t)wisp_config.HEAP_SIZE + HEAP_ALIGN - 1) & ~(size_t)(HEAP_ALIGN - 1);
+    size_t total = partition * (size_t)node_size;
+
+    const char *why = load_jemalloc();
+    if (why)
+        wisp_log(2, "jemalloc: %s", why);
+    if (!all_agree(!why, node))
+        return heap_off(node_rank, "libjemalloc.so.2 could not be loaded (start the job with "
+                                   "wisprun, or set GLIBC_TUNABLES=glibc.rtld.optional_static_tls="
+                                   "4096; WISP_VERBOSE=2 says why)");
+    if (!open_everywhere(node, node_rank, node_id, total))
+        return heap_off(node_rank, "cannot create the shared file in /dev/shm");
+    char *base = map_everywhere(node, node_rank, node_size, total);
+    if (!base)
+        return heap_off(node_rank, "no address range is free in every process");
+
+    unsigned arena;
+    size_t arena_size = sizeof arena;
+    extent_hooks_t *hooks = &partition_hooks;
+    wisp_shm_heap = (struct wisp_shm_heap){
+        .base = base, .partition_size = partition, .nparts = node_size, .my_part = node_rank};
+    if (je.mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks))
+        wisp_fatal("jemalloc could not create the shared-heap arena");
+    mallocx_flags = MALLOCX_ARENA(arena) | MALLOCX_TCACHE_NONE;
+    /* Freed pages can never be returned (no purge hooks): skip the decay
+     * bookkeeping that would try. */
+    ssize_t never = -1;
+    char ctl[64];
+    snprintf(ctl, sizeof ctl, "arena.%u.dirty_decay_ms", arena);
+    je.mallctl(ctl, NULL, NULL, &never, sizeof never);
+    snprintf(ctl, sizeof ctl, "arena.%u.muzzy_decay_ms", arena);
+    je.mallctl(ctl, NULL, NULL, &never, sizeof never);
+    if (pthread_key_create(&tcache_key, tcache_destroy))
+        wisp_fatal("no pthread key left for the shared heap's thread caches");
+    pthread_atfork(NULL, NULL, forked_child);
+    wisp_shm_heap.serving = true;
+    if (node_rank == 0)
+        wisp_log(1, "shared heap at %p: %d partitions of %zu MiB; %s", (void *)base, node_size,
+                 partition >> 20,
+                 wisp_shm_malloc_is_ours() ? "malloc and MPI_Alloc_mem served from it"
+                                           : "only MPI_Alloc_mem served from it (another malloc "
+                                             "was loaded before wisp)");
+}
+
+void wisp_shm_heap_stop(void)
+{
+    wisp_shm_heap.serving = false;
+}
+
+void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero)
+{
+    if (!wisp_shm_heap.serving)
+        return NULL;
+    int flags =
+        thread_flags() | (zero ? MALLOCX_ZERO : 0) | (alignment ? MALLOCX_ALIGN(alignment) : 0);
+    return je.mallocx(size ? size : 1, flags);
+}
+
+void *wisp_shm_heap_realloc(void *p, size_t size)
+{
+    if (!wisp_shm_heap.serving)
+        return NULL;
+    return je.rallocx(p, size ? size : 1, thread_flags());
+}
+
+void wisp_shm_heap_free(void *p)
+{
+    /* Only the allocating process frees (also after MPI_Finalize); a forked
+     * child leaves the parent's partition alone. */
+    if (wisp_shm_heap_owns(p) && !forked)
+        je.dallocx(p, wisp_shm_heap.serving ? thread_flags() : mallocx_flags);
+}
+
+size_t wisp_shm_heap_usable_size(const void *p)
+{
+    return je.sallocx(p, 0);
+}

@@ -1,0 +1,63 @@
+/*
+ * The node's shared heap: one region that every process of the (virtual)
+ * node maps at the same virtual address, cut into one partition per process.
+ * A process allocates only from its own partition (no cross-process lock);
+ * any process can read and write any partition, so a pointer into the heap
+ * means the same memory everywhere on the node.
+ */
+#ifndef WISP_SHM_HEAP_H
+#define WISP_SHM_HEAP_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+struct wisp_shm_heap {
+    char *base; /* partition 0; partition r at base + r * partition_size */
+    size_t partition_size;
+    int nparts;   /* processes of the node */
+    int my_part;  /* this process's node rank */
+    bool serving; /* allocations come from the heap (MPI_Init..MPI_Finalize) */
+};
+extern struct wisp_shm_heap wisp_shm_heap;
+
+/* Collective over `node`: map the heap (WISP_SHM, WISP_HEAP_SIZE). When it
+ * cannot be mapped at one address everywhere, every process of the node
+ * keeps private memory, and WISP_VERBOSE says why. */
+void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, int node_id);
+
+/* Stop serving new allocations; memory already handed out stays valid. */
+void wisp_shm_heap_stop(void);
+
+/* NULL when the partition is full (the caller falls back to private memory). */
+void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero);
+void *wisp_shm_heap_realloc(void *p, size_t size);
+void wisp_shm_heap_free(void *p);
+size_t wisp_shm_heap_usable_size(const void *p);
+
+/* Do the process's malloc and free resolve to wisp's (src/shm/malloc.c)?
+ * Not when another allocator was preloaded before wisp. */
+bool wisp_shm_malloc_is_ours(void);
+
+static inline bool wisp_shm_heap_contains(const void *p)
+{
+    const char *c = p;
+    return c >= wisp_shm_heap.base &&
+           c < wisp_shm_heap.base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
+}
+
+/* Is `p` in this process's own partition (so allocated by this process)? */
+static inline bool wisp_shm_heap_owns(const void *p)
+{
+    const char *mine =
+        wisp_shm_heap.base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part;
+    return wisp_shm_heap.base && (const char *)p >= mine &&
+           (const char *)p < mine + wisp_shm_heap.partition_size;
+}
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * The malloc family, served from this process's partition of the shared
+ * heap between MPI_Init and MPI_Finalize, so that application buffers can be
+ * read by the other processes of the node (single-copy messages). Outside
+ * that interval, when WISP_SHM=off, and when the partition is full, glibc's
+ * allocator serves as before; free() and realloc() tell the two apart by
+ * address. glibc documents this set of functions as the one to replace
+ * together.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shm/heap.h"
+#include "wrap/wrap.h" /* WISP_EXPORT */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+
+static size_t (*libc_usable_size)(void *);
+
+/* glibc's own, asked of libc itself: RTLD_NEXT could find another
+ * allocator's when wisp is linked into the program. */
+__attribute__((constructor)) static void find_libc_usable_size(void)
+{
+    void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    if (libc)
+        *(void **)&libc_usable_size = dlsym(libc, "malloc_usable_size");
+}
+
+bool wisp_shm_malloc_is_ours(void)
+{
+    return dlsym(RTLD_DEFAULT, "malloc") == (void *)malloc &&
+           dlsym(RTLD_DEFAULT, "free") == (void *)free;
+}
+
+static void *aligned(size_t alignment, size_t size)
+{
+    void *p = wisp_shm_heap_alloc(size, alignment, false);
+    return p ? p : __libc_memalign(alignment, size);
+}
+
+WISP_EXPORT void *malloc(size_t size)
+{
+    void *p = wisp_shm_heap_alloc(size, 0, false);
+    return p ? p : __libc_malloc(size);
+}
+
+WISP_EXPORT void free(void *p)
+{
+    if (wisp_shm_heap_contains(p))
+        wisp_shm_heap_free(p);
+    else
+        __libc_free(p);
+}
+
+WISP_EXPORT void *calloc(size_t n, size_t size)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = wisp_shm_heap_alloc(bytes, 0, true);
+    return p ? p : __libc_calloc(n, size);
+}
+
+WISP_EXPORT void *realloc(void *p, size_t size)
+{
+    if (!wisp_shm_heap_contains(p))
+        return p ? __libc_realloc(p, size) : malloc(size);
+    if (size == 0) { /* as glibc: free and return NULL */
+        free(p);
+        return NULL;
+    }
+    void *q = wisp_shm_heap_realloc(p, size);
+    if (q)
+        return q;
+    /* The partition is full (or MPI_Finalize has passed): move to private memory. */
+    size_t old = wisp_shm_heap_usable_size(p);
+    if (!(q = __libc_malloc(size)))
+        return NULL;
+    memcpy(q, p, old < size ? old : size);
+    wisp_shm_heap_free(p);
+    return q;
+}
+
+WISP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(p, bytes);
+}
+
+WISP_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
+{
+    if (alignment < sizeof(void *) || (alignment & (alignment - 1)))
+        return EINVAL;
+    void *p = aligned(alignment, size);
+    if (!p)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+WISP_EXPORT void *aligned_alloc(size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return aligned(alignment, size);
+}
+
+WISP_EXPORT void *memalign(size_t alignment, size_t size)
+{
+    return aligned_alloc(alignment, size);
+}
+
+WISP_EXPORT void *valloc(size_t size)
+{
+    return aligned((size_t)sysconf(_SC_PAGESIZE), size);
+}
+
+WISP_EXPORT void *pvalloc(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return aligned(page, (size + page - 1) & ~(page - 1));
+}
+
+WISP_EXPORT size_t malloc_usable_size(void *p)
+{
+    if (wisp_shm_heap_contains(p))
+        return wisp_shm_heap_usable_size(p);
+    return p && libc_usable_size ? libc_usable_size(p) : 0;
+}
