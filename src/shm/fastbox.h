@@ -1,0 +1,87 @@
+/*
+ * Fastboxes: the transport of the immediate protocol. For each ordered pair
+ * of processes of a node, a ring of one-cache-line cells in shared memory
+ * that only the sender writes and only the receiver empties; a cell carries
+ * the header and the payload together, so a small message costs the
+ * receiver one cache miss. Messages of one ring are read in the order they
+ * were written (MPI's non-overtaking rule for one sender).
+ *
+ * A doorbell per process lets a receiver with nothing to do sleep in the
+ * kernel (futex) instead of spinning on an oversubscribed node; senders
+ * ring it only when its owner is asleep.
+ */
+#ifndef WISP_SHM_FASTBOX_H
+#define WISP_SHM_FASTBOX_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+enum {
+    WISP_FASTBOX_LINE = 64,
+    WISP_FASTBOX_CELLS = 64,  /* per ring: messages a sender may have in flight */
+    WISP_FASTBOX_INLINE = 48, /* payload bytes that fit beside the header */
+};
+
+struct wisp_fastbox_cell {
+    alignas(WISP_FASTBOX_LINE) _Atomic uint32_t seq; /* n + 1 once message n is in */
+    uint32_t size;
+    uint64_t match; /* what the engine matches on (tag, communicator) */
+    unsigned char payload[WISP_FASTBOX_INLINE];
+};
+
+struct wisp_fastbox_ring {
+    /* The receiver's progress, read by the sender only when the ring looks full. */
+    alignas(WISP_FASTBOX_LINE) _Atomic uint32_t consumed;
+    /* The sender's own state, in its own line: sent, and its view of consumed. */
+    alignas(WISP_FASTBOX_LINE) uint32_t sent;
+    uint32_t consumed_seen;
+    /* The receiver's own state. */
+    alignas(WISP_FASTBOX_LINE) uint32_t received;
+    struct wisp_fastbox_cell cells[WISP_FASTBOX_CELLS];
+};
+
+struct wisp_doorbell {
+    alignas(WISP_FASTBOX_LINE) _Atomic uint32_t rings; /* futex word */
+    _Atomic uint32_t asleep;
+};
+
+/* Bytes of shared memory for the rings and doorbells of `nprocs` processes. */
+size_t wisp_fastbox_region_size(int nprocs);
+
+/* The ring from `src` to `dst` and the doorbell of `proc` in a region of
+ * wisp_fastbox_region_size(nprocs) zeroed bytes. */
+struct wisp_fastbox_ring *wisp_fastbox_ring(void *region, int nprocs, int src, int dst);
+struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, int proc);
+
+/* Sender: put a message of `size` <= WISP_FASTBOX_INLINE bytes; false when
+ * the ring is full (the receiver has WISP_FASTBOX_CELLS unread messages). */
+bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
+                      uint32_t size);
+
+/* Receiver: the oldest unread cell, or NULL when there is none. It stays
+ * valid (and unread) until wisp_fastbox_release. */
+static inline const struct wisp_fastbox_cell *wisp_fastbox_peek(struct wisp_fastbox_ring *ring)
+{
+    struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+    return atomic_load_explicit(&cell->seq, memory_order_acquire) == ring->received + 1 ? cell
+                                                                                        : NULL;
+}
+
+/* Receiver: done with the cell wisp_fastbox_peek returned. */
+void wisp_fastbox_release(struct wisp_fastbox_ring *ring);
+
+/* Receiver: sleep until a sender rings, unless `ready()` becomes true first
+ * (checked after announcing the sleep, so no ring is missed). */
+void wisp_doorbell_wait(struct wisp_doorbell *bell, bool (*ready)(void *), void *ctx);
+
+/* Sender, after a put: wake the receiver if it sleeps. */
+void wisp_doorbell_ring(struct wisp_doorbell *bell);
+
+#pragma GCC visibility pop
+
+#endif

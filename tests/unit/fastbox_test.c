@@ -1,0 +1,100 @@
+/*
+ * Fastbox rings and doorbells between two real processes (fork, shared
+ * anonymous memory), no MPI: every message arrives once, in order, with its
+ * payload, also when the ring fills up; a receiver that sleeps on its
+ * doorbell is always woken (a lost wake-up would hang this test until CTest's
+ * timeout).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm/fastbox.h"
+
+enum { MESSAGES = 300000, BURSTS = 200 };
+
+static void fill(unsigned char *buf, uint32_t n, uint32_t size)
+{
+    for (uint32_t i = 0; i < size; i++)
+        buf[i] = (unsigned char)(n * 31 + i);
+}
+
+static void send_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bell, int pause_every)
+{
+    unsigned char buf[WISP_FASTBOX_INLINE];
+    for (uint32_t n = 0; n < MESSAGES; n++) {
+        uint32_t size = n % (WISP_FASTBOX_INLINE + 1);
+        fill(buf, n, size);
+        while (!wisp_fastbox_put(ring, n, buf, size))
+            sched_yield(); /* full: the receiver is behind */
+        wisp_doorbell_ring(bell);
+        if (pause_every && n % pause_every == 0)
+            nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL); /* let the receiver sleep */
+    }
+}
+
+static bool has_message(void *ring)
+{
+    return wisp_fastbox_peek(ring) != NULL;
+}
+
+/* Returns the number of errors. */
+static int receive_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bell, bool sleep)
+{
+    int errors = 0;
+    unsigned char want[WISP_FASTBOX_INLINE];
+    for (uint32_t n = 0; n < MESSAGES; n++) {
+        const struct wisp_fastbox_cell *cell;
+        while (!(cell = wisp_fastbox_peek(ring))) {
+            if (sleep)
+                wisp_doorbell_wait(bell, has_message, ring);
+        }
+        uint32_t size = n % (WISP_FASTBOX_INLINE + 1);
+        fill(want, n, size);
+        if (cell->match != n || cell->size != size || memcmp(cell->payload, want, size)) {
+            if (errors++ < 5)
+                fprintf(stderr, "message %u: got match %llu size %u\n", n,
+                        (unsigned long long)cell->match, cell->size);
+        }
+        wisp_fastbox_release(ring);
+    }
+    return errors + (wisp_fastbox_peek(ring) != NULL); /* nothing extra */
+}
+
+static int run(const char *name, bool sleep, int pause_every)
+{
+    size_t bytes = wisp_fastbox_region_size(2);
+    void *region = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) {
+        perror("mmap");
+        return 1;
+    }
+    struct wisp_fastbox_ring *ring = wisp_fastbox_ring(region, 2, 1, 0);
+    struct wisp_doorbell *bell = wisp_fastbox_doorbell(region, 2, 0);
+    pid_t child = fork();
+    if (child == 0) {
+        send_all(ring, bell, pause_every);
+        _exit(0);
+    }
+    int errors = receive_all(ring, bell, sleep);
+    int status;
+    waitpid(child, &status, 0);
+    errors += !WIFEXITED(status) || WEXITSTATUS(status);
+    printf("%s: %d messages, %s\n", name, MESSAGES, errors ? "FAILED" : "ok");
+    munmap(region, bytes);
+    return errors;
+}
+
+int main(void)
+{
+    int errors = 0;
+    errors += run("spinning receiver", false, 0);
+    errors += run("sleeping receiver, sender in bursts", true, MESSAGES / BURSTS);
+    errors += run("sleeping receiver, continuous sender", true, 0);
+    return errors != 0;
+}
