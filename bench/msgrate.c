@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_check.h"
+
 #define MSG_SIZE    8
 #define STRIDE      64 /* one cache line per slot, as p2p_bandwidth does */
 #define WINDOW      64
@@ -111,17 +113,6 @@ static double windows(int rank, int sender, int peer, unsigned char *slots, long
         }
     }
     return sender ? MPI_Wtime() - t0 : 0.0;
-}
-
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double tmp = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = tmp;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 /* The slowest sender's time for n windows, known to every rank. */
@@ -200,7 +191,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         trial[i] = timed_windows(rank, sender, peer, slots, chunk, &msg);
     }
-    double rate = (double)pairs * WINDOW * (double)chunk / median(trial, TRIALS);
+    double rate = (double)pairs * WINDOW * (double)chunk / bench_median(trial, TRIALS);
     if (rank == 0) {
         printf("metric msgrate_%s_8B %.1f msg/s higher\n", mode, rate);
         fflush(stdout);

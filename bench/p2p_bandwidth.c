@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_check.h"
+
 #define MIN_SIZE    ((size_t)1)
 #define MAX_SIZE    ((size_t)4 << 20)
 #define WINDOW      64
@@ -56,61 +58,6 @@
 #define TAG_ACK     2
 
 static const char *prog = "p2p_bandwidth";
-
-/* Byte `where` (0 first, 1 middle, 2 last) of message `msg` of `size` bytes
- * sent by rank `dir`. Consecutive messages differ in every checked byte, so a
- * slot left over from the previous window never passes. */
-static unsigned char pattern(long msg, size_t size, int dir, int where)
-{
-    unsigned long v = (unsigned long)msg + (unsigned long)(size % 251) + 61ul * (unsigned long)dir +
-                      83ul * (unsigned long)where;
-    return (unsigned char)(1 + v % 251);
-}
-
-static int checked_offsets(size_t size, size_t off[3])
-{
-    int n = 0;
-    if (size >= 1)
-        off[n++] = 0;
-    if (size >= 3)
-        off[n++] = size / 2;
-    if (size >= 2)
-        off[n++] = size - 1;
-    return n;
-}
-
-static void stamp(unsigned char *buf, size_t size, long msg, int dir)
-{
-    size_t off[3];
-    int n = checked_offsets(size, off);
-    for (int i = 0; i < n; i++)
-        buf[off[i]] = pattern(msg, size, dir, i);
-}
-
-static void verify(const unsigned char *buf, size_t size, long msg, int dir,
-                   const MPI_Status *status)
-{
-    int count = -1;
-    MPI_Get_count(status, MPI_BYTE, &count);
-    if (count < 0 || (size_t)count != size) {
-        fprintf(stderr,
-                "%s: data check failed: message %ld from rank %d: got %d bytes, expected %zu\n",
-                prog, msg, dir, count, size);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    size_t off[3];
-    int n = checked_offsets(size, off);
-    for (int i = 0; i < n; i++) {
-        unsigned char want = pattern(msg, size, dir, i);
-        if (buf[off[i]] != want) {
-            fprintf(stderr,
-                    "%s: data check failed: message %ld of %zu bytes from rank %d: byte %zu is "
-                    "0x%02x, expected 0x%02x\n",
-                    prog, msg, size, dir, off[i], buf[off[i]], want);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-}
 
 /* Slots are cache-line multiples apart so that small messages never share a
  * line; up to a cache line, all 64 slots fit in 4 KiB. */
@@ -148,7 +95,7 @@ static double windows_uni(int rank, const struct bufs *b, size_t size, long n, l
         if (rank == 0) {
             for (int k = 0; k < WINDOW; k++) {
                 unsigned char *slot = b->send + (size_t)k * stride;
-                stamp(slot, size, *msg + k, 0);
+                bench_stamp(slot, size, *msg + k, 0);
                 MPI_Isend(slot, count, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, &req[k]);
             }
             /* A real status array: gcc's -Wstringop-overflow rejects MPICH's
@@ -164,7 +111,7 @@ static double windows_uni(int rank, const struct bufs *b, size_t size, long n, l
             /* After the acknowledgement, so that the check overlaps with
              * the sender's next window instead of delaying it. */
             for (int k = 0; k < WINDOW; k++)
-                verify(b->recv + (size_t)k * stride, size, *msg + k, 0, &status[k]);
+                bench_verify(prog, b->recv + (size_t)k * stride, size, *msg + k, 0, &status[k]);
         }
     }
     return MPI_Wtime() - t0;
@@ -186,12 +133,12 @@ static double windows_bi(int rank, const struct bufs *b, size_t size, long n, lo
                       &req[k]);
         for (int k = 0; k < WINDOW; k++) {
             unsigned char *slot = b->send + (size_t)k * stride;
-            stamp(slot, size, *msg + k, rank);
+            bench_stamp(slot, size, *msg + k, rank);
             MPI_Isend(slot, count, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &req[WINDOW + k]);
         }
         MPI_Waitall(2 * WINDOW, req, status);
         for (int k = 0; k < WINDOW; k++)
-            verify(b->recv + (size_t)k * stride, size, *msg + k, peer, &status[k]);
+            bench_verify(prog, b->recv + (size_t)k * stride, size, *msg + k, peer, &status[k]);
     }
     return MPI_Wtime() - t0;
 }
@@ -215,17 +162,6 @@ static double warm_up(windows_fn windows, int rank, const struct bufs *b, size_t
     }
 }
 
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double tmp = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = tmp;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 /* Warms up and times one size; returns the bandwidth in bytes/s. */
 static double measure(windows_fn windows, int directions, int rank, const struct bufs *b,
                       size_t size, long *msg)
@@ -243,7 +179,7 @@ static double measure(windows_fn windows, int directions, int rank, const struct
         t[i] = windows(rank, b, size, chunk, msg);
     }
     double bytes = (double)directions * (double)size * WINDOW * (double)chunk;
-    return bytes / median(t, TRIALS);
+    return bytes / bench_median(t, TRIALS);
 }
 
 int main(int argc, char **argv)

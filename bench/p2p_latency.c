@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_check.h"
+
 #define MAX_SIZE  ((size_t)4 << 20)
 #define STARTUP_S 0.050 /* first warm-up, lets the scheduler place the two processes */
 #define CALIB_S   0.005 /* a warm-up pass at least this long sets the iteration count */
@@ -43,63 +45,6 @@
 
 static const char *prog = "p2p_latency";
 
-/* Byte `where` (0 first, 1 middle, 2 last) of message `msg` of `size` bytes
- * sent by rank `dir`. Consecutive messages differ in every checked byte, so a
- * buffer left over from the previous message never passes. */
-static unsigned char pattern(long msg, size_t size, int dir, int where)
-{
-    unsigned long v = (unsigned long)msg + (unsigned long)(size % 251) + 61ul * (unsigned long)dir +
-                      83ul * (unsigned long)where;
-    return (unsigned char)(1 + v % 251);
-}
-
-/* Offsets of the checked bytes; fewer than 3 distinct ones below 3 bytes. */
-static int checked_offsets(size_t size, size_t off[3])
-{
-    int n = 0;
-    if (size >= 1)
-        off[n++] = 0;
-    if (size >= 3)
-        off[n++] = size / 2;
-    if (size >= 2)
-        off[n++] = size - 1;
-    return n;
-}
-
-static void stamp(unsigned char *buf, size_t size, long msg, int dir)
-{
-    size_t off[3];
-    int n = checked_offsets(size, off);
-    for (int i = 0; i < n; i++)
-        buf[off[i]] = pattern(msg, size, dir, i);
-}
-
-/* Checks a received message; aborts the job on a mismatch. */
-static void verify(const unsigned char *buf, size_t size, long msg, int dir,
-                   const MPI_Status *status)
-{
-    int count = -1;
-    MPI_Get_count(status, MPI_BYTE, &count);
-    if (count < 0 || (size_t)count != size) {
-        fprintf(stderr,
-                "%s: data check failed: message %ld from rank %d: got %d bytes, expected %zu\n",
-                prog, msg, dir, count, size);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    size_t off[3];
-    int n = checked_offsets(size, off);
-    for (int i = 0; i < n; i++) {
-        unsigned char want = pattern(msg, size, dir, i);
-        if (buf[off[i]] != want) {
-            fprintf(stderr,
-                    "%s: data check failed: message %ld of %zu bytes from rank %d: byte %zu is "
-                    "0x%02x, expected 0x%02x\n",
-                    prog, msg, size, dir, off[i], buf[off[i]], want);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-}
-
 /* n round trips of `size` bytes, numbered from *msg on (both ranks count
  * alike). Returns the elapsed time, meaningful on rank 0. */
 static double pingpong(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t size, long n,
@@ -111,14 +56,14 @@ static double pingpong(int rank, unsigned char *sbuf, unsigned char *rbuf, size_
 
     for (long i = 0; i < n; i++, (*msg)++) {
         if (rank == 0) {
-            stamp(sbuf, size, *msg, 0);
+            bench_stamp(sbuf, size, *msg, 0);
             MPI_Send(sbuf, count, MPI_BYTE, 1, TAG_PING, MPI_COMM_WORLD);
             MPI_Recv(rbuf, count, MPI_BYTE, 1, TAG_PONG, MPI_COMM_WORLD, &status);
-            verify(rbuf, size, *msg, 1, &status);
+            bench_verify(prog, rbuf, size, *msg, 1, &status);
         } else {
             MPI_Recv(rbuf, count, MPI_BYTE, 0, TAG_PING, MPI_COMM_WORLD, &status);
-            verify(rbuf, size, *msg, 0, &status);
-            stamp(sbuf, size, *msg, 1);
+            bench_verify(prog, rbuf, size, *msg, 0, &status);
+            bench_stamp(sbuf, size, *msg, 1);
             MPI_Send(sbuf, count, MPI_BYTE, 0, TAG_PONG, MPI_COMM_WORLD);
         }
     }
@@ -142,17 +87,6 @@ static double warm_up(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t
     }
 }
 
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double tmp = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = tmp;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 /* Warms up and times one size; returns the one-way latency in seconds. */
 static double measure(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t size, long *msg)
 {
@@ -170,7 +104,7 @@ static double measure(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t
         MPI_Barrier(MPI_COMM_WORLD);
         t[i] = pingpong(rank, sbuf, rbuf, size, chunk, msg);
     }
-    return median(t, TRIALS) / (2.0 * (double)chunk);
+    return bench_median(t, TRIALS) / (2.0 * (double)chunk);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,82 @@
+/*
+ * What the point-to-point benchmarks share: the pattern that makes every
+ * received message checkable (first, middle and last byte depend on the
+ * message number, its size and its sender; the length must be exact), and
+ * the median of the timed chunks.
+ */
+#ifndef WISP_BENCH_CHECK_H
+#define WISP_BENCH_CHECK_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+/* Byte `where` (0 first, 1 middle, 2 last) of message `msg` of `size` bytes
+ * sent by rank `dir`. Consecutive messages differ in every checked byte, so a
+ * buffer or slot left over from an earlier message never passes. */
+static inline unsigned char bench_pattern(long msg, size_t size, int dir, int where)
+{
+    unsigned long v = (unsigned long)msg + (unsigned long)(size % 251) + 61ul * (unsigned long)dir +
+                      83ul * (unsigned long)where;
+    return (unsigned char)(1 + v % 251);
+}
+
+/* Offsets of the checked bytes; fewer than 3 distinct ones below 3 bytes. */
+static inline int bench_checked_offsets(size_t size, size_t off[3])
+{
+    int n = 0;
+    if (size >= 1)
+        off[n++] = 0;
+    if (size >= 3)
+        off[n++] = size / 2;
+    if (size >= 2)
+        off[n++] = size - 1;
+    return n;
+}
+
+static inline void bench_stamp(unsigned char *buf, size_t size, long msg, int dir)
+{
+    size_t off[3];
+    int n = bench_checked_offsets(size, off);
+    for (int i = 0; i < n; i++)
+        buf[off[i]] = bench_pattern(msg, size, dir, i);
+}
+
+/* Checks a received message; aborts the job on a mismatch. */
+static inline void bench_verify(const char *prog, const unsigned char *buf, size_t size, long msg,
+                                int dir, const MPI_Status *status)
+{
+    int count = -1;
+    MPI_Get_count(status, MPI_BYTE, &count);
+    if (count < 0 || (size_t)count != size) {
+        fprintf(stderr,
+                "%s: data check failed: message %ld from rank %d: got %d bytes, expected %zu\n",
+                prog, msg, dir, count, size);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    size_t off[3];
+    int n = bench_checked_offsets(size, off);
+    for (int i = 0; i < n; i++) {
+        unsigned char want = bench_pattern(msg, size, dir, i);
+        if (buf[off[i]] != want) {
+            fprintf(stderr,
+                    "%s: data check failed: message %ld of %zu bytes from rank %d: byte %zu is "
+                    "0x%02x, expected 0x%02x\n",
+                    prog, msg, size, dir, off[i], buf[off[i]], want);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
+/* The median of n values (sorts v). */
+static inline double bench_median(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double tmp = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = tmp;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+#endif
