@@ -42,4 +42,7 @@ expect_rejected "WISP_VNODE_SIZ is not a wisp variable (did you mean WISP_VNODE_
 expect_rejected "WISP_VERBOSE='7' is not valid: expected an integer in 0..3" \
     env WISP_VERBOSE=7 "$wisprun"
 expect_rejected "WISP_STATS='maybe' is not valid" env WISP_STATS=maybe "$wisprun"
+# A valid value that the launch cannot satisfy (3 processes, 3 ghosts).
+expect_rejected "WISP_GHOSTS=3 needs more than 3 processes on every node, but a node has 3" \
+    "$wisprun" --env WISP_GHOSTS=3
 exit $failed

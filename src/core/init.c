@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/topo.h"
+#include "ghost/ghost.h"
 #include "shm/heap.h"
 #include "wrap/wrap.h"
 
@@ -33,6 +34,14 @@ static void collect(void *ctx, const char *line)
         snprintf(p->lines[p->count++], sizeof p->lines[0], "%s", line);
 }
 
+void wisp_core_stop(const char *line)
+{
+    if (line)
+        wisp_log_error("%s", line);
+    PMPI_Finalize();
+    exit(1);
+}
+
 int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 {
     static struct problems problems; /* static: 4 KiB off the user's stack */
@@ -47,19 +56,28 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     if (any_bad) {
         for (int i = 0; i < problems.count; i++)
             wisp_log_error("%s", problems.lines[i]);
-        PMPI_Finalize();
-        exit(1);
+        wisp_core_stop(NULL);
     }
-    wisp_core_topo_init(wisp_wrap_user_world, (int)wisp_config.VNODE_SIZE);
+    wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
+    if (wisp_config.GHOSTS) {
+        wisp_wrap_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
+        wisp_core_topo_fini();
+        int vnode = (int)wisp_config.VNODE_SIZE;
+        wisp_core_topo_init(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
+    }
     if (wisp_config.SHM)
         wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size,
                            wisp_topo.node_id);
     wisp_core_stats_start();
+    /* Translation and accounting live in the hooked path. */
+    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD);
     if (wisp_topo.world_rank == 0)
-        wisp_log(1, "%d ranks on %d nodes%s; %d processes on %d cores here%s; stats %s",
+        wisp_log(1,
+                 "%d ranks on %d nodes%s, %d ghosts per node; %d processes on %d cores here%s; "
+                 "stats %s",
                  wisp_topo.world_size, wisp_topo.node_count,
-                 wisp_config.VNODE_SIZE ? " (virtual)" : "", wisp_topo.machine_procs,
-                 wisp_topo.machine_cores,
+                 wisp_config.VNODE_SIZE ? " (virtual)" : "", (int)wisp_config.GHOSTS,
+                 wisp_topo.machine_procs, wisp_topo.machine_cores,
                  wisp_topo.machine_procs > wisp_topo.machine_cores ? " (oversubscribed)" : "",
                  wisp_config.STATS ? "on" : "off");
     return MPI_SUCCESS;
@@ -68,7 +86,9 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 int wisp_core_finalize(void)
 {
     wisp_core_stats_finish(wisp_wrap_user_world);
+    wisp_wrap_hooks_enable(false);
     wisp_shm_heap_stop();
+    wisp_ghost_release();
     wisp_core_topo_fini();
     int rc = PMPI_Finalize();
     wisp_core_config_free(&wisp_config);

@@ -8,6 +8,11 @@
 int wisp_core_init(int *argc, char ***argv, int required, int *provided);
 int wisp_core_finalize(void);
 
+/* Every rank calls it together: print `line` (if not NULL), finalize the
+ * underlying MPI and exit with status 1. For set-up problems that all ranks
+ * have agreed on, so the job ends with a message instead of a hang. */
+_Noreturn void wisp_core_stop(const char *line);
+
 #pragma GCC visibility pop
 
 #endif

@@ -38,7 +38,6 @@ void wisp_core_stats_start(void)
 {
     start_ns = now_ns();
     wisp_wrap_accounting = wisp_config.STATS;
-    wisp_wrap_hooks_enable(wisp_config.STATS);
 }
 
 static void condense(struct rank_record *r)
@@ -85,7 +84,6 @@ void wisp_core_stats_finish(MPI_Comm world)
     if (!wisp_config.STATS)
         return;
     wisp_wrap_accounting = false;
-    wisp_wrap_hooks_enable(false);
     int rank, size;
     PMPI_Comm_rank(world, &rank);
     PMPI_Comm_size(world, &size);

@@ -6,11 +6,11 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Start the clock and, with WISP_STATS, the wrappers' hooks and accounting. */
+/* Start the clock and, with WISP_STATS, the wrappers' accounting. */
 void wisp_core_stats_start(void);
 
 /* Collective over `world`: with WISP_STATS, rank 0 prints one line per rank
- * on stderr; then the hooks and accounting stop. */
+ * on stderr; then accounting stops. */
 void wisp_core_stats_finish(MPI_Comm world);
 
 #pragma GCC visibility pop

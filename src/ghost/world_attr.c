@@ -1,0 +1,32 @@
+/*
+ * Predefined attributes of MPI_COMM_WORLD under ghosts. The application's
+ * world is a communicator derived from the real one, and an MPI may cache
+ * MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_APPNUM, MPI_HOST, MPI_IO,
+ * MPI_WTIME_IS_GLOBAL and MPI_LASTUSEDCODE on the real MPI_COMM_WORLD only,
+ * so they are read there.
+ */
+#include "ghost/world_attr.h"
+
+#include "ghost/ghost.h"
+#include "wrap/wrap.h"
+
+static int world_only(int keyval)
+{
+    return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
+           keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_APPNUM ||
+           keyval == MPI_LASTUSEDCODE;
+}
+
+int wisp_ghost_world_attr(wisp_attr_get_fn *get, MPI_Comm comm, int keyval, void *value, int *flag)
+{
+    if (comm != wisp_wrap_user_world || comm == MPI_COMM_WORLD || !world_only(keyval))
+        return get(comm, keyval, value, flag);
+    int rc = get(MPI_COMM_WORLD, keyval, value, flag);
+    if (rc == MPI_SUCCESS && *flag && keyval == MPI_UNIVERSE_SIZE) {
+        /* The universe the application can use: the real one less the ghosts. */
+        static int universe;
+        universe = **(int **)value - wisp_ghost_count();
+        *(int **)value = &universe;
+    }
+    return rc;
+}
