@@ -61,10 +61,11 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
     if (wisp_config.GHOSTS) {
         wisp_wrap_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
-        wisp_core_topo_fini();
         int vnode = (int)wisp_config.VNODE_SIZE;
-        wisp_core_topo_init(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
+        wisp_core_topo_narrow(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
+        wisp_core_log_rank = wisp_topo.world_rank; /* messages name the rank the user knows */
     }
+    wisp_core_topo_log();
     if (wisp_config.SHM)
         wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size,
                            wisp_topo.node_id);

@@ -32,14 +32,19 @@ static void discover_machine(void)
     hwloc_topology_destroy(topology);
 }
 
-void wisp_core_topo_init(MPI_Comm world, int vnode_size)
+/* Nodes of `world`: its processes that share a machine, cut into virtual
+ * nodes of `vnode_size` consecutive ranks when it is not 0. Sets everything
+ * in wisp_topo but the machine's description; returns the number of
+ * processes of `world` on this machine. */
+static int find_nodes(MPI_Comm world, int vnode_size)
 {
     struct wisp_topo *t = &wisp_topo;
     MPI_Comm machine;
+    int machine_procs;
     PMPI_Comm_rank(world, &t->world_rank);
     PMPI_Comm_size(world, &t->world_size);
     PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-    PMPI_Comm_size(machine, &t->machine_procs);
+    PMPI_Comm_size(machine, &machine_procs);
     if (vnode_size > 0) {
         int machine_rank;
         PMPI_Comm_rank(machine, &machine_rank);
@@ -61,8 +66,32 @@ void wisp_core_topo_init(MPI_Comm world, int vnode_size)
     if (!t->node_peers)
         wisp_fatal("out of memory for the list of %d node peers", t->node_size);
     PMPI_Allgather(&t->world_rank, 1, MPI_INT, t->node_peers, 1, MPI_INT, t->node_comm);
+    return machine_procs;
+}
 
+static void free_nodes(void)
+{
+    if (wisp_topo.node_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&wisp_topo.node_comm);
+    free(wisp_topo.node_peers);
+    wisp_topo.node_peers = NULL;
+}
+
+void wisp_core_topo_init(MPI_Comm world, int vnode_size)
+{
+    wisp_topo.machine_procs = find_nodes(world, vnode_size);
     discover_machine();
+}
+
+void wisp_core_topo_narrow(MPI_Comm world, int vnode_size)
+{
+    free_nodes();
+    find_nodes(world, vnode_size);
+}
+
+void wisp_core_topo_log(void)
+{
+    const struct wisp_topo *t = &wisp_topo;
     wisp_log(2,
              "node %d of %d, node rank %d of %d; machine: %d processes, %d cores, %d NUMA "
              "nodes; bound to %d cores",
@@ -72,8 +101,6 @@ void wisp_core_topo_init(MPI_Comm world, int vnode_size)
 
 void wisp_core_topo_fini(void)
 {
-    if (wisp_topo.node_comm != MPI_COMM_NULL)
-        PMPI_Comm_free(&wisp_topo.node_comm);
-    free(wisp_topo.node_peers);
+    free_nodes();
     wisp_topo = (struct wisp_topo){.node_comm = MPI_COMM_NULL, .node_rank = -1, .node_id = -1};
 }

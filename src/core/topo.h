@@ -15,7 +15,7 @@ struct wisp_topo {
     int node_rank, node_size;
     int node_id, node_count; /* nodes numbered by their lowest world rank */
     int *node_peers;         /* world rank of each node rank */
-    int machine_procs;       /* processes of the job on this machine */
+    int machine_procs;       /* processes of the job on this machine, ghosts included */
     int machine_cores, machine_numa_nodes;
     int bound_cores; /* cores this process may run on */
 };
@@ -26,6 +26,14 @@ extern struct wisp_topo wisp_topo;
 
 /* Collective over `world`. `vnode_size` 0 means one node per machine. */
 void wisp_core_topo_init(MPI_Comm world, int vnode_size);
+
+/* Collective over `world`, a part of the world of wisp_core_topo_init (the
+ * processes that are not ghosts): its nodes replace the old ones; the
+ * machine's description (processes, cores, binding) stays. */
+void wisp_core_topo_narrow(MPI_Comm world, int vnode_size);
+
+/* With WISP_VERBOSE >= 2: one line about this process's place. */
+void wisp_core_topo_log(void);
 void wisp_core_topo_fini(void);
 
 #pragma GCC visibility pop
