@@ -67,8 +67,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     }
     wisp_core_topo_log();
     if (wisp_config.SHM)
-        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size,
-                           wisp_topo.node_id);
+        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
     wisp_core_stats_start();
     /* Translation and accounting live in the hooked path. */
     wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD);

@@ -1,28 +1,36 @@
 /*
  * Setting ghost processes aside (see ghost.h). Roles follow the node
  * layout: the last WISP_GHOSTS ranks of each (virtual) node are ghosts, so
- * the application's ranks stay in world order. A ghost waits for the word
- * of its node's first application process on a communicator of its own,
- * probing with a back-off that ends in millisecond sleeps, so that on an
- * oversubscribed node an idle ghost costs the application almost nothing.
+ * the application's ranks stay in world order. The processes of a node
+ * share a small board in /dev/shm; an idle ghost sleeps in the kernel on its
+ * doorbell there, costing the application nothing, until the node's first
+ * application process releases it at MPI_Finalize.
  */
 #include "ghost/ghost.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/init.h"
 #include "core/log.h"
 #include "core/topo.h"
+#include "shm/fastbox.h"
+#include "shm/segment.h"
 #include "wrap/wrap.h"
 
-enum { TAG_RELEASE = 1, MAX_GHOSTS = 64 };
+enum { MAX_GHOSTS = 64 };
 
-static MPI_Comm ghost_comm = MPI_COMM_NULL; /* a private copy of the real world */
-static MPI_Comm users = MPI_COMM_NULL;      /* the application's world */
-static int node_ghosts[MAX_GHOSTS];         /* world ranks of this node's ghosts */
+/* What the processes of a node share. */
+struct ghost_board {
+    _Atomic uint32_t released;
+    struct wisp_doorbell bells[MAX_GHOSTS];
+};
+
+static struct ghost_board *board;
+static MPI_Comm users = MPI_COMM_NULL; /* the application's world */
 static int nghosts, total_ghosts;
 static int is_node_leader;
 
@@ -31,23 +39,25 @@ int wisp_ghost_count(void)
     return total_ghosts;
 }
 
-/* Probe for the release with a growing pause: 1 us doubling to 1 ms. */
-static void ghost_wait_for_release(void)
+static bool released(void *ctx)
 {
-    long pause_ns = 1000;
-    for (;;) {
-        int flag = 0;
-        MPI_Status status;
-        PMPI_Iprobe(MPI_ANY_SOURCE, TAG_RELEASE, ghost_comm, &flag, &status);
-        if (flag) {
-            PMPI_Recv(NULL, 0, MPI_BYTE, status.MPI_SOURCE, TAG_RELEASE, ghost_comm,
-                      MPI_STATUS_IGNORE);
-            return;
-        }
-        nanosleep(&(struct timespec){.tv_nsec = pause_ns}, NULL);
-        if (pause_ns < 1000000)
-            pause_ns *= 2;
-    }
+    (void)ctx;
+    return atomic_load_explicit(&board->released, memory_order_acquire);
+}
+
+/* Collective over the world: map this node's board (ghosts included), or
+ * stop the job on every rank when some node cannot. */
+static struct ghost_board *map_board(void)
+{
+    int fd = wisp_shm_segment_open(wisp_topo.node_comm, "ghost", sizeof(struct ghost_board));
+    void *p =
+        fd < 0 ? MAP_FAILED
+               : mmap(NULL, sizeof(struct ghost_board), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (!wisp_shm_all_agree(p != MAP_FAILED, MPI_COMM_WORLD))
+        wisp_core_stop("WISP_GHOSTS: cannot share the ghosts' board through /dev/shm");
+    return p;
 }
 
 MPI_Comm wisp_ghost_carve(int ghosts)
@@ -64,21 +74,19 @@ MPI_Comm wisp_ghost_carve(int ghosts)
     }
     nghosts = ghosts;
     total_ghosts = ghosts * wisp_topo.node_count;
-    for (int g = 0; g < ghosts; g++)
-        node_ghosts[g] = wisp_topo.node_peers[wisp_topo.node_size - ghosts + g];
     is_node_leader = wisp_topo.node_rank == 0;
-    int ghost = wisp_topo.node_rank >= wisp_topo.node_size - ghosts;
+    int ghost = wisp_topo.node_rank - (wisp_topo.node_size - ghosts); /* < 0: not a ghost */
 
-    PMPI_Comm_dup(MPI_COMM_WORLD, &ghost_comm);
-    PMPI_Comm_split(MPI_COMM_WORLD, ghost ? MPI_UNDEFINED : 0, wisp_topo.world_rank, &users);
-    if (!ghost) {
+    board = map_board();
+    PMPI_Comm_split(MPI_COMM_WORLD, ghost >= 0 ? MPI_UNDEFINED : 0, wisp_topo.world_rank, &users);
+    if (ghost < 0) {
         PMPI_Comm_set_name(users, "MPI_COMM_WORLD");
         return users;
     }
 
     wisp_log(2, "ghost of node %d, waiting", wisp_topo.node_id);
-    ghost_wait_for_release();
-    PMPI_Comm_free(&ghost_comm);
+    while (!released(NULL))
+        wisp_doorbell_wait(&board->bells[ghost], released, NULL);
     PMPI_Finalize();
     fflush(NULL);
     _exit(0); /* the application's code after MPI_Init never runs here */
@@ -86,11 +94,15 @@ MPI_Comm wisp_ghost_carve(int ghosts)
 
 void wisp_ghost_release(void)
 {
-    if (ghost_comm == MPI_COMM_NULL)
+    if (!board)
         return;
-    for (int g = 0; is_node_leader && g < nghosts; g++)
-        PMPI_Send(NULL, 0, MPI_BYTE, node_ghosts[g], TAG_RELEASE, ghost_comm);
-    PMPI_Comm_free(&ghost_comm);
+    if (is_node_leader) {
+        atomic_store_explicit(&board->released, 1, memory_order_release);
+        for (int g = 0; g < nghosts; g++)
+            wisp_doorbell_ring(&board->bells[g]);
+    }
+    munmap(board, sizeof *board);
+    board = NULL;
     PMPI_Comm_free(&users);
     wisp_wrap_user_world = MPI_COMM_WORLD;
 }

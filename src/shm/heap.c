@@ -31,6 +31,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "shm/segment.h"
 
 enum {
     HEAP_ALIGN = 2 << 20,   /* partitions start on huge-page boundaries */
@@ -179,13 +180,6 @@ static extent_hooks_t partition_hooks = {
     .merge = extent_merge,
 };
 
-static bool all_agree(bool mine, MPI_Comm node)
-{
-    int ok = mine, all = 0;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
-    return all;
-}
-
 /* Every process maps the file at the address one of them proposes; the
  * first proposal that is free everywhere wins. */
 static char *map_everywhere(MPI_Comm node, int node_rank, int node_size, size_t total)
@@ -208,7 +202,7 @@ static char *map_everywhere(MPI_Comm node, int node_rank, int node_size, size_t 
         bool here = p == candidate;
         if (p != MAP_FAILED && !here)
             munmap(p, total); /* a kernel without MAP_FIXED_NOREPLACE */
-        if (all_agree(here, node))
+        if (wisp_shm_all_agree(here, node))
             return candidate;
         if (here)
             munmap(p, total);
@@ -254,37 +248,7 @@ static void forked_child(void)
     forked = true;
 }
 
-/* The leader creates the node's file; every process opens it; the name is
- * unlinked once all have it open. Returns false when any process failed. */
-static bool open_everywhere(MPI_Comm node, int node_rank, int node_id, size_t total)
-{
-    char name[128];
-    if (node_rank == 0 && wisp_config.JOB)
-        snprintf(name, sizeof name, "/wisp-%s-heap-%d", wisp_config.JOB, node_id);
-    else if (node_rank == 0) /* not started by wisprun: the leader's pid keeps jobs apart */
-        snprintf(name, sizeof name, "/wisp-pid%d-heap-%d", (int)getpid(), node_id);
-    PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
-    if (node_rank == 0) {
-        heap_fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (heap_fd >= 0 && ftruncate(heap_fd, (off_t)total)) {
-            close(heap_fd);
-            shm_unlink(name);
-            heap_fd = -1;
-        }
-        if (heap_fd < 0)
-            wisp_log(2, "shm_open(%s) of %zu bytes: %m", name, total);
-    }
-    if (!all_agree(heap_fd >= 0 || node_rank != 0, node))
-        return false;
-    if (node_rank != 0 && (heap_fd = shm_open(name, O_RDWR, 0)) < 0)
-        wisp_log(2, "shm_open(%s): %m", name);
-    bool opened = all_agree(heap_fd >= 0, node);
-    if (node_rank == 0)
-        shm_unlink(name);
-    return opened;
-}
-
-void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, int node_id)
+void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
 {
     size_t partition = ((size_t)wisp_config.HEAP_SIZE + HEAP_ALIGN - 1) & ~(size_t)(HEAP_ALIGN - 1);
     size_t total = partition * (size_t)node_size;
@@ -292,11 +256,11 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, int node_id
     const char *why = load_jemalloc();
     if (why)
         wisp_log(2, "jemalloc: %s", why);
-    if (!all_agree(!why, node))
+    if (!wisp_shm_all_agree(!why, node))
         return heap_off(node_rank, "libjemalloc.so.2 could not be loaded (start the job with "
                                    "wisprun, or set GLIBC_TUNABLES=glibc.rtld.optional_static_tls="
                                    "4096; WISP_VERBOSE=2 says why)");
-    if (!open_everywhere(node, node_rank, node_id, total))
+    if ((heap_fd = wisp_shm_segment_open(node, "heap", total)) < 0)
         return heap_off(node_rank, "cannot create the shared file in /dev/shm");
     char *base = map_everywhere(node, node_rank, node_size, total);
     if (!base)

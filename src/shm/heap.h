@@ -27,7 +27,7 @@ extern struct wisp_shm_heap wisp_shm_heap;
 /* Collective over `node`: map the heap (WISP_SHM, WISP_HEAP_SIZE). When it
  * cannot be mapped at one address everywhere, every process of the node
  * keeps private memory, and WISP_VERBOSE says why. */
-void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, int node_id);
+void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size);
 
 /* Stop serving new allocations; memory already handed out stays valid. */
 void wisp_shm_heap_stop(void);

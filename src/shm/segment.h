@@ -1,0 +1,26 @@
+/*
+ * Files in /dev/shm that every process of a node opens: named for the job
+ * (/dev/shm/wisp-<WISP_JOB>-<use>-<pid>, which wisprun removes after a
+ * crash) and unlinked as soon as all processes have them open, so a normal
+ * end leaves nothing behind either.
+ */
+#ifndef WISP_SHM_SEGMENT_H
+#define WISP_SHM_SEGMENT_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#pragma GCC visibility push(hidden)
+
+/* Collective over `node`: a sparse file of `size` bytes, open in every
+ * process, already unlinked; `use` names it ("heap", "ghost"). Returns its
+ * descriptor, or -1 in every process when any of them failed. */
+int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size);
+
+/* Collective over `node`: whether `mine` holds in every process. */
+bool wisp_shm_all_agree(bool mine, MPI_Comm node);
+
+#pragma GCC visibility pop
+
+#endif
