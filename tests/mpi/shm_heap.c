@@ -13,17 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "wisp.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "shm_heap: check failed at line %d: %s\n", __LINE__, #cond);           \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static void check_c_semantics(int want)
 {

@@ -9,17 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.h"
 #include "wisp.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank check failed at line %d: %s\n", __LINE__, #cond);                \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 int main(int argc, char **argv)
 {
