@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check.h" /* tests/check.h */
 #include "wisp.h"
 
 static void check_c_semantics(int want)

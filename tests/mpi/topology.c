@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "check.h" /* tests/check.h */
 #include "wisp.h"
 
 int main(int argc, char **argv)

@@ -7,17 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "core/config.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 struct complaints {
     int count;

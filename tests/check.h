@@ -1,8 +1,8 @@
-/* CHECK for the programs of tests/mpi: a failed condition is printed with
- * its file and line and counted in `failures`, and the program goes on, so
- * one run reports every broken check. */
-#ifndef WISP_TESTS_MPI_CHECK_H
-#define WISP_TESTS_MPI_CHECK_H
+/* CHECK for wisp's own test programs (tests/mpi, tests/unit): a failed
+ * condition is printed with its file and line and counted in `failures`,
+ * and the program goes on, so one run reports every broken check. */
+#ifndef WISP_TESTS_CHECK_H
+#define WISP_TESTS_CHECK_H
 
 #include <stdio.h>
 
