@@ -2,13 +2,12 @@
  * Setting ghost processes aside (see ghost.h). Roles follow the node
  * layout: the last WISP_GHOSTS ranks of each (virtual) node are ghosts, so
  * the application's ranks stay in world order. The processes of a node
- * share a small board in /dev/shm; an idle ghost sleeps in the kernel on its
- * doorbell there, costing the application nothing, until the node's first
- * application process releases it at MPI_Finalize.
+ * share a small board in /dev/shm (board.h): the node's first application
+ * process posts commands there and rings the ghosts' doorbells; the ghosts
+ * serve them (serve.c) until that process finalizes.
  */
 #include "ghost/ghost.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -17,42 +16,28 @@
 #include "core/init.h"
 #include "core/log.h"
 #include "core/topo.h"
-#include "shm/fastbox.h"
+#include "ghost/board.h"
+#include "ghost/win.h"
 #include "shm/segment.h"
 #include "wrap/wrap.h"
 
-enum { MAX_GHOSTS = 64 };
-
-/* What the processes of a node share. */
-struct ghost_board {
-    _Atomic uint32_t released;
-    struct wisp_doorbell bells[MAX_GHOSTS];
-};
-
-static struct ghost_board *board;
+struct wisp_ghost_node wisp_ghost_node = {.all = MPI_COMM_NULL};
 static MPI_Comm users = MPI_COMM_NULL; /* the application's world */
-static int nghosts, total_ghosts;
-static int is_node_leader;
+static int total_ghosts;
 
 int wisp_ghost_count(void)
 {
     return total_ghosts;
 }
 
-static bool released(void *ctx)
-{
-    (void)ctx;
-    return atomic_load_explicit(&board->released, memory_order_acquire);
-}
-
 /* Collective over the world: map this node's board (ghosts included), or
  * stop the job on every rank when some node cannot. */
-static struct ghost_board *map_board(void)
+static struct wisp_ghost_board *map_board(void)
 {
-    int fd = wisp_shm_segment_open(wisp_topo.node_comm, "ghost", sizeof(struct ghost_board));
-    void *p =
-        fd < 0 ? MAP_FAILED
-               : mmap(NULL, sizeof(struct ghost_board), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int fd = wisp_shm_segment_open(wisp_topo.node_comm, "ghost", sizeof(struct wisp_ghost_board));
+    void *p = fd < 0 ? MAP_FAILED
+                     : mmap(NULL, sizeof(struct wisp_ghost_board), PROT_READ | PROT_WRITE,
+                            MAP_SHARED, fd, 0);
     if (fd >= 0)
         close(fd);
     if (!wisp_shm_all_agree(p != MAP_FAILED, MPI_COMM_WORLD))
@@ -72,37 +57,53 @@ MPI_Comm wisp_ghost_carve(int ghosts)
                  ghosts, ghosts, fewest);
         wisp_core_stop(line);
     }
-    nghosts = ghosts;
+    struct wisp_ghost_node *n = &wisp_ghost_node;
     total_ghosts = ghosts * wisp_topo.node_count;
-    is_node_leader = wisp_topo.node_rank == 0;
-    int ghost = wisp_topo.node_rank - (wisp_topo.node_size - ghosts); /* < 0: not a ghost */
+    n->ghosts = ghosts;
+    n->users = wisp_topo.node_size - ghosts;
+    n->all_rank = wisp_topo.node_rank;
+    n->world_rank = wisp_topo.world_rank;
+    n->leader = wisp_topo.node_peers[0];
+    n->ghost_rank = malloc(sizeof *n->ghost_rank * (size_t)ghosts);
+    if (!n->ghost_rank)
+        wisp_fatal("out of memory for the ghosts' ranks");
+    for (int g = 0; g < ghosts; g++)
+        n->ghost_rank[g] = wisp_topo.node_peers[n->users + g];
+    PMPI_Comm_dup(wisp_topo.node_comm, &n->all);
+    int ghost = n->all_rank - n->users; /* < 0: not a ghost */
 
-    board = map_board();
+    n->board = map_board();
     PMPI_Comm_split(MPI_COMM_WORLD, ghost >= 0 ? MPI_UNDEFINED : 0, wisp_topo.world_rank, &users);
     if (ghost < 0) {
         PMPI_Comm_set_name(users, "MPI_COMM_WORLD");
         return users;
     }
+    wisp_ghost_serve(ghost); /* the application's code after MPI_Init never runs here */
+}
 
-    wisp_log(2, "ghost of node %d, waiting", wisp_topo.node_id);
-    while (!released(NULL))
-        wisp_doorbell_wait(&board->bells[ghost], released, NULL);
-    PMPI_Finalize();
-    fflush(NULL);
-    _exit(0); /* the application's code after MPI_Init never runs here */
+void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg)
+{
+    struct wisp_ghost_board *b = wisp_ghost_node.board;
+    b->cmd = (uint32_t)cmd;
+    b->arg = arg;
+    atomic_fetch_add_explicit(&b->seq, 1, memory_order_release);
+    for (int g = 0; g < wisp_ghost_node.ghosts; g++)
+        wisp_doorbell_ring(&b->bells[g]);
 }
 
 void wisp_ghost_release(void)
 {
-    if (!board)
+    struct wisp_ghost_node *n = &wisp_ghost_node;
+    if (!n->board)
         return;
-    if (is_node_leader) {
-        atomic_store_explicit(&board->released, 1, memory_order_release);
-        for (int g = 0; g < nghosts; g++)
-            wisp_doorbell_ring(&board->bells[g]);
-    }
-    munmap(board, sizeof *board);
-    board = NULL;
+    wisp_ghost_win_free_all(); /* windows the application left: collective, as MPI_Finalize */
+    if (n->all_rank == 0)
+        wisp_ghost_post(WISP_GHOST_CMD_FINALIZE, 0);
+    munmap(n->board, sizeof *n->board);
+    n->board = NULL;
+    free(n->ghost_rank);
+    n->ghost_rank = NULL;
+    PMPI_Comm_free(&n->all);
     PMPI_Comm_free(&users);
     wisp_wrap_user_world = MPI_COMM_WORLD;
 }

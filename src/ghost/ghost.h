@@ -2,8 +2,9 @@
  * Ghost processes: WISP_GHOSTS processes of every node that the application
  * never sees. They are set aside at MPI_Init, and the application's
  * MPI_COMM_WORLD becomes the communicator of the other processes (the
- * wrappers translate it everywhere). So far a ghost waits, asleep, until the
- * application finalizes; serving one-sided operations is the next step.
+ * wrappers translate it everywhere). Ghosts serve the windows of
+ * MPI_Win_allocate(_shared) (win.h, serve.c) until the application
+ * finalizes.
  */
 #ifndef WISP_GHOST_GHOST_H
 #define WISP_GHOST_GHOST_H

@@ -1,0 +1,56 @@
+/*
+ * The board that the processes of a (virtual) node share in /dev/shm: one
+ * command slot, written only by the node's first application process (every
+ * command is collective over the node's application processes), and one
+ * doorbell per ghost. A command is followed at once by a collective call
+ * that the ghosts join, so the slot is never overwritten before every ghost
+ * has read it.
+ */
+#ifndef WISP_GHOST_BOARD_H
+#define WISP_GHOST_BOARD_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "shm/fastbox.h"
+
+#pragma GCC visibility push(hidden)
+
+enum { WISP_GHOST_MAX = 64 };
+
+enum wisp_ghost_cmd {
+    WISP_GHOST_CMD_NONE,
+    WISP_GHOST_CMD_WIN_CREATE, /* the window's description follows by PMPI_Bcast on node_all */
+    WISP_GHOST_CMD_WIN_FREE,   /* arg: the window's serial */
+    WISP_GHOST_CMD_FINALIZE,
+};
+
+struct wisp_ghost_board {
+    _Atomic uint32_t seq; /* number of commands posted; the last one is in cmd/arg */
+    uint32_t cmd, arg;
+    struct wisp_doorbell bells[WISP_GHOST_MAX];
+};
+
+/* What carve.c sets up for the rest of the ghost layer. */
+struct wisp_ghost_node {
+    struct wisp_ghost_board *board;
+    MPI_Comm all;    /* this node's processes, ghosts included (ghosts last) */
+    int all_rank;    /* rank in `all` */
+    int users;       /* application processes of this node: ranks 0..users-1 of `all` */
+    int ghosts;      /* ghosts per node */
+    int world_rank;  /* rank in the real MPI_COMM_WORLD */
+    int leader;      /* real world rank of rank 0 of `all`: names the node */
+    int *ghost_rank; /* real world ranks of this node's ghosts */
+};
+extern struct wisp_ghost_node wisp_ghost_node;
+
+/* Node rank 0 (an application process): post a command and wake the ghosts. */
+void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg);
+
+/* In a ghost: serve commands until the application finalizes; never returns. */
+_Noreturn void wisp_ghost_serve(int ghost);
+
+#pragma GCC visibility pop
+
+#endif

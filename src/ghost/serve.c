@@ -1,0 +1,208 @@
+/*
+ * The ghost's life: serve the commands of its node's application processes
+ * (create a window, free it, finalize) and, while a window it serves
+ * exists, make MPI progress for the operations that origins redirect to
+ * it. MPICH processes accumulates, lock requests and flushes only inside
+ * the target's MPI calls, so the ghost must call into MPI often; but on an
+ * oversubscribed node a ghost that spins steals a core from the
+ * application. So it backs off: after activity it polls for WISP_GHOST_SPIN
+ * microseconds, then polls and yields the processor for as long again, then
+ * sleeps on its doorbell for growing times (from 1 us, doubling, up to
+ * WISP_GHOST_SLEEP microseconds); without any window it sleeps until the
+ * next command.
+ *
+ * MPICH offers no counter of the work its progress engine did, so activity
+ * is read from the time one poll took: processing an incoming operation
+ * takes microseconds, an empty poll tens of nanoseconds (hundreds when the
+ * caches are cold after a sleep). A poll longer than ACTIVE_NS counts as
+ * activity; a poll that took long only because the ghost was preempted
+ * merely keeps it awake a little longer.
+ */
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "ghost/board.h"
+#include "ghost/win.h"
+
+enum {
+    ACTIVE_NS = 1500, /* a poll at least this long did some work */
+    SLEEP_MIN_NS = 1000,
+};
+
+/* A window as a ghost holds it. */
+struct served {
+    uint32_t serial;
+    MPI_Comm icomm;
+    int nwins;
+    MPI_Win *wins;
+    struct wisp_ghost_segment seg;
+    struct served *next;
+};
+
+static struct served *served;
+static int ghost_index;
+static uint32_t seen_seq;
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static bool command_pending(void *ctx)
+{
+    (void)ctx;
+    return atomic_load_explicit(&wisp_ghost_node.board->seq, memory_order_acquire) != seen_seq;
+}
+
+/* Sleep on the doorbell until a command is posted, or at most `ns` (< 0: no limit). */
+static void sleep_on_bell(long ns)
+{
+    struct wisp_doorbell *bell = &wisp_ghost_node.board->bells[ghost_index];
+    struct timespec timeout = {ns / 1000000000, ns % 1000000000};
+    uint32_t seen = atomic_load_explicit(&bell->rings, memory_order_acquire);
+    atomic_store_explicit(&bell->asleep, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in wisp_doorbell_ring */
+    if (!command_pending(NULL))
+        syscall(SYS_futex, (uint32_t *)&bell->rings, FUTEX_WAIT, seen, ns < 0 ? NULL : &timeout,
+                NULL, 0);
+    atomic_store_explicit(&bell->asleep, 0, memory_order_relaxed);
+}
+
+/* The ghost's side of wisp_ghost_win_allocate (win.c), in the same order. */
+static void create_window(void)
+{
+    struct wisp_ghost_create_msg msg;
+    PMPI_Bcast(&msg, sizeof msg, MPI_BYTE, 0, wisp_ghost_node.all);
+    int *members = malloc(sizeof *members * (size_t)msg.nmembers);
+    struct served *s = calloc(1, sizeof *s);
+    MPI_Win *wins = malloc(sizeof *wins * (size_t)msg.nwins);
+    if (!members || !s || !wins)
+        wisp_fatal("ghost: out of memory for a window of %d processes", msg.nmembers);
+    PMPI_Bcast(members, msg.nmembers, MPI_INT, 0, wisp_ghost_node.all);
+    s->serial = msg.serial;
+    s->nwins = msg.nwins;
+    s->wins = wins;
+    int ok = wisp_ghost_icomm_create(members, msg.nmembers, &s->icomm);
+    free(members);
+    ok = wisp_ghost_segment_map(&s->seg, msg.seglen, ok) && ok;
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s->icomm);
+    if (!all_ok) {
+        wisp_ghost_segment_unmap(&s->seg);
+        PMPI_Comm_free(&s->icomm);
+        free(wins);
+        free(s);
+        return;
+    }
+    for (int i = 0; i < s->nwins; i++) {
+        /* Only the ghosts' windows are targeted: the first bytes are the hidden bytes of the
+         * self-lock (win.h), then every application process's memory. */
+        PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, s->icomm, &wins[i]);
+    }
+    s->next = served;
+    served = s;
+    wisp_log(3, "ghost %d: serving window %u (%d internal windows, %zu bytes)", ghost_index,
+             s->serial, s->nwins, s->seg.len);
+}
+
+static void free_window(uint32_t serial)
+{
+    struct served **p = &served;
+    while (*p && (*p)->serial != serial)
+        p = &(*p)->next;
+    struct served *s = *p;
+    if (!s)
+        wisp_fatal("ghost: asked to free window %u, which it does not serve", serial);
+    *p = s->next;
+    for (int i = 0; i < s->nwins; i++)
+        PMPI_Win_free(&s->wins[i]);
+    PMPI_Comm_free(&s->icomm);
+    wisp_ghost_segment_unmap(&s->seg);
+    free(s->wins);
+    free(s);
+    wisp_log(3, "ghost %d: window %u freed", ghost_index, serial);
+}
+
+/* One command; false for FINALIZE. */
+static bool run_command(void)
+{
+    struct wisp_ghost_board *b = wisp_ghost_node.board;
+    seen_seq = atomic_load_explicit(&b->seq, memory_order_acquire);
+    switch ((enum wisp_ghost_cmd)b->cmd) {
+    case WISP_GHOST_CMD_WIN_CREATE:
+        create_window();
+        return true;
+    case WISP_GHOST_CMD_WIN_FREE:
+        free_window(b->arg);
+        return true;
+    case WISP_GHOST_CMD_FINALIZE:
+        return false;
+    case WISP_GHOST_CMD_NONE:
+        break;
+    }
+    wisp_fatal("ghost: unknown command %u", b->cmd);
+}
+
+/* One look into MPI's progress engine; true when it did some work. */
+static bool poll_progress(void)
+{
+    int flag;
+    uint64_t t0 = now_ns();
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, wisp_ghost_node.all, &flag, MPI_STATUS_IGNORE);
+    return now_ns() - t0 >= ACTIVE_NS;
+}
+
+_Noreturn void wisp_ghost_serve(int ghost)
+{
+    ghost_index = ghost;
+    /* Short sleeps must be short: the default timer slack would add 50 us to each. */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    const uint64_t spin_ns = (uint64_t)wisp_config.GHOST_SPIN * 1000u;
+    const long sleep_max_ns = (long)wisp_config.GHOST_SLEEP * 1000;
+    wisp_log(2, "ghost %d of its node, waiting for commands", ghost);
+
+    uint64_t last_active = now_ns();
+    long sleep_ns = SLEEP_MIN_NS;
+    for (;;) {
+        if (command_pending(NULL)) {
+            if (!run_command())
+                break;
+            last_active = now_ns();
+            sleep_ns = SLEEP_MIN_NS;
+            continue;
+        }
+        if (!served) {
+            sleep_on_bell(-1);
+            continue;
+        }
+        if (poll_progress()) {
+            last_active = now_ns();
+            sleep_ns = SLEEP_MIN_NS;
+            continue;
+        }
+        uint64_t idle = now_ns() - last_active;
+        if (idle < spin_ns)
+            continue;
+        if (idle < 2 * spin_ns) {
+            sched_yield();
+            continue;
+        }
+        sleep_on_bell(sleep_ns);
+        sleep_ns = sleep_ns * 2 < sleep_max_ns ? sleep_ns * 2 : sleep_max_ns;
+    }
+    /* The application finalizes; windows it never freed are freed by then (win.c). */
+    PMPI_Finalize();
+    fflush(NULL);
+    _exit(0); /* the application's code after MPI_Init never runs here */
+}

@@ -1,0 +1,382 @@
+/*
+ * Creating and freeing ghost-served windows on the application's side (see
+ * win.h), and the table from the application's MPI_Win to wisp's state.
+ *
+ * A window is served only when its communicator holds every application
+ * process of each node it touches (one node for MPI_Win_allocate_shared).
+ * Then the node's first application process takes part in the window's
+ * creation and the ghosts of a node only ever see one creation or free at a
+ * time, in the order that all their node's processes call them, so ghosts of
+ * different nodes can never wait for each other in opposite orders. Other
+ * windows are the underlying MPI's, and WISP_VERBOSE=1 says so.
+ */
+#include "ghost/win.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "ghost/board.h"
+#include "shm/segment.h"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
+
+enum { ALIGN = 64, TAG_ICOMM = 0x5749 };
+
+_Atomic int wisp_ghost_nserved;
+static struct wisp_ghost_win *served; /* oldest first */
+static pthread_mutex_t served_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t next_serial; /* in node rank 0: the serial of the node's next window */
+
+struct wisp_ghost_win *wisp_ghost_win_lookup(MPI_Win win)
+{
+    for (struct wisp_ghost_win *w = served; w; w = w->next)
+        if (w->win == win)
+            return w;
+    return NULL;
+}
+
+static void add_served(struct wisp_ghost_win *w)
+{
+    pthread_mutex_lock(&served_lock);
+    struct wisp_ghost_win **p = &served;
+    while (*p)
+        p = &(*p)->next;
+    *p = w;
+    atomic_fetch_add_explicit(&wisp_ghost_nserved, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&served_lock);
+}
+
+static void remove_served(struct wisp_ghost_win *w)
+{
+    pthread_mutex_lock(&served_lock);
+    struct wisp_ghost_win **p = &served;
+    while (*p && *p != w)
+        p = &(*p)->next;
+    if (*p) {
+        *p = w->next;
+        atomic_fetch_sub_explicit(&wisp_ghost_nserved, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&served_lock);
+}
+
+bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, bool ok)
+{
+    seg->base = NULL;
+    seg->len = len;
+    int fd = wisp_shm_segment_open(wisp_ghost_node.all, "win", len);
+    if (fd < 0)
+        return false;
+    /* Commit the memory now: a full /dev/shm fails here, not with SIGBUS at first touch. */
+    if (wisp_ghost_node.all_rank == 0 && ok && (errno = posix_fallocate(fd, 0, (off_t)len))) {
+        wisp_log(1, "ghost-served window: cannot commit %zu bytes in /dev/shm: %m", len);
+        ok = false;
+    }
+    void *p = ok ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (p == MAP_FAILED)
+        return false;
+    seg->base = p;
+    return true;
+}
+
+void wisp_ghost_segment_unmap(struct wisp_ghost_segment *seg)
+{
+    if (seg->base)
+        munmap(seg->base, seg->len);
+    seg->base = NULL;
+}
+
+bool wisp_ghost_icomm_create(const int *members, int n, MPI_Comm *icomm)
+{
+    MPI_Group world, group;
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Group_incl(world, n, members, &group);
+    int rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, TAG_ICOMM, icomm);
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    return rc == MPI_SUCCESS && *icomm != MPI_COMM_NULL;
+}
+
+/* Whether info key `key` is set and its value contains the word `word`
+ * (NULL: is "true"). */
+static bool info_has(MPI_Info info, const char *key, const char *word)
+{
+    if (info == MPI_INFO_NULL)
+        return false;
+    char value[256];
+    int flag = 0;
+    PMPI_Info_get(info, key, (int)sizeof value - 1, value, &flag);
+    if (!flag)
+        return false;
+    if (!word)
+        return strcmp(value, "true") == 0;
+    for (char *save = NULL, *tok = strtok_r(value, ", ", &save); tok;
+         tok = strtok_r(NULL, ", ", &save))
+        if (strcmp(tok, word) == 0)
+            return true;
+    return false;
+}
+
+/* What each application process tells the others at creation. */
+enum { M_WORLD, M_LEADER, M_LOCAL, M_USERS, M_DISP_UNIT, M_SIZE, M_LOCKS, M_GHOSTS };
+
+static void free_state(struct wisp_ghost_win *w)
+{
+    free(w->lockwin);
+    free(w->t);
+    free(w->locked);
+    free(w->held);
+    free(w->start);
+    free(w->post);
+    free(w->post_done);
+    free(w);
+}
+
+/* From everyone's record: whether the window can be served (its number of
+ * nodes, 0 if not), and if so its targets, member list and this node's
+ * segment length. */
+static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flavor, int *members,
+                size_t *seglen)
+{
+    int n = w->size, G = wisp_ghost_node.ghosts;
+    int *node_of = malloc(sizeof *node_of * (size_t)n);
+    int *leader = malloc(sizeof *leader * (size_t)n);
+    int *base = malloc(sizeof *base * (size_t)(n + 1));
+    MPI_Aint *cum = malloc(sizeof *cum * (size_t)n);
+    bool ok = node_of && leader && base && cum;
+    int nodes = 0;
+    for (int r = 0; ok && r < n; r++) {
+        const int64_t *mr = m + (size_t)r * (size_t)stride;
+        int k = 0;
+        while (k < nodes && leader[k] != mr[M_LEADER])
+            k++;
+        if (k == nodes)
+            leader[nodes++] = (int)mr[M_LEADER];
+        node_of[r] = k;
+    }
+    /* Every application process of each node, and no more. */
+    for (int k = 0; ok && k < nodes; k++) {
+        int users = -1, count = 0;
+        for (int r = 0; r < n; r++)
+            if (node_of[r] == k) {
+                const int64_t *mr = m + (size_t)r * (size_t)stride;
+                users = (int)mr[M_USERS];
+                count++;
+            }
+        ok = count == users;
+    }
+    if (ok && flavor == MPI_WIN_FLAVOR_SHARED && nodes != 1)
+        ok = false;
+    if (ok) {
+        /* Node k's processes by local index in cum[base[k] ...]: sizes, then offsets. */
+        base[0] = 0;
+        for (int k = 0; k < nodes; k++) {
+            int users = 0;
+            for (int r = 0; r < n; r++)
+                users += node_of[r] == k;
+            base[k + 1] = base[k] + users;
+        }
+        for (int r = 0; r < n; r++) {
+            const int64_t *mr = m + (size_t)r * (size_t)stride;
+            MPI_Aint size = (MPI_Aint)mr[M_SIZE];
+            if (flavor == MPI_WIN_FLAVOR_ALLOCATE)
+                size = (size + ALIGN - 1) / ALIGN * ALIGN;
+            cum[base[node_of[r]] + mr[M_LOCAL]] = size;
+        }
+        int my_node = node_of[w->rank];
+        for (int k = 0; k < nodes; k++) {
+            MPI_Aint off = WISP_GHOST_HIDDEN;
+            for (int i = base[k]; i < base[k + 1]; i++) {
+                MPI_Aint size = cum[i];
+                cum[i] = off;
+                off += size;
+            }
+            if (k == my_node)
+                *seglen = (size_t)off;
+        }
+        int wants_locks = 0, most_users = 0;
+        for (int r = 0; r < n; r++) {
+            const int64_t *mr = m + (size_t)r * (size_t)stride;
+            int k = node_of[r];
+            struct wisp_ghost_target *t = &w->t[r];
+            t->local = (int)mr[M_LOCAL];
+            t->off = cum[base[k] + t->local];
+            t->size = (MPI_Aint)mr[M_SIZE];
+            t->disp_unit = (int)mr[M_DISP_UNIT];
+            t->ghost = n + k * G + t->local % G; /* static rank binding */
+            members[r] = (int)mr[M_WORLD];
+            for (int g = 0; g < G; g++)
+                members[n + k * G + g] = (int)mr[M_GHOSTS + g];
+            wants_locks |= (int)mr[M_LOCKS];
+            if (base[k + 1] - base[k] > most_users)
+                most_users = base[k + 1] - base[k];
+        }
+        w->nlock = wants_locks ? most_users : 0;
+    }
+    free(node_of);
+    free(leader);
+    free(base);
+    free(cum);
+    return ok ? nodes : 0;
+}
+
+/* The application's side of serve.c's create_window, in the same order. */
+static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers, size_t seglen)
+{
+    struct wisp_ghost_node *node = &wisp_ghost_node;
+    struct wisp_ghost_create_msg msg = {
+        .nmembers = nmembers, .nwins = 1 + w->nlock, .seglen = seglen};
+    if (node->all_rank == 0) {
+        msg.serial = next_serial++;
+        wisp_ghost_post(WISP_GHOST_CMD_WIN_CREATE, 0);
+    }
+    PMPI_Bcast(&msg, sizeof msg, MPI_BYTE, 0, node->all);
+    PMPI_Bcast(members, nmembers, MPI_INT, 0, node->all);
+    w->serial = msg.serial;
+    int ok = wisp_ghost_icomm_create(members, nmembers, &w->icomm);
+    ok = wisp_ghost_segment_map(&w->seg, seglen, ok) && ok;
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->icomm);
+    if (!all_ok) {
+        wisp_ghost_segment_unmap(&w->seg);
+        PMPI_Comm_free(&w->icomm);
+        return false;
+    }
+    char *mine = w->seg.base + w->t[w->rank].off;
+    MPI_Aint size = w->t[w->rank].size;
+    for (int i = 0; i <= w->nlock; i++) {
+        MPI_Win *iw = i == 0 ? &w->global : &w->lockwin[i - 1];
+        PMPI_Win_create(mine, size, 1, MPI_INFO_NULL, w->icomm, iw);
+        PMPI_Win_set_errhandler(*iw, MPI_ERRORS_RETURN);
+    }
+    PMPI_Win_lock_all(MPI_MODE_NOCHECK, w->global);
+    return true;
+}
+
+int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win, int flavor)
+{
+    int (*native)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *) =
+        flavor == MPI_WIN_FLAVOR_SHARED ? PMPI_Win_allocate_shared : PMPI_Win_allocate;
+    int inter = 1;
+    /* Arguments the MPI rejects get its own error. */
+    if (!wisp_ghost_node.board || comm == MPI_COMM_NULL || size < 0 || disp_unit <= 0 ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return native(size, disp_unit, info, comm, baseptr, win);
+
+    struct wisp_ghost_win *w = calloc(1, sizeof *w);
+    if (!w)
+        return native(size, disp_unit, info, comm, baseptr, win);
+    w->flavor = flavor;
+    PMPI_Comm_dup(comm, &w->comm);
+    PMPI_Comm_rank(w->comm, &w->rank);
+    PMPI_Comm_size(w->comm, &w->size);
+    int n = w->size, G = wisp_ghost_node.ghosts, stride = M_GHOSTS + G;
+    w->no_local_load_store = info_has(info, "no_local_load_store", NULL);
+    bool locks = !info_has(info, "no_locks", NULL);
+    char used[256];
+    int flag = 0;
+    if (info != MPI_INFO_NULL)
+        PMPI_Info_get(info, "epochs_used", (int)sizeof used - 1, used, &flag);
+    if (flag)
+        locks = locks && info_has(info, "epochs_used", "lock");
+
+    int64_t *m = malloc(sizeof *m * (size_t)stride * (size_t)n);
+    int64_t *mine = malloc(sizeof *mine * (size_t)stride);
+    int *members = malloc(sizeof *members * (size_t)(n + n * G));
+    w->t = calloc((size_t)n, sizeof *w->t);
+    int ok = m && mine && members && w->t;
+    if (mine) {
+        mine[M_WORLD] = wisp_ghost_node.world_rank;
+        mine[M_LEADER] = wisp_ghost_node.leader;
+        mine[M_LOCAL] = wisp_ghost_node.all_rank;
+        mine[M_USERS] = wisp_ghost_node.users;
+        mine[M_DISP_UNIT] = disp_unit;
+        mine[M_SIZE] = size;
+        mine[M_LOCKS] = locks;
+        for (int g = 0; g < G; g++)
+            mine[M_GHOSTS + g] = wisp_ghost_node.ghost_rank[g];
+    }
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+    size_t seglen = 0;
+    int nodes = 0;
+    if (all_ok) {
+        PMPI_Allgather(mine, stride, MPI_INT64_T, m, stride, MPI_INT64_T, w->comm);
+        nodes = plan(w, m, stride, flavor, members, &seglen);
+        all_ok = nodes > 0;
+    }
+    free(mine);
+    free(m);
+    if (all_ok) {
+        w->lockwin = calloc((size_t)w->nlock + 1, sizeof *w->lockwin);
+        w->locked = calloc((size_t)n, 1);
+        w->held = calloc((size_t)w->nlock + 1, sizeof *w->held);
+        w->start = malloc(sizeof *w->start * (size_t)n);
+        w->post = malloc(sizeof *w->post * (size_t)n);
+        w->post_done = malloc(sizeof *w->post_done * (size_t)n);
+        ok = w->lockwin && w->locked && w->held && w->start && w->post && w->post_done;
+        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+        if (all_ok)
+            all_ok = create_internal(w, members, n + nodes * G, seglen);
+    }
+    free(members);
+    if (!all_ok) {
+        if (w->rank == 0)
+            wisp_log(1,
+                     "MPI_Win_allocate%s: not served by ghosts (its communicator leaves out "
+                     "some application processes of a node%s); the MPI's own window",
+                     flavor == MPI_WIN_FLAVOR_SHARED ? "_shared" : "",
+                     flavor == MPI_WIN_FLAVOR_SHARED ? ", or spans several nodes" : "");
+        PMPI_Comm_free(&w->comm);
+        free_state(w);
+        return native(size, disp_unit, info, comm, baseptr, win);
+    }
+
+    char *base = w->seg.base + w->t[w->rank].off;
+    int rc = PMPI_Win_create(base, size, disp_unit, info, comm, &w->win);
+    if (rc != MPI_SUCCESS) {
+        wisp_fatal("ghost-served window: the application's window could not be created");
+    }
+    add_served(w);
+    *(void **)baseptr = base;
+    *win = w->win;
+    if (w->rank == 0)
+        wisp_log(2, "MPI_Win_allocate%s: served by ghosts, %d lock windows",
+                 flavor == MPI_WIN_FLAVOR_SHARED ? "_shared" : "", w->nlock);
+    return MPI_SUCCESS;
+}
+
+int wisp_ghost_win_free(struct wisp_ghost_win *w)
+{
+    if (w->access != WISP_GHOST_NO_ACCESS || w->exposed)
+        return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    int rc = PMPI_Win_free(&w->win); /* the application's: runs its attribute callbacks */
+    remove_served(w);
+    PMPI_Win_unlock_all(w->global);
+    if (wisp_ghost_node.all_rank == 0)
+        wisp_ghost_post(WISP_GHOST_CMD_WIN_FREE, w->serial);
+    for (int i = 0; i <= w->nlock; i++)
+        PMPI_Win_free(i == 0 ? &w->global : &w->lockwin[i - 1]);
+    PMPI_Comm_free(&w->icomm);
+    PMPI_Comm_free(&w->comm);
+    wisp_ghost_segment_unmap(&w->seg);
+    free_state(w);
+    return rc;
+}
+
+void wisp_ghost_win_free_all(void)
+{
+    while (served) {
+        struct wisp_ghost_win *w = served;
+        w->access = WISP_GHOST_NO_ACCESS; /* MPI_Finalize ends every epoch */
+        w->exposed = false;
+        wisp_ghost_win_free(w);
+    }
+}
