@@ -62,6 +62,14 @@ WISP_API int wisp_bound_cores(void);
  *  WISP_SHM=off or the partition was full), else 0. */
 WISP_API int wisp_heap_contains(const void *p);
 
+/** @return a counter of the point-to-point messages this process received
+ *  from processes of its node through wisp's shared memory: `name` is one of
+ *  "immediate", "staged", "single_copy", "synergistic", "self" (messages by
+ *  protocol), "copies" (copies their payloads took, the sender's included:
+ *  1 per single-copy or synergistic message, 2 per other) or "bytes";
+ *  0 for another name. */
+WISP_API unsigned long long wisp_shm_counter(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

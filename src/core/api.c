@@ -2,6 +2,10 @@
 #include "wisp.h"
 
 #include "core/topo.h"
+#include <stddef.h>
+#include <string.h>
+
+#include "p2p/p2p.h"
 #include "shm/heap.h"
 
 const char *wisp_version(void)
@@ -64,4 +68,21 @@ int wisp_bound_cores(void)
 int wisp_heap_contains(const void *p)
 {
     return wisp_shm_heap_contains(p);
+}
+
+unsigned long long wisp_shm_counter(const char *name)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } counters[] = {
+#define COUNTER(f) {#f, offsetof(struct wisp_p2p_counters, f)}
+        COUNTER(immediate), COUNTER(staged), COUNTER(single_copy), COUNTER(synergistic),
+        COUNTER(self),      COUNTER(copies), COUNTER(bytes),
+#undef COUNTER
+    };
+    for (size_t i = 0; name && i < sizeof counters / sizeof counters[0]; i++)
+        if (!strcmp(name, counters[i].name))
+            return *(const uint64_t *)((const char *)&wisp_p2p_counters + counters[i].offset);
+    return 0;
 }

@@ -15,6 +15,7 @@
 #include "core/stats.h"
 #include "core/topo.h"
 #include "ghost/ghost.h"
+#include "p2p/p2p.h"
 #include "shm/heap.h"
 #include "wrap/wrap.h"
 
@@ -68,6 +69,9 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     wisp_core_topo_log();
     if (wisp_config.SHM)
         wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    wisp_p2p_init(level);
     wisp_core_stats_start();
     /* Translation and accounting live in the hooked path. */
     wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD);
@@ -87,6 +91,7 @@ int wisp_core_finalize(void)
 {
     wisp_core_stats_finish(wisp_wrap_user_world);
     wisp_wrap_hooks_enable(false);
+    wisp_p2p_fini();
     wisp_shm_heap_stop();
     wisp_ghost_release();
     wisp_core_topo_fini();

@@ -11,6 +11,7 @@
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 size_t wisp_fastbox_region_size(int nprocs)
@@ -33,42 +34,83 @@ struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, int proc)
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size)
 {
-    uint32_t n = ring->sent;
-    if (n - ring->consumed_seen >= WISP_FASTBOX_CELLS) {
+    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size);
+    if (n + cells - ring->consumed_seen > WISP_FASTBOX_CELLS) {
         ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
-        if (n - ring->consumed_seen >= WISP_FASTBOX_CELLS)
+        if (n + cells - ring->consumed_seen > WISP_FASTBOX_CELLS)
             return false;
     }
+    const unsigned char *from = payload;
     struct wisp_fastbox_cell *cell = &ring->cells[n % WISP_FASTBOX_CELLS];
     cell->size = size;
     cell->match = match;
-    memcpy(cell->payload, payload, size);
+    uint32_t first = size < WISP_FASTBOX_INLINE ? size : WISP_FASTBOX_INLINE;
+    memcpy(cell->payload, from, first);
+    /* Further cells first: the release store of the first cell's sequence
+     * number publishes them all. Their own numbers keep the ring's invariant
+     * (cell i holds i + 1) for the cells that later messages start in. */
+    for (uint32_t i = 1, done = first; i < cells; i++) {
+        struct wisp_fastbox_more *more = (void *)&ring->cells[(n + i) % WISP_FASTBOX_CELLS];
+        uint32_t part = size - done < WISP_FASTBOX_MORE ? size - done : WISP_FASTBOX_MORE;
+        memcpy(more->payload, from + done, part);
+        atomic_store_explicit(&more->seq, n + i + 1, memory_order_relaxed);
+        done += part;
+    }
     atomic_store_explicit(&cell->seq, n + 1, memory_order_release);
-    ring->sent = n + 1;
+    ring->sent = n + cells;
     return true;
+}
+
+void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_fastbox_cell *cell,
+                       void *dst, uint32_t offset, uint32_t size)
+{
+    unsigned char *to = dst;
+    if (offset < WISP_FASTBOX_INLINE) {
+        uint32_t part = WISP_FASTBOX_INLINE - offset < size ? WISP_FASTBOX_INLINE - offset : size;
+        memcpy(to, cell->payload + offset, part);
+        to += part, offset += part, size -= part;
+    }
+    uint32_t first = (uint32_t)(cell - ring->cells);
+    while (size) {
+        uint32_t i = 1 + (offset - WISP_FASTBOX_INLINE) / WISP_FASTBOX_MORE;
+        uint32_t at = (offset - WISP_FASTBOX_INLINE) % WISP_FASTBOX_MORE;
+        const struct wisp_fastbox_more *more =
+            (const void *)&ring->cells[(first + i) % WISP_FASTBOX_CELLS];
+        uint32_t part = WISP_FASTBOX_MORE - at < size ? WISP_FASTBOX_MORE - at : size;
+        memcpy(to, more->payload + at, part);
+        to += part, offset += part, size -= part;
+    }
 }
 
 void wisp_fastbox_release(struct wisp_fastbox_ring *ring)
 {
-    ring->received++;
+    const struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+    ring->received += wisp_fastbox_cells(cell->size);
     atomic_store_explicit(&ring->consumed, ring->received, memory_order_release);
 }
 
-static long futex(_Atomic uint32_t *word, int op, uint32_t value)
+static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout)
 {
     /* Shared (not FUTEX_PRIVATE): the word lives in memory of several processes. */
-    return syscall(SYS_futex, (uint32_t *)word, op, value, NULL, NULL, 0);
+    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
 }
 
 void wisp_doorbell_wait(struct wisp_doorbell *bell, bool (*ready)(void *), void *ctx)
 {
+    wisp_doorbell_wait_for(bell, ready, ctx, -1);
+}
+
+void wisp_doorbell_wait_for(struct wisp_doorbell *bell, bool (*ready)(void *), void *ctx,
+                            long timeout_ns)
+{
+    struct timespec timeout = {timeout_ns / 1000000000, timeout_ns % 1000000000};
     uint32_t seen = atomic_load_explicit(&bell->rings, memory_order_acquire);
     atomic_store_explicit(&bell->asleep, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in ring */
     /* A sender that put its message before seeing asleep == 1 did not ring:
      * look once more after announcing the sleep. */
     if (!ready(ctx))
-        futex(&bell->rings, FUTEX_WAIT, seen);
+        futex(&bell->rings, FUTEX_WAIT, seen, timeout_ns < 0 ? NULL : &timeout);
     atomic_store_explicit(&bell->asleep, 0, memory_order_relaxed);
 }
 
@@ -77,6 +119,6 @@ void wisp_doorbell_ring(struct wisp_doorbell *bell)
     atomic_thread_fence(memory_order_seq_cst); /* the put is visible before asleep is read */
     if (atomic_load_explicit(&bell->asleep, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&bell->rings, 1, memory_order_release);
-        futex(&bell->rings, FUTEX_WAKE, 1);
+        futex(&bell->rings, FUTEX_WAKE, 1, NULL);
     }
 }

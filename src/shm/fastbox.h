@@ -25,6 +25,7 @@ enum {
     WISP_FASTBOX_LINE = 64,
     WISP_FASTBOX_CELLS = 64,  /* per ring: messages a sender may have in flight */
     WISP_FASTBOX_INLINE = 48, /* payload bytes that fit beside the header */
+    WISP_FASTBOX_MORE = 60,   /* payload bytes of each further cell of a message */
 };
 
 struct wisp_fastbox_cell {
@@ -33,6 +34,23 @@ struct wisp_fastbox_cell {
     uint64_t match; /* what the engine matches on (tag, communicator) */
     unsigned char payload[WISP_FASTBOX_INLINE];
 };
+
+/* The second and later cells of a message longer than WISP_FASTBOX_INLINE. */
+struct wisp_fastbox_more {
+    alignas(WISP_FASTBOX_LINE) _Atomic uint32_t seq;
+    unsigned char payload[WISP_FASTBOX_MORE];
+};
+
+_Static_assert(sizeof(struct wisp_fastbox_more) == WISP_FASTBOX_LINE, "one line per cell");
+_Static_assert(sizeof(struct wisp_fastbox_cell) == WISP_FASTBOX_LINE, "one line per cell");
+
+/* Cells that a message of `size` payload bytes occupies. */
+static inline uint32_t wisp_fastbox_cells(uint32_t size)
+{
+    return size <= WISP_FASTBOX_INLINE
+               ? 1
+               : 1 + (size - WISP_FASTBOX_INLINE + WISP_FASTBOX_MORE - 1) / WISP_FASTBOX_MORE;
+}
 
 struct wisp_fastbox_ring {
     /* The receiver's progress, read by the sender only when the ring looks full. */
@@ -58,8 +76,8 @@ size_t wisp_fastbox_region_size(int nprocs);
 struct wisp_fastbox_ring *wisp_fastbox_ring(void *region, int nprocs, int src, int dst);
 struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, int proc);
 
-/* Sender: put a message of `size` <= WISP_FASTBOX_INLINE bytes; false when
- * the ring is full (the receiver has WISP_FASTBOX_CELLS unread messages). */
+/* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <=
+ * WISP_FASTBOX_CELLS cells; false when the ring has not that many free. */
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size);
 
@@ -72,12 +90,21 @@ static inline const struct wisp_fastbox_cell *wisp_fastbox_peek(struct wisp_fast
                                                                                         : NULL;
 }
 
-/* Receiver: done with the cell wisp_fastbox_peek returned. */
+/* Receiver: the payload of the message that starts at `cell` (from
+ * wisp_fastbox_peek), `size` bytes of it from `offset` on, into `dst`. */
+void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_fastbox_cell *cell,
+                       void *dst, uint32_t offset, uint32_t size);
+
+/* Receiver: done with the message wisp_fastbox_peek returned. */
 void wisp_fastbox_release(struct wisp_fastbox_ring *ring);
 
 /* Receiver: sleep until a sender rings, unless `ready()` becomes true first
  * (checked after announcing the sleep, so no ring is missed). */
 void wisp_doorbell_wait(struct wisp_doorbell *bell, bool (*ready)(void *), void *ctx);
+
+/* The same, but back after `timeout_ns` at the latest. */
+void wisp_doorbell_wait_for(struct wisp_doorbell *bell, bool (*ready)(void *), void *ctx,
+                            long timeout_ns);
 
 /* Sender, after a put: wake the receiver if it sleeps. */
 void wisp_doorbell_ring(struct wisp_doorbell *bell);

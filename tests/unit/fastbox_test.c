@@ -1,7 +1,8 @@
 /*
  * Fastbox rings and doorbells between two real processes (fork, shared
  * anonymous memory), no MPI: every message arrives once, in order, with its
- * payload, also when the ring fills up; a receiver that sleeps on its
+ * payload, also when the ring fills up and when a message spans several
+ * cells (sizes 0 to MAX_SIZE, wrapping around the ring's end); a receiver that sleeps on its
  * doorbell is always woken (a lost wake-up would hang this test until CTest's
  * timeout).
  */
@@ -16,7 +17,13 @@
 
 #include "shm/fastbox.h"
 
-enum { MESSAGES = 300000, BURSTS = 200 };
+enum { MESSAGES = 300000, BURSTS = 200, MAX_SIZE = 700 };
+
+/* Mostly one-cell messages, every 7th one longer. */
+static uint32_t size_of(uint32_t n)
+{
+    return n % 7 ? n % (WISP_FASTBOX_INLINE + 1) : n % (MAX_SIZE + 1);
+}
 
 static void fill(unsigned char *buf, uint32_t n, uint32_t size)
 {
@@ -26,9 +33,9 @@ static void fill(unsigned char *buf, uint32_t n, uint32_t size)
 
 static void send_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bell, int pause_every)
 {
-    unsigned char buf[WISP_FASTBOX_INLINE];
+    unsigned char buf[MAX_SIZE];
     for (uint32_t n = 0; n < MESSAGES; n++) {
-        uint32_t size = n % (WISP_FASTBOX_INLINE + 1);
+        uint32_t size = size_of(n);
         fill(buf, n, size);
         while (!wisp_fastbox_put(ring, n, buf, size))
             sched_yield(); /* full: the receiver is behind */
@@ -47,16 +54,20 @@ static bool has_message(void *ring)
 static int receive_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bell, bool sleep)
 {
     int errors = 0;
-    unsigned char want[WISP_FASTBOX_INLINE];
+    unsigned char want[MAX_SIZE], got[MAX_SIZE];
     for (uint32_t n = 0; n < MESSAGES; n++) {
         const struct wisp_fastbox_cell *cell;
         while (!(cell = wisp_fastbox_peek(ring))) {
             if (sleep)
                 wisp_doorbell_wait(bell, has_message, ring);
         }
-        uint32_t size = n % (WISP_FASTBOX_INLINE + 1);
+        uint32_t size = size_of(n);
         fill(want, n, size);
-        if (cell->match != n || cell->size != size || memcmp(cell->payload, want, size)) {
+        memset(got, 0, size);
+        if (cell->size == size) /* in two parts, as a receiver with a small buffer would */
+            wisp_fastbox_read(ring, cell, got, 0, size / 2),
+                wisp_fastbox_read(ring, cell, got + size / 2, size / 2, size - size / 2);
+        if (cell->match != n || cell->size != size || memcmp(got, want, size)) {
             if (errors++ < 5)
                 fprintf(stderr, "message %u: got match %llu size %u\n", n,
                         (unsigned long long)cell->match, cell->size);

@@ -1,0 +1,219 @@
+/*
+ * Served communicators. Each gets a context number at creation: every
+ * member offers the numbers it has free and one allreduce (bitwise and)
+ * picks the lowest free everywhere, so a message's context names the same
+ * communicator in sender and receiver. Intercommunicators and
+ * communicators made without a collective wisp sees (MPI_Comm_idup) are
+ * not served: all their traffic goes to the MPI, in every member alike.
+ */
+#include "p2p/p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/topo.h"
+#include "wrap/wrap.h"
+
+enum { CONTEXTS = 4096, WORDS = CONTEXTS / 64, BUCKETS = 1024 };
+
+struct entry {
+    struct entry *next;
+    struct wisp_p2p_comm comm;
+};
+
+static bool agreeing; /* the whole job takes part in context agreement */
+
+/* Serve communicators with members on other nodes too (wildcards through
+ * matched probes). Off: the randomized stress test still hangs with it
+ * (4 ranks in virtual nodes of 2), so such communicators go to the MPI. */
+static const bool wisp_p2p_mixed = false;
+static uint64_t free_ctx[WORDS];
+static struct wisp_p2p_comm *by_ctx[CONTEXTS];
+static struct entry *buckets[BUCKETS];
+static struct wisp_p2p_comm *last; /* the one looked up last: most programs use one or two */
+
+static size_t bucket_of(MPI_Comm handle)
+{
+    return (size_t)(((uintptr_t)handle * 0x9e3779b97f4a7c15u) >> 54) % BUCKETS;
+}
+
+struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm handle)
+{
+    if (!wisp_p2p.on)
+        return NULL;
+    if (last && last->handle == handle)
+        return last;
+    for (struct entry *e = buckets[bucket_of(handle)]; e; e = e->next)
+        if (e->comm.handle == handle)
+            return last = &e->comm;
+    return NULL;
+}
+
+struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx)
+{
+    return ctx >= 0 && ctx < CONTEXTS ? by_ctx[ctx] : NULL;
+}
+
+static int lowest_free(const uint64_t *mask)
+{
+    for (int w = 0; w < WORDS; w++)
+        if (mask[w])
+            return w * 64 + __builtin_ctzll(mask[w]);
+    return -1;
+}
+
+static void take(int ctx)
+{
+    free_ctx[ctx / 64] &= ~(1ull << (ctx % 64));
+}
+
+/* Build the served communicator; `ctx` agreed. */
+static int serve(MPI_Comm handle, int ctx)
+{
+    struct entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return MPI_ERR_NO_MEM;
+    struct wisp_p2p_comm *c = &e->comm;
+    c->handle = handle;
+    c->ctx = ctx;
+    PMPI_Comm_rank(handle, &c->rank);
+    PMPI_Comm_size(handle, &c->size);
+    c->node_of = malloc(sizeof(int) * (size_t)c->size * 2);
+    c->rank_of = malloc(sizeof(int) * (size_t)wisp_p2p.node_size);
+    if (!c->node_of || !c->rank_of) {
+        free(c->node_of);
+        free(c->rank_of);
+        free(e);
+        return MPI_ERR_NO_MEM;
+    }
+    /* Comm ranks -> ranks of the application's world -> node ranks. */
+    int *ranks = c->node_of + c->size, *world = c->node_of;
+    for (int r = 0; r < c->size; r++)
+        ranks[r] = r;
+    MPI_Group group, world_group;
+    PMPI_Comm_group(handle, &group);
+    PMPI_Comm_group(wisp_wrap_user_world, &world_group);
+    PMPI_Group_translate_ranks(group, c->size, ranks, world_group, world);
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world_group);
+    for (int p = 0; p < wisp_p2p.node_size; p++)
+        c->rank_of[p] = -1;
+    for (int r = 0; r < c->size; r++) {
+        int node = -1;
+        for (int p = 0; p < wisp_p2p.node_size && world[r] != MPI_UNDEFINED; p++)
+            if (wisp_topo.node_peers[p] == world[r])
+                node = p;
+        c->node_of[r] = node;
+        if (node >= 0)
+            c->rank_of[node] = r;
+        else
+            c->has_remote = true;
+    }
+    if (c->has_remote && !wisp_p2p_mixed) {
+        /* Same answer in every member: the whole communicator goes to the MPI. */
+        free(c->node_of);
+        free(c->rank_of);
+        free(e);
+        return MPI_SUCCESS;
+    }
+    wisp_list_init(&c->posted);
+    wisp_list_init(&c->unexpected);
+    wisp_list_init(&c->remote);
+    wisp_list_init(&c->remote_link);
+    size_t b = bucket_of(handle);
+    e->next = buckets[b];
+    buckets[b] = e;
+    by_ctx[ctx] = c;
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_comm_created(MPI_Comm comm)
+{
+    if (!agreeing || comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return MPI_SUCCESS;
+    uint64_t mask[WORDS];
+    wisp_p2p_lock();
+    memcpy(mask, free_ctx, sizeof mask);
+    wisp_p2p_unlock();
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, mask, WORDS, MPI_UINT64_T, MPI_BAND, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int ctx = lowest_free(mask);
+    if (ctx < 0) {
+        wisp_log(1, "no free point-to-point context: a communicator goes to the MPI");
+        return MPI_SUCCESS;
+    }
+    wisp_p2p_lock();
+    take(ctx); /* in every member: the context is used, served or not */
+    rc = wisp_p2p.on ? serve(comm, ctx) : MPI_SUCCESS;
+    wisp_p2p_unlock();
+    return rc;
+}
+
+static void forget(struct entry **link)
+{
+    struct entry *e = *link;
+    struct wisp_p2p_comm *c = &e->comm;
+    *link = e->next;
+    if (last == c)
+        last = NULL;
+    while (!wisp_list_empty(&c->unexpected)) {
+        struct wisp_p2p_msg *msg = wisp_list_entry(c->unexpected.next, struct wisp_p2p_msg, link);
+        wisp_list_remove(&msg->link);
+        wisp_p2p_msg_drop(msg);
+    }
+    if (!wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote))
+        return; /* receives still pending: keep it (and its context) for them */
+    by_ctx[c->ctx] = NULL;
+    free_ctx[c->ctx / 64] |= 1ull << (c->ctx % 64);
+    free(c->node_of);
+    free(c->rank_of);
+    free(e);
+}
+
+void wisp_p2p_comm_freeing(MPI_Comm comm)
+{
+    if (!agreeing)
+        return;
+    wisp_p2p_lock();
+    if (wisp_p2p.on) {
+        for (struct entry **link = &buckets[bucket_of(comm)]; *link; link = &(*link)->next)
+            if ((*link)->comm.handle == comm) {
+                forget(link);
+                break;
+            }
+    }
+    wisp_p2p_unlock();
+}
+
+void wisp_p2p_comm_init(MPI_Comm world)
+{
+    memset(free_ctx, 0xff, sizeof free_ctx);
+    agreeing = true;
+    wisp_p2p_comm_created(world);
+    if (wisp_p2p.on) { /* MPI_COMM_SELF: nobody to agree with */
+        int ctx = lowest_free(free_ctx);
+        take(ctx);
+        serve(MPI_COMM_SELF, ctx);
+    }
+}
+
+void wisp_p2p_comm_fini(void)
+{
+    for (int b = 0; b < BUCKETS; b++)
+        while (buckets[b]) {
+            struct entry *e = buckets[b];
+            buckets[b] = e->next;
+            free(e->comm.node_of);
+            free(e->comm.rank_of);
+            free(e);
+        }
+    memset(by_ctx, 0, sizeof by_ctx);
+    last = NULL;
+    agreeing = false;
+}

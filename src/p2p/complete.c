@@ -1,0 +1,462 @@
+/*
+ * MPI_Wait, MPI_Test and their any/some/all forms over arrays that mix
+ * wisp's requests with the MPI's. Arrays of the MPI's requests alone go
+ * straight to the MPI unless wisp has work in flight that must keep moving.
+ * Otherwise the MPI's part is handed to the MPI's own Test* function as one
+ * sub-array, so null and inactive requests, error codes and statuses keep
+ * the MPI's exact rules; wisp's part follows the same rules here.
+ */
+#include "p2p/p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+static bool inactive(const struct wisp_p2p_req *req)
+{
+    return req->persistent && !req->active;
+}
+
+static void empty_status(MPI_Status *status)
+{
+    wisp_p2p_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, false);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = MPI_SUCCESS;
+}
+
+static bool busy(void)
+{
+    return wisp_p2p.on && wisp_p2p.outstanding;
+}
+
+/* Finish a completed request of wisp for the user: status, retire. Returns
+ * its error code; `raise` says whether wisp must still report it. */
+static int hand_over(struct wisp_p2p_req *req, MPI_Request *handle, MPI_Status *status,
+                     MPI_Comm *raise)
+{
+    int rc = wisp_p2p_req_status(req, status);
+    if (rc != MPI_SUCCESS && !req->from_inner && raise && *raise == MPI_COMM_NULL)
+        *raise = req->handle;
+    wisp_p2p_req_retire(req, handle);
+    return rc;
+}
+
+/* The MPI's requests of `reqs`, compacted, with their positions. */
+struct split {
+    int n;
+    int *at;
+    MPI_Request *reqs;
+    MPI_Status *statuses;
+};
+
+static bool split(int n, MPI_Request *reqs, struct split *s)
+{
+    s->n = 0;
+    s->at = malloc(sizeof(int) * (size_t)n + 1);
+    s->reqs = malloc(sizeof(MPI_Request) * (size_t)n + 1);
+    s->statuses = malloc(sizeof(MPI_Status) * (size_t)n + 1);
+    if (!s->at || !s->reqs || !s->statuses)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!wisp_p2p_req_of(reqs[i])) {
+            s->at[s->n] = i;
+            s->reqs[s->n++] = reqs[i];
+        }
+    return true;
+}
+
+static void split_back(struct split *s, MPI_Request *reqs)
+{
+    for (int k = 0; k < s->n; k++)
+        reqs[s->at[k]] = s->reqs[k];
+}
+
+static void split_free(struct split *s)
+{
+    free(s->at);
+    free(s->reqs);
+    free(s->statuses);
+}
+
+static int raise_if(MPI_Comm comm, int rc)
+{
+    return comm != MPI_COMM_NULL ? wisp_p2p_error(comm, rc) : rc;
+}
+
+/* ---- one request ----------------------------------------------------------- */
+
+static bool req_done(void *req)
+{
+    return wisp_p2p_req_test(req);
+}
+
+int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool test, int *flag)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
+    if (!req) {
+        if (test)
+            return PMPI_Test(request, flag, status);
+        return busy() ? wisp_p2p_wait_mpi(request, status) : PMPI_Wait(request, status);
+    }
+    wisp_p2p_lock();
+    if (inactive(req)) {
+        wisp_p2p_unlock();
+        empty_status(status);
+        if (flag)
+            *flag = 1;
+        return MPI_SUCCESS;
+    }
+    if (test) {
+        wisp_p2p_progress();
+        if (!wisp_p2p_req_test(req)) {
+            wisp_p2p_unlock();
+            wisp_p2p_poke();
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        *flag = 1;
+    } else {
+        wisp_p2p_wait_until(req_done, req);
+    }
+    MPI_Comm raise = MPI_COMM_NULL;
+    int rc = hand_over(req, request, status, &raise);
+    wisp_p2p_unlock();
+    return raise_if(raise, rc);
+}
+
+/* ---- all --------------------------------------------------------------------- */
+
+struct all {
+    int n;
+    MPI_Request *reqs;
+    struct split mpi;
+    bool mpi_done;
+    int mpi_rc;
+};
+
+static bool ours_done(const struct all *a)
+{
+    bool done = true;
+    for (int i = 0; i < a->n; i++) {
+        struct wisp_p2p_req *req = wisp_p2p_req_of(a->reqs[i]);
+        if (req && !inactive(req) && !wisp_p2p_req_test(req))
+            done = false;
+    }
+    return done;
+}
+
+static bool all_done(void *arg)
+{
+    struct all *a = arg;
+    bool ours = ours_done(a);
+    if (!a->mpi_done) {
+        int flag = 0;
+        a->mpi_rc = PMPI_Testall(a->mpi.n, a->mpi.reqs, &flag, a->mpi.statuses);
+        a->mpi_done = flag || a->mpi_rc != MPI_SUCCESS;
+    }
+    return ours && a->mpi_done;
+}
+
+int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, int *flag,
+                     bool raise)
+{
+    if (!wisp_p2p_any_ours(n, reqs) && (test || !busy()))
+        return test ? PMPI_Testall(n, reqs, flag, statuses) : PMPI_Waitall(n, reqs, statuses);
+    struct all a = {.n = n, .reqs = reqs};
+    if (!split(n, reqs, &a.mpi)) {
+        split_free(&a.mpi);
+        return MPI_ERR_NO_MEM;
+    }
+    wisp_p2p_lock();
+    if (test) {
+        wisp_p2p_progress();
+        /* Nothing may change unless everything is complete. */
+        if (!ours_done(&a)) {
+            wisp_p2p_unlock();
+            wisp_p2p_poke();
+            split_free(&a.mpi);
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        all_done(&a);
+        if (!a.mpi_done) {
+            wisp_p2p_unlock();
+            split_free(&a.mpi);
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        *flag = 1;
+    } else {
+        wisp_p2p_wait_until(all_done, &a);
+    }
+    split_back(&a.mpi, reqs);
+    bool ignore = statuses == MPI_STATUSES_IGNORE;
+    bool failed = a.mpi_rc != MPI_SUCCESS;
+    MPI_Comm report = MPI_COMM_NULL;
+    for (int k = 0; k < a.mpi.n && !ignore; k++) {
+        statuses[a.mpi.at[k]] = a.mpi.statuses[k];
+        if (a.mpi_rc != MPI_ERR_IN_STATUS)
+            statuses[a.mpi.at[k]].MPI_ERROR = a.mpi_rc;
+    }
+    for (int i = 0; i < n; i++) {
+        struct wisp_p2p_req *req = wisp_p2p_req_of(reqs[i]);
+        if (!req)
+            continue;
+        MPI_Status *st = ignore ? MPI_STATUS_IGNORE : &statuses[i];
+        int rc = MPI_SUCCESS;
+        if (inactive(req))
+            empty_status(st);
+        else
+            rc = hand_over(req, &reqs[i], st, raise ? &report : NULL);
+        if (!ignore)
+            st->MPI_ERROR = rc;
+        failed |= rc != MPI_SUCCESS;
+    }
+    wisp_p2p_unlock();
+    split_free(&a.mpi);
+    if (!failed)
+        return MPI_SUCCESS;
+    return raise_if(report, MPI_ERR_IN_STATUS);
+}
+
+/* ---- any ----------------------------------------------------------------------- */
+
+struct any {
+    int n;
+    MPI_Request *reqs;
+    struct split mpi;
+    int index;    /* found, or MPI_UNDEFINED when nothing is active */
+    bool settled; /* index is final */
+    MPI_Status status;
+    int mpi_rc;
+};
+
+static bool any_done(void *arg)
+{
+    struct any *a = arg;
+    bool active = false;
+    for (int i = 0; i < a->n; i++) {
+        struct wisp_p2p_req *req = wisp_p2p_req_of(a->reqs[i]);
+        if (!req || inactive(req))
+            continue;
+        active = true;
+        if (wisp_p2p_req_test(req)) {
+            a->index = i;
+            return a->settled = true;
+        }
+    }
+    int k = MPI_UNDEFINED, flag = 0;
+    a->mpi_rc = PMPI_Testany(a->mpi.n, a->mpi.reqs, &k, &flag, &a->status);
+    if (a->mpi_rc != MPI_SUCCESS || (flag && k != MPI_UNDEFINED)) {
+        a->index = k == MPI_UNDEFINED ? MPI_UNDEFINED : a->mpi.at[k];
+        return a->settled = true;
+    }
+    if (flag && !active) { /* no active request anywhere */
+        a->index = MPI_UNDEFINED;
+        return a->settled = true;
+    }
+    return false;
+}
+
+int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test, int *flag)
+{
+    if (!wisp_p2p_any_ours(n, reqs) && (test || !busy()))
+        return test ? PMPI_Testany(n, reqs, index, flag, status)
+                    : PMPI_Waitany(n, reqs, index, status);
+    struct any a = {.n = n, .reqs = reqs, .index = MPI_UNDEFINED};
+    if (!split(n, reqs, &a.mpi)) {
+        split_free(&a.mpi);
+        return MPI_ERR_NO_MEM;
+    }
+    wisp_p2p_lock();
+    if (test) {
+        wisp_p2p_progress();
+        any_done(&a);
+    } else {
+        wisp_p2p_wait_until(any_done, &a);
+    }
+    split_back(&a.mpi, reqs);
+    int rc = a.mpi_rc;
+    MPI_Comm report = MPI_COMM_NULL;
+    if (flag)
+        *flag = a.settled;
+    *index = a.settled ? a.index : MPI_UNDEFINED;
+    struct wisp_p2p_req *req =
+        a.settled && a.index != MPI_UNDEFINED ? wisp_p2p_req_of(reqs[a.index]) : NULL;
+    if (req)
+        rc = hand_over(req, &reqs[a.index], status, &report);
+    else if (a.settled && a.index == MPI_UNDEFINED && rc == MPI_SUCCESS)
+        empty_status(status);
+    else if (a.settled && status != MPI_STATUS_IGNORE)
+        *status = a.status;
+    wisp_p2p_unlock();
+    split_free(&a.mpi);
+    if (!a.settled)
+        wisp_p2p_poke();
+    return raise_if(report, rc);
+}
+
+/* ---- some ------------------------------------------------------------------------ */
+
+struct some {
+    int n;
+    MPI_Request *reqs;
+    struct split mpi;
+    int *indices;
+    int out; /* completed so far, or MPI_UNDEFINED */
+    int mpi_out;
+    int *mpi_indices;
+    int mpi_rc;
+};
+
+static bool some_done(void *arg)
+{
+    struct some *s = arg;
+    bool active = false;
+    s->out = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct wisp_p2p_req *req = wisp_p2p_req_of(s->reqs[i]);
+        if (!req || inactive(req))
+            continue;
+        active = true;
+        if (wisp_p2p_req_test(req))
+            s->indices[s->out++] = i;
+    }
+    s->mpi_out = 0;
+    s->mpi_rc = PMPI_Testsome(s->mpi.n, s->mpi.reqs, &s->mpi_out, s->mpi_indices, s->mpi.statuses);
+    if (s->mpi_out == MPI_UNDEFINED) {
+        s->mpi_out = 0;
+        if (!active && s->mpi_rc == MPI_SUCCESS) {
+            s->out = MPI_UNDEFINED;
+            return true;
+        }
+    }
+    return s->out + s->mpi_out > 0 || s->mpi_rc != MPI_SUCCESS;
+}
+
+int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *statuses,
+                      bool test)
+{
+    if (!wisp_p2p_any_ours(n, reqs) && (test || !busy()))
+        return test ? PMPI_Testsome(n, reqs, outcount, indices, statuses)
+                    : PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+    struct some s = {.n = n, .reqs = reqs, .indices = indices};
+    s.mpi_indices = malloc(sizeof(int) * (size_t)n + 1);
+    if (!s.mpi_indices || !split(n, reqs, &s.mpi)) {
+        free(s.mpi_indices);
+        split_free(&s.mpi);
+        return MPI_ERR_NO_MEM;
+    }
+    wisp_p2p_lock();
+    if (test) {
+        wisp_p2p_progress();
+        some_done(&s);
+    } else {
+        wisp_p2p_wait_until(some_done, &s);
+    }
+    split_back(&s.mpi, reqs);
+    bool ignore = statuses == MPI_STATUSES_IGNORE;
+    bool failed = s.mpi_rc != MPI_SUCCESS;
+    MPI_Comm report = MPI_COMM_NULL;
+    if (s.out == MPI_UNDEFINED) {
+        *outcount = MPI_UNDEFINED;
+    } else {
+        for (int k = 0; k < s.out; k++) {
+            int i = indices[k];
+            MPI_Status *st = ignore ? MPI_STATUS_IGNORE : &statuses[k];
+            int rc = hand_over(wisp_p2p_req_of(reqs[i]), &reqs[i], st, &report);
+            if (!ignore)
+                st->MPI_ERROR = rc;
+            failed |= rc != MPI_SUCCESS;
+        }
+        for (int k = 0; k < s.mpi_out; k++) {
+            indices[s.out + k] = s.mpi.at[s.mpi_indices[k]];
+            if (!ignore) {
+                statuses[s.out + k] = s.mpi.statuses[k];
+                if (s.mpi_rc != MPI_ERR_IN_STATUS)
+                    statuses[s.out + k].MPI_ERROR = s.mpi_rc;
+            }
+        }
+        *outcount = s.out + s.mpi_out;
+    }
+    wisp_p2p_unlock();
+    free(s.mpi_indices);
+    split_free(&s.mpi);
+    if (test && *outcount == 0)
+        wisp_p2p_poke();
+    return failed ? raise_if(report, MPI_ERR_IN_STATUS) : MPI_SUCCESS;
+}
+
+/* ---- the rest ---------------------------------------------------------------------- */
+
+int wisp_p2p_request_free(MPI_Request *request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
+    if (!req)
+        return PMPI_Request_free(request);
+    wisp_p2p_lock();
+    if (req->persistent) { /* the round in flight finishes on its own */
+        struct wisp_p2p_req *child = wisp_p2p_req_of(req->child);
+        if (child) {
+            child->user_freed = true;
+            if (child->done && !child->engine_holds)
+                wisp_p2p_req_release(child);
+        } else if (req->child != MPI_REQUEST_NULL) {
+            PMPI_Request_free(&req->child);
+        }
+        wisp_p2p_req_release(req);
+    } else {
+        req->user_freed = true;
+        if (!req->done && req->inner != MPI_REQUEST_NULL) {
+            PMPI_Request_free(&req->inner); /* the MPI finishes it on its own */
+            req->done = true;
+        }
+        if (req->done && !req->engine_holds)
+            wisp_p2p_req_release(req);
+    }
+    *request = MPI_REQUEST_NULL;
+    wisp_p2p_unlock();
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of(request);
+    if (!req)
+        return PMPI_Request_get_status(request, flag, status);
+    wisp_p2p_lock();
+    int rc = MPI_SUCCESS;
+    if (inactive(req)) {
+        *flag = 1;
+        empty_status(status);
+    } else {
+        wisp_p2p_progress();
+        *flag = wisp_p2p_req_test(req);
+        if (*flag)
+            rc = wisp_p2p_req_status(req, status);
+    }
+    wisp_p2p_unlock();
+    if (!*flag)
+        wisp_p2p_poke();
+    return rc;
+}
+
+int wisp_p2p_cancel(MPI_Request *request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
+    if (!req)
+        return PMPI_Cancel(request);
+    wisp_p2p_lock();
+    if (req->persistent) {
+        struct wisp_p2p_req *child = wisp_p2p_req_of(req->child);
+        if (child && child->kind == WISP_P2P_RECV)
+            wisp_p2p_recv_cancel(child);
+        else if (!child && req->child != MPI_REQUEST_NULL)
+            PMPI_Cancel(&req->child);
+    } else if (req->kind == WISP_P2P_RECV) {
+        wisp_p2p_recv_cancel(req);
+    } /* a send of wisp is never cancelled: it completes, and the status says so */
+    wisp_p2p_unlock();
+    return MPI_SUCCESS;
+}

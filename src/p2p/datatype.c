@@ -1,0 +1,116 @@
+/*
+ * What the engine needs to know of a datatype: how many bytes `count`
+ * elements hold, and whether they lie in one run it may copy with memcpy.
+ * Only predefined types and contiguous/duplicated ones built from them are
+ * treated as one run; every other shape is packed and unpacked by the MPI
+ * (a permuted indexed type can have no gaps and still not be in order).
+ * Answers are cached per handle; freeing any derived type empties the cache
+ * (a new type may get the freed handle).
+ */
+#include "p2p/p2p.h"
+
+#include <string.h>
+
+enum { CACHE = 64 };
+
+static struct {
+    MPI_Datatype type;
+    MPI_Count size, extent, true_lb;
+    bool dense; /* one element is one run of `size` bytes */
+    bool valid;
+} cache[CACHE];
+
+static bool dense(MPI_Datatype type, MPI_Count size)
+{
+    int ints, addrs, types, combiner;
+    if (PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner) != MPI_SUCCESS)
+        return false;
+    MPI_Count lb, true_extent;
+    PMPI_Type_get_true_extent_x(type, &lb, &true_extent);
+    if (true_extent != size)
+        return false;
+    if (combiner == MPI_COMBINER_NAMED)
+        return true;
+    if ((combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_DUP) || ints > 1 ||
+        addrs || types != 1)
+        return false;
+    int count[1];
+    MPI_Aint unused[1];
+    MPI_Datatype child;
+    PMPI_Type_get_contents(type, ints, addrs, types, count, unused, &child);
+    MPI_Count child_size, child_lb, child_extent;
+    PMPI_Type_size_x(child, &child_size);
+    PMPI_Type_get_extent_x(child, &child_lb, &child_extent);
+    bool ok = child_extent == child_size && dense(child, child_size);
+    int ci, ca, ct, cc;
+    PMPI_Type_get_envelope(child, &ci, &ca, &ct, &cc);
+    if (cc != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&child);
+    return ok;
+}
+
+int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
+                        MPI_Aint *offset)
+{
+    size_t h = ((uintptr_t)type * 0x9e3779b97f4a7c15u) >> 58;
+    if (!cache[h].valid || cache[h].type != type) {
+        MPI_Count size, lb, extent, true_lb, true_extent;
+        int rc = PMPI_Type_size_x(type, &size);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        PMPI_Type_get_extent_x(type, &lb, &extent);
+        PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent);
+        cache[h].type = type;
+        cache[h].size = size;
+        cache[h].extent = extent;
+        cache[h].true_lb = true_lb;
+        cache[h].dense = dense(type, size);
+        cache[h].valid = true;
+    }
+    *bytes = (uint64_t)(cache[h].size * count);
+    *contig = count == 0 || cache[h].size == 0 ||
+              (cache[h].dense && (count == 1 || cache[h].extent == cache[h].size));
+    *offset = *contig && *bytes ? (MPI_Aint)cache[h].true_lb : 0;
+    return MPI_SUCCESS;
+}
+
+void wisp_p2p_type_forget(void)
+{
+    memset(cache, 0, sizeof cache);
+}
+
+/* MPI_Pack and MPI_Unpack refuse a null buffer, but MPI_BOTTOM (null) with
+ * absolute displacements is a valid send or receive buffer: shift the type
+ * by one byte and the buffer by one back. */
+static int shifted(MPI_Datatype type, int count, MPI_Datatype *out)
+{
+    int rc = PMPI_Type_create_hindexed(1, &count, (MPI_Aint[]){-1}, type, out);
+    return rc == MPI_SUCCESS ? PMPI_Type_commit(out) : rc;
+}
+
+int wisp_p2p_pack(const void *buf, int count, MPI_Datatype type, void *out, int size, int *position)
+{
+    if (buf)
+        return PMPI_Pack(buf, count, type, out, size, position, MPI_COMM_SELF);
+    MPI_Datatype t;
+    int rc = shifted(type, count, &t);
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Pack((void *)1, 1, t, out, size, position, MPI_COMM_SELF);
+        PMPI_Type_free(&t);
+    }
+    return rc;
+}
+
+int wisp_p2p_unpack(const void *in, int size, int *position, void *buf, int count,
+                    MPI_Datatype type)
+{
+    if (buf)
+        return PMPI_Unpack(in, size, position, buf, count, type, MPI_COMM_SELF);
+    MPI_Datatype t;
+    int rc = shifted(type, count, &t);
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Unpack(in, size, position, (void *)1, 1, t, MPI_COMM_SELF);
+        PMPI_Type_free(&t);
+    }
+    return rc;
+}

@@ -1,0 +1,677 @@
+/*
+ * The engine's transport: fastbox rings for headers and small payloads, and
+ * per-process rendezvous slots for everything larger. A slot lives in the
+ * sender's part of the node segment; its header says where the bytes are
+ * (the sender's buffer in the shared heap, or the slot's own staging area)
+ * and carries the counters that sender and receiver use to share the copy.
+ * Only the sender allocates and frees its slots, so no cross-process lock.
+ *
+ *   immediate    size <= WISP_SHM_IMMEDIATE: the payload rides in the
+ *                ring's cells; one miss for the receiver.
+ *   staged       private send buffer: the sender copies chunks into the
+ *                slot's staging area (WISP_SHM_STAGE bytes, 4 chunks) while
+ *                the receiver copies them out; messages that fit are sent
+ *                eagerly (the send completes once staged).
+ *   single copy  send buffer in the shared heap, size >= WISP_SHM_SINGLE_COPY:
+ *                the receiver copies straight from it.
+ *   synergistic  single copy of >= WISP_SHM_SYNERGY bytes into a receive
+ *                buffer in the heap: both sides copy WISP_SHM_BLOCK-sized
+ *                blocks claimed from the slot's counter; the receiver
+ *                finishes alone when the sender is busy elsewhere.
+ */
+#include "p2p/p2p.h"
+
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/topo.h"
+#include "shm/fastbox.h"
+#include "shm/heap.h"
+#include "shm/segment.h"
+#include "wrap/wrap.h"
+
+enum {
+    SLOTS = 64, /* rendezvous messages in flight per process */
+    CHUNKS = 4, /* staging area pieces: the sender fills one while the receiver empties another */
+    POKE_EVERY = 32,           /* idle polls between calls into the MPI's own progress */
+    SPIN_BEFORE_SLEEP = 20000, /* idle polls before a sleepy process naps */
+    NAP_NS = 200000,           /* longest nap: events the doorbell misses (the MPI's) */
+    RESCUE_NS = 50000,         /* the rescuer's look while work is in flight */
+    RESCUE_IDLE_NS = 1000000,  /* and while there is none */
+};
+
+enum { SLOT_POSTED = 1, SLOT_MATCHED, SLOT_DONE };
+enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
+
+struct slot {
+    alignas(64) _Atomic uint32_t state;
+    uint32_t sync;
+    uint64_t size;
+    const char *src;                 /* single copy: the send buffer in the heap; NULL: staged */
+    alignas(64) _Atomic(char *) dst; /* synergistic: the receive buffer, once published */
+    _Atomic uint64_t next_block;
+    _Atomic uint64_t copied;
+    alignas(64) _Atomic uint64_t staged;
+    alignas(64) _Atomic uint64_t drained;
+};
+
+struct rendezvous {
+    uint32_t slot;
+    uint64_t size;
+};
+
+struct wisp_p2p wisp_p2p;
+pthread_mutex_t wisp_p2p_mutex = PTHREAD_MUTEX_INITIALIZER;
+struct wisp_p2p_counters wisp_p2p_counters;
+
+static char *segment;
+static size_t segment_size, slot_stride;
+static MPI_Comm poke_comm = MPI_COMM_NULL;
+static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
+static unsigned npending;
+static struct wisp_list receiving; /* receives copying a rendezvous message */
+static pthread_t rescuer;
+static _Atomic bool rescuer_stop;
+static _Atomic unsigned long passes; /* progress passes of the application's threads */
+static struct {
+    struct wisp_p2p_req *req[SLOTS];
+    int free[SLOTS], nfree;
+    int busy[SLOTS], nbusy;
+} mine;
+
+static struct wisp_fastbox_ring *ring(int src, int dst)
+{
+    return wisp_fastbox_ring(segment, wisp_p2p.node_size, src, dst);
+}
+
+static struct wisp_doorbell *bell(int proc)
+{
+    return wisp_fastbox_doorbell(segment, wisp_p2p.node_size, proc);
+}
+
+static struct slot *slot_at(int owner, int index)
+{
+    size_t first = (wisp_fastbox_region_size(wisp_p2p.node_size) + 4095) & ~(size_t)4095;
+    return (struct slot *)(segment + first + ((size_t)owner * SLOTS + (size_t)index) * slot_stride);
+}
+
+static char *staging(struct slot *s)
+{
+    return (char *)s + sizeof *s;
+}
+
+static void wake(int proc)
+{
+    if (wisp_p2p.sleepy)
+        wisp_doorbell_ring(bell(proc));
+}
+
+static uint64_t chunk_size(void)
+{
+    return wisp_p2p.stage / CHUNKS;
+}
+
+static uint64_t chunks_of(uint64_t size)
+{
+    return (size + chunk_size() - 1) / chunk_size();
+}
+
+/* ---- life cycle -------------------------------------------------------- */
+
+static void *rescue(void *unused);
+
+void wisp_p2p_init(int thread_level)
+{
+    int mine_on = wisp_config.SHM, all_on = 0;
+    PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_wrap_user_world);
+    if (!all_on)
+        return;
+    int n = wisp_topo.node_size;
+    wisp_p2p.node_rank = wisp_topo.node_rank;
+    wisp_p2p.node_size = n;
+    wisp_p2p.stage = (uint64_t)wisp_config.SHM_STAGE;
+    wisp_p2p.immediate_max = (uint64_t)wisp_config.SHM_IMMEDIATE;
+    wisp_p2p.single_copy_min = (uint64_t)wisp_config.SHM_SINGLE_COPY;
+    wisp_p2p.synergy_min = (uint64_t)wisp_config.SHM_SYNERGY;
+    wisp_p2p.block = (uint64_t)wisp_config.SHM_BLOCK;
+    wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
+    slot_stride = (sizeof(struct slot) + wisp_p2p.stage + 4095) & ~(size_t)4095;
+    size_t first = (wisp_fastbox_region_size(n) + 4095) & ~(size_t)4095;
+    segment_size = first + (size_t)n * SLOTS * slot_stride;
+    int fd = wisp_shm_segment_open(wisp_topo.node_comm, "p2p", segment_size);
+    void *map = MAP_FAILED;
+    if (fd >= 0) {
+        map = mmap(NULL, segment_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+    }
+    if (!wisp_shm_all_agree(map != MAP_FAILED, wisp_topo.node_comm)) {
+        if (map != MAP_FAILED)
+            munmap(map, segment_size);
+        wisp_log(1, "point-to-point engine off on this node: no shared segment of %zu bytes",
+                 segment_size);
+        wisp_p2p_comm_init(MPI_COMM_NULL); /* still take part in context agreement */
+        return;
+    }
+    segment = map;
+    pending = malloc(sizeof *pending * (size_t)n);
+    if (!pending)
+        wisp_fatal("out of memory for the point-to-point engine");
+    for (int i = 0; i < n; i++)
+        wisp_list_init(&pending[i]);
+    wisp_list_init(&receiving);
+    for (int i = 0; i < SLOTS; i++)
+        mine.free[mine.nfree++] = SLOTS - 1 - i;
+    PMPI_Comm_dup(MPI_COMM_SELF, &poke_comm);
+    (void)thread_level; /* the rescuer is a second thread in any case: always lock */
+    wisp_p2p.locking = true;
+    wisp_p2p.on = true;
+    atomic_store(&rescuer_stop, false);
+    if (n > 1 && pthread_create(&rescuer, NULL, rescue, NULL))
+        wisp_fatal("cannot start the point-to-point rescuer thread: %m");
+    wisp_p2p_comm_init(wisp_wrap_user_world);
+    wisp_log(2, "point-to-point engine on: %d processes on this node, immediate <= %llu B", n,
+             (unsigned long long)wisp_p2p.immediate_max);
+}
+
+void wisp_p2p_fini(void)
+{
+    if (!segment) {
+        wisp_p2p_comm_fini();
+        return;
+    }
+    if (wisp_p2p.node_size > 1) {
+        atomic_store(&rescuer_stop, true);
+        pthread_join(rescuer, NULL);
+    }
+    wisp_p2p.on = false;
+    wisp_p2p.locking = false;
+    wisp_p2p_comm_fini();
+    PMPI_Comm_free(&poke_comm);
+    munmap(segment, segment_size);
+    segment = NULL;
+    free(pending);
+    pending = NULL;
+    wisp_p2p.outstanding = 0;
+    npending = 0;
+    mine.nfree = mine.nbusy = 0;
+}
+
+/* ---- sending ----------------------------------------------------------- */
+
+static uint64_t match_word(int ctx, int tag, int kind)
+{
+    return (uint64_t)(uint32_t)tag << 32 | (uint64_t)(uint32_t)ctx << 8 | (uint64_t)kind;
+}
+
+static void send_complete(struct wisp_p2p_req *req)
+{
+    req->done = true;
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    req->st_error = MPI_SUCCESS;
+    if (req->tmp && !req->engine_holds) {
+        free(req->tmp);
+        req->tmp = NULL;
+    }
+}
+
+/* Copy the next staging chunks the receiver has room for; true if any. */
+static bool stage_more(struct slot *s, struct wisp_p2p_req *req)
+{
+    uint64_t k = atomic_load_explicit(&s->staged, memory_order_relaxed);
+    uint64_t all = chunks_of(s->size),
+             room = atomic_load_explicit(&s->drained, memory_order_acquire) + CHUNKS;
+    if (k >= all || k >= room)
+        return false;
+    for (; k < all && k < room; k++) {
+        uint64_t at = k * chunk_size(),
+                 len = s->size - at < chunk_size() ? s->size - at : chunk_size();
+        memcpy(staging(s) + (k % CHUNKS) * chunk_size(), req->data + at, len);
+    }
+    atomic_store_explicit(&s->staged, k, memory_order_release);
+    return true;
+}
+
+static bool in_heap(const void *p, uint64_t size)
+{
+    return wisp_shm_heap_contains(p) && wisp_shm_heap_contains((const char *)p + size - 1);
+}
+
+/* Put `req` into the ring to `node`; false when the ring or the slots are full. */
+static bool emit(struct wisp_p2p_req *req, int node)
+{
+    struct wisp_fastbox_ring *r = ring(wisp_p2p.node_rank, node);
+    int ctx = req->comm->ctx;
+    if (req->bytes <= wisp_p2p.immediate_max && req->mode != WISP_P2P_SYNC) {
+        if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_IMMEDIATE), req->data,
+                              (uint32_t)req->bytes))
+            return false;
+        wake(node);
+        send_complete(req);
+        return true;
+    }
+    if (!mine.nfree)
+        return false;
+    int index = mine.free[mine.nfree - 1];
+    struct slot *s = slot_at(wisp_p2p.node_rank, index);
+    bool single = req->bytes >= wisp_p2p.single_copy_min && in_heap(req->data, req->bytes);
+    s->sync = req->mode == WISP_P2P_SYNC;
+    s->size = req->bytes;
+    s->src = single ? req->data : NULL;
+    atomic_store_explicit(&s->dst, NULL, memory_order_relaxed);
+    atomic_store_explicit(&s->next_block, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->copied, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->staged, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->drained, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->state, SLOT_POSTED, memory_order_relaxed);
+    if (!single)
+        stage_more(s, req);
+    struct rendezvous rdv = {.slot = (uint32_t)index, .size = req->bytes};
+    if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_RENDEZVOUS), &rdv, sizeof rdv))
+        return false; /* the slot stays free; its fields are rewritten next time */
+    wake(node);
+    mine.nfree--;
+    mine.busy[mine.nbusy++] = index;
+    mine.req[index] = req;
+    req->slot = index;
+    req->engine_holds = true;
+    wisp_p2p.outstanding++;
+    if (!single && !s->sync &&
+        atomic_load_explicit(&s->staged, memory_order_relaxed) == chunks_of(req->bytes))
+        send_complete(req); /* fully staged: an eager send */
+    return true;
+}
+
+void wisp_p2p_send_matched(struct wisp_p2p_req *req)
+{
+    req->engine_holds = false;
+    wisp_p2p.outstanding--;
+    send_complete(req);
+    if (req->user_freed)
+        wisp_p2p_req_release(req);
+}
+
+bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void *buf,
+                       MPI_Count count, MPI_Datatype type)
+{
+    uint64_t bytes;
+    bool contig;
+    MPI_Aint offset;
+    int node = comm->node_of[dest];
+    if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset) != MPI_SUCCESS || !contig ||
+        bytes > wisp_p2p.immediate_max || !wisp_list_empty(&pending[node]) ||
+        !wisp_fastbox_put(ring(wisp_p2p.node_rank, node),
+                          match_word(comm->ctx, tag, KIND_IMMEDIATE), (const char *)buf + offset,
+                          (uint32_t)bytes))
+        return false;
+    wake(node);
+    return true;
+}
+
+static void send_to_self(struct wisp_p2p_req *req)
+{
+    struct wisp_p2p_msg *msg = malloc(sizeof *msg + req->bytes);
+    if (!msg)
+        wisp_fatal("out of memory for a message of %llu bytes to self",
+                   (unsigned long long)req->bytes);
+    *msg = (struct wisp_p2p_msg){.source = req->comm->rank,
+                                 .tag = req->tag,
+                                 .size = req->bytes,
+                                 .from = wisp_p2p.node_rank,
+                                 .slot = -1};
+    wisp_list_init(&msg->link);
+    memcpy(msg->data, req->data, req->bytes);
+    wisp_p2p_counters.self++;
+    wisp_p2p_counters.copies += 2;
+    if (req->mode == WISP_P2P_SYNC) {
+        msg->waiter = req; /* done when matched */
+        req->engine_holds = true;
+        wisp_p2p.outstanding++;
+    } else {
+        send_complete(req);
+    }
+    wisp_p2p_incoming(req->comm, msg);
+}
+
+void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
+{
+    req->slot = -1;
+    if (node == wisp_p2p.node_rank) {
+        send_to_self(req);
+        return;
+    }
+    if (wisp_list_empty(&pending[node]) && emit(req, node))
+        return;
+    /* Behind others to the same process, or no room: wait in line. Sends an
+     * MPI would buffer (all but synchronous ones up to a staging area)
+     * complete now from a private copy, as the MPI's eager protocol would. */
+    req->engine_holds = true;
+    if (req->mode != WISP_P2P_SYNC && req->bytes <= wisp_p2p.stage && !req->tmp) {
+        void *copy = malloc(req->bytes ? req->bytes : 1);
+        if (copy) {
+            memcpy(copy, req->data, req->bytes);
+            req->tmp = copy;
+            req->data = copy;
+            send_complete(req);
+        }
+    }
+    req->slot = -1;
+    wisp_list_push(&pending[node], &req->link);
+    npending++;
+    wisp_p2p.outstanding++;
+}
+
+static bool emit_pending(void)
+{
+    bool moved = false;
+    for (int node = 0; node < wisp_p2p.node_size; node++) {
+        while (!wisp_list_empty(&pending[node])) {
+            struct wisp_p2p_req *req =
+                wisp_list_entry(pending[node].next, struct wisp_p2p_req, link);
+            if (!emit(req, node))
+                break;
+            wisp_list_remove(&req->link);
+            npending--;
+            wisp_p2p.outstanding--;
+            moved = true;
+            if (req->slot < 0) { /* immediate: sent and done */
+                req->engine_holds = false;
+                free(req->tmp);
+                req->tmp = NULL;
+                if (req->user_freed)
+                    wisp_p2p_req_release(req);
+            }
+        }
+    }
+    return moved;
+}
+
+/* Claim and copy blocks of a synergistic message; true if any. */
+static bool claim_blocks(struct slot *s, char *dst)
+{
+    uint64_t blocks = (s->size + wisp_p2p.block - 1) / wisp_p2p.block;
+    bool any = false;
+    for (;;) {
+        uint64_t b = atomic_fetch_add_explicit(&s->next_block, 1, memory_order_relaxed);
+        if (b >= blocks)
+            return any;
+        uint64_t at = b * wisp_p2p.block;
+        uint64_t len = s->size - at < wisp_p2p.block ? s->size - at : wisp_p2p.block;
+        memcpy(dst + at, s->src + at, len);
+        atomic_fetch_add_explicit(&s->copied, len, memory_order_release);
+        any = true;
+    }
+}
+
+static bool advance_slot(int i)
+{
+    int index = mine.busy[i];
+    struct slot *s = slot_at(wisp_p2p.node_rank, index);
+    struct wisp_p2p_req *req = mine.req[index];
+    uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+    bool moved = false;
+    if (state != SLOT_DONE) {
+        if (!s->src) {
+            moved = stage_more(s, req);
+            if (!req->done && !s->sync &&
+                atomic_load_explicit(&s->staged, memory_order_relaxed) == chunks_of(s->size))
+                send_complete(req);
+        } else if (state == SLOT_MATCHED) {
+            char *dst = atomic_load_explicit(&s->dst, memory_order_acquire);
+            if (dst && claim_blocks(s, dst))
+                moved = true;
+        }
+        return moved;
+    }
+    mine.busy[i] = mine.busy[--mine.nbusy];
+    mine.free[mine.nfree++] = index;
+    wisp_p2p.outstanding--;
+    req->engine_holds = false;
+    req->slot = -1;
+    if (!req->done)
+        send_complete(req);
+    free(req->tmp);
+    req->tmp = NULL;
+    if (req->user_freed)
+        wisp_p2p_req_release(req);
+    return true;
+}
+
+/* ---- receiving --------------------------------------------------------- */
+
+void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
+{
+    if (msg->slot >= 0) {
+        struct slot *s = slot_at(msg->from, msg->slot);
+        atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+        wake(msg->from);
+    }
+    free(msg);
+}
+
+static bool copy_rendezvous(struct wisp_p2p_req *req)
+{
+    struct wisp_p2p_msg *msg = req->msg;
+    struct slot *s = slot_at(msg->from, msg->slot);
+    uint64_t n = msg->size < req->cap ? msg->size : req->cap;
+    bool moved = false;
+    if (s->src) {
+        bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && !req->unpack &&
+                       in_heap(req->dst, n);
+        if (synergy) {
+            if (!atomic_load_explicit(&s->dst, memory_order_relaxed)) {
+                atomic_store_explicit(&s->dst, req->dst, memory_order_release);
+                wake(msg->from);
+            }
+            moved = claim_blocks(s, req->dst);
+            if (atomic_load_explicit(&s->copied, memory_order_acquire) < msg->size)
+                return moved; /* the sender still copies a block */
+            wisp_p2p_counters.synergistic++;
+        } else {
+            memcpy(req->dst, s->src, n);
+            wisp_p2p_counters.single_copy++;
+        }
+        wisp_p2p_counters.copies++;
+    } else {
+        uint64_t j = atomic_load_explicit(&s->drained, memory_order_relaxed);
+        uint64_t ready = atomic_load_explicit(&s->staged, memory_order_acquire);
+        uint64_t all = chunks_of(msg->size);
+        if (j < ready) {
+            for (; j < ready; j++) {
+                uint64_t at = j * chunk_size();
+                uint64_t len = msg->size - at < chunk_size() ? msg->size - at : chunk_size();
+                if (at < n)
+                    memcpy(req->dst + at, staging(s) + (j % CHUNKS) * chunk_size(),
+                           n - at < len ? n - at : len);
+            }
+            atomic_store_explicit(&s->drained, j, memory_order_release);
+            wake(msg->from);
+            moved = true;
+        }
+        if (j < all)
+            return moved;
+        wisp_p2p_counters.staged++;
+        wisp_p2p_counters.copies += 2;
+    }
+    wisp_p2p_counters.bytes += n;
+    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+    wake(msg->from);
+    wisp_list_remove(&req->link);
+    wisp_p2p.outstanding--;
+    req->msg = NULL;
+    free(msg);
+    wisp_p2p_recv_finish(req);
+    return true;
+}
+
+void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
+{
+    struct slot *s = slot_at(req->msg->from, req->msg->slot);
+    atomic_store_explicit(&s->state, SLOT_MATCHED, memory_order_release);
+    wisp_list_push(&receiving, &req->link);
+    wisp_p2p.outstanding++;
+    copy_rendezvous(req);
+}
+
+/* Take every message waiting in the ring from `from`; true if any. */
+static bool drain(int from)
+{
+    struct wisp_fastbox_ring *r = ring(from, wisp_p2p.node_rank);
+    const struct wisp_fastbox_cell *cell = wisp_fastbox_peek(r);
+    if (!cell)
+        return false;
+    do {
+        int kind = (int)(cell->match & 0xff);
+        int ctx = (int)(cell->match >> 8 & 0xffffff);
+        int tag = (int)(int32_t)(cell->match >> 32);
+        struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(ctx);
+        int source = comm ? comm->rank_of[from] : -1;
+        if (kind == KIND_IMMEDIATE) {
+            struct wisp_p2p_req *req = comm ? wisp_p2p_match_posted(comm, source, tag) : NULL;
+            if (req) { /* straight from the cells into the receive buffer */
+                uint64_t n = cell->size < req->cap ? cell->size : req->cap;
+                wisp_fastbox_read(r, cell, req->dst, 0, (uint32_t)n);
+                req->st_source = source;
+                req->st_tag = tag;
+                req->st_bytes = n;
+                req->st_error = cell->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+                wisp_p2p_counters.bytes += n;
+                wisp_p2p_recv_finish(req);
+            }
+            if (comm) {
+                wisp_p2p_counters.immediate++;
+                wisp_p2p_counters.copies += 2;
+            }
+            if (!req && comm) {
+                struct wisp_p2p_msg *msg = malloc(sizeof *msg + cell->size);
+                if (!msg)
+                    wisp_fatal("out of memory for an unexpected message");
+                *msg = (struct wisp_p2p_msg){
+                    .source = source, .tag = tag, .size = cell->size, .from = from, .slot = -1};
+                wisp_fastbox_read(r, cell, msg->data, 0, cell->size);
+                wisp_p2p_incoming(comm, msg);
+            }
+        } else {
+            struct rendezvous rdv;
+            wisp_fastbox_read(r, cell, &rdv, 0, sizeof rdv);
+            struct wisp_p2p_msg *msg = malloc(sizeof *msg);
+            if (!msg)
+                wisp_fatal("out of memory for an unexpected message");
+            *msg = (struct wisp_p2p_msg){.source = source,
+                                         .tag = tag,
+                                         .size = rdv.size,
+                                         .from = from,
+                                         .slot = (int)rdv.slot};
+            if (comm)
+                wisp_p2p_incoming(comm, msg);
+            else
+                wisp_p2p_msg_drop(msg); /* its communicator is gone here */
+        }
+        wisp_fastbox_release(r);
+    } while ((cell = wisp_fastbox_peek(r)));
+    return true;
+}
+
+/* ---- progress and waiting ---------------------------------------------- */
+
+/* Everything that needs no call into the MPI. */
+static bool progress_local(void)
+{
+    bool moved = false;
+    for (int p = 0; p < wisp_p2p.node_size; p++)
+        if (p != wisp_p2p.node_rank)
+            moved |= drain(p);
+    if (npending)
+        moved |= emit_pending();
+    for (int i = mine.nbusy - 1; i >= 0; i--)
+        moved |= advance_slot(i);
+    for (struct wisp_list *l = receiving.next, *next; l != &receiving; l = next) {
+        next = l->next;
+        moved |= copy_rendezvous(wisp_list_entry(l, struct wisp_p2p_req, link));
+    }
+    return moved;
+}
+
+bool wisp_p2p_progress(void)
+{
+    atomic_fetch_add_explicit(&passes, 1, memory_order_relaxed);
+    bool moved = progress_local();
+    return wisp_p2p_remote_advance() || moved;
+}
+
+/*
+ * The rescuer: a thread that sleeps, and when work is in flight and no
+ * application thread has moved the engine since its last look (they are
+ * computing, or blocked inside the MPI, in a collective say), moves it: so a
+ * peer waiting for this process's staged chunks, queued sends or copy of its
+ * message is never stuck behind a call wisp does not see. It never calls the
+ * MPI (whose thread level may be single), so receives that need the MPI to
+ * unpack are finished by the application's next call.
+ */
+static void *rescue(void *unused)
+{
+    (void)unused;
+    unsigned long seen = 0;
+    while (!atomic_load(&rescuer_stop)) {
+        long ns = wisp_p2p.outstanding ? RESCUE_NS : RESCUE_IDLE_NS;
+        nanosleep(&(struct timespec){0, ns}, NULL);
+        unsigned long now = atomic_load_explicit(&passes, memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            continue;
+        }
+        if (!pthread_mutex_trylock(&wisp_p2p_mutex)) {
+            wisp_p2p.rescuing = true;
+            if (wisp_p2p.outstanding)
+                progress_local();
+            wisp_p2p.rescuing = false;
+            pthread_mutex_unlock(&wisp_p2p_mutex);
+        }
+    }
+    return NULL;
+}
+
+static bool has_message(void *unused)
+{
+    (void)unused;
+    for (int p = 0; p < wisp_p2p.node_size; p++)
+        if (p != wisp_p2p.node_rank && wisp_fastbox_peek(ring(p, wisp_p2p.node_rank)))
+            return true;
+    return false;
+}
+
+void wisp_p2p_poke(void)
+{
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, poke_comm, &flag, MPI_STATUS_IGNORE);
+}
+
+void wisp_p2p_wait_until(bool (*done)(void *), void *arg)
+{
+    unsigned idle = 0;
+    while (!done(arg)) {
+        if (wisp_p2p_progress()) {
+            idle = 0;
+            continue;
+        }
+        idle++;
+        wisp_p2p_unlock(); /* let other threads in between polls */
+        if (idle % POKE_EVERY == 0)
+            wisp_p2p_poke();
+        if (wisp_p2p.sleepy && idle > SPIN_BEFORE_SLEEP) {
+            if (idle % 64 == 0)
+                wisp_doorbell_wait_for(bell(wisp_p2p.node_rank), has_message, NULL, NAP_NS);
+            else
+                sched_yield();
+        }
+        wisp_p2p_lock();
+    }
+}

@@ -1,0 +1,306 @@
+/*
+ * Matching, with MPI's rules. Per communicator, `posted` holds receives in
+ * the order they were posted and `unexpected` the local messages in the
+ * order they arrived; a ring is read in the order it was written, so
+ * messages of one sender on one communicator never overtake each other.
+ *
+ * A receive that may match a remote sender belongs to the MPI, but it may
+ * not be handed over while an earlier wildcard receive (MPI_ANY_SOURCE,
+ * which wisp keeps) could take the same message: the MPI would match the
+ * later one first. Such receives wait in the communicator's `remote` queue;
+ * a wildcard at its head asks the MPI with a matched probe (MPI_Improbe,
+ * then MPI_Imrecv), so no receive ever has to be cancelled.
+ */
+#include "p2p/p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+static struct wisp_list remote_comms = {&remote_comms,
+                                        &remote_comms}; /* comms with `remote` work */
+
+static bool matches(int want_source, int want_tag, int source, int tag)
+{
+    return (want_source == MPI_ANY_SOURCE || want_source == source) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+/* Could one message match both receives? */
+static bool overlap(const struct wisp_p2p_req *a, const struct wisp_p2p_req *b)
+{
+    bool tags = a->tag == MPI_ANY_TAG || b->tag == MPI_ANY_TAG || a->tag == b->tag;
+    bool sources = a->peer == MPI_ANY_SOURCE || b->peer == MPI_ANY_SOURCE || a->peer == b->peer;
+    return tags && sources;
+}
+
+static void unpost(struct wisp_p2p_req *req)
+{
+    wisp_list_remove(&req->link);
+    wisp_p2p.outstanding--;
+    if (req->wildcard) {
+        wisp_list_remove(&req->rlink);
+        req->wildcard = false;
+        if (wisp_list_empty(&req->comm->remote))
+            wisp_list_remove(&req->comm->remote_link);
+    }
+}
+
+struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+        if (matches(req->peer, req->tag, source, tag)) {
+            unpost(req);
+            return req;
+        }
+    }
+    return NULL;
+}
+
+void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    struct wisp_p2p_req *req = wisp_p2p_match_posted(comm, msg->source, msg->tag);
+    if (req)
+        wisp_p2p_deliver(req, msg);
+    else
+        wisp_list_push(&comm->unexpected, &msg->link);
+}
+
+int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
+{
+    bool contig;
+    MPI_Aint offset;
+    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->cap, &contig, &offset);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    req->unpack = !contig;
+    if (contig) {
+        req->dst = (char *)req->rbuf + offset;
+    } else {
+        req->tmp = malloc(req->cap ? req->cap : 1);
+        if (!req->tmp)
+            return MPI_ERR_NO_MEM;
+        req->dst = req->tmp;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Unpack the bytes received, also a last partial element (a message of
+ * basic elements need not fill whole elements of the receive type): that
+ * one is packed from the buffer, completed and unpacked again. */
+static void unpack(struct wisp_p2p_req *req)
+{
+    int size = 0, position = 0;
+    MPI_Aint lb, extent;
+    PMPI_Type_size(req->type, &size);
+    PMPI_Type_get_extent(req->type, &lb, &extent);
+    if (size <= 0)
+        return;
+    int whole = (int)(req->st_bytes / (uint64_t)size), rest = (int)(req->st_bytes % (uint64_t)size);
+    wisp_p2p_unpack(req->tmp, (int)req->st_bytes, &position, req->rbuf, whole, req->type);
+    if (!rest)
+        return;
+    char *last = (char *)req->rbuf + (MPI_Aint)whole * extent;
+    char *element = malloc((size_t)size);
+    if (!element)
+        wisp_fatal("out of memory to unpack a message");
+    int at = 0;
+    wisp_p2p_pack(last, 1, req->type, element, size, &at);
+    memcpy(element, (char *)req->tmp + (size_t)whole * (size_t)size, (size_t)rest);
+    at = 0;
+    wisp_p2p_unpack(element, size, &at, last, 1, req->type);
+    free(element);
+}
+
+void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
+{
+    if (req->unpack && wisp_p2p.rescuing) {
+        req->unpack_later = true;
+        return;
+    }
+    req->unpack_later = false;
+    if (req->unpack) {
+        unpack(req);
+        free(req->tmp);
+        req->tmp = NULL;
+    }
+    req->done = true;
+    if (req->user_freed && !req->engine_holds)
+        wisp_p2p_req_release(req);
+}
+
+void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
+{
+    uint64_t n = msg->size < req->cap ? msg->size : req->cap;
+    req->st_source = msg->source;
+    req->st_tag = msg->tag;
+    req->st_bytes = n;
+    req->st_error = msg->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (msg->waiter)
+        wisp_p2p_send_matched(msg->waiter);
+    if (msg->slot >= 0) {
+        req->msg = msg;
+        wisp_p2p_recv_advance(req);
+        return;
+    }
+    memcpy(req->dst, msg->data, n);
+    wisp_p2p_counters.bytes += n;
+    free(msg);
+    wisp_p2p_recv_finish(req);
+}
+
+/* Is `req` held back by an earlier receive in the `remote` queue? */
+static bool held_back(const struct wisp_p2p_req *req)
+{
+    const struct wisp_list *q = &req->comm->remote;
+    for (const struct wisp_list *l = q->next; l != q && l != &req->rlink; l = l->next)
+        if (overlap(wisp_list_entry(l, struct wisp_p2p_req, rlink), req))
+            return true;
+    return false;
+}
+
+static int post_to_mpi(struct wisp_p2p_req *req)
+{
+    return PMPI_Irecv(req->rbuf, (int)req->count, req->type, req->peer, req->tag, req->handle,
+                      &req->inner);
+}
+
+static void queue_remote(struct wisp_p2p_req *req)
+{
+    if (wisp_list_empty(&req->comm->remote))
+        wisp_list_push(&remote_comms, &req->comm->remote_link);
+    wisp_list_push(&req->comm->remote, &req->rlink);
+}
+
+int wisp_p2p_recv_start(struct wisp_p2p_req *req)
+{
+    struct wisp_p2p_comm *comm = req->comm;
+    req->done = false;
+    req->inner = MPI_REQUEST_NULL;
+    req->from_inner = false;
+    req->st_cancelled = false;
+    if (req->peer == MPI_PROC_NULL) {
+        req->st_source = MPI_PROC_NULL;
+        req->st_tag = MPI_ANY_TAG;
+        req->st_bytes = 0;
+        req->st_error = MPI_SUCCESS;
+        req->done = true;
+        return MPI_SUCCESS;
+    }
+    if (req->peer != MPI_ANY_SOURCE && comm->node_of[req->peer] < 0) {
+        if (wisp_list_empty(&comm->remote))
+            return post_to_mpi(req);
+        queue_remote(req); /* maybe behind a wildcard */
+        wisp_p2p.outstanding++;
+        if (!held_back(req)) {
+            wisp_list_remove(&req->rlink);
+            if (wisp_list_empty(&comm->remote))
+                wisp_list_remove(&comm->remote_link);
+            wisp_p2p.outstanding--;
+            return post_to_mpi(req);
+        }
+        return MPI_SUCCESS;
+    }
+    int rc = wisp_p2p_recv_prepare(req);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    wisp_p2p_progress();
+    struct wisp_p2p_msg *msg = wisp_p2p_probe_local(comm, req->peer, req->tag);
+    if (msg) {
+        wisp_list_remove(&msg->link);
+        wisp_p2p_deliver(req, msg);
+        return MPI_SUCCESS;
+    }
+    wisp_list_push(&comm->posted, &req->link);
+    wisp_p2p.outstanding++;
+    if (req->peer == MPI_ANY_SOURCE && comm->has_remote) {
+        req->wildcard = true;
+        queue_remote(req);
+    }
+    return MPI_SUCCESS;
+}
+
+bool wisp_p2p_remote_advance(void)
+{
+    bool moved = false;
+    for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
+        cnext = c->next;
+        struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
+        for (struct wisp_list *l = comm->remote.next, *next; l != &comm->remote; l = next) {
+            next = l->next;
+            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+            if (held_back(req))
+                continue;
+            if (!req->wildcard) {
+                wisp_list_remove(&req->rlink); /* `next` stays valid: it comes later */
+                wisp_p2p.outstanding--;
+                int rc = post_to_mpi(req);
+                if (rc != MPI_SUCCESS) {
+                    req->st_error = rc;
+                    req->done = true;
+                }
+                moved = true;
+                continue;
+            }
+            int flag = 0;
+            MPI_Message message;
+            MPI_Status status;
+            PMPI_Improbe(MPI_ANY_SOURCE, req->tag, comm->handle, &flag, &message, &status);
+            if (!flag)
+                continue;
+            unpost(req); /* out of `posted` and `remote`: the MPI has it now */
+            free(req->tmp);
+            req->tmp = NULL;
+            int rc = PMPI_Imrecv(req->rbuf, (int)req->count, req->type, &message, &req->inner);
+            if (rc != MPI_SUCCESS) {
+                req->st_error = rc;
+                req->done = true;
+            }
+            moved = true;
+        }
+        if (wisp_list_empty(&comm->remote))
+            wisp_list_remove(&comm->remote_link);
+    }
+    return moved;
+}
+
+struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (matches(source, tag, msg->source, msg->tag))
+            return msg;
+    }
+    return NULL;
+}
+
+bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
+{
+    if (req->done || req->msg)
+        return false;
+    if (req->inner != MPI_REQUEST_NULL) {
+        PMPI_Cancel(&req->inner);
+        return true; /* the MPI's status will say */
+    }
+    if (req->link.next != &req->link) { /* posted */
+        unpost(req);
+        free(req->tmp);
+        req->tmp = NULL;
+    } else if (req->rlink.next != &req->rlink) { /* held back in `remote` */
+        wisp_list_remove(&req->rlink);
+        if (wisp_list_empty(&req->comm->remote))
+            wisp_list_remove(&req->comm->remote_link);
+        wisp_p2p.outstanding--;
+    } else {
+        return false;
+    }
+    req->st_cancelled = true;
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    req->st_bytes = 0;
+    req->st_error = MPI_SUCCESS;
+    req->done = true;
+    return true;
+}

@@ -1,0 +1,538 @@
+/*
+ * The point-to-point operations behind the MPI functions. Each decides
+ * first who carries the message: wisp when the peer is on this node and the
+ * communicator is served, the MPI otherwise, and the MPI also for anything
+ * malformed (a bad rank, tag, count or type), so its checks and error
+ * messages stay exactly the MPI's.
+ */
+#include "p2p/p2p.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+static int mpi_isend(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
+                     int tag, MPI_Comm comm, MPI_Request *request)
+{
+    int n = (int)count;
+    switch (mode) {
+    case WISP_P2P_SYNC:
+        return PMPI_Issend(buf, n, type, dest, tag, comm, request);
+    case WISP_P2P_BUFFERED:
+        return PMPI_Ibsend(buf, n, type, dest, tag, comm, request);
+    case WISP_P2P_READY:
+        return PMPI_Irsend(buf, n, type, dest, tag, comm, request);
+    default:
+        return PMPI_Isend(buf, n, type, dest, tag, comm, request);
+    }
+}
+
+static int mpi_send(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
+                    int tag, MPI_Comm comm)
+{
+    if (wisp_p2p.on && wisp_p2p.outstanding) { /* keep wisp's messages moving meanwhile */
+        MPI_Request request;
+        int rc = mpi_isend(mode, buf, count, type, dest, tag, comm, &request);
+        return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&request, MPI_STATUS_IGNORE);
+    }
+    int n = (int)count;
+    switch (mode) {
+    case WISP_P2P_SYNC:
+        return PMPI_Ssend(buf, n, type, dest, tag, comm);
+    case WISP_P2P_BUFFERED:
+        return PMPI_Bsend(buf, n, type, dest, tag, comm);
+    case WISP_P2P_READY:
+        return PMPI_Rsend(buf, n, type, dest, tag, comm);
+    default:
+        return PMPI_Send(buf, n, type, dest, tag, comm);
+    }
+}
+
+int wisp_p2p_error(MPI_Comm comm, int code)
+{
+    PMPI_Comm_call_errhandler(comm, code);
+    return code;
+}
+
+/* The served communicator when wisp carries a message to or from `peer`
+ * with `tag` (MPI_ANY_* allowed for receives); NULL: the MPI does. */
+static struct wisp_p2p_comm *carrier(MPI_Comm comm, int peer, int tag, MPI_Count count,
+                                     bool receive)
+{
+    struct wisp_p2p_comm *c = wisp_p2p_comm_of(comm);
+    if (!c || count < 0 || count > INT_MAX || (tag < 0 && !(receive && tag == MPI_ANY_TAG)))
+        return NULL;
+    if (receive && peer == MPI_ANY_SOURCE)
+        return c;
+    if (peer < 0 || peer >= c->size)
+        return NULL; /* MPI_PROC_NULL or a bad rank */
+    if (c->node_of[peer] >= 0)
+        return c;
+    /* A remote receive may still have to wait behind a wildcard. */
+    return receive && !wisp_list_empty(&c->remote) ? c : NULL;
+}
+
+static int prepare_send(struct wisp_p2p_req *req)
+{
+    bool contig;
+    MPI_Aint offset;
+    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->bytes, &contig, &offset);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (contig) {
+        req->data = (const char *)req->sbuf + offset;
+    } else {
+        int size = 0, position = 0;
+        PMPI_Pack_size((int)req->count, req->type, MPI_COMM_SELF, &size);
+        if (!(req->tmp = malloc(size ? (size_t)size : 1)))
+            return MPI_ERR_NO_MEM;
+        wisp_p2p_pack(req->sbuf, (int)req->count, req->type, req->tmp, size, &position);
+        req->data = req->tmp;
+        req->bytes = (uint64_t)position;
+    }
+    if (req->mode == WISP_P2P_BUFFERED && req->bytes > wisp_p2p.immediate_max && !req->tmp) {
+        /* Buffered: the user may reuse the buffer at once, whatever the size. */
+        if (!(req->tmp = malloc(req->bytes)))
+            return MPI_ERR_NO_MEM;
+        memcpy(req->tmp, req->data, req->bytes);
+        req->data = req->tmp;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Lock held; `c` carries it. */
+static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count count,
+                        MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode,
+                        MPI_Request *request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND);
+    req->mode = (uint8_t)mode;
+    req->sbuf = buf;
+    req->count = count;
+    req->type = type;
+    req->peer = dest;
+    req->tag = tag;
+    req->handle = comm;
+    req->comm = c;
+    req->active = true;
+    int rc = prepare_send(req);
+    if (rc != MPI_SUCCESS) {
+        wisp_p2p_req_release(req);
+        return mpi_isend(mode, buf, count, type, dest, tag, comm, request);
+    }
+    wisp_p2p_send_start(req, c->rank == dest ? wisp_p2p.node_rank : c->node_of[dest]);
+    if (mode == WISP_P2P_BUFFERED && !req->done) {
+        req->done = true; /* from wisp's own copy; the engine finishes the rest */
+        req->st_error = MPI_SUCCESS;
+    }
+    *request = wisp_p2p_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_isend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, int mode, MPI_Request *request)
+{
+    wisp_p2p_lock();
+    struct wisp_p2p_comm *c = carrier(comm, dest, tag, count, false);
+    int rc = c ? isend_locked(c, buf, count, type, dest, tag, comm, mode, request)
+               : mpi_isend(mode, buf, count, type, dest, tag, comm, request);
+    wisp_p2p_unlock();
+    return rc;
+}
+
+static bool req_done(void *req)
+{
+    return wisp_p2p_req_test(req);
+}
+
+/* Wait for `req`, report its status, retire it; lock held. */
+static int finish(struct wisp_p2p_req *req, MPI_Status *status, MPI_Comm comm)
+{
+    wisp_p2p_wait_until(req_done, req);
+    int rc = wisp_p2p_req_status(req, status);
+    bool raised = req->from_inner; /* the MPI already called the error handler */
+    MPI_Request handle = wisp_p2p_req_handle(req);
+    wisp_p2p_req_retire(req, &handle);
+    wisp_p2p_unlock();
+    return rc != MPI_SUCCESS && !raised ? wisp_p2p_error(comm, rc) : rc;
+}
+
+int wisp_p2p_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, int mode)
+{
+    wisp_p2p_lock();
+    struct wisp_p2p_comm *c = carrier(comm, dest, tag, count, false);
+    if (!c) {
+        wisp_p2p_unlock();
+        return mpi_send(mode, buf, count, type, dest, tag, comm);
+    }
+    if (mode != WISP_P2P_SYNC && dest != c->rank &&
+        wisp_p2p_send_now(c, dest, tag, buf, count, type)) {
+        wisp_p2p_unlock();
+        return MPI_SUCCESS;
+    }
+    MPI_Request handle;
+    int rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, &handle);
+    struct wisp_p2p_req *req = wisp_p2p_req_of(handle);
+    if (rc != MPI_SUCCESS || !req) { /* the MPI took it */
+        wisp_p2p_unlock();
+        return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&handle, MPI_STATUS_IGNORE);
+    }
+    return finish(req, MPI_STATUS_IGNORE, comm);
+}
+
+/* Lock held. Returns the MPI's request when it took the receive. */
+static int irecv_locked(struct wisp_p2p_comm *c, void *buf, MPI_Count count, MPI_Datatype type,
+                        int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_RECV);
+    req->rbuf = buf;
+    req->count = count;
+    req->type = type;
+    req->peer = source;
+    req->tag = tag;
+    req->handle = comm;
+    req->comm = c;
+    req->active = true;
+    int rc = wisp_p2p_recv_start(req);
+    if (rc != MPI_SUCCESS) {
+        wisp_p2p_req_release(req);
+        return rc;
+    }
+    if (req->inner != MPI_REQUEST_NULL && !req->done && req->link.next == &req->link &&
+        req->rlink.next == &req->rlink) {
+        *request = req->inner; /* posted straight to the MPI: hand its request over */
+        wisp_p2p_req_release(req);
+        return MPI_SUCCESS;
+    }
+    *request = wisp_p2p_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_irecv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    wisp_p2p_lock();
+    struct wisp_p2p_comm *c = carrier(comm, source, tag, count, true);
+    int rc = c ? irecv_locked(c, buf, count, type, source, tag, comm, request)
+               : PMPI_Irecv(buf, (int)count, type, source, tag, comm, request);
+    wisp_p2p_unlock();
+    return rc;
+}
+
+int wisp_p2p_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Status *status)
+{
+    wisp_p2p_lock();
+    struct wisp_p2p_comm *c = carrier(comm, source, tag, count, true);
+    MPI_Request handle;
+    int rc = c ? irecv_locked(c, buf, count, type, source, tag, comm, &handle) : MPI_SUCCESS;
+    struct wisp_p2p_req *req = c && rc == MPI_SUCCESS ? wisp_p2p_req_of(handle) : NULL;
+    if (req)
+        return finish(req, status, comm);
+    wisp_p2p_unlock();
+    if (rc != MPI_SUCCESS)
+        return wisp_p2p_error(comm, rc);
+    if (c)
+        return wisp_p2p_wait_mpi(&handle, status);
+    if (wisp_p2p.on && wisp_p2p.outstanding) {
+        rc = PMPI_Irecv(buf, (int)count, type, source, tag, comm, &handle);
+        return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&handle, status);
+    }
+    return PMPI_Recv(buf, (int)count, type, source, tag, comm, status);
+}
+
+/* ---- persistent requests ----------------------------------------------- */
+
+static int persistent(uint8_t kind, int mode, const void *sbuf, void *rbuf, MPI_Count count,
+                      MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_new(kind);
+    req->persistent = true;
+    req->mode = (uint8_t)mode;
+    req->sbuf = sbuf;
+    req->rbuf = rbuf;
+    req->count = count;
+    req->type = type;
+    req->peer = peer;
+    req->tag = tag;
+    req->handle = comm;
+    req->child = MPI_REQUEST_NULL;
+    *request = wisp_p2p_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_send_init(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                       MPI_Comm comm, int mode, MPI_Request *request)
+{
+    wisp_p2p_lock();
+    bool served = wisp_p2p_comm_of(comm) && count >= 0 && count <= INT_MAX;
+    int rc = MPI_SUCCESS;
+    if (served)
+        rc = persistent(WISP_P2P_SEND, mode, buf, NULL, count, type, dest, tag, comm, request);
+    wisp_p2p_unlock();
+    if (served)
+        return rc;
+    int n = (int)count;
+    switch (mode) {
+    case WISP_P2P_SYNC:
+        return PMPI_Ssend_init(buf, n, type, dest, tag, comm, request);
+    case WISP_P2P_BUFFERED:
+        return PMPI_Bsend_init(buf, n, type, dest, tag, comm, request);
+    case WISP_P2P_READY:
+        return PMPI_Rsend_init(buf, n, type, dest, tag, comm, request);
+    default:
+        return PMPI_Send_init(buf, n, type, dest, tag, comm, request);
+    }
+}
+
+int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    wisp_p2p_lock();
+    bool served = wisp_p2p_comm_of(comm) && count >= 0 && count <= INT_MAX;
+    int rc = MPI_SUCCESS;
+    if (served)
+        rc = persistent(WISP_P2P_RECV, 0, NULL, buf, count, type, source, tag, comm, request);
+    wisp_p2p_unlock();
+    return served ? rc : PMPI_Recv_init(buf, (int)count, type, source, tag, comm, request);
+}
+
+int wisp_p2p_start(MPI_Request *request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
+    if (!req)
+        return PMPI_Start(request);
+    if (req->active)
+        return MPI_ERR_REQUEST;
+    int rc;
+    if (req->kind == WISP_P2P_SEND)
+        rc = wisp_p2p_isend(req->sbuf, req->count, req->type, req->peer, req->tag, req->handle,
+                            req->mode, &req->child);
+    else
+        rc = wisp_p2p_irecv(req->rbuf, req->count, req->type, req->peer, req->tag, req->handle,
+                            &req->child);
+    wisp_p2p_lock();
+    req->done = false;
+    req->from_inner = false;
+    req->active = rc == MPI_SUCCESS;
+    wisp_p2p_unlock();
+    return rc;
+}
+
+/* ---- probes -------------------------------------------------------------- */
+
+int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    wisp_p2p_lock();
+    struct wisp_p2p_comm *c = carrier(comm, source, tag, 0, true);
+    if (!c || (source >= 0 && c->node_of[source] < 0)) {
+        wisp_p2p_unlock();
+        return PMPI_Iprobe(source, tag, comm, flag, status);
+    }
+    wisp_p2p_progress();
+    struct wisp_p2p_msg *msg = wisp_p2p_probe_local(c, source, tag);
+    if (msg)
+        wisp_p2p_status_set(status, msg->source, msg->tag, MPI_SUCCESS, msg->size, false);
+    bool ask_mpi = !msg && source == MPI_ANY_SOURCE && c->has_remote;
+    wisp_p2p_unlock();
+    if (ask_mpi)
+        return PMPI_Iprobe(source, tag, comm, flag, status);
+    *flag = msg != NULL;
+    if (!msg)
+        wisp_p2p_poke();
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    for (unsigned idle = 0;; idle++) {
+        int flag = 0, rc = wisp_p2p_iprobe(source, tag, comm, &flag, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        if (wisp_p2p.sleepy && idle > 1000)
+            sched_yield();
+    }
+}
+
+int wisp_p2p_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                     MPI_Status *status)
+{
+    wisp_p2p_lock();
+    struct wisp_p2p_comm *c = carrier(comm, source, tag, 0, true);
+    if (!c || (source >= 0 && c->node_of[source] < 0)) {
+        wisp_p2p_unlock();
+        return PMPI_Improbe(source, tag, comm, flag, message, status);
+    }
+    wisp_p2p_progress();
+    struct wisp_p2p_msg *msg = wisp_p2p_probe_local(c, source, tag);
+    if (msg) {
+        wisp_list_remove(&msg->link);
+        struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_MESSAGE);
+        req->msg = msg;
+        req->comm = c;
+        req->handle = comm;
+        *message = wisp_p2p_msg_handle(req);
+        wisp_p2p_status_set(status, msg->source, msg->tag, MPI_SUCCESS, msg->size, false);
+    }
+    bool ask_mpi = !msg && source == MPI_ANY_SOURCE && c->has_remote;
+    wisp_p2p_unlock();
+    if (ask_mpi)
+        return PMPI_Improbe(source, tag, comm, flag, message, status);
+    *flag = msg != NULL;
+    if (!msg)
+        wisp_p2p_poke();
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    for (unsigned idle = 0;; idle++) {
+        int flag = 0, rc = wisp_p2p_improbe(source, tag, comm, &flag, message, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        if (wisp_p2p.sleepy && idle > 1000)
+            sched_yield();
+    }
+}
+
+int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message,
+                    MPI_Request *request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_msg_of(*message);
+    if (!req || req->kind != WISP_P2P_MESSAGE)
+        return PMPI_Imrecv(buf, (int)count, type, message, request);
+    wisp_p2p_lock();
+    struct wisp_p2p_msg *msg = req->msg;
+    req->msg = NULL;
+    req->kind = WISP_P2P_RECV;
+    req->rbuf = buf;
+    req->count = count;
+    req->type = type;
+    req->peer = msg->source;
+    req->tag = msg->tag;
+    req->active = true;
+    int rc = wisp_p2p_recv_prepare(req);
+    if (rc != MPI_SUCCESS) { /* keep the message for another try */
+        req->kind = WISP_P2P_MESSAGE;
+        req->msg = msg;
+        wisp_p2p_unlock();
+        return wisp_p2p_error(req->handle, rc);
+    }
+    wisp_p2p_deliver(req, msg);
+    *message = MPI_MESSAGE_NULL;
+    *request = wisp_p2p_req_handle(req);
+    wisp_p2p_unlock();
+    return MPI_SUCCESS;
+}
+
+int wisp_p2p_mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message,
+                   MPI_Status *status)
+{
+    struct wisp_p2p_req *req = wisp_p2p_msg_of(*message);
+    if (!req || req->kind != WISP_P2P_MESSAGE)
+        return PMPI_Mrecv(buf, (int)count, type, message, status);
+    MPI_Request handle;
+    MPI_Comm comm = req->handle;
+    int rc = wisp_p2p_imrecv(buf, count, type, message, &handle);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    wisp_p2p_lock();
+    return finish(wisp_p2p_req_of(handle), status, comm);
+}
+
+/* ---- combined ------------------------------------------------------------ */
+
+static int pair(MPI_Request r[2], MPI_Status *status, MPI_Comm comm)
+{
+    MPI_Status st[2];
+    int rc = wisp_p2p_waitall(2, r, st, false, NULL, false);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st[0];
+    if (rc == MPI_ERR_IN_STATUS) {
+        rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+        return wisp_p2p_error(comm, rc);
+    }
+    return rc;
+}
+
+int wisp_p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                      MPI_Comm comm, MPI_Status *status)
+{
+    wisp_p2p_lock();
+    bool served =
+        carrier(comm, dest, stag, scount, false) || carrier(comm, source, rtag, rcount, true);
+    wisp_p2p_unlock();
+    if (!served && !wisp_p2p_busy())
+        return PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source,
+                             rtag, comm, status);
+    MPI_Request r[2];
+    int rc = wisp_p2p_irecv(rbuf, rcount, rtype, source, rtag, comm, &r[0]);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = wisp_p2p_isend(sbuf, scount, stype, dest, stag, comm, WISP_P2P_STANDARD, &r[1]);
+    if (rc != MPI_SUCCESS) {
+        wisp_p2p_cancel(&r[0]);
+        wisp_p2p_wait1(&r[0], MPI_STATUS_IGNORE, false, NULL);
+        return rc;
+    }
+    return pair(r, status, comm);
+}
+
+int wisp_p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
+                              int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    wisp_p2p_lock();
+    bool served =
+        carrier(comm, dest, stag, count, false) || carrier(comm, source, rtag, count, true);
+    wisp_p2p_unlock();
+    if ((!served && !wisp_p2p_busy()) || count < 0 || count > INT_MAX)
+        return PMPI_Sendrecv_replace(buf, (int)count, type, dest, stag, source, rtag, comm, status);
+    int size = 0, position = 0;
+    int rc = PMPI_Pack_size((int)count, type, MPI_COMM_SELF, &size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    void *copy = malloc(size ? (size_t)size : 1);
+    if (!copy)
+        return wisp_p2p_error(comm, MPI_ERR_NO_MEM);
+    wisp_p2p_pack(buf, (int)count, type, copy, size, &position);
+    MPI_Request r[2];
+    rc = wisp_p2p_irecv(buf, count, type, source, rtag, comm, &r[0]);
+    if (rc == MPI_SUCCESS) {
+        rc = wisp_p2p_isend(copy, position, MPI_PACKED, dest, stag, comm, WISP_P2P_STANDARD, &r[1]);
+        rc = rc == MPI_SUCCESS ? pair(r, status, comm) : rc;
+    }
+    free(copy);
+    return rc;
+}
+
+/* ---- the MPI's requests while wisp has work in flight --------------------- */
+
+struct mpi_wait {
+    MPI_Request *request;
+    MPI_Status *status;
+    int rc;
+};
+
+static bool mpi_done(void *arg)
+{
+    struct mpi_wait *w = arg;
+    int flag = 0;
+    w->rc = PMPI_Test(w->request, &flag, w->status);
+    return flag || w->rc != MPI_SUCCESS;
+}
+
+int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status)
+{
+    if (!wisp_p2p.on || !wisp_p2p.outstanding)
+        return PMPI_Wait(request, status);
+    struct mpi_wait w = {request, status, MPI_SUCCESS};
+    wisp_p2p_lock();
+    wisp_p2p_wait_until(mpi_done, &w);
+    wisp_p2p_unlock();
+    return w.rc;
+}

@@ -1,0 +1,326 @@
+/*
+ * The intra-node point-to-point engine. Messages between processes of one
+ * (virtual) node travel through shared memory; everything else goes to the
+ * underlying MPI. A communicator is served whole or not at all: once one
+ * local message can travel through wisp, every receive, probe and request
+ * function on that communicator looks at wisp's queues too.
+ *
+ * Transport (engine.c): per ordered pair of node processes a fastbox ring
+ * (src/shm/fastbox.h); per process a set of rendezvous slots with a staging
+ * area, in one node segment. Protocols, by size and by where the send buffer
+ * lives: immediate (payload in the ring cells), staged (pipelined two copies
+ * through the sender's slot), single copy (the receiver copies straight out
+ * of a send buffer in the shared heap) and synergistic (sender and receiver
+ * copy blocks claimed from a shared counter).
+ *
+ * Matching (match.c): per communicator, posted receives and unexpected
+ * messages from local senders; receives that may match a remote sender go to
+ * the MPI, wildcards through matched probes (queue `remote`), never as a
+ * wildcard receive the MPI would have to cancel.
+ *
+ * Requests (request.c): wisp's requests travel as MPI_Request values the MPI
+ * never produces; complete.c serves every MPI_Wait / MPI_Test form on arrays
+ * that mix them with the MPI's.
+ *
+ * Locking: one engine lock, taken only under MPI_THREAD_MULTIPLE.
+ */
+#ifndef WISP_P2P_P2P_H
+#define WISP_P2P_P2P_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+/* An intrusive doubly linked list; a list is its own sentinel. */
+struct wisp_list {
+    struct wisp_list *prev, *next;
+};
+
+static inline void wisp_list_init(struct wisp_list *l)
+{
+    l->prev = l->next = l;
+}
+static inline bool wisp_list_empty(const struct wisp_list *l)
+{
+    return l->next == l;
+}
+static inline void wisp_list_push(struct wisp_list *l, struct wisp_list *item)
+{
+    item->prev = l->prev;
+    item->next = l;
+    l->prev->next = item;
+    l->prev = item;
+}
+static inline void wisp_list_remove(struct wisp_list *item)
+{
+    item->prev->next = item->next;
+    item->next->prev = item->prev;
+    item->prev = item->next = item;
+}
+#define wisp_list_entry(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+/* ---- communicators (comm.c) ------------------------------------------- */
+
+struct wisp_p2p_comm {
+    MPI_Comm handle;
+    int ctx; /* the same in every member; unique among this process's comms */
+    int rank, size;
+    int *node_of;                 /* comm rank -> node rank, -1 when remote */
+    int *rank_of;                 /* node rank -> comm rank, -1 when not a member */
+    bool has_remote;              /* some member lives on another node */
+    struct wisp_list posted;      /* receives waiting for a local message */
+    struct wisp_list unexpected;  /* local messages no receive took yet */
+    struct wisp_list remote;      /* receives not yet handed to the MPI */
+    struct wisp_list remote_link; /* in the engine's list of comms with `remote` work */
+};
+
+/* The served communicator behind `comm`, or NULL (the MPI serves it all). */
+struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm comm);
+/* The served communicator with context `ctx` here, or NULL. */
+struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx);
+
+/* After the MPI created `comm` (collective over it, may be MPI_COMM_NULL):
+ * agree on a context and serve it. Returns an MPI error code. */
+int wisp_p2p_comm_created(MPI_Comm comm);
+/* Before the MPI frees `comm`. */
+void wisp_p2p_comm_freeing(MPI_Comm comm);
+void wisp_p2p_comm_init(MPI_Comm world);
+void wisp_p2p_comm_fini(void);
+
+/* ---- datatypes (datatype.c) ------------------------------------------- */
+
+/* `count` elements of `type` as bytes: their number, and whether they are one
+ * contiguous run starting at `*offset` bytes from the buffer. */
+int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
+                        MPI_Aint *offset);
+void wisp_p2p_type_forget(void); /* a derived type was freed */
+/* MPI_Pack / MPI_Unpack on MPI_COMM_SELF, also for MPI_BOTTOM buffers. */
+int wisp_p2p_pack(const void *buf, int count, MPI_Datatype type, void *out, int size,
+                  int *position);
+int wisp_p2p_unpack(const void *in, int size, int *position, void *buf, int count,
+                    MPI_Datatype type);
+
+/* ---- messages and requests -------------------------------------------- */
+
+enum wisp_p2p_mode { WISP_P2P_STANDARD, WISP_P2P_SYNC, WISP_P2P_BUFFERED, WISP_P2P_READY };
+enum wisp_p2p_kind { WISP_P2P_SEND = 1, WISP_P2P_RECV, WISP_P2P_MESSAGE };
+
+/* A message from a local sender that has reached this process. */
+struct wisp_p2p_msg {
+    struct wisp_list link;
+    int source, tag;
+    uint64_t size;
+    int from;                    /* the sender's node rank */
+    int slot;                    /* its rendezvous slot, or -1: the payload is in data */
+    struct wisp_p2p_req *waiter; /* a synchronous send to self, done at the match */
+    unsigned char data[];
+};
+
+struct wisp_p2p_req {
+    struct wisp_list link;  /* posted, pending-send or transfer list */
+    struct wisp_list rlink; /* the communicator's `remote` queue */
+    uint8_t kind, mode;
+    bool persistent;   /* MPI_*_init: survives completion, inactive until MPI_Start */
+    bool active;       /* started and not yet returned complete */
+    bool done;         /* the operation completed; the result is below */
+    bool user_freed;   /* MPI_Request_free while active */
+    bool engine_holds; /* a rendezvous slot still refers to it */
+    bool wildcard;     /* MPI_ANY_SOURCE receive in both `posted` and `remote` */
+    /* the arguments */
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count count;
+    MPI_Datatype type;
+    int peer, tag;
+    MPI_Comm handle;
+    struct wisp_p2p_comm *comm;
+    /* when the MPI does the work (remote peer, or a matched probe) */
+    MPI_Request inner;
+    /* persistent: the request of the current round (wisp's or the MPI's) */
+    MPI_Request child;
+    /* send: the bytes to send (the user's, or a packed copy in tmp) */
+    const char *data;
+    uint64_t bytes;
+    void *tmp;
+    int slot; /* rendezvous slot in use, -1 */
+    /* receive: where the bytes go (the user's buffer, or tmp to unpack) */
+    char *dst;
+    uint64_t cap;
+    bool unpack;
+    bool unpack_later;        /* copied by the rescuer; the MPI unpacks it at the next test */
+    struct wisp_p2p_msg *msg; /* the message being copied in */
+    /* the result */
+    int st_source, st_tag, st_error;
+    bool st_cancelled;
+    uint64_t st_bytes;
+    MPI_Status inner_status; /* filled when `inner` completed */
+    bool from_inner;
+};
+
+/* request.c */
+struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind);
+void wisp_p2p_req_release(struct wisp_p2p_req *req); /* when neither user nor engine holds it */
+struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle); /* NULL: the MPI's request */
+MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);
+struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's message */
+MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req);
+void wisp_p2p_status_set(MPI_Status *status, int source, int tag, int error, uint64_t bytes,
+                         bool cancelled);
+/* A finished request's status, into `status` (may be MPI_STATUS_IGNORE);
+ * returns its error code. */
+int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status);
+/* Is it complete (progressing `inner` if any)? Engine lock held. */
+bool wisp_p2p_req_test(struct wisp_p2p_req *req);
+/* After completion was reported to the user: free or make inactive. */
+void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
+
+/* ---- the engine (engine.c) -------------------------------------------- */
+
+struct wisp_p2p {
+    bool on;      /* between MPI_Init and MPI_Finalize, WISP_SHM on */
+    bool locking; /* MPI_THREAD_MULTIPLE */
+    bool sleepy;  /* more processes than cores here: wait in the kernel */
+    int node_rank, node_size;
+    uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
+    unsigned outstanding; /* work that needs this process inside wisp */
+    bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
+};
+extern struct wisp_p2p wisp_p2p;
+extern pthread_mutex_t wisp_p2p_mutex;
+
+static inline void wisp_p2p_lock(void)
+{
+    if (wisp_p2p.locking)
+        pthread_mutex_lock(&wisp_p2p_mutex);
+}
+static inline void wisp_p2p_unlock(void)
+{
+    if (wisp_p2p.locking)
+        pthread_mutex_unlock(&wisp_p2p_mutex);
+}
+
+/* Has this process work in flight that only it can move? Then its blocking
+ * calls into the MPI must keep the engine going. */
+static inline bool wisp_p2p_busy(void)
+{
+    return wisp_p2p.on && wisp_p2p.outstanding;
+}
+
+/* Collective over the world, after the topology and the heap. */
+void wisp_p2p_init(int thread_level);
+void wisp_p2p_fini(void);
+
+/* One pass over everything in flight; true when something moved. Lock held. */
+bool wisp_p2p_progress(void);
+
+/* Start a send to a local peer (node rank `node`, comm->rank for self). Lock held. */
+void wisp_p2p_send_start(struct wisp_p2p_req *req, int node);
+/* The blocking fast path: an immediate message straight into the ring;
+ * false when it does not go that way. Lock held. */
+bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void *buf,
+                       MPI_Count count, MPI_Datatype type);
+/* Let the MPI move its own messages (it does only when called). */
+void wisp_p2p_poke(void);
+/* A synchronous send to self was matched. */
+void wisp_p2p_send_matched(struct wisp_p2p_req *req);
+/* Move the bytes of a matched rendezvous message. Lock held. */
+void wisp_p2p_recv_advance(struct wisp_p2p_req *req);
+/* Done with a message of the ring/slot transport that no one will read. */
+void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
+
+/* Wait, progressing the engine and the MPI, until `done(arg)`; with the lock
+ * held on entry and exit (dropped while idle). */
+void wisp_p2p_wait_until(bool (*done)(void *), void *arg);
+
+/* Messages this process received through shared memory, by protocol, and
+ * the copies their payloads took (both sides'), for WISP_STATS and
+ * wisp_shm_counter(). */
+struct wisp_p2p_counters {
+    uint64_t immediate, staged, single_copy, synergistic, self, copies, bytes;
+};
+extern struct wisp_p2p_counters wisp_p2p_counters;
+
+/* ---- matching (match.c) ----------------------------------------------- */
+
+/* A message arrived from a local sender (or self): match or queue it. */
+void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
+/* A message in a ring, matched before it is copied out: NULL if no posted
+ * receive takes it. */
+struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag);
+/* Give a matched message to a receive (copies, or starts the rendezvous). */
+void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
+/* Set the receive's destination from its buffer, count and type. */
+int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
+/* The receive finished copying: unpack, complete. */
+void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
+/* Post a receive (req->peer may be MPI_ANY_SOURCE). */
+int wisp_p2p_recv_start(struct wisp_p2p_req *req);
+/* Hand receives blocked behind wildcards to the MPI when allowed. */
+bool wisp_p2p_remote_advance(void);
+/* Probe: the first matching unexpected local message, or NULL. */
+struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source, int tag);
+/* Cancel a receive not yet matched; false when too late. */
+bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req);
+
+/* ---- the operations behind the MPI functions (ops.c) ------------------ */
+
+int wisp_p2p_isend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, int mode, MPI_Request *request);
+int wisp_p2p_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, int mode);
+int wisp_p2p_irecv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int wisp_p2p_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Status *status);
+int wisp_p2p_send_init(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                       MPI_Comm comm, int mode, MPI_Request *request);
+int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                       MPI_Comm comm, MPI_Request *request);
+int wisp_p2p_start(MPI_Request *request);
+int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int wisp_p2p_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int wisp_p2p_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                     MPI_Status *status);
+int wisp_p2p_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message,
+                    MPI_Request *request);
+int wisp_p2p_mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message,
+                   MPI_Status *status);
+int wisp_p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                      MPI_Comm comm, MPI_Status *status);
+int wisp_p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
+                              int source, int rtag, MPI_Comm comm, MPI_Status *status);
+/* Wait for one of the MPI's requests while the engine keeps moving. */
+int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status);
+/* Report `code` through the communicator's error handler. */
+int wisp_p2p_error(MPI_Comm comm, int code);
+
+/* complete.c */
+int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, int *flag,
+                     bool raise);
+int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test,
+                     int *flag);
+int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *statuses,
+                      bool test);
+int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool test, int *flag);
+int wisp_p2p_request_free(MPI_Request *request);
+int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int wisp_p2p_cancel(MPI_Request *request);
+
+/* Does this array hold any of wisp's requests? */
+static inline bool wisp_p2p_any_ours(int n, const MPI_Request *reqs)
+{
+    for (int i = 0; i < n; i++)
+        if (wisp_p2p_req_of(reqs[i]))
+            return true;
+    return false;
+}
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * wisp's requests and matched-probe messages: objects of one pool, handed to
+ * the application as MPI_Request / MPI_Message values the MPI never
+ * produces. MPICH's handles are integers whose two top bits give the kind
+ * (00 is "invalid" and used only by the null handles, 0x2c000000 and up),
+ * so wisp's are 0x04000000 | index. Open MPI's are pointers, so wisp's are
+ * addresses inside its pool.
+ */
+#include "p2p/p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/log.h"
+
+enum { POOL_SIZE = 1 << 20 }; /* requests alive at once; address space only until used */
+
+static struct wisp_p2p_req *pool;
+static struct wisp_p2p_req *free_list;
+static size_t used; /* high-water mark */
+
+#if defined(MPICH)
+enum { HANDLE_TAG = 0x04000000, HANDLE_MASK = 0xfc000000, INDEX_MASK = 0x03ffffff };
+_Static_assert(POOL_SIZE <= INDEX_MASK + 1, "indices fit beside the tag");
+
+static struct wisp_p2p_req *of_handle(unsigned handle)
+{
+    if ((handle & HANDLE_MASK) != HANDLE_TAG || !pool || (handle & INDEX_MASK) >= used)
+        return NULL;
+    return &pool[handle & INDEX_MASK];
+}
+struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
+{
+    return of_handle((unsigned)handle);
+}
+MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
+{
+    return (MPI_Request)(HANDLE_TAG | (int)(req - pool));
+}
+struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
+{
+    return of_handle((unsigned)handle);
+}
+MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
+{
+    return (MPI_Message)(HANDLE_TAG | (int)(req - pool));
+}
+#else
+static struct wisp_p2p_req *of_pointer(const void *p)
+{
+    const struct wisp_p2p_req *r = p;
+    return pool && r >= pool && r < pool + used ? (struct wisp_p2p_req *)r : NULL;
+}
+struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
+{
+    return of_pointer(handle);
+}
+MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
+{
+    return (MPI_Request)(void *)req;
+}
+struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
+{
+    return of_pointer(handle);
+}
+MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
+{
+    return (MPI_Message)(void *)req;
+}
+#endif
+
+struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
+{
+    if (!pool) {
+        void *p = mmap(NULL, sizeof *pool * POOL_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            wisp_fatal("cannot reserve address space for %d requests", POOL_SIZE);
+        pool = p;
+    }
+    struct wisp_p2p_req *req = free_list;
+    if (req) {
+        free_list = (struct wisp_p2p_req *)req->link.next;
+    } else {
+        if (used == POOL_SIZE)
+            wisp_fatal("more than %d point-to-point requests alive at once", POOL_SIZE);
+        req = &pool[used++];
+    }
+    memset(req, 0, sizeof *req);
+    wisp_list_init(&req->link);
+    wisp_list_init(&req->rlink);
+    req->kind = kind;
+    req->inner = MPI_REQUEST_NULL;
+    req->slot = -1;
+    return req;
+}
+
+void wisp_p2p_req_release(struct wisp_p2p_req *req)
+{
+    free(req->tmp);
+    req->kind = 0;
+    req->link.next = (struct wisp_list *)free_list;
+    free_list = req;
+}
+
+void wisp_p2p_status_set(MPI_Status *status, int source, int tag, int error, uint64_t bytes,
+                         bool cancelled)
+{
+    (void)error; /* single completions leave MPI_ERROR alone; arrays set it */
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = source;
+    status->MPI_TAG = tag;
+    PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)bytes);
+    PMPI_Status_set_cancelled(status, cancelled);
+}
+
+int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status)
+{
+    if (req->from_inner) {
+        if (status != MPI_STATUS_IGNORE)
+            *status = req->inner_status;
+        return req->st_error;
+    }
+    wisp_p2p_status_set(status, req->st_source, req->st_tag, req->st_error, req->st_bytes,
+                        req->st_cancelled);
+    return req->st_error;
+}
+
+/* A persistent request: is its current round complete? */
+static bool test_round(struct wisp_p2p_req *req)
+{
+    struct wisp_p2p_req *child = wisp_p2p_req_of(req->child);
+    if (child) {
+        if (!wisp_p2p_req_test(child))
+            return false;
+        req->st_source = child->st_source;
+        req->st_tag = child->st_tag;
+        req->st_error = child->st_error;
+        req->st_bytes = child->st_bytes;
+        req->st_cancelled = child->st_cancelled;
+        req->from_inner = child->from_inner;
+        req->inner_status = child->inner_status;
+        wisp_p2p_req_retire(child, &req->child);
+        req->done = true;
+        return true;
+    }
+    int flag = 1, rc = MPI_SUCCESS;
+    if (req->child != MPI_REQUEST_NULL)
+        rc = PMPI_Test(&req->child, &flag, &req->inner_status);
+    else
+        wisp_p2p_status_set(&req->inner_status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0, false);
+    if (rc != MPI_SUCCESS || flag) {
+        req->st_error = rc;
+        req->from_inner = true;
+        req->done = true;
+    }
+    return req->done;
+}
+
+bool wisp_p2p_req_test(struct wisp_p2p_req *req)
+{
+    if (req->done)
+        return true;
+    if (req->unpack_later) {
+        wisp_p2p_recv_finish(req);
+        return true;
+    }
+    if (req->persistent)
+        return test_round(req);
+    if (req->inner == MPI_REQUEST_NULL)
+        return false;
+    int flag = 0;
+    int rc = PMPI_Test(&req->inner, &flag, &req->inner_status);
+    if (rc != MPI_SUCCESS || flag) {
+        req->st_error = rc;
+        req->from_inner = true;
+        req->done = true;
+    }
+    return req->done;
+}
+
+void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle)
+{
+    if (req->persistent) {
+        req->active = false;
+        return;
+    }
+    *handle = MPI_REQUEST_NULL;
+    req->user_freed = true;
+    if (!req->engine_holds)
+        wisp_p2p_req_release(req);
+}

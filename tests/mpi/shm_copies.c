@@ -1,0 +1,100 @@
+/*
+ * Each protocol of the point-to-point engine is chosen where it should be and
+ * copies the payload as often as it should, by wisp's own counters
+ * (wisp_shm_counter): a send buffer in the shared heap is copied once (single
+ * copy; by both sides together when the receive buffer is shared too), a
+ * private one twice (staged), a small message rides in the fastbox cells.
+ * Two processes of one node; argument "off": WISP_SHM=off, nothing counted.
+ */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "wisp.h"
+
+enum { BIG = 1 << 20, HUGE = 4 << 20 };
+
+static char private_buf[HUGE]; /* not in the heap: static storage */
+
+struct counts {
+    unsigned long long immediate, staged, single_copy, synergistic, copies;
+};
+
+static struct counts now(void)
+{
+    return (struct counts){wisp_shm_counter("immediate"), wisp_shm_counter("staged"),
+                           wisp_shm_counter("single_copy"), wisp_shm_counter("synergistic"),
+                           wisp_shm_counter("copies")};
+}
+
+static int pattern_ok(const char *p, size_t n, int seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (char)(i * 7 + (size_t)seed))
+            return 0;
+    return 1;
+}
+
+static void fill(char *p, size_t n, int seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (char)(i * 7 + (size_t)seed);
+}
+
+/* Ask rank 0 for one message (so nothing else arrives meanwhile), receive
+ * it into `buf` and check what it cost. */
+static void expect(char *buf, size_t n, int tag, struct counts want)
+{
+    memset(buf, 0, n);
+    struct counts before = now();
+    MPI_Send(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    MPI_Recv(buf, (int)n, MPI_BYTE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    struct counts after = now();
+    CHECK(pattern_ok(buf, n, tag));
+    CHECK(after.immediate - before.immediate == want.immediate);
+    CHECK(after.staged - before.staged == want.staged);
+    CHECK(after.single_copy - before.single_copy == want.single_copy);
+    CHECK(after.synergistic - before.synergistic == want.synergistic);
+    CHECK(after.copies - before.copies == want.copies);
+    if (failures)
+        fprintf(stderr,
+                "shm_copies: message with tag %d: %llu immediate, %llu staged, %llu single "
+                "copy, %llu synergistic, %llu copies\n",
+                tag, after.immediate - before.immediate, after.staged - before.staged,
+                after.single_copy - before.single_copy, after.synergistic - before.synergistic,
+                after.copies - before.copies);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int on = !(argc > 1 && !strcmp(argv[1], "off"));
+    char *shared;
+    MPI_Alloc_mem(HUGE, MPI_INFO_NULL, &shared); /* in the heap, also in the sanitizer build */
+    CHECK(size == 2 && wisp_node_size() == 2);
+    CHECK(wisp_heap_contains(shared) == on);
+    if (rank == 0) {
+        struct {
+            char *buf;
+            size_t n;
+        } sends[] = {{shared, BIG}, {private_buf, BIG}, {private_buf, 8}, {shared, HUGE}};
+        for (int tag = 1; tag <= 4; tag++) {
+            MPI_Recv(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            fill(sends[tag - 1].buf, sends[tag - 1].n, tag);
+            MPI_Send(sends[tag - 1].buf, (int)sends[tag - 1].n, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
+        }
+    } else {
+        struct counts none = {0};
+        expect(private_buf, BIG, 1, on ? (struct counts){.single_copy = 1, .copies = 1} : none);
+        expect(private_buf, BIG, 2, on ? (struct counts){.staged = 1, .copies = 2} : none);
+        expect(private_buf, 8, 3, on ? (struct counts){.immediate = 1, .copies = 2} : none);
+        expect(shared, HUGE, 4, on ? (struct counts){.synergistic = 1, .copies = 1} : none);
+    }
+    MPI_Free_mem(shared);
+    MPI_Finalize();
+    return failures != 0;
+}
