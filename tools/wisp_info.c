@@ -13,7 +13,7 @@ extern char **environ;
 
 static const char *type_name(enum wisp_config_type type)
 {
-    static const char *const names[] = {"integer", "size", "boolean", "string"};
+    static const char *const names[] = {"integer", "size", "boolean", "string", "word"};
     return names[type];
 }
 

@@ -14,8 +14,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define WISP_RANGE(lo, hi) (lo), (hi)
-#define WISP_NONE          0, 0
+#define WISP_RANGE(lo, hi) (lo), (hi), NULL
+#define WISP_NONE          0, 0, NULL
+#define WISP_WORDS(words)  0, 0, (words)
 
 const struct wisp_config_var wisp_config_vars[] = {
 #define WISP_CONFIG(name, type, def, limits, doc)                                                  \
@@ -91,6 +92,22 @@ static int parse_string(const char *s, const char **out)
     return 0;
 }
 
+/* The index of `s` in the '|'-separated list `words`. */
+static int parse_word(const char *s, const char *words, int64_t *out)
+{
+    size_t len = strlen(s);
+    int64_t i = 0;
+    for (const char *w = words; *w; i++) {
+        size_t wlen = strcspn(w, "|");
+        if (len && wlen == len && !strncmp(w, s, len)) {
+            *out = i;
+            return 0;
+        }
+        w += wlen + (w[wlen] == '|');
+    }
+    return -1;
+}
+
 /* Parse `value` for `var` into the field it names; -1 if it is not valid. */
 static int parse_value(const struct wisp_config_var *var, const char *value,
                        struct wisp_config *cfg)
@@ -119,6 +136,10 @@ static int parse_value(const struct wisp_config_var *var, const char *value,
         break;
     case WISP_CFG_BOOL:
         if (parse_bool(value, &v))
+            return -1;
+        break;
+    case WISP_CFG_WORD:
+        if (parse_word(value, var->words, &v))
             return -1;
         break;
     }
@@ -159,6 +180,16 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
     case WISP_CFG_STRING:
         snprintf(buf, len, "1 to %d letters, digits, '.', '_' or '-'", MAX_STRING);
         break;
+    case WISP_CFG_WORD: {
+        int n = snprintf(buf, len, "one of ");
+        for (const char *w = var->words; *w && n >= 0 && (size_t)n < len;) {
+            size_t wlen = strcspn(w, "|");
+            n += snprintf(buf + n, len - (size_t)n, "%s%.*s", w == var->words ? "" : ", ",
+                          (int)wlen, w);
+            w += wlen + (w[wlen] == '|');
+        }
+        break;
+    }
     }
 }
 

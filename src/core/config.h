@@ -11,12 +11,19 @@
 
 #pragma GCC visibility push(hidden)
 
-enum wisp_config_type { WISP_CFG_INT, WISP_CFG_SIZE, WISP_CFG_BOOL, WISP_CFG_STRING };
+enum wisp_config_type {
+    WISP_CFG_INT,
+    WISP_CFG_SIZE,
+    WISP_CFG_BOOL,
+    WISP_CFG_STRING,
+    WISP_CFG_WORD
+};
 
 #define WISP_CFG_CTYPE_INT    int64_t
 #define WISP_CFG_CTYPE_SIZE   int64_t
 #define WISP_CFG_CTYPE_BOOL   int64_t
 #define WISP_CFG_CTYPE_STRING const char *
+#define WISP_CFG_CTYPE_WORD   int64_t /* index of the word in the list */
 
 struct wisp_config {
 #define WISP_CONFIG(name, type, def, limits, doc) WISP_CFG_CTYPE_##type name;
@@ -29,7 +36,8 @@ struct wisp_config_var {
     const char *name; /* WISP_... */
     enum wisp_config_type type;
     const char *def;
-    int64_t min, max; /* INT, SIZE */
+    int64_t min, max;  /* INT, SIZE */
+    const char *words; /* WORD: the accepted words, separated by '|' */
     const char *doc;
     size_t offset;
 };

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/log.h"
 #include "ghost/board.h"
 #include "shm/segment.h"
@@ -259,14 +260,43 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     return true;
 }
 
+/* WISP_GHOST_WINDOWS: whether windows are served at all. Open MPI's one-sided
+ * components progress without the target here, so ghosts would only add a
+ * hop; and its osc/rdma, which an MPI_Win_create window gets, returns wrong
+ * MPI_Get_accumulate results with derived datatypes (MPI_Get_accumulate.c). */
+static bool windows_served(void)
+{
+    enum { AUTO, ON, OFF };
+#ifdef OPEN_MPI
+    return wisp_config.GHOST_WINDOWS == ON;
+#else
+    return wisp_config.GHOST_WINDOWS != OFF;
+#endif
+}
+
 int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win, int flavor)
 {
     int (*native)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *) =
         flavor == MPI_WIN_FLAVOR_SHARED ? PMPI_Win_allocate_shared : PMPI_Win_allocate;
+    const char *name = flavor == MPI_WIN_FLAVOR_SHARED ? "_shared" : "";
+    if (!wisp_ghost_node.board)
+        return native(size, disp_unit, info, comm, baseptr, win);
+    if (!windows_served()) {
+        static bool said;
+        if (!said && wisp_ghost_node.world_rank == wisp_ghost_node.leader &&
+            wisp_ghost_node.leader == 0)
+            wisp_log(1, "MPI_Win_allocate%s: windows not served by ghosts (WISP_GHOST_WINDOWS%s)",
+                     name,
+                     wisp_config.GHOST_WINDOWS ? "=off"
+                                               : "=auto: this MPI progresses "
+                                                 "one-sided operations without the target");
+        said = true;
+        return native(size, disp_unit, info, comm, baseptr, win);
+    }
     int inter = 1;
     /* Arguments the MPI rejects get its own error. */
-    if (!wisp_ghost_node.board || comm == MPI_COMM_NULL || size < 0 || disp_unit <= 0 ||
+    if (comm == MPI_COMM_NULL || size < 0 || disp_unit <= 0 ||
         PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return native(size, disp_unit, info, comm, baseptr, win);
 
@@ -348,8 +378,7 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     *(void **)baseptr = base;
     *win = w->win;
     if (w->rank == 0)
-        wisp_log(2, "MPI_Win_allocate%s: served by ghosts, %d lock windows",
-                 flavor == MPI_WIN_FLAVOR_SHARED ? "_shared" : "", w->nlock);
+        wisp_log(2, "MPI_Win_allocate%s: served by ghosts, %d lock windows", name, w->nlock);
     return MPI_SUCCESS;
 }
 

@@ -146,6 +146,15 @@ int wisp_ghost_self_lock(struct wisp_ghost_win *w, int lock_type, int assert, MP
  * one is not in the window. */
 bool wisp_ghost_group_ranks(struct wisp_ghost_win *w, MPI_Group group, int *n, int *ranks);
 
+/* Whether an MPI_Get_accumulate with these datatypes must go element by element
+ * (Open MPI, getacc_split.c), and doing so. */
+bool wisp_ghost_getacc_split_needed(MPI_Datatype origin, MPI_Datatype result, MPI_Datatype target,
+                                    MPI_Op op);
+int wisp_ghost_getacc_split(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            void *result_addr, int result_count, MPI_Datatype result_datatype,
+                            int grank, MPI_Aint gdisp, int target_count,
+                            MPI_Datatype target_datatype, MPI_Op op, MPI_Win iwin);
+
 #pragma GCC visibility pop
 
 #endif

@@ -63,6 +63,7 @@ static void test_defaults(void)
     CHECK(wisp_core_config_parse(&cfg, env, remember, &c) == 0);
     CHECK(cfg.VNODE_SIZE == 0 && cfg.VERBOSE == 0 && cfg.STATS == 0 && cfg.JOB == NULL);
     CHECK(cfg.SHM == 1 && cfg.HEAP_SIZE == (int64_t)4 << 30);
+    CHECK(cfg.GHOST_WINDOWS == 0);
     wisp_core_config_free(&cfg);
 }
 
@@ -91,6 +92,9 @@ static void test_accepted(void)
     expect_value("WISP_HEAP_SIZE=1T", AT(HEAP_SIZE), (int64_t)1 << 40);
     expect_value("WISP_SHM=off", AT(SHM), 0);
     expect_value("WISP_SHM=on", AT(SHM), 1);
+    expect_value("WISP_GHOST_WINDOWS=auto", AT(GHOST_WINDOWS), 0);
+    expect_value("WISP_GHOST_WINDOWS=on", AT(GHOST_WINDOWS), 1);
+    expect_value("WISP_GHOST_WINDOWS=off", AT(GHOST_WINDOWS), 2);
 #undef AT
     struct wisp_config cfg;
     CHECK(parse1("WISP_JOB=host-12_3.x", &cfg).count == 0);
@@ -115,6 +119,14 @@ static void test_rejected(void)
     expect_rejected("WISP_VERBOSE=-1", "WISP_VERBOSE='-1'");
     expect_rejected("WISP_STATS=maybe", "WISP_STATS='maybe' is not valid: expected 0/1, on/off");
     expect_rejected("WISP_STATS=2", "WISP_STATS='2'");
+    const char *windows = "WISP_GHOST_WINDOWS='%s' is not valid: expected one of auto, on, off";
+    const char *bad_words[] = {"", "of", "offf", "ON", "auto|on", "|"};
+    for (size_t i = 0; i < sizeof bad_words / sizeof bad_words[0]; i++) {
+        char entry[64], want[128];
+        snprintf(entry, sizeof entry, "WISP_GHOST_WINDOWS=%s", bad_words[i]);
+        snprintf(want, sizeof want, windows, bad_words[i]);
+        expect_rejected(entry, want);
+    }
     const char *heap = "expected a size in bytes with an optional unit k, M, G or T, from 1M to 1T";
     expect_rejected("WISP_HEAP_SIZE=512k", heap);
     expect_rejected("WISP_HEAP_SIZE=2T", heap);
