@@ -328,7 +328,8 @@ static void send_to_self(struct wisp_p2p_req *req)
                                  .from = wisp_p2p.node_rank,
                                  .slot = -1};
     wisp_list_init(&msg->link);
-    memcpy(msg->data, req->data, req->bytes);
+    if (req->bytes)
+        memcpy(msg->data, req->data, req->bytes);
     wisp_p2p_counters.self++;
     wisp_p2p_counters.copies += 2;
     if (req->mode == WISP_P2P_SYNC) {
@@ -357,7 +358,8 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
     if (req->mode != WISP_P2P_SYNC && req->bytes <= wisp_p2p.stage && !req->tmp) {
         void *copy = malloc(req->bytes ? req->bytes : 1);
         if (copy) {
-            memcpy(copy, req->data, req->bytes);
+            if (req->bytes)
+                memcpy(copy, req->data, req->bytes);
             req->tmp = copy;
             req->data = copy;
             send_complete(req);
@@ -476,7 +478,8 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
                 return moved; /* the sender still copies a block */
             wisp_p2p_counters.synergistic++;
         } else {
-            memcpy(req->dst, s->src, n);
+            if (n)
+                memcpy(req->dst, s->src, n);
             wisp_p2p_counters.single_copy++;
         }
         wisp_p2p_counters.copies++;

@@ -145,7 +145,8 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         wisp_p2p_recv_advance(req);
         return;
     }
-    memcpy(req->dst, msg->data, n);
+    if (n) /* a zero-byte receive may have a null buffer */
+        memcpy(req->dst, msg->data, n);
     wisp_p2p_counters.bytes += n;
     free(msg);
     wisp_p2p_recv_finish(req);

@@ -45,7 +45,8 @@ bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void
     cell->size = size;
     cell->match = match;
     uint32_t first = size < WISP_FASTBOX_INLINE ? size : WISP_FASTBOX_INLINE;
-    memcpy(cell->payload, from, first);
+    if (first) /* zero bytes may come from a null buffer */
+        memcpy(cell->payload, from, first);
     /* Further cells first: the release store of the first cell's sequence
      * number publishes them all. Their own numbers keep the ring's invariant
      * (cell i holds i + 1) for the cells that later messages start in. */
@@ -65,6 +66,8 @@ void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_f
                        void *dst, uint32_t offset, uint32_t size)
 {
     unsigned char *to = dst;
+    if (!size)
+        return;
     if (offset < WISP_FASTBOX_INLINE) {
         uint32_t part = WISP_FASTBOX_INLINE - offset < size ? WISP_FASTBOX_INLINE - offset : size;
         memcpy(to, cell->payload + offset, part);
