@@ -167,8 +167,8 @@ static void forget(struct entry **link)
         wisp_list_remove(&msg->link);
         wisp_p2p_msg_drop(msg);
     }
-    if (!wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote))
-        return; /* receives still pending: keep it (and its context) for them */
+    if (!wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) || wisp_p2p_sends_queued(c))
+        return; /* operations still pending (MPI lets them finish): keep it and its context */
     by_ctx[c->ctx] = NULL;
     free_ctx[c->ctx / 64] |= 1ull << (c->ctx % 64);
     free(c->node_of);

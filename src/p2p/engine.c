@@ -371,6 +371,15 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
     wisp_p2p.outstanding++;
 }
 
+bool wisp_p2p_sends_queued(const struct wisp_p2p_comm *comm)
+{
+    for (int node = 0; npending && node < wisp_p2p.node_size; node++)
+        for (struct wisp_list *l = pending[node].next; l != &pending[node]; l = l->next)
+            if (wisp_list_entry(l, struct wisp_p2p_req, link)->comm == comm)
+                return true;
+    return false;
+}
+
 static bool emit_pending(void)
 {
     bool moved = false;

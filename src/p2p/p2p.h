@@ -225,6 +225,8 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
                        MPI_Count count, MPI_Datatype type);
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);
+/* Does a send on `comm` still wait in line for its ring? */
+bool wisp_p2p_sends_queued(const struct wisp_p2p_comm *comm);
 /* A synchronous send to self was matched. */
 void wisp_p2p_send_matched(struct wisp_p2p_req *req);
 /* Move the bytes of a matched rendezvous message. Lock held. */
