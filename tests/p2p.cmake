@@ -2,12 +2,9 @@
 # that assert MPI's semantics, so they pass natively too. They run with every
 # peer on the node, with virtual nodes of 2 (half the peers remote), and with
 # the shared heap off.
+set(p2p_stress_args) # the default: 100000 messages in all
 if(WISP_SANITIZE)
-  set(p2p_stress_args 4000) # messages per rank: checking every byte is slow under the sanitizers
-  set(p2p_threads_args 500) # messages per thread and channel
-else()
-  set(p2p_stress_args) # the default: 100000 messages in all
-  set(p2p_threads_args)
+  set(p2p_stress_args 8000) # messages per rank: checking every byte is slow under the sanitizers
 endif()
 wisp_add_mpi_test(p2p_stress NP 4 ARGS ${p2p_stress_args})
 wisp_add_mpi_test(p2p_stress NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS ${p2p_stress_args})
@@ -15,4 +12,4 @@ wisp_add_mpi_test(p2p_stress NP 2 ENV WISP_SHM=off SUFFIX .off ARGS ${p2p_stress
 wisp_add_mpi_test(p2p_semantics NP 2)
 wisp_add_mpi_test(p2p_semantics NP 3)
 wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
-wisp_add_mpi_test(p2p_threads NP 2 ARGS ${p2p_threads_args})
+wisp_add_mpi_test(p2p_threads NP 2)

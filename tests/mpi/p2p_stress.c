@@ -31,6 +31,7 @@
  * rule is checked pair by pair.
  */
 #include <mpi.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -104,7 +105,7 @@ static struct {
 
 static volatile sig_atomic_t wd_round, wd_batch;
 
-static unsigned char static_arena[ARENA] __attribute__((aligned(64)));
+static _Alignas(64) unsigned char static_arena[ARENA];
 static size_t static_used;
 
 /* --- random numbers: splitmix64 --- */
@@ -842,8 +843,11 @@ static void complete_all(MPI_Request *req, int nreq, MPI_Status *st, int method,
         break;
     case C_TESTALL: {
         int flag = 0;
-        while (!flag)
+        while (!flag) {
             MPI_OK(MPI_Testall(nreq, req, &flag, st));
+            if (!flag)
+                sched_yield(); /* processes outnumber cores: let the peers run */
+        }
         left = 0;
         break;
     }
@@ -861,8 +865,10 @@ static void complete_all(MPI_Request *req, int nreq, MPI_Status *st, int method,
                 MPI_OK(MPI_Waitany(nreq, req, &i, &s));
             else
                 MPI_OK(MPI_Testany(nreq, req, &i, &flag, &s));
-            if (!flag)
+            if (!flag) {
+                sched_yield();
                 continue;
+            }
             if (i < 0 || i >= nreq || done[i] || req[i] != MPI_REQUEST_NULL) {
                 FAIL("MPI_%s returned index %d (of %d, %d left)",
                      method == C_WAITANY ? "Waitany" : "Testany", i, nreq, left);
@@ -886,6 +892,8 @@ static void complete_all(MPI_Request *req, int nreq, MPI_Status *st, int method,
                      method == C_WAITSOME ? "Waitsome" : "Testsome", out, left);
                 break;
             }
+            if (out == 0)
+                sched_yield();
             for (int k = 0; k < out; k++) {
                 int i = idx[k];
                 if (i < 0 || i >= nreq || done[i] || req[i] != MPI_REQUEST_NULL) {
@@ -1009,15 +1017,21 @@ static void receive_one(recv_t *v, rng_t *r)
         MPI_OK(MPI_Probe(src, v->tag, comm, &v->pst));
         break;
     case R_IPROBE:
-        while (!flag)
+        while (!flag) {
             MPI_OK(MPI_Iprobe(src, v->tag, comm, &flag, &v->pst));
+            if (!flag)
+                sched_yield();
+        }
         break;
     case R_MPROBE:
         MPI_OK(MPI_Mprobe(src, v->tag, comm, &msg, &v->pst));
         break;
     case R_IMPROBE:
-        while (!flag)
+        while (!flag) {
             MPI_OK(MPI_Improbe(src, v->tag, comm, &flag, &msg, &v->pst));
+            if (!flag)
+                sched_yield();
+        }
         break;
     }
     int count = 0;
