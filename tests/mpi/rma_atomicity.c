@@ -53,10 +53,14 @@ int main(int argc, char **argv)
             MPI_Win_flush(t, win);
         }
     }
-    /* Ordering: rank r owns slot ELEMS + r of every target. */
+    /* Ordering: rank r owns slot ELEMS + r of every target. Each value has
+     * its own origin element: none may change before the flush. */
+    long values[ORDERED];
+    for (int v = 0; v < ORDERED; v++)
+        values[v] = v + 1;
     for (int t = 0; t < size; t++) {
-        for (long v = 1; v <= ORDERED; v++)
-            MPI_Accumulate(&v, 1, MPI_LONG, t, ELEMS + rank, 1, MPI_LONG, MPI_REPLACE, win);
+        for (int v = 0; v < ORDERED; v++)
+            MPI_Accumulate(&values[v], 1, MPI_LONG, t, ELEMS + rank, 1, MPI_LONG, MPI_REPLACE, win);
         long seen = -1;
         MPI_Get_accumulate(NULL, 0, MPI_LONG, &seen, 1, MPI_LONG, t, ELEMS + rank, 1, MPI_LONG,
                            MPI_NO_OP, win);
