@@ -42,20 +42,27 @@ static int hand_over(struct wisp_p2p_req *req, MPI_Request *handle, MPI_Status *
     return rc;
 }
 
+enum { SMALL = 64 }; /* arrays up to this size need no malloc */
+
 /* The MPI's requests of `reqs`, compacted, with their positions. */
 struct split {
     int n;
     int *at;
     MPI_Request *reqs;
     MPI_Status *statuses;
+    bool small;
+    int at_small[SMALL];
+    MPI_Request reqs_small[SMALL];
+    MPI_Status statuses_small[SMALL];
 };
 
 static bool split(int n, MPI_Request *reqs, struct split *s)
 {
     s->n = 0;
-    s->at = malloc(sizeof(int) * (size_t)n + 1);
-    s->reqs = malloc(sizeof(MPI_Request) * (size_t)n + 1);
-    s->statuses = malloc(sizeof(MPI_Status) * (size_t)n + 1);
+    s->small = n <= SMALL;
+    s->at = s->small ? s->at_small : malloc(sizeof(int) * (size_t)n + 1);
+    s->reqs = s->small ? s->reqs_small : malloc(sizeof(MPI_Request) * (size_t)n + 1);
+    s->statuses = s->small ? s->statuses_small : malloc(sizeof(MPI_Status) * (size_t)n + 1);
     if (!s->at || !s->reqs || !s->statuses)
         return false;
     for (int i = 0; i < n; i++)
@@ -74,6 +81,8 @@ static void split_back(struct split *s, MPI_Request *reqs)
 
 static void split_free(struct split *s)
 {
+    if (s->small)
+        return;
     free(s->at);
     free(s->reqs);
     free(s->statuses);
@@ -150,7 +159,9 @@ static bool all_done(void *arg)
 {
     struct all *a = arg;
     bool ours = ours_done(a);
-    if (!a->mpi_done) {
+    if (!a->mpi_done && !a->mpi.n) {
+        a->mpi_done = true;
+    } else if (!a->mpi_done) {
         int flag = 0;
         a->mpi_rc = PMPI_Testall(a->mpi.n, a->mpi.reqs, &flag, a->mpi.statuses);
         a->mpi_done = flag || a->mpi_rc != MPI_SUCCESS;

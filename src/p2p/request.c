@@ -112,8 +112,18 @@ void wisp_p2p_status_set(MPI_Status *status, int source, int tag, int error, uin
         return;
     status->MPI_SOURCE = source;
     status->MPI_TAG = tag;
+    /* The hidden fields directly, as the MPI's own MPI_Status_set_* write
+     * them: two calls per message would cost more than the message. */
+#if defined(MPICH)
+    status->count_lo = (int)bytes;
+    status->count_hi_and_cancelled = (int)((bytes >> (8 * sizeof(int))) << 1) | (cancelled != 0);
+#elif defined(OPEN_MPI)
+    status->_ucount = (size_t)bytes;
+    status->_cancelled = cancelled;
+#else
     PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)bytes);
     PMPI_Status_set_cancelled(status, cancelled);
+#endif
 }
 
 int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status)
