@@ -32,6 +32,7 @@ static uint64_t free_ctx[WORDS];
 static struct wisp_p2p_comm *by_ctx[CONTEXTS];
 static struct entry *buckets[BUCKETS];
 static struct wisp_p2p_comm *last; /* the one looked up last: most programs use one or two */
+static struct entry *retired;      /* freed by the application, operations still pending */
 
 static size_t bucket_of(MPI_Comm handle)
 {
@@ -167,8 +168,11 @@ static void forget(struct entry **link)
         wisp_list_remove(&msg->link);
         wisp_p2p_msg_drop(msg);
     }
-    if (!wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) || wisp_p2p_sends_queued(c))
-        return; /* operations still pending (MPI lets them finish): keep it and its context */
+    if (!wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) || wisp_p2p_sends_queued(c)) {
+        e->next = retired; /* operations still pending (MPI lets them finish): */
+        retired = e;       /* keep it and its context until MPI_Finalize */
+        return;
+    }
     by_ctx[c->ctx] = NULL;
     free_ctx[c->ctx / 64] |= 1ull << (c->ctx % 64);
     free(c->node_of);
@@ -213,6 +217,13 @@ void wisp_p2p_comm_fini(void)
             free(e->comm.rank_of);
             free(e);
         }
+    while (retired) {
+        struct entry *e = retired;
+        retired = e->next;
+        free(e->comm.node_of);
+        free(e->comm.rank_of);
+        free(e);
+    }
     memset(by_ctx, 0, sizeof by_ctx);
     last = NULL;
     agreeing = false;
