@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "shm/fastbox.h"
@@ -44,6 +45,11 @@ struct wisp_ghost_node {
     int *ghost_rank; /* real world ranks of this node's ghosts */
 };
 extern struct wisp_ghost_node wisp_ghost_node;
+
+/* Operations UCX's progress engine reported (ucx_activity.c), and whether it
+ * was ever called in this process. */
+extern _Atomic unsigned long wisp_ghost_ucx_events;
+extern bool wisp_ghost_ucx_seen;
 
 /* Node rank 0 (an application process): post a command and wake the ghosts. */
 void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg);

@@ -9,14 +9,17 @@
  * microseconds, then polls and yields the processor for as long again, then
  * sleeps on its doorbell for growing times (from 1 us, doubling, up to
  * WISP_GHOST_SLEEP microseconds); without any window it sleeps until the
- * next command.
+ * next command. Measured on 2 cores with 3 processes (docs/ghosts.md), a
+ * ghost that spun for long or did not spin at all answered an origin tens to
+ * hundreds of times slower than one that spins for ~20 us after each
+ * operation.
  *
- * MPICH offers no counter of the work its progress engine did, so activity
- * is read from the time one poll took: processing an incoming operation
- * takes microseconds, an empty poll tens of nanoseconds (hundreds when the
- * caches are cold after a sleep). A poll longer than ACTIVE_NS counts as
- * activity; a poll that took long only because the ghost was preempted
- * merely keeps it awake a little longer.
+ * Activity is what UCX's progress engine reports (ucx_activity.c). Where
+ * the MPI does not use UCX it is read from the time one poll took:
+ * processing an incoming operation takes microseconds, an empty poll tens
+ * of nanoseconds (hundreds when the caches are cold after a sleep), so a
+ * poll longer than ACTIVE_NS counts as activity; a poll that took long only
+ * because the ghost was preempted merely keeps it awake a little longer.
  */
 #include <linux/futex.h>
 #include <sched.h>
@@ -36,6 +39,7 @@
 enum {
     ACTIVE_NS = 1500, /* a poll at least this long did some work */
     SLEEP_MIN_NS = 1000,
+    SLICE_NS = 100000, /* the shortest slice Linux grants */
 };
 
 /* A window as a ghost holds it. */
@@ -158,9 +162,30 @@ static bool run_command(void)
 static bool poll_progress(void)
 {
     int flag;
+    unsigned long events = atomic_load_explicit(&wisp_ghost_ucx_events, memory_order_relaxed);
     uint64_t t0 = now_ns();
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, wisp_ghost_node.all, &flag, MPI_STATUS_IGNORE);
+    if (wisp_ghost_ucx_seen)
+        return atomic_load_explicit(&wisp_ghost_ucx_events, memory_order_relaxed) != events;
     return now_ns() - t0 >= ACTIVE_NS;
+}
+
+/* Ask the kernel for a short time slice (Linux 6.12+, EEVDF: sched_runtime of
+ * SCHED_OTHER): a task with a shorter slice than the one running preempts it
+ * when it wakes, so a ghost that wakes from a short sleep runs at once instead
+ * of waiting for a computing process's slice to end. Best effort: older
+ * kernels refuse or ignore it. */
+static void ask_short_slice(void)
+{
+    struct {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t priority;
+        uint64_t runtime, deadline, period;
+    } attr = {.size = sizeof attr, .policy = SCHED_OTHER, .runtime = SLICE_NS};
+    if (syscall(SYS_sched_setattr, 0, &attr, 0))
+        wisp_log(3, "ghost %d: no short time slice (sched_setattr: %m)", ghost_index);
 }
 
 _Noreturn void wisp_ghost_serve(int ghost)
@@ -168,6 +193,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
     ghost_index = ghost;
     /* Short sleeps must be short: the default timer slack would add 50 us to each. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    ask_short_slice();
     const uint64_t spin_ns = (uint64_t)wisp_config.GHOST_SPIN * 1000u;
     const long sleep_max_ns = (long)wisp_config.GHOST_SLEEP * 1000;
     wisp_log(2, "ghost %d of its node, waiting for commands", ghost);

@@ -1,0 +1,36 @@
+/*
+ * How a ghost tells a poll that did some work from an empty one. Both
+ * Debian MPIs drive UCX (MPICH's ch4:ucx device; Open MPI's ucx components),
+ * and UCX's ucp_worker_progress returns how many operations it progressed.
+ * libwisp defines ucp_worker_progress, which comes first in the symbol search
+ * order (libwisp is preloaded, or linked before the MPI), passes every call
+ * on to UCX's and counts what it reports. In a process whose MPI never calls
+ * UCX the count stays unused and the ghost falls back on timing its polls
+ * (serve.c). The cost elsewhere is one indirect call per progress poll.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include "ghost/board.h"
+
+_Atomic unsigned long wisp_ghost_ucx_events;
+bool wisp_ghost_ucx_seen;
+
+__attribute__((visibility("default"))) unsigned ucp_worker_progress(void *worker);
+
+unsigned ucp_worker_progress(void *worker)
+{
+    static unsigned (*_Atomic ucx)(void *);
+    unsigned (*next)(void *) = atomic_load_explicit(&ucx, memory_order_relaxed);
+    if (!next) {
+        next = (unsigned (*)(void *))dlsym(RTLD_NEXT, "ucp_worker_progress");
+        if (!next)
+            abort(); /* called, so UCX is there */
+        atomic_store_explicit(&ucx, next, memory_order_relaxed);
+        wisp_ghost_ucx_seen = true;
+    }
+    unsigned n = next(worker);
+    if (n)
+        atomic_fetch_add_explicit(&wisp_ghost_ucx_events, n, memory_order_relaxed);
+    return n;
+}
