@@ -7,12 +7,12 @@
  * oversubscribed node a ghost that spins steals a core from the
  * application. So it backs off: after activity it polls for WISP_GHOST_SPIN
  * microseconds, then polls and yields the processor for as long again, then
- * sleeps on its doorbell for growing times (from 1 us, doubling, up to
- * WISP_GHOST_SLEEP microseconds); without any window it sleeps until the
- * next command. Measured on 2 cores with 3 processes (docs/ghosts.md), a
- * ghost that spun for long or did not spin at all answered an origin tens to
- * hundreds of times slower than one that spins for ~20 us after each
- * operation.
+ * sleeps on its doorbell between polls, each time 1/16 of the time since the
+ * last activity (at least 1 us, at most WISP_GHOST_SLEEP us); without any
+ * window it sleeps until the next command. Measured on 2 cores with 3
+ * processes (docs/ghosts.md), a ghost that did not spin answered an origin
+ * tens of times slower than one that spins for ~20 us after each operation,
+ * and one that spins much longer no faster.
  *
  * Activity is what UCX's progress engine reports (ucx_activity.c). Where
  * the MPI does not use UCX it is read from the time one poll took:
@@ -39,6 +39,7 @@
 enum {
     ACTIVE_NS = 1500, /* a poll at least this long did some work */
     SLEEP_MIN_NS = 1000,
+    NAP_FRACTION = 16, /* a sleep lasts 1/16 of the time since the last activity */
     SLICE_NS = 100000, /* the shortest slice Linux grants */
 };
 
@@ -199,13 +200,11 @@ _Noreturn void wisp_ghost_serve(int ghost)
     wisp_log(2, "ghost %d of its node, waiting for commands", ghost);
 
     uint64_t last_active = now_ns();
-    long sleep_ns = SLEEP_MIN_NS;
     for (;;) {
         if (command_pending(NULL)) {
             if (!run_command())
                 break;
             last_active = now_ns();
-            sleep_ns = SLEEP_MIN_NS;
             continue;
         }
         if (!served) {
@@ -214,7 +213,6 @@ _Noreturn void wisp_ghost_serve(int ghost)
         }
         if (poll_progress()) {
             last_active = now_ns();
-            sleep_ns = SLEEP_MIN_NS;
             continue;
         }
         uint64_t idle = now_ns() - last_active;
@@ -224,8 +222,13 @@ _Noreturn void wisp_ghost_serve(int ghost)
             sched_yield();
             continue;
         }
-        sleep_on_bell(sleep_ns);
-        sleep_ns = sleep_ns * 2 < sleep_max_ns ? sleep_ns * 2 : sleep_max_ns;
+        /* Sleep a fixed fraction of the time since the last activity: the polls
+         * of a long idle period cost little, an operation after a short one
+         * waits little. */
+        long sleep_ns = (long)(idle / NAP_FRACTION);
+        sleep_on_bell(sleep_ns < SLEEP_MIN_NS   ? SLEEP_MIN_NS
+                      : sleep_ns > sleep_max_ns ? sleep_max_ns
+                                                : sleep_ns);
     }
     /* The application finalizes; windows it never freed are freed by then (win.c). */
     PMPI_Finalize();
