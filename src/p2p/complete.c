@@ -20,7 +20,7 @@ static bool inactive(const struct wisp_p2p_req *req)
 
 static void empty_status(MPI_Status *status)
 {
-    wisp_p2p_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, false);
+    wisp_p2p_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false);
     if (status != MPI_STATUS_IGNORE)
         status->MPI_ERROR = MPI_SUCCESS;
 }

@@ -170,8 +170,7 @@ void wisp_p2p_init(int thread_level)
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     PMPI_Comm_dup(MPI_COMM_SELF, &poke_comm);
-    (void)thread_level; /* the rescuer is a second thread in any case: always lock */
-    wisp_p2p.locking = true;
+    wisp_p2p.locking = n > 1 || thread_level == MPI_THREAD_MULTIPLE; /* n > 1: the rescuer */
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
     if (n > 1 && pthread_create(&rescuer, NULL, rescue, NULL))

@@ -35,15 +35,29 @@ static bool overlap(const struct wisp_p2p_req *a, const struct wisp_p2p_req *b)
     return tags && sources;
 }
 
+/* Out of the communicator's `remote` queue; the communicator leaves the
+ * engine's list of those with `remote` work when its queue empties. */
+static void leave_remote(struct wisp_p2p_req *req)
+{
+    wisp_list_remove(&req->rlink);
+    if (wisp_list_empty(&req->comm->remote))
+        wisp_list_remove(&req->comm->remote_link);
+}
+
+/* A receive held back in `remote` (not posted) is let go. */
+static void unhold(struct wisp_p2p_req *req)
+{
+    leave_remote(req);
+    wisp_p2p.outstanding--;
+}
+
 static void unpost(struct wisp_p2p_req *req)
 {
     wisp_list_remove(&req->link);
     wisp_p2p.outstanding--;
     if (req->wildcard) {
-        wisp_list_remove(&req->rlink);
+        leave_remote(req);
         req->wildcard = false;
-        if (wisp_list_empty(&req->comm->remote))
-            wisp_list_remove(&req->comm->remote_link);
     }
 }
 
@@ -196,10 +210,7 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
         queue_remote(req); /* maybe behind a wildcard */
         wisp_p2p.outstanding++;
         if (!held_back(req)) {
-            wisp_list_remove(&req->rlink);
-            if (wisp_list_empty(&comm->remote))
-                wisp_list_remove(&comm->remote_link);
-            wisp_p2p.outstanding--;
+            unhold(req);
             return post_to_mpi(req);
         }
         return MPI_SUCCESS;
@@ -235,8 +246,7 @@ bool wisp_p2p_remote_advance(void)
             if (held_back(req))
                 continue;
             if (!req->wildcard) {
-                wisp_list_remove(&req->rlink); /* `next` stays valid: it comes later */
-                wisp_p2p.outstanding--;
+                unhold(req); /* `next` stays valid: it comes later */
                 int rc = post_to_mpi(req);
                 if (rc != MPI_SUCCESS) {
                     req->st_error = rc;
@@ -261,8 +271,6 @@ bool wisp_p2p_remote_advance(void)
             }
             moved = true;
         }
-        if (wisp_list_empty(&comm->remote))
-            wisp_list_remove(&comm->remote_link);
     }
     return moved;
 }
@@ -290,10 +298,7 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
         free(req->tmp);
         req->tmp = NULL;
     } else if (req->rlink.next != &req->rlink) { /* held back in `remote` */
-        wisp_list_remove(&req->rlink);
-        if (wisp_list_empty(&req->comm->remote))
-            wisp_list_remove(&req->comm->remote_link);
-        wisp_p2p.outstanding--;
+        unhold(req);
     } else {
         return false;
     }

@@ -14,20 +14,20 @@
 
 #include "core/log.h"
 
+/* The MPI's functions of each send mode, indexed by enum wisp_p2p_mode. */
+_Static_assert(WISP_P2P_STANDARD == 0 && WISP_P2P_SYNC == 1 && WISP_P2P_BUFFERED == 2 &&
+                   WISP_P2P_READY == 3,
+               "the tables below follow the modes' order");
+static __typeof__(PMPI_Send) *const mpi_sends[] = {PMPI_Send, PMPI_Ssend, PMPI_Bsend, PMPI_Rsend};
+static __typeof__(PMPI_Isend) *const mpi_isends[] = {PMPI_Isend, PMPI_Issend, PMPI_Ibsend,
+                                                     PMPI_Irsend};
+static __typeof__(PMPI_Send_init) *const mpi_send_inits[] = {PMPI_Send_init, PMPI_Ssend_init,
+                                                             PMPI_Bsend_init, PMPI_Rsend_init};
+
 static int mpi_isend(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                      int tag, MPI_Comm comm, MPI_Request *request)
 {
-    int n = (int)count;
-    switch (mode) {
-    case WISP_P2P_SYNC:
-        return PMPI_Issend(buf, n, type, dest, tag, comm, request);
-    case WISP_P2P_BUFFERED:
-        return PMPI_Ibsend(buf, n, type, dest, tag, comm, request);
-    case WISP_P2P_READY:
-        return PMPI_Irsend(buf, n, type, dest, tag, comm, request);
-    default:
-        return PMPI_Isend(buf, n, type, dest, tag, comm, request);
-    }
+    return mpi_isends[mode](buf, (int)count, type, dest, tag, comm, request);
 }
 
 static int mpi_send(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
@@ -38,17 +38,7 @@ static int mpi_send(int mode, const void *buf, MPI_Count count, MPI_Datatype typ
         int rc = mpi_isend(mode, buf, count, type, dest, tag, comm, &request);
         return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&request, MPI_STATUS_IGNORE);
     }
-    int n = (int)count;
-    switch (mode) {
-    case WISP_P2P_SYNC:
-        return PMPI_Ssend(buf, n, type, dest, tag, comm);
-    case WISP_P2P_BUFFERED:
-        return PMPI_Bsend(buf, n, type, dest, tag, comm);
-    case WISP_P2P_READY:
-        return PMPI_Rsend(buf, n, type, dest, tag, comm);
-    default:
-        return PMPI_Send(buf, n, type, dest, tag, comm);
-    }
+    return mpi_sends[mode](buf, (int)count, type, dest, tag, comm);
 }
 
 int wisp_p2p_error(MPI_Comm comm, int code)
@@ -276,17 +266,7 @@ int wisp_p2p_send_init(const void *buf, MPI_Count count, MPI_Datatype type, int 
     wisp_p2p_unlock();
     if (served)
         return rc;
-    int n = (int)count;
-    switch (mode) {
-    case WISP_P2P_SYNC:
-        return PMPI_Ssend_init(buf, n, type, dest, tag, comm, request);
-    case WISP_P2P_BUFFERED:
-        return PMPI_Bsend_init(buf, n, type, dest, tag, comm, request);
-    case WISP_P2P_READY:
-        return PMPI_Rsend_init(buf, n, type, dest, tag, comm, request);
-    default:
-        return PMPI_Send_init(buf, n, type, dest, tag, comm, request);
-    }
+    return mpi_send_inits[mode](buf, (int)count, type, dest, tag, comm, request);
 }
 
 int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
@@ -325,78 +305,73 @@ int wisp_p2p_start(MPI_Request *request)
 
 /* ---- probes -------------------------------------------------------------- */
 
-int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+/* MPI_Iprobe, or MPI_Improbe when `message` is not NULL (which then takes
+ * the message out of matching). */
+static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                      MPI_Status *status)
 {
     wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, source, tag, 0, true);
-    if (!c || (source >= 0 && c->node_of[source] < 0)) {
-        wisp_p2p_unlock();
-        return PMPI_Iprobe(source, tag, comm, flag, status);
+    bool local = c && !(source >= 0 && c->node_of[source] < 0);
+    struct wisp_p2p_msg *msg = NULL;
+    if (local) {
+        wisp_p2p_progress();
+        msg = wisp_p2p_probe_local(c, source, tag);
     }
-    wisp_p2p_progress();
-    struct wisp_p2p_msg *msg = wisp_p2p_probe_local(c, source, tag);
-    if (msg)
-        wisp_p2p_status_set(status, msg->source, msg->tag, MPI_SUCCESS, msg->size, false);
-    bool ask_mpi = !msg && source == MPI_ANY_SOURCE && c->has_remote;
+    if (msg) {
+        wisp_p2p_status_set(status, msg->source, msg->tag, msg->size, false);
+        if (message) {
+            wisp_list_remove(&msg->link);
+            struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_MESSAGE);
+            req->msg = msg;
+            req->comm = c;
+            req->handle = comm;
+            *message = wisp_p2p_msg_handle(req);
+        }
+    }
+    bool ask_mpi = !local || (!msg && source == MPI_ANY_SOURCE && c->has_remote);
     wisp_p2p_unlock();
     if (ask_mpi)
-        return PMPI_Iprobe(source, tag, comm, flag, status);
+        return message ? PMPI_Improbe(source, tag, comm, flag, message, status)
+                       : PMPI_Iprobe(source, tag, comm, flag, status);
     *flag = msg != NULL;
     if (!msg)
         wisp_p2p_poke();
     return MPI_SUCCESS;
 }
 
-int wisp_p2p_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+/* MPI_Probe, or MPI_Mprobe when `message` is not NULL. */
+static int probe_until_found(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                             MPI_Status *status)
 {
     for (unsigned idle = 0;; idle++) {
-        int flag = 0, rc = wisp_p2p_iprobe(source, tag, comm, &flag, status);
+        int flag = 0, rc = probe_once(source, tag, comm, &flag, message, status);
         if (rc != MPI_SUCCESS || flag)
             return rc;
         if (wisp_p2p.sleepy && idle > 1000)
             sched_yield();
     }
+}
+
+int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe_once(source, tag, comm, flag, NULL, status);
+}
+
+int wisp_p2p_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe_until_found(source, tag, comm, NULL, status);
 }
 
 int wisp_p2p_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                      MPI_Status *status)
 {
-    wisp_p2p_lock();
-    struct wisp_p2p_comm *c = carrier(comm, source, tag, 0, true);
-    if (!c || (source >= 0 && c->node_of[source] < 0)) {
-        wisp_p2p_unlock();
-        return PMPI_Improbe(source, tag, comm, flag, message, status);
-    }
-    wisp_p2p_progress();
-    struct wisp_p2p_msg *msg = wisp_p2p_probe_local(c, source, tag);
-    if (msg) {
-        wisp_list_remove(&msg->link);
-        struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_MESSAGE);
-        req->msg = msg;
-        req->comm = c;
-        req->handle = comm;
-        *message = wisp_p2p_msg_handle(req);
-        wisp_p2p_status_set(status, msg->source, msg->tag, MPI_SUCCESS, msg->size, false);
-    }
-    bool ask_mpi = !msg && source == MPI_ANY_SOURCE && c->has_remote;
-    wisp_p2p_unlock();
-    if (ask_mpi)
-        return PMPI_Improbe(source, tag, comm, flag, message, status);
-    *flag = msg != NULL;
-    if (!msg)
-        wisp_p2p_poke();
-    return MPI_SUCCESS;
+    return probe_once(source, tag, comm, flag, message, status);
 }
 
 int wisp_p2p_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    for (unsigned idle = 0;; idle++) {
-        int flag = 0, rc = wisp_p2p_improbe(source, tag, comm, &flag, message, status);
-        if (rc != MPI_SUCCESS || flag)
-            return rc;
-        if (wisp_p2p.sleepy && idle > 1000)
-            sched_yield();
-    }
+    return probe_until_found(source, tag, comm, message, status);
 }
 
 int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message,

@@ -22,7 +22,8 @@
  * never produces; complete.c serves every MPI_Wait / MPI_Test form on arrays
  * that mix them with the MPI's.
  *
- * Locking: one engine lock, taken only under MPI_THREAD_MULTIPLE.
+ * Locking: one engine lock, taken when a second thread may enter (the
+ * rescuer of engine.c, or the application's under MPI_THREAD_MULTIPLE).
  */
 #ifndef WISP_P2P_P2P_H
 #define WISP_P2P_P2P_H
@@ -168,8 +169,8 @@ struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle); /* NULL: the MPI's req
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's message */
 MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req);
-void wisp_p2p_status_set(MPI_Status *status, int source, int tag, int error, uint64_t bytes,
-                         bool cancelled);
+/* The public fields and the count; single completions leave MPI_ERROR alone. */
+void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes, bool cancelled);
 /* A finished request's status, into `status` (may be MPI_STATUS_IGNORE);
  * returns its error code. */
 int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status);
@@ -182,7 +183,7 @@ void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 
 struct wisp_p2p {
     bool on;      /* between MPI_Init and MPI_Finalize, WISP_SHM on */
-    bool locking; /* MPI_THREAD_MULTIPLE */
+    bool locking; /* a second thread: the rescuer, or MPI_THREAD_MULTIPLE */
     bool sleepy;  /* more processes than cores here: wait in the kernel */
     int node_rank, node_size;
     uint64_t immediate_max, stage, single_copy_min, synergy_min, block;

@@ -104,10 +104,8 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
     free_list = req;
 }
 
-void wisp_p2p_status_set(MPI_Status *status, int source, int tag, int error, uint64_t bytes,
-                         bool cancelled)
+void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes, bool cancelled)
 {
-    (void)error; /* single completions leave MPI_ERROR alone; arrays set it */
     if (status == MPI_STATUS_IGNORE)
         return;
     status->MPI_SOURCE = source;
@@ -133,8 +131,7 @@ int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status)
             *status = req->inner_status;
         return req->st_error;
     }
-    wisp_p2p_status_set(status, req->st_source, req->st_tag, req->st_error, req->st_bytes,
-                        req->st_cancelled);
+    wisp_p2p_status_set(status, req->st_source, req->st_tag, req->st_bytes, req->st_cancelled);
     return req->st_error;
 }
 
@@ -160,7 +157,7 @@ static bool test_round(struct wisp_p2p_req *req)
     if (req->child != MPI_REQUEST_NULL)
         rc = PMPI_Test(&req->child, &flag, &req->inner_status);
     else
-        wisp_p2p_status_set(&req->inner_status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0, false);
+        wisp_p2p_status_set(&req->inner_status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false);
     if (rc != MPI_SUCCESS || flag) {
         req->st_error = rc;
         req->from_inner = true;
