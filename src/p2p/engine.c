@@ -39,21 +39,31 @@
 #include "wrap/wrap.h"
 
 enum {
-    SLOTS = 64, /* rendezvous messages in flight per process */
-    CHUNKS = 4, /* staging area pieces: the sender fills one while the receiver empties another */
+    SLOTS = 64,  /* rendezvous messages in flight per process */
+    CHUNKS = 16, /* staging area pieces: the sender fills one while the receiver empties another */
     POKE_EVERY = 32,           /* idle polls between calls into the MPI's own progress */
     SPIN_BEFORE_SLEEP = 20000, /* idle polls before a sleepy process naps */
     NAP_NS = 200000,           /* longest nap: events the doorbell misses (the MPI's) */
     RESCUE_NS = 50000,         /* the rescuer's look while work is in flight */
     RESCUE_IDLE_NS = 1000000,  /* and while there is none */
+    TAKE_BACK_PASSES = 256,    /* progress passes a single-copy sender waits before it stages */
 };
 
-enum { SLOT_POSTED = 1, SLOT_MATCHED, SLOT_DONE };
+/*
+ * A slot's life: POSTED -> (MATCHED) -> DONE. A single-copy message that fits
+ * the staging area may instead go POSTED -> STAGING -> STAGED when its sender
+ * waited long enough for a receiver: the sender takes it back (compare and
+ * swap with the receiver's POSTED -> MATCHED), copies it into the staging
+ * area and completes, as an MPI's eager protocol would; the receiver then
+ * copies from there.
+ */
+enum { SLOT_POSTED = 1, SLOT_MATCHED, SLOT_STAGING, SLOT_STAGED, SLOT_DONE };
 enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
 
 struct slot {
     alignas(64) _Atomic uint32_t state;
     uint32_t sync;
+    int to; /* the receiver's node rank */
     uint64_t size;
     const char *src;                 /* single copy: the send buffer in the heap; NULL: staged */
     alignas(64) _Atomic(char *) dst; /* synergistic: the receive buffer, once published */
@@ -63,9 +73,13 @@ struct slot {
     alignas(64) _Atomic uint64_t drained;
 };
 
+/* The notice in the ring: what the receiver needs, so that it reads the
+ * slot's header lines only when it must (each is a miss on the other core). */
 struct rendezvous {
     uint32_t slot;
+    uint32_t staged; /* chunks already in the staging area */
     uint64_t size;
+    const char *src; /* single copy: the send buffer in the heap */
 };
 
 struct wisp_p2p wisp_p2p;
@@ -170,7 +184,8 @@ void wisp_p2p_init(int thread_level)
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     PMPI_Comm_dup(MPI_COMM_SELF, &poke_comm);
-    wisp_p2p.locking = n > 1 || thread_level == MPI_THREAD_MULTIPLE; /* n > 1: the rescuer */
+    wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
+    wisp_p2p.locking = n > 1 || wisp_p2p.threads; /* n > 1: the rescuer */
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
     if (n > 1 && pthread_create(&rescuer, NULL, rescue, NULL))
@@ -191,7 +206,7 @@ void wisp_p2p_fini(void)
         pthread_join(rescuer, NULL);
     }
     wisp_p2p.on = false;
-    wisp_p2p.locking = false;
+    wisp_p2p.locking = wisp_p2p.threads = false;
     wisp_p2p_comm_fini();
     PMPI_Comm_free(&poke_comm);
     munmap(segment, segment_size);
@@ -234,14 +249,17 @@ static bool stage_more(struct slot *s, struct wisp_p2p_req *req)
         uint64_t at = k * chunk_size(),
                  len = s->size - at < chunk_size() ? s->size - at : chunk_size();
         memcpy(staging(s) + (k % CHUNKS) * chunk_size(), req->data + at, len);
+        /* Chunk by chunk: the receiver copies one out while we copy the next in. */
+        atomic_store_explicit(&s->staged, k + 1, memory_order_release);
     }
-    atomic_store_explicit(&s->staged, k, memory_order_release);
     return true;
 }
 
-static bool in_heap(const void *p, uint64_t size)
+/* Is it copied once, by the receiver, straight out of the send buffer? */
+static bool single_copy(const void *p, uint64_t size)
 {
-    return wisp_shm_heap_contains(p) && wisp_shm_heap_contains((const char *)p + size - 1);
+    return size && size >= wisp_p2p.single_copy_min && wisp_shm_heap_contains(p) &&
+           wisp_shm_heap_contains((const char *)p + size - 1);
 }
 
 /* Put `req` into the ring to `node`; false when the ring or the slots are full. */
@@ -249,7 +267,8 @@ static bool emit(struct wisp_p2p_req *req, int node)
 {
     struct wisp_fastbox_ring *r = ring(wisp_p2p.node_rank, node);
     int ctx = req->comm->ctx;
-    if (req->bytes <= wisp_p2p.immediate_max && req->mode != WISP_P2P_SYNC) {
+    bool single = single_copy(req->data, req->bytes);
+    if (!single && req->bytes <= wisp_p2p.immediate_max && req->mode != WISP_P2P_SYNC) {
         if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_IMMEDIATE), req->data,
                               (uint32_t)req->bytes))
             return false;
@@ -261,8 +280,8 @@ static bool emit(struct wisp_p2p_req *req, int node)
         return false;
     int index = mine.free[mine.nfree - 1];
     struct slot *s = slot_at(wisp_p2p.node_rank, index);
-    bool single = req->bytes >= wisp_p2p.single_copy_min && in_heap(req->data, req->bytes);
     s->sync = req->mode == WISP_P2P_SYNC;
+    s->to = node;
     s->size = req->bytes;
     s->src = single ? req->data : NULL;
     atomic_store_explicit(&s->dst, NULL, memory_order_relaxed);
@@ -271,16 +290,25 @@ static bool emit(struct wisp_p2p_req *req, int node)
     atomic_store_explicit(&s->staged, 0, memory_order_relaxed);
     atomic_store_explicit(&s->drained, 0, memory_order_relaxed);
     atomic_store_explicit(&s->state, SLOT_POSTED, memory_order_relaxed);
-    if (!single)
+    /* One chunk is staged before the notice (the receiver finds it ready);
+     * longer messages after it, so that a waiting receiver copies along. */
+    bool one_chunk = !single && req->bytes <= chunk_size();
+    if (one_chunk)
         stage_more(s, req);
-    struct rendezvous rdv = {.slot = (uint32_t)index, .size = req->bytes};
+    struct rendezvous rdv = {.slot = (uint32_t)index,
+                             .staged = one_chunk ? (uint32_t)chunks_of(req->bytes) : 0,
+                             .size = req->bytes,
+                             .src = s->src};
     if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_RENDEZVOUS), &rdv, sizeof rdv))
         return false; /* the slot stays free; its fields are rewritten next time */
     wake(node);
+    if (!single && !one_chunk)
+        stage_more(s, req);
     mine.nfree--;
     mine.busy[mine.nbusy++] = index;
     mine.req[index] = req;
     req->slot = index;
+    req->posted_pass = atomic_load_explicit(&passes, memory_order_relaxed);
     req->engine_holds = true;
     wisp_p2p.outstanding++;
     if (!single && !s->sync &&
@@ -306,7 +334,8 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
     MPI_Aint offset;
     int node = comm->node_of[dest];
     if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset) != MPI_SUCCESS || !contig ||
-        bytes > wisp_p2p.immediate_max || !wisp_list_empty(&pending[node]) ||
+        bytes > wisp_p2p.immediate_max || single_copy((const char *)buf + offset, bytes) ||
+        !wisp_list_empty(&pending[node]) ||
         !wisp_fastbox_put(ring(wisp_p2p.node_rank, node),
                           match_word(comm->ctx, tag, KIND_IMMEDIATE), (const char *)buf + offset,
                           (uint32_t)bytes))
@@ -405,7 +434,7 @@ static bool emit_pending(void)
 }
 
 /* Claim and copy blocks of a synergistic message; true if any. */
-static bool claim_blocks(struct slot *s, char *dst)
+static bool claim_blocks(struct slot *s, const char *src, char *dst)
 {
     uint64_t blocks = (s->size + wisp_p2p.block - 1) / wisp_p2p.block;
     bool any = false;
@@ -415,10 +444,21 @@ static bool claim_blocks(struct slot *s, char *dst)
             return any;
         uint64_t at = b * wisp_p2p.block;
         uint64_t len = s->size - at < wisp_p2p.block ? s->size - at : wisp_p2p.block;
-        memcpy(dst + at, s->src + at, len);
+        memcpy(dst + at, src + at, len);
         atomic_fetch_add_explicit(&s->copied, len, memory_order_release);
         any = true;
     }
+}
+
+/* Has the sender of a single-copy message waited long enough for a
+ * receiver to take it back and stage it (and won the race for it)? */
+static bool takes_back(struct slot *s, const struct wisp_p2p_req *req)
+{
+    if (s->sync || s->size > wisp_p2p.stage || req->done ||
+        atomic_load_explicit(&passes, memory_order_relaxed) - req->posted_pass < TAKE_BACK_PASSES)
+        return false;
+    uint32_t posted = SLOT_POSTED;
+    return atomic_compare_exchange_strong(&s->state, &posted, SLOT_STAGING);
 }
 
 static bool advance_slot(int i)
@@ -436,8 +476,16 @@ static bool advance_slot(int i)
                 send_complete(req);
         } else if (state == SLOT_MATCHED) {
             char *dst = atomic_load_explicit(&s->dst, memory_order_acquire);
-            if (dst && claim_blocks(s, dst))
+            if (dst && claim_blocks(s, s->src, dst))
                 moved = true;
+        } else if (state == SLOT_POSTED && takes_back(s, req)) {
+            memcpy(staging(s), s->src, s->size);
+            atomic_store_explicit(&s->state, SLOT_STAGED, memory_order_relaxed);
+            /* Last: the receiver that sees it sees the bytes and STAGED. */
+            atomic_store_explicit(&s->staged, chunks_of(s->size), memory_order_release);
+            wake(s->to);
+            send_complete(req);
+            moved = true;
         }
         return moved;
     }
@@ -461,7 +509,10 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
 {
     if (msg->slot >= 0) {
         struct slot *s = slot_at(msg->from, msg->slot);
-        atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+        /* A sender taking it back (STAGING) writes STAGED: DONE must come after. */
+        uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+        while (state == SLOT_STAGING || !atomic_compare_exchange_weak(&s->state, &state, SLOT_DONE))
+            state = atomic_load_explicit(&s->state, memory_order_acquire);
         wake(msg->from);
     }
     free(msg);
@@ -473,28 +524,29 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     struct slot *s = slot_at(msg->from, msg->slot);
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
     bool moved = false;
-    if (s->src) {
+    if (msg->src) {
         bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && !req->unpack &&
-                       in_heap(req->dst, n);
+                       wisp_shm_heap_contains(req->dst) && wisp_shm_heap_contains(req->dst + n - 1);
         if (synergy) {
             if (!atomic_load_explicit(&s->dst, memory_order_relaxed)) {
                 atomic_store_explicit(&s->dst, req->dst, memory_order_release);
                 wake(msg->from);
             }
-            moved = claim_blocks(s, req->dst);
+            moved = claim_blocks(s, msg->src, req->dst);
             if (atomic_load_explicit(&s->copied, memory_order_acquire) < msg->size)
                 return moved; /* the sender still copies a block */
             wisp_p2p_counters.synergistic++;
         } else {
             if (n)
-                memcpy(req->dst, s->src, n);
+                memcpy(req->dst, msg->src, n);
             wisp_p2p_counters.single_copy++;
         }
         wisp_p2p_counters.copies++;
     } else {
-        uint64_t j = atomic_load_explicit(&s->drained, memory_order_relaxed);
-        uint64_t ready = atomic_load_explicit(&s->staged, memory_order_acquire);
-        uint64_t all = chunks_of(msg->size);
+        uint64_t j = msg->drained, all = chunks_of(msg->size);
+        if (j >= msg->staged && j < all)
+            msg->staged = atomic_load_explicit(&s->staged, memory_order_acquire);
+        uint64_t ready = msg->staged;
         if (j < ready) {
             for (; j < ready; j++) {
                 uint64_t at = j * chunk_size();
@@ -503,8 +555,11 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
                     memcpy(req->dst + at, staging(s) + (j % CHUNKS) * chunk_size(),
                            n - at < len ? n - at : len);
             }
-            atomic_store_explicit(&s->drained, j, memory_order_release);
-            wake(msg->from);
+            msg->drained = j;
+            if (all > CHUNKS) { /* the sender waits for room */
+                atomic_store_explicit(&s->drained, j, memory_order_release);
+                wake(msg->from);
+            }
             moved = true;
         }
         if (j < all)
@@ -525,8 +580,11 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
 
 void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
 {
-    struct slot *s = slot_at(req->msg->from, req->msg->slot);
-    atomic_store_explicit(&s->state, SLOT_MATCHED, memory_order_release);
+    struct wisp_p2p_msg *msg = req->msg;
+    uint32_t posted = SLOT_POSTED;
+    if (msg->src && !atomic_compare_exchange_strong(&slot_at(msg->from, msg->slot)->state, &posted,
+                                                    SLOT_MATCHED))
+        msg->src = NULL; /* its sender took it back: it is (being) staged */
     wisp_list_push(&receiving, &req->link);
     wisp_p2p.outstanding++;
     copy_rendezvous(req);
@@ -580,7 +638,9 @@ static bool drain(int from)
                                          .tag = tag,
                                          .size = rdv.size,
                                          .from = from,
-                                         .slot = (int)rdv.slot};
+                                         .slot = (int)rdv.slot,
+                                         .src = rdv.src,
+                                         .staged = rdv.staged};
             if (comm)
                 wisp_p2p_incoming(comm, msg);
             else
@@ -674,10 +734,17 @@ void wisp_p2p_wait_until(bool (*done)(void *), void *arg)
             continue;
         }
         idle++;
-        wisp_p2p_unlock(); /* let other threads in between polls */
+        wisp_cpu_relax(); /* fewer loads of the line a peer is about to write */
         if (idle % POKE_EVERY == 0)
             wisp_p2p_poke();
-        if (wisp_p2p.sleepy && idle > SPIN_BEFORE_SLEEP) {
+        /* The rescuer looks only when no pass was made for a while, so the
+         * lock is let go between polls only for other application threads
+         * and around a yield or a nap. */
+        bool rest = wisp_p2p.sleepy && idle > SPIN_BEFORE_SLEEP;
+        if (!rest && !wisp_p2p.threads)
+            continue;
+        wisp_p2p_unlock();
+        if (rest) {
             if (idle % 64 == 0)
                 wisp_doorbell_wait_for(bell(wisp_p2p.node_rank), has_message, NULL, NAP_NS);
             else

@@ -127,8 +127,14 @@ int wisp_p2p_isend(const void *buf, MPI_Count count, MPI_Datatype type, int dest
 {
     wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, dest, tag, count, false);
-    int rc = c ? isend_locked(c, buf, count, type, dest, tag, comm, mode, request)
-               : mpi_isend(mode, buf, count, type, dest, tag, comm, request);
+    int rc = MPI_SUCCESS;
+    if (!c)
+        rc = mpi_isend(mode, buf, count, type, dest, tag, comm, request);
+    else if (mode != WISP_P2P_SYNC && dest != c->rank &&
+             wisp_p2p_send_now(c, dest, tag, buf, count, type))
+        *request = wisp_p2p_req_handle(wisp_p2p_req_sent());
+    else
+        rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, request);
     wisp_p2p_unlock();
     return rc;
 }

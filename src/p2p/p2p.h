@@ -117,6 +117,8 @@ struct wisp_p2p_msg {
     uint64_t size;
     int from;                    /* the sender's node rank */
     int slot;                    /* its rendezvous slot, or -1: the payload is in data */
+    const char *src;             /* rendezvous, single copy: the send buffer */
+    uint64_t staged, drained;    /* rendezvous, staged: chunks known ready, chunks copied out */
     struct wisp_p2p_req *waiter; /* a synchronous send to self, done at the match */
     unsigned char data[];
 };
@@ -131,6 +133,7 @@ struct wisp_p2p_req {
     bool user_freed;   /* MPI_Request_free while active */
     bool engine_holds; /* a rendezvous slot still refers to it */
     bool wildcard;     /* MPI_ANY_SOURCE receive in both `posted` and `remote` */
+    bool shared;       /* wisp_p2p_req_sent(): never released */
     /* the arguments */
     const void *sbuf;
     void *rbuf;
@@ -147,7 +150,8 @@ struct wisp_p2p_req {
     const char *data;
     uint64_t bytes;
     void *tmp;
-    int slot; /* rendezvous slot in use, -1 */
+    int slot;                  /* rendezvous slot in use, -1 */
+    unsigned long posted_pass; /* single copy: the progress pass its notice went out in */
     /* receive: where the bytes go (the user's buffer, or tmp to unpack) */
     char *dst;
     uint64_t cap;
@@ -165,6 +169,9 @@ struct wisp_p2p_req {
 /* request.c */
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind);
 void wisp_p2p_req_release(struct wisp_p2p_req *req); /* when neither user nor engine holds it */
+/* The one request that every send completed at once (immediate) returns, as
+ * an MPI's eager sends do: no request to allocate, fill and free for each. */
+struct wisp_p2p_req *wisp_p2p_req_sent(void);
 struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle); /* NULL: the MPI's request */
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's message */
@@ -184,6 +191,7 @@ void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 struct wisp_p2p {
     bool on;      /* between MPI_Init and MPI_Finalize, WISP_SHM on */
     bool locking; /* a second thread: the rescuer, or MPI_THREAD_MULTIPLE */
+    bool threads; /* MPI_THREAD_MULTIPLE: application threads share the lock */
     bool sleepy;  /* more processes than cores here: wait in the kernel */
     int node_rank, node_size;
     uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
@@ -192,6 +200,16 @@ struct wisp_p2p {
 };
 extern struct wisp_p2p wisp_p2p;
 extern pthread_mutex_t wisp_p2p_mutex;
+
+/* A spin-wait hint: the core backs off the lines it polls for a moment. */
+static inline void wisp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
 
 static inline void wisp_p2p_lock(void)
 {

@@ -96,8 +96,23 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
     return req;
 }
 
+struct wisp_p2p_req *wisp_p2p_req_sent(void)
+{
+    static struct wisp_p2p_req *sent;
+    if (!sent) {
+        sent = wisp_p2p_req_new(WISP_P2P_SEND);
+        sent->shared = sent->active = sent->done = true;
+        sent->st_source = MPI_ANY_SOURCE;
+        sent->st_tag = MPI_ANY_TAG;
+        sent->st_error = MPI_SUCCESS;
+    }
+    return sent;
+}
+
 void wisp_p2p_req_release(struct wisp_p2p_req *req)
 {
+    if (req->shared)
+        return;
     free(req->tmp);
     req->kind = 0;
     req->link.next = (struct wisp_list *)free_list;

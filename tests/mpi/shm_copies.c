@@ -4,6 +4,9 @@
  * (wisp_shm_counter): a send buffer in the shared heap is copied once (single
  * copy; by both sides together when the receive buffer is shared too), a
  * private one twice (staged), a small message rides in the fastbox cells.
+ * A blocking send of a heap buffer that fits the staging area completes even
+ * before its receive is posted (the sender takes it back and stages it), as
+ * with an MPI's eager protocol: programs that rely on that keep working.
  * Two processes of one node; argument "off": WISP_SHM=off, nothing counted.
  */
 #include <mpi.h>
@@ -13,7 +16,7 @@
 #include "check.h"
 #include "wisp.h"
 
-enum { BIG = 1 << 20, HUGE = 4 << 20 };
+enum { BIG = 1 << 20, HUGE = 4 << 20, EAGER = 4096 };
 
 static char private_buf[HUGE]; /* not in the heap: static storage */
 
@@ -87,12 +90,25 @@ int main(int argc, char **argv)
             fill(sends[tag - 1].buf, sends[tag - 1].n, tag);
             MPI_Send(sends[tag - 1].buf, (int)sends[tag - 1].n, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
         }
+        /* Tag 5 is received only after tag 6, which follows the return of
+         * this MPI_Send and the reuse of its buffer. */
+        fill(shared, EAGER, 5);
+        MPI_Send(shared, EAGER, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
+        fill(shared, EAGER, 9);
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
     } else {
         struct counts none = {0};
         expect(private_buf, BIG, 1, on ? (struct counts){.single_copy = 1, .copies = 1} : none);
         expect(private_buf, BIG, 2, on ? (struct counts){.staged = 1, .copies = 2} : none);
         expect(private_buf, 8, 3, on ? (struct counts){.immediate = 1, .copies = 2} : none);
         expect(shared, HUGE, 4, on ? (struct counts){.synergistic = 1, .copies = 1} : none);
+        struct counts before = now();
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(private_buf, EAGER, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        struct counts after = now();
+        CHECK(pattern_ok(private_buf, EAGER, 5));
+        CHECK(after.staged - before.staged == (on ? 1u : 0u)); /* taken back and staged */
+        CHECK(after.single_copy - before.single_copy == 0);
     }
     MPI_Free_mem(shared);
     MPI_Finalize();
