@@ -24,10 +24,6 @@ struct entry {
 
 static bool agreeing; /* the whole job takes part in context agreement */
 
-/* Serve communicators with members on other nodes too (wildcards through
- * matched probes). Off: the randomized stress test still hangs with it
- * (4 ranks in virtual nodes of 2), so such communicators go to the MPI. */
-static const bool wisp_p2p_mixed = false;
 static uint64_t free_ctx[WORDS];
 static struct wisp_p2p_comm *by_ctx[CONTEXTS];
 static struct entry *buckets[BUCKETS];
@@ -110,13 +106,6 @@ static int serve(MPI_Comm handle, int ctx)
             c->rank_of[node] = r;
         else
             c->has_remote = true;
-    }
-    if (c->has_remote && !wisp_p2p_mixed) {
-        /* Same answer in every member: the whole communicator goes to the MPI. */
-        free(c->node_of);
-        free(c->rank_of);
-        free(e);
-        return MPI_SUCCESS;
     }
     wisp_list_init(&c->posted);
     wisp_list_init(&c->unexpected);

@@ -234,43 +234,77 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
     return MPI_SUCCESS;
 }
 
+/* The receive, first in posting order, that the message from `source` with
+ * `tag` belongs to (MPI: the earliest posted receive that matches). */
+static struct wisp_p2p_req *first_taker(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+        if (matches(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, source, tag))
+            return req;
+    }
+    return NULL;
+}
+
+/* Hand a message the MPI matched for us (MPI_Improbe) to `req`. */
+static void take(struct wisp_p2p_req *req, MPI_Message *message)
+{
+    if (req->wildcard) {
+        unpost(req); /* out of `posted` and `remote`: the MPI has it now */
+        free(req->tmp);
+        req->tmp = NULL;
+    } else {
+        unhold(req);
+    }
+    int rc = PMPI_Imrecv(req->rbuf, (int)req->count, req->type, message, &req->inner);
+    if (rc != MPI_SUCCESS) {
+        req->st_error = rc;
+        req->done = true;
+    }
+}
+
+/* One pass over a communicator's `remote` queue; true if anything moved. A
+ * receive no earlier one overlaps goes to the MPI. The others ask the MPI
+ * with a matched probe of their own pattern, and what it finds goes to the
+ * first receive in the queue that it matches: an earlier wildcard if that
+ * one matches it too, as MPI's order wants. So a receive held back behind a
+ * wildcard still gets its message (the sender may wait for it, in MPI_Ssend
+ * say, before it sends what the wildcard waits for). */
+static bool advance_remote(struct wisp_p2p_comm *comm)
+{
+    for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+        if (!req->wildcard && !held_back(req)) {
+            unhold(req);
+            int rc = post_to_mpi(req);
+            if (rc != MPI_SUCCESS) {
+                req->st_error = rc;
+                req->done = true;
+            }
+            return true;
+        }
+        int flag = 0;
+        MPI_Message message;
+        MPI_Status status;
+        PMPI_Improbe(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, comm->handle, &flag,
+                     &message, &status);
+        if (flag) {
+            take(first_taker(comm, status.MPI_SOURCE, status.MPI_TAG), &message);
+            return true;
+        }
+    }
+    return false;
+}
+
 bool wisp_p2p_remote_advance(void)
 {
     bool moved = false;
     for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
         cnext = c->next;
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
-        for (struct wisp_list *l = comm->remote.next, *next; l != &comm->remote; l = next) {
-            next = l->next;
-            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
-            if (held_back(req))
-                continue;
-            if (!req->wildcard) {
-                unhold(req); /* `next` stays valid: it comes later */
-                int rc = post_to_mpi(req);
-                if (rc != MPI_SUCCESS) {
-                    req->st_error = rc;
-                    req->done = true;
-                }
-                moved = true;
-                continue;
-            }
-            int flag = 0;
-            MPI_Message message;
-            MPI_Status status;
-            PMPI_Improbe(MPI_ANY_SOURCE, req->tag, comm->handle, &flag, &message, &status);
-            if (!flag)
-                continue;
-            unpost(req); /* out of `posted` and `remote`: the MPI has it now */
-            free(req->tmp);
-            req->tmp = NULL;
-            int rc = PMPI_Imrecv(req->rbuf, (int)req->count, req->type, &message, &req->inner);
-            if (rc != MPI_SUCCESS) {
-                req->st_error = rc;
-                req->done = true;
-            }
+        /* Each pass changes the queue: start over until nothing moves. */
+        while (!wisp_list_empty(&comm->remote) && advance_remote(comm))
             moved = true;
-        }
     }
     return moved;
 }

@@ -327,6 +327,32 @@ static int fanin_len(int i)
     return i == FANIN_BIG ? FANIN_BIG_INTS : i % 5;
 }
 
+/* A receive from one source, posted after a wildcard receive that its
+ * message does not match, gets that message even while the wildcard still
+ * waits: here its sender waits in MPI_Ssend before it sends what the
+ * wildcard takes (with virtual nodes of n/2 the sender is on another node). */
+static void rule_held_behind_wildcard(void)
+{
+    MPI_Comm comm = tcomm;
+    int last = size - 1;
+    if (rank == last) {
+        int first = 6, second = 5;
+        await_note(0, 11);
+        CHECK(MPI_Ssend(&first, 1, MPI_INT, 0, 6, comm) == MPI_SUCCESS);
+        CHECK(MPI_Send(&second, 1, MPI_INT, 0, 5, comm) == MPI_SUCCESS);
+    } else if (rank == 0) {
+        int wild = -1, specific = -1;
+        MPI_Request req[2];
+        MPI_Status st[2];
+        MPI_Irecv(&wild, 1, MPI_INT, MPI_ANY_SOURCE, 5, comm, &req[0]);
+        MPI_Irecv(&specific, 1, MPI_INT, last, MPI_ANY_TAG, comm, &req[1]);
+        notify(last, 11);
+        CHECK(MPI_Waitall(2, req, st) == MPI_SUCCESS);
+        CHECK(wild == 5 && st[0].MPI_SOURCE == last && st[0].MPI_TAG == 5);
+        CHECK(specific == 6 && st[1].MPI_SOURCE == last && st[1].MPI_TAG == 6);
+    }
+}
+
 static void rule_any_source(void)
 {
     MPI_Comm comm = tcomm;
@@ -1861,6 +1887,7 @@ static const struct {
 } rules[] = {
     {"nonovertaking", rule_nonovertaking},
     {"any_source", rule_any_source},
+    {"held_behind_wildcard", rule_held_behind_wildcard},
     {"status", rule_status},
     {"probe", rule_probe},
     {"mprobe", rule_mprobe},

@@ -16,7 +16,8 @@
 #include "check.h"
 #include "wisp.h"
 
-enum { BIG = 1 << 20, HUGE = 4 << 20, EAGER = 4096 };
+/* EAGER: a single-copy size that both MPIs also send eagerly (WISP_SHM=off). */
+enum { BIG = 1 << 20, HUGE = 4 << 20, EAGER = 1024 };
 
 static char private_buf[HUGE]; /* not in the heap: static storage */
 
