@@ -218,7 +218,8 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
     int rc = wisp_p2p_recv_prepare(req);
     if (rc != MPI_SUCCESS)
         return rc;
-    wisp_p2p_progress();
+    /* No progress pass first: a matching message still in its ring is
+     * matched to this receive when it is drained, straight from the cells. */
     struct wisp_p2p_msg *msg = wisp_p2p_probe_local(comm, req->peer, req->tag);
     if (msg) {
         wisp_list_remove(&msg->link);
