@@ -673,7 +673,9 @@ static bool progress_local(void)
 
 bool wisp_p2p_progress(void)
 {
-    atomic_fetch_add_explicit(&passes, 1, memory_order_relaxed);
+    /* The lock is held: a plain increment (no locked instruction) will do. */
+    atomic_store_explicit(&passes, atomic_load_explicit(&passes, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     bool moved = progress_local();
     return wisp_p2p_remote_advance() || moved;
 }
