@@ -83,7 +83,6 @@ struct rendezvous {
 };
 
 struct wisp_p2p wisp_p2p;
-pthread_mutex_t wisp_p2p_mutex = PTHREAD_MUTEX_INITIALIZER;
 struct wisp_p2p_counters wisp_p2p_counters;
 
 static char *segment;
@@ -185,7 +184,7 @@ void wisp_p2p_init(int thread_level)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     PMPI_Comm_dup(MPI_COMM_SELF, &poke_comm);
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
-    wisp_p2p.locking = n > 1 || wisp_p2p.threads; /* n > 1: the rescuer */
+    wisp_p2p_lock_init(n > 1, wisp_p2p.threads); /* n > 1: the rescuer */
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
     if (n > 1 && pthread_create(&rescuer, NULL, rescue, NULL))
@@ -206,7 +205,8 @@ void wisp_p2p_fini(void)
         pthread_join(rescuer, NULL);
     }
     wisp_p2p.on = false;
-    wisp_p2p.locking = wisp_p2p.threads = false;
+    wisp_p2p.threads = false;
+    wisp_p2p_lock_fini();
     wisp_p2p_comm_fini();
     PMPI_Comm_free(&poke_comm);
     munmap(segment, segment_size);
@@ -701,12 +701,13 @@ static void *rescue(void *unused)
             seen = now;
             continue;
         }
-        if (!pthread_mutex_trylock(&wisp_p2p_mutex)) {
+        /* Looking costs the application a barrier (lock.h): only for work. */
+        if (wisp_p2p.outstanding && wisp_p2p_rescuer_enter()) {
             wisp_p2p.rescuing = true;
             if (wisp_p2p.outstanding)
                 progress_local();
             wisp_p2p.rescuing = false;
-            pthread_mutex_unlock(&wisp_p2p_mutex);
+            wisp_p2p_rescuer_leave();
         }
     }
     return NULL;

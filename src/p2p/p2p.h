@@ -22,8 +22,8 @@
  * never produces; complete.c serves every MPI_Wait / MPI_Test form on arrays
  * that mix them with the MPI's.
  *
- * Locking: one engine lock, taken when a second thread may enter (the
- * rescuer of engine.c, or the application's under MPI_THREAD_MULTIPLE).
+ * Locking (lock.h): one engine lock, taken when a second thread may enter
+ * (the rescuer of engine.c, or the application's under MPI_THREAD_MULTIPLE).
  */
 #ifndef WISP_P2P_P2P_H
 #define WISP_P2P_P2P_H
@@ -33,6 +33,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "p2p/lock.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -190,7 +192,6 @@ void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 
 struct wisp_p2p {
     bool on;      /* between MPI_Init and MPI_Finalize, WISP_SHM on */
-    bool locking; /* a second thread: the rescuer, or MPI_THREAD_MULTIPLE */
     bool threads; /* MPI_THREAD_MULTIPLE: application threads share the lock */
     bool sleepy;  /* more processes than cores here: wait in the kernel */
     int node_rank, node_size;
@@ -199,28 +200,6 @@ struct wisp_p2p {
     bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
 };
 extern struct wisp_p2p wisp_p2p;
-extern pthread_mutex_t wisp_p2p_mutex;
-
-/* A spin-wait hint: the core backs off the lines it polls for a moment. */
-static inline void wisp_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
-static inline void wisp_p2p_lock(void)
-{
-    if (wisp_p2p.locking)
-        pthread_mutex_lock(&wisp_p2p_mutex);
-}
-static inline void wisp_p2p_unlock(void)
-{
-    if (wisp_p2p.locking)
-        pthread_mutex_unlock(&wisp_p2p_mutex);
-}
 
 /* Has this process work in flight that only it can move? Then its blocking
  * calls into the MPI must keep the engine going. */

@@ -1,0 +1,51 @@
+/* The engine lock (see lock.h). */
+#include "p2p/lock.h"
+
+#include "core/log.h"
+
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct wisp_p2p_locking wisp_p2p_locking;
+pthread_mutex_t wisp_p2p_mutex = PTHREAD_MUTEX_INITIALIZER;
+_Atomic bool wisp_p2p_inside, wisp_p2p_rescuer_inside;
+
+static bool membarrier_ready(void)
+{
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+void wisp_p2p_lock_init(bool rescuer, bool threads)
+{
+    bool asym = rescuer && membarrier_ready();
+    wisp_p2p_locking = (struct wisp_p2p_locking){
+        .on = rescuer || threads, .mutex = threads || (rescuer && !asym), .asym = asym};
+    if (rescuer && !asym)
+        wisp_log(2, "engine lock: no membarrier(2), every MPI call takes a mutex");
+}
+
+void wisp_p2p_lock_fini(void)
+{
+    wisp_p2p_locking = (struct wisp_p2p_locking){0};
+}
+
+bool wisp_p2p_rescuer_enter(void)
+{
+    if (!wisp_p2p_locking.asym)
+        return !pthread_mutex_trylock(&wisp_p2p_mutex);
+    atomic_store_explicit(&wisp_p2p_rescuer_inside, true, memory_order_relaxed);
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (!atomic_load_explicit(&wisp_p2p_inside, memory_order_acquire))
+        return true;
+    atomic_store_explicit(&wisp_p2p_rescuer_inside, false, memory_order_release);
+    return false;
+}
+
+void wisp_p2p_rescuer_leave(void)
+{
+    if (wisp_p2p_locking.asym)
+        atomic_store_explicit(&wisp_p2p_rescuer_inside, false, memory_order_release);
+    else
+        pthread_mutex_unlock(&wisp_p2p_mutex);
+}
