@@ -41,7 +41,7 @@
 enum {
     SLOTS = 64,  /* rendezvous messages in flight per process */
     CHUNKS = 16, /* staging area pieces: the sender fills one while the receiver empties another */
-    POKE_EVERY = 32,           /* idle polls between calls into the MPI's own progress */
+    POKE_EVERY = 128,          /* idle polls between calls into the MPI's own progress */
     SPIN_BEFORE_SLEEP = 20000, /* idle polls before a sleepy process naps */
     NAP_NS = 200000,           /* longest nap: events the doorbell misses (the MPI's) */
     RESCUE_NS = 50000,         /* the rescuer's look while work is in flight */

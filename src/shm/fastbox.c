@@ -14,23 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-size_t wisp_fastbox_region_size(int nprocs)
-{
-    size_t n = (size_t)nprocs;
-    return n * n * sizeof(struct wisp_fastbox_ring) + n * sizeof(struct wisp_doorbell);
-}
-
-struct wisp_fastbox_ring *wisp_fastbox_ring(void *region, int nprocs, int src, int dst)
-{
-    return (struct wisp_fastbox_ring *)region + (size_t)src * (size_t)nprocs + (size_t)dst;
-}
-
-struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, int proc)
-{
-    size_t rings = (size_t)nprocs * (size_t)nprocs;
-    return (struct wisp_doorbell *)((struct wisp_fastbox_ring *)region + rings) + proc;
-}
-
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size)
 {

@@ -69,12 +69,26 @@ struct wisp_doorbell {
 };
 
 /* Bytes of shared memory for the rings and doorbells of `nprocs` processes. */
-size_t wisp_fastbox_region_size(int nprocs);
+static inline size_t wisp_fastbox_region_size(int nprocs)
+{
+    size_t n = (size_t)nprocs;
+    return n * n * sizeof(struct wisp_fastbox_ring) + n * sizeof(struct wisp_doorbell);
+}
 
 /* The ring from `src` to `dst` and the doorbell of `proc` in a region of
- * wisp_fastbox_region_size(nprocs) zeroed bytes. */
-struct wisp_fastbox_ring *wisp_fastbox_ring(void *region, int nprocs, int src, int dst);
-struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, int proc);
+ * wisp_fastbox_region_size(nprocs) zeroed bytes (inline: the engine asks on
+ * every poll). */
+static inline struct wisp_fastbox_ring *wisp_fastbox_ring(void *region, int nprocs, int src,
+                                                          int dst)
+{
+    return (struct wisp_fastbox_ring *)region + (size_t)src * (size_t)nprocs + (size_t)dst;
+}
+
+static inline struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, int proc)
+{
+    size_t rings = (size_t)nprocs * (size_t)nprocs;
+    return (struct wisp_doorbell *)((struct wisp_fastbox_ring *)region + rings) + proc;
+}
 
 /* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <=
  * WISP_FASTBOX_CELLS cells; false when the ring has not that many free. */
