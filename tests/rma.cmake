@@ -38,6 +38,7 @@ wisp_add_rma_test(rma_epochs USERS 3)
 # (3 application processes, and a pair: then each one's target is the other).
 wisp_add_rma_test(rma_matrix USERS 3 VNODE_GHOSTS2)
 wisp_add_rma_test(rma_matrix USERS 2 SUFFIX .pair)
+wisp_add_rma_test(rma_matrix USERS 3 SUFFIX .shared ARGS shared)
 # Simultaneous epochs of different kinds on disjoint groups (Casper 4.5.4);
 # with virtual nodes of 2 application processes and 1 ghost, each group of
 # two is one node whose ghost serves the group's windows and the world's.

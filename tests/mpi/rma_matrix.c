@@ -11,7 +11,7 @@
  * subarray, each on either side: 9 pairs; a result buffer of a third kind).
  *
  * One round per (mode, completion): every origin issues all its operations
- * in one epoch to one target (the next rank; in two rounds itself), each in
+ * in one epoch to one target (the next rank; in three rounds itself), each in
  * its own region of the window; then:
  *  - after a request completes, or a flush of any kind: the fetched values
  *    must be in the origin's buffers, and the origin scribbles over its
@@ -21,6 +21,9 @@
  *  - after the epoch: each target checks its whole window (under a lock on
  *    itself, load/store), every element exactly, against what it computes
  *    locally. Values depend on the round, so stale data cannot pass.
+ *
+ * The window comes from MPI_Win_allocate, or with argument "shared" from
+ * MPI_Win_allocate_shared.
  */
 #include <mpi.h>
 #include <stdbool.h>
@@ -546,10 +549,24 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     make_types();
-    MPI_Win_allocate(WIN_BYTES, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    bool shared = argc > 1 && strcmp(argv[1], "shared") == 0;
+    if (shared)
+        MPI_Win_allocate_shared(WIN_BYTES, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    else
+        MPI_Win_allocate(WIN_BYTES, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
 
-    for (int r = 0; r < ROUNDS; r++)
+    int done = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+#ifdef OPEN_MPI
+        /* Open MPI 4.1.4's osc/sm (MPI_Win_allocate_shared) hangs in MPI_Win_wait
+         * when a PSCW epoch with MPI_MODE_NOCHECK follows an ordinary one
+         * (reproduced without wisp). */
+        if (shared && rounds[r].mode == PSCW_NOCHECK)
+            continue;
+#endif
         run_round(r);
+        done++;
+    }
 
     MPI_Win_free(&win);
     for (int d = 0; d < DTYPES; d++)
@@ -559,8 +576,8 @@ int main(int argc, char **argv)
     int all_failures = 0;
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("rma_matrix: %d rounds of %d regions on %d ranks: %s\n", ROUNDS, REGIONS, size,
-               all_failures ? "FAILED" : "ok");
+        printf("rma_matrix%s: %d rounds of %d regions on %d ranks: %s\n", shared ? " shared" : "",
+               done, REGIONS, size, all_failures ? "FAILED" : "ok");
     MPI_Finalize();
     return all_failures != 0;
 }
