@@ -295,14 +295,18 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         return native(size, disp_unit, info, comm, baseptr, win);
     }
     int inter = 1, procs = 0;
-    /* Arguments the MPI rejects get its own error. A window of one process
-     * has no other origin to progress for; and Open MPI 4.1.4 cannot create
-     * the application's handle (MPI_Win_create) over one process of a split
-     * communicator. */
+    /* Arguments the MPI rejects get its own error. */
     if (comm == MPI_COMM_NULL || size < 0 || disp_unit <= 0 ||
         PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(comm, &procs) != MPI_SUCCESS || procs == 1)
+        PMPI_Comm_size(comm, &procs) != MPI_SUCCESS)
         return native(size, disp_unit, info, comm, baseptr, win);
+    /* A window of one process has no other origin to progress for; and Open
+     * MPI 4.1.4 cannot create the application's handle (MPI_Win_create) over
+     * one process of a split communicator. */
+    if (procs == 1) {
+        wisp_log(1, "MPI_Win_allocate%s: not served by ghosts (a window of one process)", name);
+        return native(size, disp_unit, info, comm, baseptr, win);
+    }
 
     struct wisp_ghost_win *w = calloc(1, sizeof *w);
     if (!w)
