@@ -3,10 +3,13 @@
 
 Reads JSON reports written by `run.py --json` and draws, for each series of
 size-suffixed metrics in a report (names ending in _<bytes>B, such as
-latency_8B or bw_uni_1048576B), one SVG file:
+latency_8B or bw_uni_1048576B; or in _<n>ms, a time such as the target's
+computation in acc_flush10_busy_64ms; or in _<n>ops, a number of
+operations as in put_heavy_16ops), one SVG file:
 
 * the upper panel shows the native median and the wisp median against the
-  message size (log2 axis), with the min-max range of the runs as whiskers
+  message size, time or count (log2 axis), with the min-max range of the
+  runs as whiskers
   (cut at the frame: the axis fits the medians); the y axis is logarithmic
   when the medians span a factor of 10 or more (latency, bandwidth), linear
   otherwise;
@@ -15,9 +18,10 @@ latency_8B or bw_uni_1048576B), one SVG file:
   above 1 means wisp is faster, with a reference line at 1.0 and a dashed one
   at 0.95 (wisp 5% slower).
 
-A size of 0 B, which a log axis cannot show, is drawn one step left of the
-smallest other size, past a break in the axis. Metrics without a size
-suffix are not drawn; a report with none is skipped with a note.
+A size of 0, which a log axis cannot show, is drawn one step left of the
+smallest other size, past a break in the axis. Metrics without such a
+suffix are not drawn; a report with none is skipped with a note. One
+series has one kind of suffix.
 
 Usage: plot.py --out DIR report.json...
 
@@ -38,7 +42,7 @@ import sys
 from xml.sax.saxutils import escape, quoteattr
 
 SUPPORTED_FORMAT = 1
-SIZE_RE = re.compile(r"^(?P<series>.+)_(?P<size>\d+)B$")
+SIZE_RE = re.compile(r"^(?P<series>.+)_(?P<size>\d+)(?P<xunit>B|ms|ops)$")
 SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 # Geometry (pixels).
@@ -107,7 +111,7 @@ def extract_series(report, path="report"):
         if not match:
             continue
         ratio = result.get("ratio")
-        point = {"size": int(match["size"]),
+        point = {"size": int(match["size"]), "xunit": match["xunit"],
                  "unit": str(result.get("unit", "")),
                  "better": result.get("better"),
                  "native": side_summary(result, "native", path),
@@ -120,10 +124,10 @@ def extract_series(report, path="report"):
         series.setdefault(match["series"], []).append(point)
     for name, points in series.items():
         points.sort(key=lambda p: p["size"])
-        kinds = {(p["unit"], p["better"]) for p in points}
+        kinds = {(p["unit"], p["better"], p["xunit"]) for p in points}
         if len(kinds) > 1:
-            raise PlotError(f"{path}: series {name!r} mixes units or "
-                            f"directions: {sorted(kinds)}")
+            raise PlotError(f"{path}: series {name!r} mixes units, "
+                            f"directions or x axes: {sorted(kinds)}")
         sizes = [p["size"] for p in points]
         if len(set(sizes)) != len(sizes):
             raise PlotError(f"{path}: series {name!r} repeats a size")
@@ -147,6 +151,15 @@ def fmt_size(size):
         if size >= factor and size % factor == 0:
             return f"{size // factor}{suffix}"
     return str(size)
+
+
+# The x axis of each suffix: its title, a tick label, a point's label.
+X_AXES = {
+    "B": ("message size (bytes, log2 scale)", fmt_size,
+          lambda size: f"{fmt_size(size)}B"),
+    "ms": ("milliseconds (log2 scale)", str, lambda size: f"{size} ms"),
+    "ops": ("operations (log2 scale)", fmt_si, lambda size: f"{size} ops"),
+}
 
 
 def size_positions(sizes):
@@ -287,7 +300,8 @@ def report_context(report):
     return name, version, context
 
 
-def draw_x_axis(svg, xscale, sizes, positions, y_top, y_bottom, labels):
+def draw_x_axis(svg, xscale, sizes, positions, y_top, y_bottom, labels,
+                tick=fmt_size):
     """Vertical grid lines at each size; labels under y_bottom if asked."""
     thin = len(sizes) > 13
     for size, pos in zip(sizes, positions):
@@ -297,7 +311,7 @@ def draw_x_axis(svg, xscale, sizes, positions, y_top, y_bottom, labels):
             svg.line(x, y_bottom, x, y_bottom + 4, stroke="#444")
             exponent = int(round(math.log2(size))) if size > 0 else 0
             if not thin or size == 0 or exponent % 2 == 0:
-                svg.text(x, y_bottom + 17, fmt_size(size), size=11,
+                svg.text(x, y_bottom + 17, tick(size), size=11,
                          anchor="middle")
     if labels and 0 in sizes and len(sizes) > 1:
         # A break between 0 B and the log2 part of the axis.
@@ -320,6 +334,7 @@ def render_svg(report, series_name, points):
     sizes = [p["size"] for p in points]
     positions = size_positions(sizes)
     unit, better = points[0]["unit"], points[0]["better"]
+    x_title, x_tick, x_label = X_AXES[points[0]["xunit"]]
     benchmark = str(report.get("benchmark", "?"))
     mpi_name, mpi_version, context = report_context(report)
 
@@ -376,7 +391,7 @@ def render_svg(report, series_name, points):
                      dash="6,3" if mode == "wisp" else None)
         for p, (x, y) in zip(points, line):
             s = p[mode]
-            tip = (f"{fmt_size(p['size'])}B {mode}: median {s['median']:.4g} "
+            tip = (f"{x_label(p['size'])} {mode}: median {s['median']:.4g} "
                    f"{unit} (min {s['min']:.4g}, max {s['max']:.4g})")
             svg.marker(x, y, color, shapes[mode], tip, f"point-{mode}")
     svg.add(f'<rect x="{x_left}" y="{main_top}" width="{x_right - x_left}" '
@@ -388,7 +403,8 @@ def render_svg(report, series_name, points):
              extra=f' transform="rotate(-90 18 {mid:.1f})"')
 
     # Lower panel: the oriented ratio, references at 1.0 and SLOWER_REF.
-    draw_x_axis(svg, xscale, sizes, positions, ratio_top, ratio_bottom, True)
+    draw_x_axis(svg, xscale, sizes, positions, ratio_top, ratio_bottom, True,
+                x_tick)
     draw_y_axis(svg, rscale, r_ticks, x_left, x_right, lambda v: f"{v:g}")
     svg.line(x_left, rscale(1.0), x_right, rscale(1.0), stroke="#222",
              width=1.3, cls="ref-1")
@@ -412,7 +428,7 @@ def render_svg(report, series_name, points):
                      "series series-ratio", width=1.6)
         for x, y, p in seg:
             svg.marker(x, y, COLORS["ratio"], "circle",
-                       f"{fmt_size(p['size'])}B: ratio {p['ratio']:.3f}",
+                       f"{x_label(p['size'])}: ratio {p['ratio']:.3f}",
                        "point-ratio")
     svg.add(f'<rect x="{x_left}" y="{ratio_top}" '
             f'width="{x_right - x_left}" height="{RATIO_H}" fill="none" '
@@ -424,7 +440,7 @@ def render_svg(report, series_name, points):
     svg.text(36, mid, "(>1: wisp faster)", size=10, anchor="middle",
              extra=f' transform="rotate(-90 36 {mid:.1f})" fill="#555"')
     svg.text((x_left + x_right) / 2, HEIGHT - 12,
-             "message size (bytes, log2 scale)", size=12, anchor="middle")
+             x_title, size=12, anchor="middle")
 
     # Legend, right of the upper panel.
     lx, ly = x_right + 14, main_top + 14
@@ -482,7 +498,8 @@ def plot_report(report, path, out_dir, used):
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="plot.py",
-        description="Draw SVG plots (native vs wisp against message size) "
+        description="Draw SVG plots (native vs wisp against message size, "
+                    "time or operation count) "
                     "of bench/run.py JSON reports.")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="directory for the SVG files (created)")
@@ -509,8 +526,8 @@ def main(argv=None):
             status = 1
             continue
         if not written:
-            print(f"plot.py: {path}: no metrics named <series>_<bytes>B, "
-                  f"nothing to plot", file=sys.stderr)
+            print(f"plot.py: {path}: no metrics named <series>_<n>B, "
+                  f"_<n>ms or _<n>ops, nothing to plot", file=sys.stderr)
         for target in written:
             print(target)
     return status

@@ -228,6 +228,28 @@ class EndToEndTest(PlotTestCase):
         root = self.parse(out.strip())
         self.assertTrue(any('a<b & "c"' in t for t in self.texts(root)))
 
+    def test_busy_time_and_operation_count_axes(self):
+        busy = [0, 1, 4, 16, 64, 256]
+        path = self.write_json("b.json", report("rma_busy_passive", [
+            result(f"acc_flush10_busy_{b}ms", b + 0.01, 0.02, unit="ms")
+            for b in busy] + [
+            result(f"put_heavy_{k}ops", k * 0.1, k * 0.05, unit="ms")
+            for k in (1, 4, 16)]))
+        status, out, err = self.run_main("--out", self.out, path)
+        self.assertEqual(status, 0, err)
+        files = sorted(out.split())
+        self.assertEqual([os.path.basename(f) for f in files],
+                         ["rma_busy_passive-mpich-acc_flush10_busy.svg",
+                          "rma_busy_passive-mpich-put_heavy.svg"])
+        root = self.parse(files[0])
+        texts = self.texts(root)
+        self.assertIn("milliseconds (log2 scale)", texts)
+        self.assertIn("256", texts)
+        tips = [e.text for e in root.iter(f"{SVG}title")]
+        self.assertTrue(any(t.startswith("64 ms wisp: median") for t in tips))
+        self.assertIn("operations (log2 scale)",
+                      self.texts(self.parse(files[1])))
+
 
 class ErrorTest(PlotTestCase):
     def test_bad_reports_exit_1_and_good_ones_still_plot(self):
@@ -261,6 +283,13 @@ class ErrorTest(PlotTestCase):
         status, _, err = self.run_main("--out", self.out, path)
         self.assertEqual(status, 1)
         self.assertIn("lacks numeric wisp", err)
+
+    def test_series_mixing_x_axes_is_reported(self):
+        path = self.write_json("x.json", report("mixed", [
+            result("t_8B", 1.0, 1.0), result("t_8ms", 1.0, 1.0)]))
+        status, _, err = self.run_main("--out", self.out, path)
+        self.assertEqual(status, 1)
+        self.assertIn("x axes", err)
 
     def test_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()):

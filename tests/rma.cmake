@@ -5,12 +5,13 @@
 # the ghosts serve the windows with Open MPI too (its default is not to).
 set(on WISP_GHOST_WINDOWS=on)
 
-# wisp_add_rma_test(name USERS n [ARGS a...]): `n` application processes,
-# natively and with 1 and 2 ghosts; and 2 application processes on virtual
-# nodes of one application process and one ghost, so every target is on
-# another node (3-5 processes in all).
+# wisp_add_rma_test(name USERS n [ARGS a...] [VNODE_GHOSTS2]): `n` application
+# processes, natively and with 1 and 2 ghosts; and 2 application processes on
+# virtual nodes of one application process and one ghost, so every target is
+# on another node (3-5 processes in all). VNODE_GHOSTS2 adds 2 application
+# processes on virtual nodes of one application process and 2 ghosts (6).
 function(wisp_add_rma_test name)
-  cmake_parse_arguments(T "" "USERS;SUFFIX" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "VNODE_GHOSTS2" "USERS;SUFFIX" "ARGS" ${ARGN})
   set(n ${T_USERS})
   math(EXPR n1 "${n} + 1")
   math(EXPR n2 "${n} + 2")
@@ -19,6 +20,10 @@ function(wisp_add_rma_test name)
   wisp_add_mpi_test(${name} NP ${n2} ENV WISP_GHOSTS=2 ${on} SUFFIX "${T_SUFFIX}.ghosts2" ARGS ${T_ARGS})
   wisp_add_mpi_test(${name} NP 4 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=2 ${on}
                     SUFFIX "${T_SUFFIX}.vnode2.ghosts1" ARGS ${T_ARGS})
+  if(T_VNODE_GHOSTS2)
+    wisp_add_mpi_test(${name} NP 6 ENV WISP_GHOSTS=2 WISP_VNODE_SIZE=3 ${on}
+                      SUFFIX "${T_SUFFIX}.vnode3.ghosts2" ARGS ${T_ARGS})
+  endif()
 endfunction()
 
 wisp_add_rma_test(rma_ops USERS 3)
@@ -28,3 +33,16 @@ wisp_add_rma_test(rma_atomicity USERS 3)
 wisp_add_rma_test(rma_counter USERS 3)
 wisp_add_rma_test(rma_attrs USERS 3)
 wisp_add_rma_test(rma_epochs USERS 3)
+
+# The matrix of synchronization modes, completions, operations and datatypes
+# (3 application processes, and a pair: then each one's target is the other).
+wisp_add_rma_test(rma_matrix USERS 3 VNODE_GHOSTS2)
+wisp_add_rma_test(rma_matrix USERS 2 SUFFIX .pair)
+wisp_add_rma_test(rma_matrix USERS 3 SUFFIX .shared ARGS shared)
+# Simultaneous epochs of different kinds on disjoint groups (Casper 4.5.4);
+# with virtual nodes of 2 application processes and 1 ghost, each group of
+# two is one node whose ghost serves the group's windows and the world's.
+wisp_add_rma_test(rma_simultaneous USERS 3 VNODE_GHOSTS2)
+wisp_add_rma_test(rma_simultaneous USERS 4 SUFFIX .groups2)
+wisp_add_mpi_test(rma_simultaneous NP 6 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=3 ${on}
+                  SUFFIX .vnode3.ghosts1)

@@ -19,7 +19,10 @@ int wisp_impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return wisp_ghost_win_error(w, MPI_ERR_RANK);
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         return PMPI_Win_lock(lock_type, rank, assert, w->win); /* the MPI's own error */
-    if ((w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_LOCK) || w->locked[rank])
+    /* After a fence without MPI_MODE_NOSUCCEED no epoch is open unless another fence follows. */
+    if ((w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE &&
+         w->access != WISP_GHOST_LOCK) ||
+        w->locked[rank])
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     const struct wisp_ghost_target *t = &w->t[rank];
     int rc = MPI_SUCCESS;

@@ -15,7 +15,8 @@ int wisp_impl_MPI_Win_lock_all(int assert, MPI_Win win)
     struct wisp_ghost_win *w = wisp_ghost_win_find(win);
     if (!w)
         return PMPI_Win_lock_all(assert, win);
-    if (w->access != WISP_GHOST_NO_ACCESS)
+    /* After a fence without MPI_MODE_NOSUCCEED no epoch is open unless another fence follows. */
+    if (w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = MPI_SUCCESS;
     w->lock_all_global = w->nlock == 0 || (assert &MPI_MODE_NOCHECK);

@@ -8,7 +8,8 @@ int wisp_impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     struct wisp_ghost_win *w = wisp_ghost_win_find(win);
     if (!w)
         return PMPI_Win_start(group, assert, win);
-    if (w->access != WISP_GHOST_NO_ACCESS)
+    /* After a fence without MPI_MODE_NOSUCCEED no epoch is open unless another fence follows. */
+    if (w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     if (!wisp_ghost_group_ranks(w, group, &w->nstart, w->start))
         return wisp_ghost_win_error(w, MPI_ERR_GROUP);

@@ -294,11 +294,19 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         said = true;
         return native(size, disp_unit, info, comm, baseptr, win);
     }
-    int inter = 1;
+    int inter = 1, procs = 0;
     /* Arguments the MPI rejects get its own error. */
     if (comm == MPI_COMM_NULL || size < 0 || disp_unit <= 0 ||
-        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, &procs) != MPI_SUCCESS)
         return native(size, disp_unit, info, comm, baseptr, win);
+    /* A window of one process has no other origin to progress for; and Open
+     * MPI 4.1.4 cannot create the application's handle (MPI_Win_create) over
+     * one process of a split communicator. */
+    if (procs == 1) {
+        wisp_log(1, "MPI_Win_allocate%s: not served by ghosts (a window of one process)", name);
+        return native(size, disp_unit, info, comm, baseptr, win);
+    }
 
     struct wisp_ghost_win *w = calloc(1, sizeof *w);
     if (!w)
@@ -384,7 +392,8 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 
 int wisp_ghost_win_free(struct wisp_ghost_win *w)
 {
-    if (w->access != WISP_GHOST_NO_ACCESS || w->exposed)
+    /* After a fence without MPI_MODE_NOSUCCEED no epoch is open unless another fence follows. */
+    if ((w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE) || w->exposed)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = PMPI_Win_free(&w->win); /* the application's: runs its attribute callbacks */
     remove_served(w);
