@@ -44,8 +44,8 @@ enum {
     POKE_EVERY = 128,          /* idle polls between calls into the MPI's own progress */
     SPIN_BEFORE_SLEEP = 20000, /* idle polls before a sleepy process naps */
     NAP_NS = 200000,           /* longest nap: events the doorbell misses (the MPI's) */
-    RESCUE_NS = 50000,         /* the rescuer's look while work is in flight */
-    RESCUE_IDLE_NS = 1000000,  /* and while there is none */
+    RESCUE_NS = 50000,         /* the rescuer's second look, once the application went quiet */
+    RESCUE_IDLE_NS = 1000000,  /* its look while the application moves the engine, or no work */
     TAKE_BACK_PASSES = 256,    /* progress passes a single-copy sender waits before it stages */
 };
 
@@ -704,11 +704,16 @@ static void *rescue(void *unused)
 {
     (void)unused;
     unsigned long seen = 0;
+    bool quiet = false;
     while (!atomic_load(&rescuer_stop)) {
-        long ns = wisp_p2p.outstanding ? RESCUE_NS : RESCUE_IDLE_NS;
+        /* Every wakeup takes a core from a spinning process for a few
+         * microseconds: look often only when work waits and the last look
+         * found the application quiet. */
+        long ns = wisp_p2p.outstanding && quiet ? RESCUE_NS : RESCUE_IDLE_NS;
         nanosleep(&(struct timespec){0, ns}, NULL);
         unsigned long now = atomic_load_explicit(&passes, memory_order_relaxed);
-        if (now != seen) {
+        quiet = now == seen;
+        if (!quiet) {
             seen = now;
             continue;
         }
