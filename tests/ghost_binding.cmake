@@ -34,3 +34,7 @@ wisp_add_mpi_test(ghost_heap_window NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=se
                   WISP_GHOST_LOAD=op ${on} SUFFIX .ghosts2.segment.op)
 wisp_add_mpi_test(ghost_heap_window NP 4 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=2 ${on}
                   SUFFIX .vnode2.ghosts1)
+
+# Ghost placement with hwloc: the binding the ghost reports from the kernel.
+wisp_add_script_test(ghost_bind NP 3 "${CMAKE_CURRENT_SOURCE_DIR}/ghost_bind.sh" "${WISP_WISPRUN}"
+                     $<TARGET_FILE:t_topology>)
