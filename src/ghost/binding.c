@@ -62,10 +62,10 @@ int wisp_ghost_free_choice(struct wisp_ghost_win *w, int rank, MPI_Win iwin)
 }
 
 /* Wait until the MPI holds the lock on target t's bound ghost in `iwin`. */
-static int force_lock(struct wisp_ghost_win *w, const struct wisp_ghost_target *t, MPI_Win iwin)
+static int force_lock(const struct wisp_ghost_target *t, MPI_Win iwin)
 {
     char hidden;
-    int rc = PMPI_Get(&hidden, 1, MPI_BYTE, t->ghost, w->hidden, 1, MPI_BYTE, iwin);
+    int rc = PMPI_Get(&hidden, 1, MPI_BYTE, t->ghost, t->hidden, 1, MPI_BYTE, iwin);
     return rc == MPI_SUCCESS ? PMPI_Win_flush(t->ghost, iwin) : rc;
 }
 
@@ -77,7 +77,7 @@ int wisp_ghost_use(struct wisp_ghost_win *w, int rank, MPI_Win iwin, int g, bool
     int grank = t->ghost0 + g, rc = MPI_SUCCESS;
     if (iwin != w->global && grank != t->ghost && !(ts->extra >> g & 1)) {
         if (!ts->granted)
-            rc = force_lock(w, t, iwin);
+            rc = force_lock(t, iwin);
         ts->granted = rc == MPI_SUCCESS;
         if (rc == MPI_SUCCESS)
             rc = PMPI_Win_lock(MPI_LOCK_SHARED, grank, 0, iwin);

@@ -319,7 +319,7 @@ int wisp_ghost_self_lock(struct wisp_ghost_win *w, int lock_type, int assert, MP
     int rc = MPI_SUCCESS, ghost = w->t[w->rank].ghost;
     if (!(assert &MPI_MODE_NOCHECK)) {
         char hidden;
-        rc = PMPI_Get(&hidden, 1, MPI_BYTE, ghost, w->hidden, 1, MPI_BYTE, iwin);
+        rc = PMPI_Get(&hidden, 1, MPI_BYTE, ghost, w->t[w->rank].hidden, 1, MPI_BYTE, iwin);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Win_flush(ghost, iwin);
         w->ts[w->rank].granted = rc == MPI_SUCCESS;

@@ -135,6 +135,7 @@ enum {
     M_SIZE,
     M_LOCKS,
     M_HEAP_OFF, /* MPI_Win_create: the memory's offset in the node's heap, -1 outside it */
+    M_HIDDEN,   /* displacement of its hidden bytes in its ghosts' windows */
     M_GHOSTS
 };
 
@@ -230,6 +231,7 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
             t->local = (int)mr[M_LOCAL];
             t->vbase = cum[base[k] + t->local];
             t->chunk = chunk[k];
+            t->hidden = (MPI_Aint)mr[M_HIDDEN];
             t->off = w->heap ? (MPI_Aint)mr[M_HEAP_OFF] : WISP_GHOST_HIDDEN + t->vbase;
             t->size = (MPI_Aint)mr[M_SIZE];
             t->disp_unit = (int)mr[M_DISP_UNIT];
@@ -368,10 +370,11 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
         mine[M_SIZE] = size;
         mine[M_LOCKS] = locks;
         mine[M_HEAP_OFF] = -1;
+        mine[M_HIDDEN] = 0;
         if (w->heap) {
             w->base = mem;
-            w->hidden = heap_hidden();
-            mine[M_HEAP_OFF] = w->hidden < 0 ? -1 : heap_offset(mem, size);
+            mine[M_HIDDEN] = heap_hidden();
+            mine[M_HEAP_OFF] = mine[M_HIDDEN] < 0 ? -1 : heap_offset(mem, size);
         }
         for (int g = 0; g < G; g++)
             mine[M_GHOSTS + g] = wisp_ghost_node.ghost_rank[g];

@@ -66,11 +66,12 @@ struct wisp_ghost_target {
     MPI_Aint off; /* of its memory: displacement 0 in its ghosts' windows */
     MPI_Aint size;
     int disp_unit;
-    int ghost;      /* rank in icomm of the ghost bound to it (static rank binding) */
-    int ghost0;     /* rank in icomm of its node's first ghost */
-    int local;      /* its index among its node's application processes */
-    MPI_Aint vbase; /* where its memory starts in its node's exposed memory (segments) */
-    MPI_Aint chunk; /* length of its node's segments: ghost i owns [i chunk, (i + 1) chunk) */
+    int ghost;       /* rank in icomm of the ghost bound to it (static rank binding) */
+    int ghost0;      /* rank in icomm of its node's first ghost */
+    int local;       /* its index among its node's application processes */
+    MPI_Aint vbase;  /* where its memory starts in its node's exposed memory (segments) */
+    MPI_Aint chunk;  /* length of its node's segments: ghost i owns [i chunk, (i + 1) chunk) */
+    MPI_Aint hidden; /* displacement of bytes no application touches, in its ghosts' windows */
 };
 
 /* What one origin knows about its passive epoch on one target, for the
@@ -113,7 +114,6 @@ struct wisp_ghost_win {
     struct wisp_ghost_target *t; /* by rank */
     bool no_local_load_store;    /* info hint: no load/store on the local memory */
     bool heap;                   /* MPI_Win_create on the shared heap: ghosts expose the heap */
-    MPI_Aint hidden;             /* displacement of bytes no application sees, in ghost windows */
     uint32_t serial;
     uint64_t *ops, *bytes; /* issued by this origin to each ghost (icomm rank - size) */
     unsigned seed;         /* WISP_GHOST_LOAD=random */
