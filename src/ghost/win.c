@@ -388,8 +388,12 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
         PMPI_Allgather(mine, stride, MPI_INT64_T, m, stride, MPI_INT64_T, w->comm);
         nodes = plan(w, m, stride, flavor, members, &seglen);
         all_ok = nodes > 0;
-        *why = w->heap ? "its communicator leaves out some application processes of a node, or "
-                         "some memory is not in wisp's shared heap"
+        bool outside = false;
+        for (int r = 0; w->heap && r < n; r++)
+            outside |= m[(size_t)r * (size_t)stride + M_HEAP_OFF] < 0;
+        *why = outside
+                   ? "some process's memory is not in wisp's shared heap, where only memory from "
+                     "malloc and MPI_Alloc_mem after MPI_Init is"
                : flavor == MPI_WIN_FLAVOR_SHARED
                    ? "its communicator leaves out some application processes of a node, or "
                      "spans several nodes"
