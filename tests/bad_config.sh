@@ -42,6 +42,13 @@ expect_rejected "WISP_VNODE_SIZ is not a wisp variable (did you mean WISP_VNODE_
 expect_rejected "WISP_VERBOSE='7' is not valid: expected an integer in 0..3" \
     env WISP_VERBOSE=7 "$wisprun"
 expect_rejected "WISP_STATS='maybe' is not valid" env WISP_STATS=maybe "$wisprun"
+# The ghosts' binding, load balancing and placement: one word of a list each.
+expect_rejected "WISP_GHOST_BINDING='segments' is not valid: expected one of rank, segment" \
+    "$wisprun" --env WISP_GHOST_BINDING=segments
+expect_rejected "WISP_GHOST_LOAD='bytes' is not valid: expected one of static, random, op, byte" \
+    "$wisprun" --env WISP_GHOST_LOAD=bytes
+expect_rejected "WISP_GHOST_BIND='socket' is not valid: expected one of none, numa, core" \
+    "$wisprun" --env WISP_GHOST_BIND=socket
 # A valid value that the launch cannot satisfy (3 processes, 3 ghosts).
 expect_rejected "WISP_GHOSTS=3 needs more than 3 processes on every node, but a node has 3" \
     "$wisprun" --env WISP_GHOSTS=3

@@ -60,6 +60,11 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         wisp_core_stop(NULL);
     }
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
+    /* With ghosts, the heap spans them too, so that they see windows the
+     * application creates on it (docs/ghosts.md); their partitions stay unused. */
+    bool heap_with_ghosts = wisp_config.SHM && wisp_config.GHOSTS;
+    if (heap_with_ghosts)
+        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
     if (wisp_config.GHOSTS) {
         wisp_wrap_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
         int vnode = (int)wisp_config.VNODE_SIZE;
@@ -67,7 +72,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         wisp_core_log_rank = wisp_topo.world_rank; /* messages name the rank the user knows */
     }
     wisp_core_topo_log();
-    if (wisp_config.SHM)
+    if (wisp_config.SHM && !heap_with_ghosts)
         wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);

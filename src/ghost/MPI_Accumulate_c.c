@@ -1,5 +1,5 @@
-/* MPI_Accumulate_c (large counts): to the ghost bound to the target, which keeps its atomicity and
- * ordering (redirect.c). */
+/* MPI_Accumulate_c (large counts): to the ghost that owns the target elements, which keeps their
+ * atomicity and ordering (redirect.c). */
 #include "ghost/win.h"
 #include "wrap/impls.h"
 
@@ -9,17 +9,16 @@ int wisp_impl_MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                                MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                                MPI_Win win)
 {
-    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
-    if (!w)
-        return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, op, win);
-    MPI_Win iwin;
-    int grank;
-    MPI_Aint gdisp;
-    int rc = wisp_ghost_route(w, target_rank, target_disp, &iwin, &grank, &gdisp);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, grank, gdisp,
-                               target_count, target_datatype, op, iwin);
-    return wisp_ghost_win_error(w, rc);
+    struct wisp_ghost_op o = {.kind = WISP_GHOST_ACC,
+                              .origin = origin_addr,
+                              .ocount = origin_count,
+                              .otype = origin_datatype,
+                              .target = target_rank,
+                              .disp = target_disp,
+                              .tcount = target_count,
+                              .ttype = target_datatype,
+                              .op = op,
+                              .large = true};
+    return wisp_ghost_rma(win, &o);
 }
 #endif

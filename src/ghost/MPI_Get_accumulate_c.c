@@ -1,4 +1,4 @@
-/* MPI_Get_accumulate_c (large counts): to the ghost bound to the target (redirect.c). */
+/* MPI_Get_accumulate_c (large counts): to the ghost that owns the target elements (redirect.c). */
 #include "ghost/win.h"
 #include "wrap/impls.h"
 
@@ -9,19 +9,19 @@ int wisp_impl_MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_cou
                                    int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
-    if (!w)
-        return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr,
-                                     result_count, result_datatype, target_rank, target_disp,
-                                     target_count, target_datatype, op, win);
-    MPI_Win iwin;
-    int grank;
-    MPI_Aint gdisp;
-    int rc = wisp_ghost_route(w, target_rank, target_disp, &iwin, &grank, &gdisp);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr,
-                                   result_count, result_datatype, grank, gdisp, target_count,
-                                   target_datatype, op, iwin);
-    return wisp_ghost_win_error(w, rc);
+    struct wisp_ghost_op o = {.kind = WISP_GHOST_GET_ACC,
+                              .origin = origin_addr,
+                              .ocount = origin_count,
+                              .otype = origin_datatype,
+                              .result = result_addr,
+                              .rcount = result_count,
+                              .rtype = result_datatype,
+                              .target = target_rank,
+                              .disp = target_disp,
+                              .tcount = target_count,
+                              .ttype = target_datatype,
+                              .op = op,
+                              .large = true};
+    return wisp_ghost_rma(win, &o);
 }
 #endif

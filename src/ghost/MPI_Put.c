@@ -1,4 +1,4 @@
-/* MPI_Put: to the ghost of the target's node (redirect.c). */
+/* MPI_Put: to the ghost that serves the target (redirect.c). */
 #include "ghost/win.h"
 #include "wrap/impls.h"
 
@@ -6,16 +6,13 @@ int wisp_impl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype or
                       int target_rank, MPI_Aint target_disp, int target_count,
                       MPI_Datatype target_datatype, MPI_Win win)
 {
-    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
-    if (!w)
-        return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                        target_count, target_datatype, win);
-    MPI_Win iwin;
-    int grank;
-    MPI_Aint gdisp;
-    int rc = wisp_ghost_route(w, target_rank, target_disp, &iwin, &grank, &gdisp);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Put(origin_addr, origin_count, origin_datatype, grank, gdisp, target_count,
-                      target_datatype, iwin);
-    return wisp_ghost_win_error(w, rc);
+    struct wisp_ghost_op o = {.kind = WISP_GHOST_PUT,
+                              .origin = origin_addr,
+                              .ocount = origin_count,
+                              .otype = origin_datatype,
+                              .target = target_rank,
+                              .disp = target_disp,
+                              .tcount = target_count,
+                              .ttype = target_datatype};
+    return wisp_ghost_rma(win, &o);
 }

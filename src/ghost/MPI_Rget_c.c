@@ -1,4 +1,4 @@
-/* MPI_Rget_c (large counts): from the ghost of the target's node (redirect.c). */
+/* MPI_Rget_c (large counts): from the ghost that serves the target (redirect.c). */
 #include "ghost/win.h"
 #include "wrap/impls.h"
 
@@ -7,17 +7,16 @@ int wisp_impl_MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype
                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                          MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
-    if (!w)
-        return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                           target_count, target_datatype, win, request);
-    MPI_Win iwin;
-    int grank;
-    MPI_Aint gdisp;
-    int rc = wisp_ghost_route(w, target_rank, target_disp, &iwin, &grank, &gdisp);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, grank, gdisp, target_count,
-                         target_datatype, iwin, request);
-    return wisp_ghost_win_error(w, rc);
+    struct wisp_ghost_op o = {.kind = WISP_GHOST_GET,
+                              .origin = origin_addr,
+                              .ocount = origin_count,
+                              .otype = origin_datatype,
+                              .target = target_rank,
+                              .disp = target_disp,
+                              .tcount = target_count,
+                              .ttype = target_datatype,
+                              .request = request,
+                              .large = true};
+    return wisp_ghost_rma(win, &o);
 }
 #endif

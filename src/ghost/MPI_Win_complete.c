@@ -11,6 +11,7 @@ int wisp_impl_MPI_Win_complete(MPI_Win win)
     if (w->access != WISP_GHOST_PSCW)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = PMPI_Win_flush_all(w->global);
+    wisp_ghost_flushed(w, -1);
     for (int i = 0; i < w->nstart && rc == MPI_SUCCESS; i++) {
         MPI_Request req;
         rc = PMPI_Isend(NULL, 0, MPI_BYTE, w->start[i], WISP_GHOST_TAG_DONE, w->comm, &req);

@@ -24,6 +24,7 @@ int wisp_impl_MPI_Win_fence(int assert, MPI_Win win)
     int rc = MPI_SUCCESS;
     if (!(assert &MPI_MODE_NOPRECEDE) && w->access == WISP_GHOST_FENCE)
         rc = PMPI_Win_flush_all(w->global);
+    wisp_ghost_flushed(w, -1);
     bool nothing = (assert &MPI_MODE_NOPRECEDE) && (assert &MPI_MODE_NOSUCCEED);
     if (rc == MPI_SUCCESS && !nothing) {
         rc = PMPI_Win_sync(w->global);

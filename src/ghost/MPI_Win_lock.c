@@ -26,6 +26,7 @@ int wisp_impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     const struct wisp_ghost_target *t = &w->t[rank];
     int rc = MPI_SUCCESS;
+    wisp_ghost_epoch_start(w, rank, w->nlock == 0 || (assert &MPI_MODE_NOCHECK));
     if (w->nlock) { /* without lock windows (hints no_locks, epochs_used) locks are no-ops */
         MPI_Win iwin = w->lockwin[t->local];
         rc = PMPI_Win_lock(lock_type, t->ghost, assert, iwin);

@@ -20,6 +20,7 @@ int wisp_impl_MPI_Win_lock_all(int assert, MPI_Win win)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = MPI_SUCCESS;
     w->lock_all_global = w->nlock == 0 || (assert &MPI_MODE_NOCHECK);
+    wisp_ghost_epoch_start(w, -1, w->lock_all_global);
     if (w->lock_all_global) {
         rc = PMPI_Win_sync(w->global);
     } else {

@@ -20,5 +20,6 @@ int wisp_impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
                            MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
         w->access = WISP_GHOST_PSCW;
+    wisp_ghost_epoch_start(w, -1, true);
     return wisp_ghost_win_error(w, rc);
 }

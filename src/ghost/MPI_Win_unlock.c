@@ -22,11 +22,14 @@ int wisp_impl_MPI_Win_unlock(int rank, MPI_Win win)
             rc = PMPI_Win_unlock(w->rank, iwin);
             w->self_locked = false;
         }
-        int rc2 = PMPI_Win_unlock(t->ghost, iwin);
+        int rc2 = wisp_ghost_unlock_extra(w, rank, iwin);
+        rc = rc == MPI_SUCCESS ? rc2 : rc;
+        rc2 = PMPI_Win_unlock(t->ghost, iwin);
         rc = rc == MPI_SUCCESS ? rc2 : rc;
         w->held[t->local]--;
     } else {
-        rc = PMPI_Win_flush(t->ghost, w->global);
+        rc = wisp_ghost_flush_target(w, rank, w->global,
+                                     false); /* the epoch stays open in `global` */
     }
     w->locked[rank] = 0;
     if (--w->nlocked == 0)

@@ -23,7 +23,9 @@ int wisp_impl_MPI_Win_unlock_all(MPI_Win win)
         }
         for (int r = 0; r < w->size; r++) {
             const struct wisp_ghost_target *t = &w->t[r];
-            int rc2 = PMPI_Win_unlock(t->ghost, w->lockwin[t->local]);
+            int rc2 = wisp_ghost_unlock_extra(w, r, w->lockwin[t->local]);
+            rc = rc == MPI_SUCCESS ? rc2 : rc;
+            rc2 = PMPI_Win_unlock(t->ghost, w->lockwin[t->local]);
             rc = rc == MPI_SUCCESS ? rc2 : rc;
             w->held[t->local]--;
         }

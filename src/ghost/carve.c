@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/topo.h"
 #include "ghost/board.h"
+#include "ghost/place.h"
 #include "ghost/win.h"
 #include "shm/segment.h"
 #include "wrap/wrap.h"
@@ -73,6 +74,15 @@ MPI_Comm wisp_ghost_carve(int ghosts)
     int ghost = n->all_rank - n->users; /* < 0: not a ghost */
 
     n->board = map_board();
+    /* Where each process of the node runs, for the ghosts' placement (place.c). */
+    int here = wisp_ghost_numa_here();
+    int *numa = malloc(sizeof *numa * (size_t)wisp_topo.node_size);
+    if (!numa)
+        wisp_fatal("out of memory for the node's NUMA map");
+    PMPI_Allgather(&here, 1, MPI_INT, numa, 1, MPI_INT, n->all);
+    if (ghost >= 0)
+        wisp_ghost_place(ghost, numa, n->users, ghosts);
+    free(numa);
     PMPI_Comm_split(MPI_COMM_WORLD, ghost >= 0 ? MPI_UNDEFINED : 0, wisp_topo.world_rank, &users);
     if (ghost < 0) {
         PMPI_Comm_set_name(users, "MPI_COMM_WORLD");

@@ -1,16 +1,21 @@
 /*
  * Redirection of one-sided operations on a served window (win.h): the
- * target becomes the ghost bound to it (static rank binding: with several
- * ghosts per node, a process's local index picks its ghost, so locks,
- * ordering and atomicity on one process stay with one ghost, Casper 4.5.3.1),
- * the displacement becomes a byte offset into the ghost's view of the node's
- * memory, and the internal window is the one that carries the origin's
- * current epoch. Errors the MPI would report for the application's window
- * (bad rank, negative displacement, no epoch) are reported the same way.
+ * target becomes a ghost of its node (binding.c: the bound ghost, the owner
+ * of its bytes, or in a binding-free interval any ghost for a put or a get),
+ * the displacement a byte offset into the ghost's view of the node's memory,
+ * and the window the internal one that carries the origin's current epoch.
+ * An operation whose elements belong to several ghosts is split (split.c).
+ * Errors the MPI would report for the application's window (bad rank,
+ * negative displacement, no epoch) are reported the same way. Every
+ * operation, flush and shared query of the wrappers goes through here, so
+ * that each MPI_X.c is one call.
  */
 #include "ghost/win.h"
 
 #include <stdlib.h>
+
+#include "ghost/board.h"
+#include "wrap/wrap.h"
 
 int wisp_ghost_win_error(struct wisp_ghost_win *w, int rc)
 {
@@ -19,11 +24,14 @@ int wisp_ghost_win_error(struct wisp_ghost_win *w, int rc)
     return rc;
 }
 
-int wisp_ghost_passive_target(struct wisp_ghost_win *w, int rank, MPI_Win *iwin, int *grank)
+int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin)
 {
     const struct wisp_ghost_target *t = &w->t[rank];
-    *grank = t->ghost;
     switch (w->access) {
+    case WISP_GHOST_FENCE:
+    case WISP_GHOST_PSCW:
+        *iwin = w->global;
+        return MPI_SUCCESS;
     case WISP_GHOST_LOCK:
         if (!w->locked[rank])
             return MPI_ERR_RMA_SYNC;
@@ -37,27 +45,265 @@ int wisp_ghost_passive_target(struct wisp_ghost_win *w, int rank, MPI_Win *iwin,
     }
 }
 
-int wisp_ghost_route(struct wisp_ghost_win *w, int rank, MPI_Aint disp, MPI_Win *iwin, int *grank,
-                     MPI_Aint *gdisp)
+#if defined(WISP_HAVE_MPI_Put_c) && defined(WISP_HAVE_MPI_Rput_c) &&                               \
+    defined(WISP_HAVE_MPI_Get_c) && defined(WISP_HAVE_MPI_Rget_c) &&                               \
+    defined(WISP_HAVE_MPI_Accumulate_c) && defined(WISP_HAVE_MPI_Raccumulate_c) &&                 \
+    defined(WISP_HAVE_MPI_Get_accumulate_c) && defined(WISP_HAVE_MPI_Rget_accumulate_c)
+static int issue_large(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI_Win win)
 {
-    if (rank == MPI_PROC_NULL) {
-        *iwin = w->global; /* always in an epoch: the operation is a no-op */
-        *grank = MPI_PROC_NULL;
-        *gdisp = 0;
-        return MPI_SUCCESS;
+    MPI_Request *r = o->request;
+    switch (o->kind) {
+    case WISP_GHOST_PUT:
+        return r ? PMPI_Rput_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount, o->ttype, win,
+                               r)
+                 : PMPI_Put_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount, o->ttype, win);
+    case WISP_GHOST_GET:
+        return r ? PMPI_Rget_c((void *)o->origin, o->ocount, o->otype, rank, disp, o->tcount,
+                               o->ttype, win, r)
+                 : PMPI_Get_c((void *)o->origin, o->ocount, o->otype, rank, disp, o->tcount,
+                              o->ttype, win);
+    case WISP_GHOST_ACC:
+        return r ? PMPI_Raccumulate_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount,
+                                      o->ttype, o->op, win, r)
+                 : PMPI_Accumulate_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount,
+                                     o->ttype, o->op, win);
+    case WISP_GHOST_GET_ACC:
+        return r ? PMPI_Rget_accumulate_c(o->origin, o->ocount, o->otype, o->result, o->rcount,
+                                          o->rtype, rank, disp, o->tcount, o->ttype, o->op, win, r)
+                 : PMPI_Get_accumulate_c(o->origin, o->ocount, o->otype, o->result, o->rcount,
+                                         o->rtype, rank, disp, o->tcount, o->ttype, o->op, win);
+    default:
+        return MPI_ERR_INTERN;
     }
-    if (rank < 0 || rank >= w->size)
+}
+#else
+static int issue_large(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI_Win win)
+{
+    (void)o, (void)rank, (void)disp, (void)win;
+    return MPI_ERR_INTERN; /* no _c forms in this MPI: never called */
+}
+#endif
+
+int wisp_ghost_issue(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI_Win win)
+{
+    if (o->large)
+        return issue_large(o, rank, disp, win);
+    MPI_Request *r = o->request;
+    int oc = (int)o->ocount, tc = (int)o->tcount, rc = (int)o->rcount;
+    switch (o->kind) {
+    case WISP_GHOST_PUT:
+        return r ? PMPI_Rput(o->origin, oc, o->otype, rank, disp, tc, o->ttype, win, r)
+                 : PMPI_Put(o->origin, oc, o->otype, rank, disp, tc, o->ttype, win);
+    case WISP_GHOST_GET:
+        return r ? PMPI_Rget((void *)o->origin, oc, o->otype, rank, disp, tc, o->ttype, win, r)
+                 : PMPI_Get((void *)o->origin, oc, o->otype, rank, disp, tc, o->ttype, win);
+    case WISP_GHOST_ACC:
+        return r ? PMPI_Raccumulate(o->origin, oc, o->otype, rank, disp, tc, o->ttype, o->op, win,
+                                    r)
+                 : PMPI_Accumulate(o->origin, oc, o->otype, rank, disp, tc, o->ttype, o->op, win);
+    case WISP_GHOST_GET_ACC:
+        return r ? PMPI_Rget_accumulate(o->origin, oc, o->otype, o->result, rc, o->rtype, rank,
+                                        disp, tc, o->ttype, o->op, win, r)
+                 : PMPI_Get_accumulate(o->origin, oc, o->otype, o->result, rc, o->rtype, rank, disp,
+                                       tc, o->ttype, o->op, win);
+    case WISP_GHOST_FOP:
+        return PMPI_Fetch_and_op(o->origin, o->result, o->ttype, rank, disp, o->op, win);
+    case WISP_GHOST_CAS:
+        return PMPI_Compare_and_swap(o->origin, o->compare, o->result, o->ttype, rank, disp, win);
+    }
+    return MPI_ERR_INTERN;
+}
+
+/* A Get_accumulate that Open MPI must get element by element (getacc_split.c);
+ * a request form gets a request that is already complete. */
+static int getacc_by_element(const struct wisp_ghost_op *o, int grank, MPI_Aint gdisp, MPI_Win iwin)
+{
+    int rc = wisp_ghost_getacc_split(o->origin, (int)o->ocount, o->otype, o->result, (int)o->rcount,
+                                     o->rtype, grank, gdisp, (int)o->tcount, o->ttype, o->op, iwin);
+    if (rc == MPI_SUCCESS && o->request)
+        rc = PMPI_Win_flush_local(grank, iwin);
+    if (rc == MPI_SUCCESS && o->request)
+        rc = PMPI_Rget(o->result, 0, MPI_BYTE, MPI_PROC_NULL, 0, 0, MPI_BYTE, iwin, o->request);
+    return rc;
+}
+
+/* MPICH 4.0's ch4/ucx MPI_Rput and MPI_Rget of a noncontiguous datatype
+ * return a request that is already complete while the operation is not
+ * (pmodels/mpich#7896, fixed in 5.0): on the internal windows such an
+ * operation goes without a request and is completed locally at once. */
+static bool broken_request(const struct wisp_ghost_op *o)
+{
+#ifdef OPEN_MPI
+    (void)o;
+    return false;
+#else
+    if (!o->request || (o->kind != WISP_GHOST_PUT && o->kind != WISP_GHOST_GET))
+        return false;
+    MPI_Datatype types[2] = {o->otype, o->ttype};
+    MPI_Count counts[2] = {o->ocount, o->tcount};
+    for (int i = 0; i < 2; i++) {
+        int size;
+        MPI_Aint lb, extent, true_lb, true_extent;
+        PMPI_Type_size(types[i], &size);
+        PMPI_Type_get_extent(types[i], &lb, &extent);
+        PMPI_Type_get_true_extent(types[i], &true_lb, &true_extent);
+        if (true_extent != size || (counts[i] > 1 && extent != size))
+            return true;
+    }
+    return false;
+#endif
+}
+
+static int complete_at_once(const struct wisp_ghost_op *o, int grank, MPI_Aint gdisp, MPI_Win iwin)
+{
+    struct wisp_ghost_op now = *o;
+    now.request = NULL;
+    int rc = wisp_ghost_issue(&now, grank, gdisp, iwin);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Win_flush_local(grank, iwin);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Rget(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, 0, MPI_BYTE, iwin, o->request);
+    return rc;
+}
+
+/* The target bytes [*lo, *hi) that (tcount, ttype) at `at` touches. */
+static void target_span(const struct wisp_ghost_op *o, MPI_Aint at, MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    PMPI_Type_get_extent(o->ttype, &lb, &extent);
+    PMPI_Type_get_true_extent(o->ttype, &true_lb, &true_extent);
+    MPI_Aint n = (MPI_Aint)o->tcount;
+    *lo = at + true_lb + (extent < 0 ? (n - 1) * extent : 0);
+    *hi = *lo + true_extent + (n - 1) * (extent < 0 ? -extent : extent);
+}
+
+static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
+{
+    if (o->target == MPI_PROC_NULL) /* `global` is always in an epoch: a no-op */
+        return wisp_ghost_issue(o, MPI_PROC_NULL, 0, w->global);
+    if (o->target < 0 || o->target >= w->size)
         return MPI_ERR_RANK;
-    if (disp < 0)
+    if (o->disp < 0)
         return MPI_ERR_DISP;
-    const struct wisp_ghost_target *t = &w->t[rank];
-    *gdisp = t->off + disp * t->disp_unit;
-    if (w->access == WISP_GHOST_FENCE || w->access == WISP_GHOST_PSCW) {
-        *iwin = w->global;
-        *grank = t->ghost;
-        return MPI_SUCCESS;
+    MPI_Win iwin;
+    int rc = wisp_ghost_epoch_window(w, o->target, &iwin);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const struct wisp_ghost_target *t = &w->t[o->target];
+    MPI_Aint at = o->disp * t->disp_unit;
+    bool acc = o->kind >= WISP_GHOST_ACC;
+    int size;
+    PMPI_Type_size(o->ttype, &size);
+    MPI_Aint bytes = (MPI_Aint)size * (MPI_Aint)o->tcount;
+
+    MPI_Aint lo, hi;
+    target_span(o, at, &lo, &hi);
+    int owner = wisp_ghost_owner(w, t, lo);
+    int g = acc ? -1 : wisp_ghost_free_choice(w, o->target, iwin);
+    if (g < 0) {
+        g = owner;
+        /* Fetch_and_op and Compare_and_swap are one element: its first byte's owner. */
+        if (bytes > 0 && o->kind < WISP_GHOST_FOP && wisp_ghost_owner(w, t, hi - 1) != g) {
+            w->nsplit++;
+            return wisp_ghost_split(w, o, iwin);
+        }
     }
-    return wisp_ghost_passive_target(w, rank, iwin, grank);
+    w->nmoved += g != owner;
+    rc = wisp_ghost_use(w, o->target, iwin, g, acc, bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int grank = t->ghost0 + g;
+    MPI_Aint gdisp = t->off + at;
+    if (o->kind == WISP_GHOST_GET_ACC && !o->large &&
+        wisp_ghost_getacc_split_needed(o->otype, o->rtype, o->ttype, o->op))
+        return getacc_by_element(o, grank, gdisp, iwin);
+    if (broken_request(o))
+        return complete_at_once(o, grank, gdisp, iwin);
+    return wisp_ghost_issue(o, grank, gdisp, iwin);
+}
+
+int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *o)
+{
+    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
+    if (!w)
+        return wisp_ghost_issue(o, o->target, o->disp, win);
+    return wisp_ghost_win_error(w, redirect(w, o));
+}
+
+int wisp_ghost_flush_target(struct wisp_ghost_win *w, int rank, MPI_Win iwin, bool local)
+{
+    int (*flush)(int, MPI_Win) = local ? PMPI_Win_flush_local : PMPI_Win_flush;
+    const struct wisp_ghost_target *t = &w->t[rank];
+    int rc = MPI_SUCCESS;
+    uint64_t used = wisp_ghost_used(w, rank);
+    for (int g = 0; used; g++, used >>= 1)
+        if (used & 1) {
+            int rc2 = flush(t->ghost0 + g, iwin);
+            rc = rc == MPI_SUCCESS ? rc2 : rc;
+        }
+    if (rc == MPI_SUCCESS && !local)
+        wisp_ghost_flushed(w, rank);
+    return rc;
+}
+
+int wisp_ghost_flush(MPI_Win win, int rank, bool local)
+{
+    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
+    int (*flush)(int, MPI_Win) = local ? PMPI_Win_flush_local : PMPI_Win_flush;
+    if (!w)
+        return flush(rank, win);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->size)
+        return wisp_ghost_win_error(w, MPI_ERR_RANK);
+    MPI_Win iwin;
+    int rc = w->access == WISP_GHOST_LOCK || w->access == WISP_GHOST_LOCK_ALL
+                 ? wisp_ghost_epoch_window(w, rank, &iwin)
+                 : MPI_ERR_RMA_SYNC;
+    if (rc == MPI_SUCCESS)
+        rc = wisp_ghost_flush_target(w, rank, iwin, local);
+    return wisp_ghost_win_error(w, rc);
+}
+
+int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
+{
+    int (*flush_all)(MPI_Win) = local ? PMPI_Win_flush_local_all : PMPI_Win_flush_all;
+    int rc = MPI_SUCCESS;
+    if (w->access == WISP_GHOST_LOCK_ALL && w->lock_all_global) {
+        rc = flush_all(w->global);
+    } else if (w->access == WISP_GHOST_LOCK || w->access == WISP_GHOST_LOCK_ALL) {
+        if (w->nlock == 0)
+            rc = flush_all(w->global);
+        for (int i = 0; i < w->nlock; i++)
+            if (w->held[i]) {
+                int rc2 = flush_all(w->lockwin[i]);
+                rc = rc == MPI_SUCCESS ? rc2 : rc;
+            }
+    } else {
+        rc = MPI_ERR_RMA_SYNC;
+    }
+    if (rc == MPI_SUCCESS && !local)
+        wisp_ghost_flushed(w, -1);
+    return wisp_ghost_win_error(w, rc);
+}
+
+bool wisp_ghost_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                             void *baseptr)
+{
+    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
+    if (!w || w->flavor != MPI_WIN_FLAVOR_SHARED ||
+        (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size)))
+        return false; /* the MPI answers: an allocate window gets the MPI's answer for it */
+    if (rank == MPI_PROC_NULL) { /* the lowest rank with memory */
+        rank = 0;
+        while (rank < w->size - 1 && w->t[rank].size == 0)
+            rank++;
+    }
+    const struct wisp_ghost_target *t = &w->t[rank];
+    *size = t->size;
+    *disp_unit = t->disp_unit;
+    *(void **)baseptr = w->seg.base + t->off;
+    return true;
 }
 
 /* A lock on oneself must be held before the call returns, since the
@@ -73,9 +319,10 @@ int wisp_ghost_self_lock(struct wisp_ghost_win *w, int lock_type, int assert, MP
     int rc = MPI_SUCCESS, ghost = w->t[w->rank].ghost;
     if (!(assert &MPI_MODE_NOCHECK)) {
         char hidden;
-        rc = PMPI_Get(&hidden, 1, MPI_BYTE, ghost, 0, 1, MPI_BYTE, iwin);
+        rc = PMPI_Get(&hidden, 1, MPI_BYTE, ghost, w->t[w->rank].hidden, 1, MPI_BYTE, iwin);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Win_flush(ghost, iwin);
+        w->ts[w->rank].granted = rc == MPI_SUCCESS;
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Win_lock(lock_type, w->rank, assert, iwin);

@@ -35,6 +35,7 @@
 #include "core/log.h"
 #include "ghost/board.h"
 #include "ghost/win.h"
+#include "shm/heap.h"
 
 enum {
     ACTIVE_NS = 1500, /* a poll at least this long did some work */
@@ -50,6 +51,7 @@ struct served {
     int nwins;
     MPI_Win *wins;
     struct wisp_ghost_segment seg;
+    bool heap;
     struct served *next;
 };
 
@@ -100,11 +102,17 @@ static void create_window(void)
     s->wins = wins;
     int ok = wisp_ghost_icomm_create(members, msg.nmembers, &s->icomm);
     free(members);
-    ok = wisp_ghost_segment_map(&s->seg, msg.seglen, ok) && ok;
+    s->heap = msg.heap;
+    if (s->heap) /* MPI_Win_create on the heap, which this ghost maps at the same address */
+        s->seg = (struct wisp_ghost_segment){wisp_shm_heap.base, wisp_shm_heap.partition_size *
+                                                                     (size_t)wisp_shm_heap.nparts};
+    else
+        ok = wisp_ghost_segment_map(&s->seg, msg.seglen, ok) && ok;
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s->icomm);
     if (!all_ok) {
-        wisp_ghost_segment_unmap(&s->seg);
+        if (!s->heap)
+            wisp_ghost_segment_unmap(&s->seg);
         PMPI_Comm_free(&s->icomm);
         free(wins);
         free(s);
@@ -112,7 +120,7 @@ static void create_window(void)
     }
     for (int i = 0; i < s->nwins; i++) {
         /* Only the ghosts' windows are targeted: the first bytes are the hidden bytes of the
-         * self-lock (win.h), then every application process's memory. */
+         * self-lock (win.h), then every application process's memory; or the whole heap. */
         PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, s->icomm, &wins[i]);
     }
     s->next = served;
@@ -133,7 +141,8 @@ static void free_window(uint32_t serial)
     for (int i = 0; i < s->nwins; i++)
         PMPI_Win_free(&s->wins[i]);
     PMPI_Comm_free(&s->icomm);
-    wisp_ghost_segment_unmap(&s->seg);
+    if (!s->heap)
+        wisp_ghost_segment_unmap(&s->seg);
     free(s->wins);
     free(s);
     wisp_log(3, "ghost %d: window %u freed", ghost_index, serial);

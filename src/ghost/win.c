@@ -23,6 +23,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "ghost/board.h"
+#include "shm/heap.h"
 #include "shm/segment.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
@@ -125,7 +126,18 @@ static bool info_has(MPI_Info info, const char *key, const char *word)
 }
 
 /* What each application process tells the others at creation. */
-enum { M_WORLD, M_LEADER, M_LOCAL, M_USERS, M_DISP_UNIT, M_SIZE, M_LOCKS, M_GHOSTS };
+enum {
+    M_WORLD,
+    M_LEADER,
+    M_LOCAL,
+    M_USERS,
+    M_DISP_UNIT,
+    M_SIZE,
+    M_LOCKS,
+    M_HEAP_OFF, /* MPI_Win_create: the memory's offset in the node's heap, -1 outside it */
+    M_HIDDEN,   /* displacement of its hidden bytes in its ghosts' windows */
+    M_GHOSTS
+};
 
 static void free_state(struct wisp_ghost_win *w)
 {
@@ -136,6 +148,9 @@ static void free_state(struct wisp_ghost_win *w)
     free(w->start);
     free(w->post);
     free(w->post_done);
+    free(w->ts);
+    free(w->ops);
+    free(w->bytes);
     free(w);
 }
 
@@ -150,7 +165,8 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
     int *leader = malloc(sizeof *leader * (size_t)n);
     int *base = malloc(sizeof *base * (size_t)(n + 1));
     MPI_Aint *cum = malloc(sizeof *cum * (size_t)n);
-    bool ok = node_of && leader && base && cum;
+    MPI_Aint *chunk = malloc(sizeof *chunk * (size_t)n);
+    bool ok = node_of && leader && base && cum && chunk;
     int nodes = 0;
     for (int r = 0; ok && r < n; r++) {
         const int64_t *mr = m + (size_t)r * (size_t)stride;
@@ -174,6 +190,8 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
     }
     if (ok && flavor == MPI_WIN_FLAVOR_SHARED && nodes != 1)
         ok = false;
+    for (int r = 0; ok && w->heap && r < n; r++)
+        ok = m[(size_t)r * (size_t)stride + M_HEAP_OFF] >= 0;
     if (ok) {
         /* Node k's processes by local index in cum[base[k] ...]: sizes, then offsets. */
         base[0] = 0;
@@ -186,20 +204,24 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
         for (int r = 0; r < n; r++) {
             const int64_t *mr = m + (size_t)r * (size_t)stride;
             MPI_Aint size = (MPI_Aint)mr[M_SIZE];
-            if (flavor == MPI_WIN_FLAVOR_ALLOCATE)
+            if (flavor != MPI_WIN_FLAVOR_SHARED)
                 size = (size + ALIGN - 1) / ALIGN * ALIGN;
             cum[base[node_of[r]] + mr[M_LOCAL]] = size;
         }
+        /* Each node's exposed memory, one segment per ghost (binding.c). */
         int my_node = node_of[w->rank];
         for (int k = 0; k < nodes; k++) {
-            MPI_Aint off = WISP_GHOST_HIDDEN;
+            MPI_Aint off = 0;
             for (int i = base[k]; i < base[k + 1]; i++) {
                 MPI_Aint size = cum[i];
                 cum[i] = off;
                 off += size;
             }
+            chunk[k] = (off + G - 1) / G;
+            chunk[k] =
+                (chunk[k] + WISP_GHOST_SEG_ALIGN - 1) / WISP_GHOST_SEG_ALIGN * WISP_GHOST_SEG_ALIGN;
             if (k == my_node)
-                *seglen = (size_t)off;
+                *seglen = w->heap ? 0 : (size_t)(WISP_GHOST_HIDDEN + off);
         }
         int wants_locks = 0, most_users = 0;
         for (int r = 0; r < n; r++) {
@@ -207,10 +229,14 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
             int k = node_of[r];
             struct wisp_ghost_target *t = &w->t[r];
             t->local = (int)mr[M_LOCAL];
-            t->off = cum[base[k] + t->local];
+            t->vbase = cum[base[k] + t->local];
+            t->chunk = chunk[k];
+            t->hidden = (MPI_Aint)mr[M_HIDDEN];
+            t->off = w->heap ? (MPI_Aint)mr[M_HEAP_OFF] : WISP_GHOST_HIDDEN + t->vbase;
             t->size = (MPI_Aint)mr[M_SIZE];
             t->disp_unit = (int)mr[M_DISP_UNIT];
-            t->ghost = n + k * G + t->local % G; /* static rank binding */
+            t->ghost0 = n + k * G;
+            t->ghost = t->ghost0 + t->local % G; /* static rank binding */
             members[r] = (int)mr[M_WORLD];
             for (int g = 0; g < G; g++)
                 members[n + k * G + g] = (int)mr[M_GHOSTS + g];
@@ -224,6 +250,7 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
     free(leader);
     free(base);
     free(cum);
+    free(chunk);
     return ok ? nodes : 0;
 }
 
@@ -232,7 +259,7 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
 {
     struct wisp_ghost_node *node = &wisp_ghost_node;
     struct wisp_ghost_create_msg msg = {
-        .nmembers = nmembers, .nwins = 1 + w->nlock, .seglen = seglen};
+        .nmembers = nmembers, .nwins = 1 + w->nlock, .heap = w->heap, .seglen = seglen};
     if (node->all_rank == 0) {
         msg.serial = next_serial++;
         wisp_ghost_post(WISP_GHOST_CMD_WIN_CREATE, 0);
@@ -241,7 +268,8 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     PMPI_Bcast(members, nmembers, MPI_INT, 0, node->all);
     w->serial = msg.serial;
     int ok = wisp_ghost_icomm_create(members, nmembers, &w->icomm);
-    ok = wisp_ghost_segment_map(&w->seg, seglen, ok) && ok;
+    if (!w->heap)
+        ok = wisp_ghost_segment_map(&w->seg, seglen, ok) && ok;
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->icomm);
     if (!all_ok) {
@@ -249,11 +277,12 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
         PMPI_Comm_free(&w->icomm);
         return false;
     }
-    char *mine = w->seg.base + w->t[w->rank].off;
+    if (!w->heap)
+        w->base = w->seg.base + w->t[w->rank].off;
     MPI_Aint size = w->t[w->rank].size;
     for (int i = 0; i <= w->nlock; i++) {
         MPI_Win *iw = i == 0 ? &w->global : &w->lockwin[i - 1];
-        PMPI_Win_create(mine, size, 1, MPI_INFO_NULL, w->icomm, iw);
+        PMPI_Win_create(w->base, size, 1, MPI_INFO_NULL, w->icomm, iw);
         PMPI_Win_set_errhandler(*iw, MPI_ERRORS_RETURN);
     }
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, w->global);
@@ -274,49 +303,51 @@ static bool windows_served(void)
 #endif
 }
 
-int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                            void *baseptr, MPI_Win *win, int flavor)
+static const char *flavor_name(int flavor)
 {
-    int (*native)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *) =
-        flavor == MPI_WIN_FLAVOR_SHARED ? PMPI_Win_allocate_shared : PMPI_Win_allocate;
-    const char *name = flavor == MPI_WIN_FLAVOR_SHARED ? "_shared" : "";
-    if (!wisp_ghost_node.board)
-        return native(size, disp_unit, info, comm, baseptr, win);
-    if (!windows_served()) {
-        static bool said;
-        if (!said && wisp_ghost_node.world_rank == wisp_ghost_node.leader &&
-            wisp_ghost_node.leader == 0)
-            wisp_log(1, "MPI_Win_allocate%s: windows not served by ghosts (WISP_GHOST_WINDOWS%s)",
-                     name,
-                     wisp_config.GHOST_WINDOWS ? "=off"
-                                               : "=auto: this MPI progresses "
-                                                 "one-sided operations without the target");
-        said = true;
-        return native(size, disp_unit, info, comm, baseptr, win);
-    }
-    int inter = 1, procs = 0;
-    /* Arguments the MPI rejects get its own error. */
-    if (comm == MPI_COMM_NULL || size < 0 || disp_unit <= 0 ||
-        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(comm, &procs) != MPI_SUCCESS)
-        return native(size, disp_unit, info, comm, baseptr, win);
-    /* A window of one process has no other origin to progress for; and Open
-     * MPI 4.1.4 cannot create the application's handle (MPI_Win_create) over
-     * one process of a split communicator. */
-    if (procs == 1) {
-        wisp_log(1, "MPI_Win_allocate%s: not served by ghosts (a window of one process)", name);
-        return native(size, disp_unit, info, comm, baseptr, win);
-    }
+    return flavor == MPI_WIN_FLAVOR_SHARED   ? "MPI_Win_allocate_shared"
+           : flavor == MPI_WIN_FLAVOR_CREATE ? "MPI_Win_create"
+                                             : "MPI_Win_allocate";
+}
 
+/* Bytes in the shared heap that no application process touches: the
+ * self-lock's one-byte get reads them from the ghosts (redirect.c). */
+static MPI_Aint heap_hidden(void)
+{
+    static char *hidden;
+    if (!hidden)
+        hidden = wisp_shm_heap_alloc(WISP_GHOST_HIDDEN, WISP_GHOST_HIDDEN, true);
+    return hidden ? hidden - wisp_shm_heap.base : -1;
+}
+
+/* The offset of [base, base + size) in the node's shared heap, or -1 when
+ * it is not all there. */
+static int64_t heap_offset(const void *base, MPI_Aint size)
+{
+    if (size == 0)
+        return 0;
+    if (!wisp_shm_heap_contains(base) || !wisp_shm_heap_contains((const char *)base + size - 1))
+        return -1;
+    return (const char *)base - wisp_shm_heap.base;
+}
+
+/* Collective over comm: set up a served window (memory in a new segment,
+ * or `mem` for MPI_Win_create) and the application's handle. NULL when it
+ * cannot be served; `why` then says why. */
+static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                    void *mem, int flavor, const char **why)
+{
     struct wisp_ghost_win *w = calloc(1, sizeof *w);
     if (!w)
-        return native(size, disp_unit, info, comm, baseptr, win);
+        return NULL;
     w->flavor = flavor;
+    w->heap = flavor == MPI_WIN_FLAVOR_CREATE;
     PMPI_Comm_dup(comm, &w->comm);
     PMPI_Comm_rank(w->comm, &w->rank);
     PMPI_Comm_size(w->comm, &w->size);
     int n = w->size, G = wisp_ghost_node.ghosts, stride = M_GHOSTS + G;
     w->no_local_load_store = info_has(info, "no_local_load_store", NULL);
+    w->seed = (unsigned)wisp_ghost_node.world_rank * 2654435761u + 1;
     bool locks = !info_has(info, "no_locks", NULL);
     char used[256];
     int flag = 0;
@@ -338,55 +369,152 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         mine[M_DISP_UNIT] = disp_unit;
         mine[M_SIZE] = size;
         mine[M_LOCKS] = locks;
+        mine[M_HEAP_OFF] = -1;
+        mine[M_HIDDEN] = 0;
+        if (w->heap) {
+            w->base = mem;
+            mine[M_HIDDEN] = heap_hidden();
+            mine[M_HEAP_OFF] = mine[M_HIDDEN] < 0 ? -1 : heap_offset(mem, size);
+        }
         for (int g = 0; g < G; g++)
             mine[M_GHOSTS + g] = wisp_ghost_node.ghost_rank[g];
     }
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+    *why = "out of memory";
     size_t seglen = 0;
     int nodes = 0;
     if (all_ok) {
         PMPI_Allgather(mine, stride, MPI_INT64_T, m, stride, MPI_INT64_T, w->comm);
         nodes = plan(w, m, stride, flavor, members, &seglen);
         all_ok = nodes > 0;
+        bool outside = false;
+        for (int r = 0; w->heap && r < n; r++)
+            outside |= m[(size_t)r * (size_t)stride + M_HEAP_OFF] < 0;
+        *why = outside
+                   ? "some process's memory is not in wisp's shared heap, where only memory from "
+                     "malloc and MPI_Alloc_mem after MPI_Init is"
+               : flavor == MPI_WIN_FLAVOR_SHARED
+                   ? "its communicator leaves out some application processes of a node, or "
+                     "spans several nodes"
+                   : "its communicator leaves out some application processes of a node";
     }
     free(mine);
     free(m);
     if (all_ok) {
         w->lockwin = calloc((size_t)w->nlock + 1, sizeof *w->lockwin);
         w->locked = calloc((size_t)n, 1);
+        w->ts = calloc((size_t)n, sizeof *w->ts);
+        w->ops = calloc((size_t)(nodes * G), sizeof *w->ops);
+        w->bytes = calloc((size_t)(nodes * G), sizeof *w->bytes);
         w->held = calloc((size_t)w->nlock + 1, sizeof *w->held);
         w->start = malloc(sizeof *w->start * (size_t)n);
         w->post = malloc(sizeof *w->post * (size_t)n);
         w->post_done = malloc(sizeof *w->post_done * (size_t)n);
-        ok = w->lockwin && w->locked && w->held && w->start && w->post && w->post_done;
+        ok = w->lockwin && w->locked && w->ts && w->ops && w->bytes && w->held && w->start &&
+             w->post && w->post_done;
         PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
-        if (all_ok)
+        *why = "out of memory";
+        if (all_ok) {
             all_ok = create_internal(w, members, n + nodes * G, seglen);
+            *why = "its memory could not be mapped into the ghosts";
+        }
     }
     free(members);
     if (!all_ok) {
-        if (w->rank == 0)
-            wisp_log(1,
-                     "MPI_Win_allocate%s: not served by ghosts (its communicator leaves out "
-                     "some application processes of a node%s); the MPI's own window",
-                     flavor == MPI_WIN_FLAVOR_SHARED ? "_shared" : "",
-                     flavor == MPI_WIN_FLAVOR_SHARED ? ", or spans several nodes" : "");
         PMPI_Comm_free(&w->comm);
         free_state(w);
+        return NULL;
+    }
+    if (PMPI_Win_create(w->base, size, disp_unit, info, comm, &w->win) != MPI_SUCCESS)
+        wisp_fatal("ghost-served window: the application's window could not be created");
+    add_served(w);
+    if (w->rank == 0)
+        wisp_log(2, "%s: served by ghosts, %d lock windows", flavor_name(flavor), w->nlock);
+    return w;
+}
+
+/* Whether windows can be served at all, and why not (said once). */
+static bool can_serve(const char *name, int inter, MPI_Aint size, int disp_unit, MPI_Comm comm)
+{
+    if (!wisp_ghost_node.board)
+        return false;
+    if (!windows_served()) {
+        static bool said;
+        if (!said && wisp_ghost_node.world_rank == wisp_ghost_node.leader &&
+            wisp_ghost_node.leader == 0)
+            wisp_log(1, "%s: windows not served by ghosts (WISP_GHOST_WINDOWS%s)", name,
+                     wisp_config.GHOST_WINDOWS ? "=off"
+                                               : "=auto: this MPI progresses "
+                                                 "one-sided operations without the target");
+        said = true;
+        return false;
+    }
+    /* Arguments the MPI rejects get its own error. */
+    int procs = 0;
+    if (comm == MPI_COMM_NULL || size < 0 || disp_unit <= 0 || inter ||
+        PMPI_Comm_size(comm, &procs) != MPI_SUCCESS)
+        return false;
+    /* A window of one process has no other origin to progress for; and Open
+     * MPI 4.1.4 cannot create the application's handle (MPI_Win_create) over
+     * one process of a split communicator. */
+    if (procs == 1) {
+        wisp_log(1, "%s: not served by ghosts (a window of one process)", name);
+        return false;
+    }
+    return true;
+}
+
+static void say_not_served(MPI_Comm comm, int flavor, const char *why)
+{
+    int rank = -1;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        wisp_log(1,
+                 "%s: not served by ghosts (%s); the MPI's own window, without asynchronous "
+                 "progress",
+                 flavor_name(flavor), why);
+}
+
+int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win, int flavor)
+{
+    int (*native)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *) =
+        flavor == MPI_WIN_FLAVOR_SHARED ? PMPI_Win_allocate_shared : PMPI_Win_allocate;
+    int inter = 1;
+    if (comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        inter = 1;
+    if (!can_serve(flavor_name(flavor), inter, size, disp_unit, comm))
+        return native(size, disp_unit, info, comm, baseptr, win);
+    const char *why = "";
+    struct wisp_ghost_win *w = serve(size, disp_unit, info, comm, NULL, flavor, &why);
+    if (!w) {
+        say_not_served(comm, flavor, why);
         return native(size, disp_unit, info, comm, baseptr, win);
     }
-
-    char *base = w->seg.base + w->t[w->rank].off;
-    int rc = PMPI_Win_create(base, size, disp_unit, info, comm, &w->win);
-    if (rc != MPI_SUCCESS) {
-        wisp_fatal("ghost-served window: the application's window could not be created");
-    }
-    add_served(w);
-    *(void **)baseptr = base;
+    *(void **)baseptr = w->base;
     *win = w->win;
-    if (w->rank == 0)
-        wisp_log(2, "MPI_Win_allocate%s: served by ghosts, %d lock windows", name, w->nlock);
+    return MPI_SUCCESS;
+}
+
+int wisp_ghost_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                          MPI_Win *win)
+{
+    int inter = 1;
+    if (comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        inter = 1;
+    if (!can_serve("MPI_Win_create", inter, size, disp_unit, comm))
+        return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    const char *why = "";
+    struct wisp_ghost_win *w =
+        wisp_shm_heap.base ? serve(size, disp_unit, info, comm, base, MPI_WIN_FLAVOR_CREATE, &why)
+                           : NULL;
+    if (!w) {
+        say_not_served(comm, MPI_WIN_FLAVOR_CREATE,
+                       wisp_shm_heap.base ? why : "wisp's shared heap is off on this node");
+        return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    }
+    *win = w->win;
     return MPI_SUCCESS;
 }
 
@@ -395,6 +523,8 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
     /* After a fence without MPI_MODE_NOSUCCEED no epoch is open unless another fence follows. */
     if ((w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE) || w->exposed)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
+    wisp_log(3, "%s: %llu operations split across segments, %llu puts/gets moved to another ghost",
+             flavor_name(w->flavor), (unsigned long long)w->nsplit, (unsigned long long)w->nmoved);
     int rc = PMPI_Win_free(&w->win); /* the application's: runs its attribute callbacks */
     remove_served(w);
     PMPI_Win_unlock_all(w->global);

@@ -29,7 +29,8 @@
 #pragma GCC visibility push(hidden)
 
 enum {
-    WISP_GHOST_HIDDEN = 64, /* bytes at the start of a segment that no application sees */
+    WISP_GHOST_HIDDEN = 64,    /* bytes at the start of a segment that no application sees */
+    WISP_GHOST_SEG_ALIGN = 16, /* segment boundaries: the largest common basic datatype */
     WISP_GHOST_TAG_POST = 1,
     WISP_GHOST_TAG_DONE = 2,
 };
@@ -56,6 +57,7 @@ struct wisp_ghost_create_msg {
     uint32_t serial;
     int32_t nmembers;
     int32_t nwins;
+    int32_t heap; /* the ghosts expose the node's shared heap, not a new segment */
     uint64_t seglen;
 };
 
@@ -64,8 +66,30 @@ struct wisp_ghost_target {
     MPI_Aint off; /* of its memory: displacement 0 in its ghosts' windows */
     MPI_Aint size;
     int disp_unit;
-    int ghost; /* rank in icomm of the ghost that serves it */
-    int local; /* its index among its node's application processes */
+    int ghost;       /* rank in icomm of the ghost bound to it (static rank binding) */
+    int ghost0;      /* rank in icomm of its node's first ghost */
+    int local;       /* its index among its node's application processes */
+    MPI_Aint vbase;  /* where its memory starts in its node's exposed memory (segments) */
+    MPI_Aint chunk;  /* length of its node's segments: ghost i owns [i chunk, (i + 1) chunk) */
+    MPI_Aint hidden; /* displacement of bytes no application touches, in its ghosts' windows */
+};
+
+/* What one origin knows about its passive epoch on one target, for the
+ * ghosts other than the bound one (binding.c). */
+struct wisp_ghost_tstate {
+    uint64_t extra; /* other ghosts of its node locked (shared) in the lock window */
+    uint64_t dirty; /* ghosts that got operations since the last flush */
+    bool granted;   /* the lock on the bound ghost is known to be held */
+    bool acc;       /* an accumulate-type operation went to it since the last flush */
+};
+
+/* WISP_GHOST_BINDING and WISP_GHOST_LOAD, as config.def lists their words. */
+enum wisp_ghost_binding { WISP_GHOST_BY_RANK, WISP_GHOST_BY_SEGMENT };
+enum wisp_ghost_load {
+    WISP_GHOST_LOAD_STATIC,
+    WISP_GHOST_LOAD_RANDOM,
+    WISP_GHOST_LOAD_OP,
+    WISP_GHOST_LOAD_BYTE
 };
 
 enum wisp_ghost_access {
@@ -78,7 +102,8 @@ enum wisp_ghost_access {
 
 struct wisp_ghost_win {
     MPI_Win win;    /* the application's handle */
-    int flavor;     /* MPI_WIN_FLAVOR_ALLOCATE or MPI_WIN_FLAVOR_SHARED */
+    int flavor;     /* MPI_WIN_FLAVOR_ALLOCATE, _SHARED or _CREATE (memory in the heap) */
+    void *base;     /* this process's memory */
     MPI_Comm comm;  /* duplicate of the application's communicator */
     MPI_Comm icomm; /* its processes (same ranks), then the ghosts of their nodes */
     int rank, size;
@@ -88,18 +113,24 @@ struct wisp_ghost_win {
     MPI_Win *lockwin;
     struct wisp_ghost_target *t; /* by rank */
     bool no_local_load_store;    /* info hint: no load/store on the local memory */
+    bool heap;                   /* MPI_Win_create on the shared heap: ghosts expose the heap */
     uint32_t serial;
+    uint64_t *ops, *bytes; /* issued by this origin to each ghost (icomm rank - size) */
+    unsigned seed;         /* WISP_GHOST_LOAD=random */
+    uint64_t nsplit;       /* operations split across segments (WISP_VERBOSE=3 tells) */
+    uint64_t nmoved;       /* puts and gets sent to another ghost than the static one */
 
     /* This process's epochs. */
     enum wisp_ghost_access access;
-    bool lock_all_global;   /* the lock_all epoch lives in `global` */
-    unsigned char *locked;  /* per target: 0, or the lock type + 1 */
-    int *held;              /* per lock window: locks held in it */
-    int nlocked;            /* targets locked */
-    bool self_locked;       /* the second lock of a self lock is held */
-    int nstart, *start;     /* PSCW access group, ranks */
-    int npost, *post;       /* PSCW exposure group, ranks */
-    MPI_Request *post_done; /* their completion messages */
+    bool lock_all_global;         /* the lock_all epoch lives in `global` */
+    unsigned char *locked;        /* per target: 0, or the lock type + 1 */
+    struct wisp_ghost_tstate *ts; /* per target */
+    int *held;                    /* per lock window: locks held in it */
+    int nlocked;                  /* targets locked */
+    bool self_locked;             /* the second lock of a self lock is held */
+    int nstart, *start;           /* PSCW access group, ranks */
+    int npost, *post;             /* PSCW exposure group, ranks */
+    MPI_Request *post_done;       /* their completion messages */
     bool exposed;
     struct wisp_ghost_win *next;
 };
@@ -120,23 +151,103 @@ static inline struct wisp_ghost_win *wisp_ghost_win_find(MPI_Win win)
  * otherwise the underlying MPI's window. */
 int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win, int flavor);
+/* MPI_Win_create with ghosts: served when, besides, every process's memory lies
+ * in the node's shared heap, which the ghosts map at the same address. */
+int wisp_ghost_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                          MPI_Win *win);
 int wisp_ghost_win_free(struct wisp_ghost_win *w);
 
 /* At MPI_Finalize: free the served windows the application left, oldest first. */
 void wisp_ghost_win_free_all(void);
 
-/* Where an operation on target `rank` at displacement `disp` goes: the internal
- * window, the ghost's rank in it and the displacement in bytes. MPI_PROC_NULL goes
- * to MPI_PROC_NULL of `global`. Returns MPI_SUCCESS or an MPI error code. */
-int wisp_ghost_route(struct wisp_ghost_win *w, int rank, MPI_Aint disp, MPI_Win *iwin, int *grank,
-                     MPI_Aint *gdisp);
+/* Where an operation on target `rank` (valid, not MPI_PROC_NULL) goes in this
+ * origin's current epoch: the internal window, or MPI_ERR_RMA_SYNC. */
+int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin);
+
+/* The kinds of one-sided operations, and one call of any of them (the R
+ * forms give `request`, the _c forms set `large`). */
+enum wisp_ghost_kind {
+    WISP_GHOST_PUT,
+    WISP_GHOST_GET,
+    WISP_GHOST_ACC,
+    WISP_GHOST_GET_ACC,
+    WISP_GHOST_FOP,
+    WISP_GHOST_CAS,
+};
+struct wisp_ghost_op {
+    enum wisp_ghost_kind kind;
+    bool large;
+    const void *origin;
+    MPI_Count ocount;
+    MPI_Datatype otype;
+    void *result;
+    MPI_Count rcount;
+    MPI_Datatype rtype;
+    const void *compare;
+    int target;
+    MPI_Aint disp;
+    MPI_Count tcount;
+    MPI_Datatype ttype;
+    MPI_Op op;
+    MPI_Request *request;
+};
+
+/* Any one-sided operation on `win`: the MPI's own when the window is not
+ * served, else redirected to the ghosts (redirect.c). */
+int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *op);
+
+/* The operation as the MPI's call on `win`, to `rank` at `disp`. */
+int wisp_ghost_issue(const struct wisp_ghost_op *op, int rank, MPI_Aint disp, MPI_Win win);
+
+/* MPI_Win_flush (local false) or MPI_Win_flush_local on any window. */
+int wisp_ghost_flush(MPI_Win win, int rank, bool local);
+
+/* The same on a served window, in `iwin`, without the error handler. */
+int wisp_ghost_flush_target(struct wisp_ghost_win *w, int rank, MPI_Win iwin, bool local);
+
+/* MPI_Win_flush_all / _local_all on a served window (redirect.c). */
+int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local);
+
+/* MPI_Win_shared_query(_c): whether wisp answers (a served shared window),
+ * and the answer. */
+bool wisp_ghost_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                             void *baseptr);
+
+/* Binding of operations to the ghosts of the target's node (binding.c).
+ * The ghost index (0 .. ghosts - 1) that owns the byte at `at` of target
+ * t's memory under WISP_GHOST_BINDING; the one a put or get may use instead
+ * in a binding-free interval under WISP_GHOST_LOAD, or -1 outside one. */
+int wisp_ghost_owner(const struct wisp_ghost_win *w, const struct wisp_ghost_target *t,
+                     MPI_Aint at);
+int wisp_ghost_free_choice(struct wisp_ghost_win *w, int rank, MPI_Win iwin);
+/* Before an operation to ghost index g of target `rank`'s node in `iwin`:
+ * locks it when it is not the bound ghost of a lock window (after making sure
+ * the lock on the bound one is held), and counts the operation. */
+int wisp_ghost_use(struct wisp_ghost_win *w, int rank, MPI_Win iwin, int g, bool acc,
+                   MPI_Aint bytes);
+/* Ghost ranks (in icomm) that carry target `rank`'s operations in this epoch:
+ * the bound one and those used since the last flush. */
+uint64_t wisp_ghost_used(const struct wisp_ghost_win *w, int rank);
+/* After a flush of target `rank` (all ranks: -1). */
+void wisp_ghost_flushed(struct wisp_ghost_win *w, int rank);
+/* At the start of a passive epoch on `rank` (all: -1): whether the lock is held at once. */
+void wisp_ghost_epoch_start(struct wisp_ghost_win *w, int rank, bool granted);
+/* Before unlocking `rank` in `iwin`: release the other ghosts' locks. */
+int wisp_ghost_unlock_extra(struct wisp_ghost_win *w, int rank, MPI_Win iwin);
+
+/* An operation whose target elements belong to several ghosts: one
+ * operation per ghost, over the elements it owns (split.c). */
+int wisp_ghost_split(struct wisp_ghost_win *w, const struct wisp_ghost_op *op, MPI_Win iwin);
+
+/* Byte offsets, from the buffer's address, of the *n elements of esize
+ * bytes of (count, type); NULL when memory is short (elements.c). The
+ * predefined type a derived type of one type is made of; MPI_BYTE for a
+ * type of several. */
+MPI_Aint *wisp_ghost_element_offsets(MPI_Count count, MPI_Datatype type, int esize, int *n);
+MPI_Datatype wisp_ghost_basic_type(MPI_Datatype type);
 
 /* `rc`, after calling the application window's error handler when it is an error. */
 int wisp_ghost_win_error(struct wisp_ghost_win *w, int rc);
-
-/* The internal window and ghost rank that carry this process's current passive
- * epoch to `rank` (valid, not MPI_PROC_NULL), or MPI_ERR_RMA_SYNC. */
-int wisp_ghost_passive_target(struct wisp_ghost_win *w, int rank, MPI_Win *iwin, int *grank);
 
 /* The lock of a self lock after the lock on one's ghost in `iwin`: waits until
  * the MPI holds it, then locks oneself (see redirect.c). */
