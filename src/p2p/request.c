@@ -113,7 +113,8 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
 {
     if (req->shared)
         return;
-    free(req->tmp);
+    if (req->tmp) /* free() is wisp's heap's, not free of charge: most requests have none */
+        free(req->tmp);
     req->kind = 0;
     req->link.next = (struct wisp_list *)free_list;
     free_list = req;
