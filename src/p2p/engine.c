@@ -744,63 +744,6 @@ static void *rescue(void *unused)
     return NULL;
 }
 
-/* ---- the blocking receive's fast path ----------------------------------- */
-
-struct recv_now {
-    struct wisp_p2p_comm *comm;
-    int source, tag, from; /* comm rank, tag or MPI_ANY_TAG, node rank */
-    char *dst;
-    uint64_t cap;
-    MPI_Status *status;
-    bool taken;
-};
-
-/* Done when the message came straight from the ring into the buffer, or
- * when it went where the ordinary path must take it: a rendezvous notice, a
- * message too long (truncation), or the unexpected queue (drained by a
- * progress pass meanwhile). */
-static bool took_or_gave_up(void *arg)
-{
-    struct recv_now *rn = arg;
-    struct wisp_fastbox_ring *r = ring(rn->from, wisp_p2p.node_rank);
-    const struct wisp_fastbox_cell *cell = wisp_fastbox_peek(r);
-    int tag = cell ? tag_of(cell->match) : 0;
-    if (cell && ctx_of(cell->match) == rn->comm->ctx &&
-        (rn->tag == MPI_ANY_TAG || rn->tag == tag)) {
-        if (kind_of(cell->match) != KIND_IMMEDIATE || cell->size > rn->cap)
-            return true;
-        wisp_fastbox_read(r, cell, rn->dst, 0, cell->size);
-        wisp_p2p_status_set(rn->status, rn->source, tag, cell->size, false);
-        wisp_p2p_counters.immediate++;
-        wisp_p2p_counters.copies += 2;
-        wisp_p2p_counters.bytes += cell->size;
-        wisp_fastbox_release(r);
-        return rn->taken = true;
-    }
-    return !wisp_list_empty(&rn->comm->unexpected) &&
-           wisp_p2p_probe_local(rn->comm, rn->source, rn->tag);
-}
-
-bool wisp_p2p_recv_now(struct wisp_p2p_comm *comm, int source, int tag, void *buf, MPI_Count count,
-                       MPI_Datatype type, MPI_Status *status)
-{
-    uint64_t bytes;
-    bool contig;
-    MPI_Aint offset;
-    if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset) != MPI_SUCCESS || !contig ||
-        wisp_p2p_probe_local(comm, source, tag))
-        return false;
-    struct recv_now rn = {.comm = comm,
-                          .source = source,
-                          .tag = tag,
-                          .from = comm->node_of[source],
-                          .dst = (char *)buf + offset,
-                          .cap = bytes,
-                          .status = status};
-    wisp_p2p_wait_until(took_or_gave_up, &rn);
-    return rn.taken;
-}
-
 static bool has_message(void *unused)
 {
     (void)unused;

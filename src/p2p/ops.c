@@ -224,14 +224,6 @@ int wisp_p2p_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int
 {
     wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, source, tag, count, true);
-    /* No other receive posted here, nor another thread to post one: the
-     * message may come straight out of the ring. */
-    if (c && !wisp_p2p.threads && source >= 0 && source != c->rank && c->node_of[source] >= 0 &&
-        wisp_list_empty(&c->posted) &&
-        wisp_p2p_recv_now(c, source, tag, buf, count, type, status)) {
-        wisp_p2p_unlock();
-        return MPI_SUCCESS;
-    }
     MPI_Request handle;
     int rc = c ? irecv_locked(c, buf, count, type, source, tag, comm, &handle) : MPI_SUCCESS;
     struct wisp_p2p_req *req = c && rc == MPI_SUCCESS ? wisp_p2p_req_of(handle) : NULL;

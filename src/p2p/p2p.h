@@ -221,12 +221,6 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node);
  * false when it does not go that way. Lock held. */
 bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void *buf,
                        MPI_Count count, MPI_Datatype type);
-/* The blocking fast path of a receive from one local peer (not self) when
- * no receive is posted on `comm`: an immediate message straight from the
- * ring into the buffer, no request; false when it must go the ordinary
- * way (the message is still where that way finds it). Lock held. */
-bool wisp_p2p_recv_now(struct wisp_p2p_comm *comm, int source, int tag, void *buf, MPI_Count count,
-                       MPI_Datatype type, MPI_Status *status);
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);
 /* Does a send on `comm` still wait in line for its ring? */
