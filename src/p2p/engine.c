@@ -275,6 +275,21 @@ static bool single_copy(const void *p, uint64_t size)
            wisp_shm_heap_contains((const char *)p + size - 1);
 }
 
+static bool advance_slot(int i);
+
+/* Free the slots whose receivers are done, which the next progress pass
+ * would do: a send that finds none free would otherwise wait in line (and
+ * take a private copy) or wait for that pass. */
+static bool reclaim_slots(void)
+{
+    bool freed = false;
+    for (int i = mine.nbusy - 1; i >= 0; i--)
+        if (atomic_load_explicit(&slot_at(wisp_p2p.node_rank, mine.busy[i])->state,
+                                 memory_order_acquire) == SLOT_DONE)
+            freed |= advance_slot(i);
+    return freed;
+}
+
 /* Put `req` into the ring to `node`; false when the ring or the slots are full. */
 static bool emit(struct wisp_p2p_req *req, int node)
 {
@@ -289,7 +304,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
         send_complete(req);
         return true;
     }
-    if (!mine.nfree)
+    if (!mine.nfree && !reclaim_slots())
         return false;
     int index = mine.free[mine.nfree - 1];
     struct slot *s = slot_at(wisp_p2p.node_rank, index);
@@ -383,20 +398,6 @@ static void send_to_self(struct wisp_p2p_req *req)
     wisp_p2p_incoming(req->comm, msg);
 }
 
-static bool advance_slot(int i);
-
-/* Free the slots whose receivers are done, which the next progress pass
- * would do: a send that finds none free would otherwise take a private copy. */
-static bool reclaim_slots(void)
-{
-    bool freed = false;
-    for (int i = mine.nbusy - 1; i >= 0; i--)
-        if (atomic_load_explicit(&slot_at(wisp_p2p.node_rank, mine.busy[i])->state,
-                                 memory_order_acquire) == SLOT_DONE)
-            freed |= advance_slot(i);
-    return freed;
-}
-
 void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
 {
     req->slot = -1;
@@ -404,8 +405,7 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
         send_to_self(req);
         return;
     }
-    if (wisp_list_empty(&pending[node]) &&
-        (emit(req, node) || (!mine.nfree && reclaim_slots() && emit(req, node))))
+    if (wisp_list_empty(&pending[node]) && emit(req, node))
         return;
     /* Behind others to the same process, or no room: wait in line. Sends an
      * MPI would buffer (all but synchronous ones up to a staging area)
