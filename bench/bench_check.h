@@ -1,14 +1,43 @@
 /*
  * What the point-to-point benchmarks share: the pattern that makes every
- * received message checkable (first, middle and last byte depend on the
- * message number, its size and its sender; the length must be exact), and
- * the median of the timed chunks.
+ * received message checkable, and the median of the timed chunks.
+ *
+ * Timed runs check the first, middle and last byte of each message (they
+ * depend on the message number, its size and its sender; the length must be
+ * exact). With the argument `validate` (bench_validate_arg) every byte of
+ * every message is written and checked instead: slower, and what the test
+ * suite runs, so that an engine that delivers a torn or partly stale
+ * payload cannot pass.
  */
 #ifndef WISP_BENCH_CHECK_H
 #define WISP_BENCH_CHECK_H
 
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
+
+/* Whole-payload mode: every byte written and checked. */
+static int bench_whole;
+
+/* Takes a trailing `validate` argument off the command line: sets whole-payload
+ * mode and returns the remaining argc. */
+static inline int bench_validate_arg(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[argc - 1], "validate") == 0) {
+        bench_whole = 1;
+        return argc - 1;
+    }
+    return argc;
+}
+
+/* The seed of message `msg`'s whole-payload pattern; byte i is
+ * 1 + (seed + 7 i) mod 251, so consecutive messages differ in every byte. */
+static inline unsigned bench_seed(long msg, size_t size, int dir)
+{
+    return (
+        unsigned)(((unsigned long)msg + (unsigned long)(size % 251) + 61ul * (unsigned long)dir) %
+                  251ul);
+}
 
 /* Byte `where` (0 first, 1 middle, 2 last) of message `msg` of `size` bytes
  * sent by rank `dir`. Consecutive messages differ in every checked byte, so a
@@ -35,6 +64,12 @@ static inline int bench_checked_offsets(size_t size, size_t off[3])
 
 static inline void bench_stamp(unsigned char *buf, size_t size, long msg, int dir)
 {
+    if (bench_whole) {
+        unsigned v = bench_seed(msg, size, dir);
+        for (size_t i = 0; i < size; i++, v = v + 7 >= 251 ? v + 7 - 251 : v + 7)
+            buf[i] = (unsigned char)(1 + v);
+        return;
+    }
     size_t off[3];
     int n = bench_checked_offsets(size, off);
     for (int i = 0; i < n; i++)
@@ -52,6 +87,18 @@ static inline void bench_verify(const char *prog, const unsigned char *buf, size
                 "%s: data check failed: message %ld from rank %d: got %d bytes, expected %zu\n",
                 prog, msg, dir, count, size);
         MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (bench_whole) {
+        unsigned v = bench_seed(msg, size, dir);
+        for (size_t i = 0; i < size; i++, v = v + 7 >= 251 ? v + 7 - 251 : v + 7)
+            if (buf[i] != (unsigned char)(1 + v)) {
+                fprintf(stderr,
+                        "%s: data check failed: message %ld of %zu bytes from rank %d: byte %zu "
+                        "is 0x%02x, expected 0x%02x\n",
+                        prog, msg, size, dir, i, buf[i], 1 + v);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+        return;
     }
     size_t off[3];
     int n = bench_checked_offsets(size, off);

@@ -29,9 +29,10 @@
  *
  * Every message is checked: its first, middle and last bytes carry a value
  * that depends on the message number, its size and its sender, and its length
- * must be exact. A mismatch prints what was wrong and aborts with exit code 1.
+ * must be exact; with `validate`, every byte (bench_check.h). A mismatch
+ * prints what was wrong and aborts with exit code 1.
  *
- * Usage: p2p_bandwidth uni|bi      (exactly 2 processes)
+ * Usage: p2p_bandwidth uni|bi [validate]     (exactly 2 processes)
  *
  * Rank 0 prints, per size, a line that bench/run.py reads:
  *   metric bw_<uni|bi>_<size>B <MB/s> MB/s higher
@@ -192,10 +193,11 @@ int main(int argc, char **argv)
 
     /* Every rank sees the same arguments and size, so all of them take the
      * same way out and can finalize cleanly. */
+    argc = bench_validate_arg(argc, argv);
     int bi = argc == 2 && strcmp(argv[1], "bi") == 0;
     if (argc != 2 || (!bi && strcmp(argv[1], "uni") != 0)) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s uni|bi    (run with 2 processes)\n", argv[0]);
+            fprintf(stderr, "usage: %s uni|bi [validate]    (run with 2 processes)\n", argv[0]);
         MPI_Finalize();
         return 2;
     }

@@ -25,10 +25,11 @@
  *
  * Every message is checked: its first, middle and last bytes carry a value
  * that depends on the message number, its size and its direction, and its
- * length must be exact. A mismatch (an interposed engine that delivers stale,
- * short or misplaced data) prints what was wrong and aborts with exit code 1.
+ * length must be exact; with `validate`, every byte (bench_check.h). A
+ * mismatch (an interposed engine that delivers stale, short or misplaced
+ * data) prints what was wrong and aborts with exit code 1.
  *
- * Usage: p2p_latency          (exactly 2 processes)
+ * Usage: p2p_latency [fresh] [validate]     (exactly 2 processes)
  *
  * Rank 0 prints, per size, a line that bench/run.py reads:
  *   metric latency_<size>B <microseconds> us lower
@@ -130,10 +131,11 @@ int main(int argc, char **argv)
 
     /* Every rank sees the same argc and size, so all of them take the same
      * way out and can finalize cleanly. */
+    argc = bench_validate_arg(argc, argv);
     fresh = argc == 2 && !strcmp(argv[1], "fresh");
     if (argc > 2 || (argc == 2 && !fresh)) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s [fresh]    (run with 2 processes)\n", argv[0]);
+            fprintf(stderr, "usage: %s [fresh] [validate]    (run with 2 processes)\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
