@@ -47,6 +47,16 @@ struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm handle)
     return NULL;
 }
 
+bool wisp_p2p_serves(MPI_Comm comm)
+{
+    if (!wisp_p2p.on)
+        return false;
+    wisp_p2p_lock();
+    bool served = wisp_p2p_comm_of(comm) != NULL;
+    wisp_p2p_unlock();
+    return served;
+}
+
 struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx)
 {
     return ctx >= 0 && ctx < CONTEXTS ? by_ctx[ctx] : NULL;

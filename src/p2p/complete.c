@@ -403,20 +403,31 @@ int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices, MPI
 
 /* ---- the rest ---------------------------------------------------------------------- */
 
+/* MPI_Request_free on a part of a persistent or paired request. */
+static void free_part(MPI_Request *part)
+{
+    struct wisp_p2p_req *child = wisp_p2p_req_of(*part);
+    if (child) {
+        child->user_freed = true;
+        if (child->done && !child->engine_holds)
+            wisp_p2p_req_release(child);
+    } else if (*part != MPI_REQUEST_NULL) {
+        PMPI_Request_free(part);
+    }
+    *part = MPI_REQUEST_NULL;
+}
+
 int wisp_p2p_request_free(MPI_Request *request)
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
     if (!req)
         return PMPI_Request_free(request);
     wisp_p2p_lock();
-    if (req->persistent) { /* the round in flight finishes on its own */
-        struct wisp_p2p_req *child = wisp_p2p_req_of(req->child);
-        if (child) {
-            child->user_freed = true;
-            if (child->done && !child->engine_holds)
-                wisp_p2p_req_release(child);
-        } else if (req->child != MPI_REQUEST_NULL) {
-            PMPI_Request_free(&req->child);
+    if (req->persistent || req->pair) { /* the parts in flight finish on their own */
+        free_part(&req->child);
+        if (req->pair && req->partner != MPI_REQUEST_NULL) {
+            free_part(&req->partner);
+            req->tmp = NULL; /* the send may still read it: left to leak */
         }
         wisp_p2p_req_release(req);
     } else {
@@ -461,7 +472,7 @@ int wisp_p2p_cancel(MPI_Request *request)
     if (!req)
         return PMPI_Cancel(request);
     wisp_p2p_lock();
-    if (req->persistent) {
+    if (req->persistent || req->pair) { /* the receive of a pair; a send completes */
         struct wisp_p2p_req *child = wisp_p2p_req_of(req->child);
         if (child && child->kind == WISP_P2P_RECV)
             wisp_p2p_recv_cancel(child);

@@ -464,6 +464,20 @@ int wisp_p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, in
     return pair(r, status, comm);
 }
 
+/* A packed copy of `count` elements of `type` at `buf`, for a send that
+ * must not read the buffer a receive overwrites; NULL when out of memory. */
+static void *packed_copy(const void *buf, MPI_Count count, MPI_Datatype type, int *bytes)
+{
+    int size = 0;
+    *bytes = 0;
+    if (PMPI_Pack_size((int)count, type, MPI_COMM_SELF, &size) != MPI_SUCCESS)
+        return NULL;
+    void *copy = malloc(size ? (size_t)size : 1);
+    if (copy)
+        wisp_p2p_pack(buf, (int)count, type, copy, size, bytes);
+    return copy;
+}
+
 int wisp_p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
                               int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -473,22 +487,77 @@ int wisp_p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int
     wisp_p2p_unlock();
     if ((!served && !wisp_p2p_busy()) || count < 0 || count > INT_MAX)
         return PMPI_Sendrecv_replace(buf, (int)count, type, dest, stag, source, rtag, comm, status);
-    int size = 0, position = 0;
-    int rc = PMPI_Pack_size((int)count, type, MPI_COMM_SELF, &size);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    void *copy = malloc(size ? (size_t)size : 1);
+    int bytes;
+    void *copy = packed_copy(buf, count, type, &bytes);
     if (!copy)
         return wisp_p2p_error(comm, MPI_ERR_NO_MEM);
-    wisp_p2p_pack(buf, (int)count, type, copy, size, &position);
     MPI_Request r[2];
-    rc = wisp_p2p_irecv(buf, count, type, source, rtag, comm, &r[0]);
+    int rc = wisp_p2p_irecv(buf, count, type, source, rtag, comm, &r[0]);
     if (rc == MPI_SUCCESS) {
-        rc = wisp_p2p_isend(copy, position, MPI_PACKED, dest, stag, comm, WISP_P2P_STANDARD, &r[1]);
+        rc = wisp_p2p_isend(copy, bytes, MPI_PACKED, dest, stag, comm, WISP_P2P_STANDARD, &r[1]);
         rc = rc == MPI_SUCCESS ? pair(r, status, comm) : rc;
     }
     free(copy);
     return rc;
+}
+
+/* The request of MPI_Isendrecv(_replace) over a posted receive and send;
+ * `copy`: the packed send buffer of the replace form, freed with it. */
+static int pair_request(MPI_Request recv, MPI_Request send, void *copy, MPI_Request *request)
+{
+    wisp_p2p_lock();
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_RECV);
+    req->pair = req->active = true;
+    req->child = recv;
+    req->partner = send;
+    req->partner_error = MPI_SUCCESS;
+    req->tmp = copy;
+    *request = wisp_p2p_req_handle(req);
+    wisp_p2p_unlock();
+    return MPI_SUCCESS;
+}
+
+/* Post the receive, then the send; when the send cannot start, take the
+ * receive back. */
+static int post_pair(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                     MPI_Comm comm, MPI_Request r[2])
+{
+    int rc = wisp_p2p_irecv(rbuf, rcount, rtype, source, rtag, comm, &r[0]);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = wisp_p2p_isend(sbuf, scount, stype, dest, stag, comm, WISP_P2P_STANDARD, &r[1]);
+    if (rc != MPI_SUCCESS) {
+        wisp_p2p_cancel(&r[0]);
+        wisp_p2p_wait1(&r[0], MPI_STATUS_IGNORE, false, NULL);
+    }
+    return rc;
+}
+
+int wisp_p2p_isendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                       void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    MPI_Request r[2];
+    int rc = post_pair(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, r);
+    return rc == MPI_SUCCESS ? pair_request(r[0], r[1], NULL, request) : rc;
+}
+
+int wisp_p2p_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
+                               int source, int rtag, MPI_Comm comm, MPI_Request *request)
+{
+    int bytes;
+    void *copy = packed_copy(buf, count, type, &bytes);
+    if (!copy)
+        return wisp_p2p_error(comm, MPI_ERR_NO_MEM);
+    MPI_Request r[2];
+    int rc =
+        post_pair(copy, bytes, MPI_PACKED, dest, stag, buf, count, type, source, rtag, comm, r);
+    if (rc != MPI_SUCCESS) {
+        free(copy);
+        return rc;
+    }
+    return pair_request(r[0], r[1], copy, request);
 }
 
 /* ---- the MPI's requests while wisp has work in flight --------------------- */

@@ -83,6 +83,8 @@ struct wisp_p2p_comm {
 
 /* The served communicator behind `comm`, or NULL (the MPI serves it all). */
 struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm comm);
+/* Does wisp serve `comm` (takes the lock)? */
+bool wisp_p2p_serves(MPI_Comm comm);
 /* The served communicator with context `ctx` here, or NULL. */
 struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx);
 
@@ -136,6 +138,7 @@ struct wisp_p2p_req {
     bool engine_holds; /* a rendezvous slot still refers to it */
     bool wildcard;     /* MPI_ANY_SOURCE receive in both `posted` and `remote` */
     bool shared;       /* wisp_p2p_req_sent(): never released */
+    bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
     /* the arguments */
     const void *sbuf;
     void *rbuf;
@@ -146,8 +149,11 @@ struct wisp_p2p_req {
     struct wisp_p2p_comm *comm;
     /* when the MPI does the work (remote peer, or a matched probe) */
     MPI_Request inner;
-    /* persistent: the request of the current round (wisp's or the MPI's) */
+    /* persistent: the request of the current round (wisp's or the MPI's);
+     * pair: the receive, and the send until it completed (with its error) */
     MPI_Request child;
+    MPI_Request partner;
+    int partner_error;
     /* send: the bytes to send (the user's, or a packed copy in tmp) */
     const char *data;
     uint64_t bytes;
@@ -295,6 +301,14 @@ int wisp_p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, in
                       MPI_Comm comm, MPI_Status *status);
 int wisp_p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
                               int source, int rtag, MPI_Comm comm, MPI_Status *status);
+/* MPI_Isendrecv and MPI_Isendrecv_replace: one request for a receive and a
+ * send that each go through wisp or the MPI, as MPI_Irecv and MPI_Isend
+ * would. */
+int wisp_p2p_isendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                       void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
+                       MPI_Comm comm, MPI_Request *request);
+int wisp_p2p_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
+                               int source, int rtag, MPI_Comm comm, MPI_Request *request);
 /* Wait for one of the MPI's requests while the engine keeps moving. */
 int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status);
 /* Report `code` through the communicator's error handler. */

@@ -999,6 +999,62 @@ static void rule_sendrecv(void)
     free(bigin);
 }
 
+/* MPI-4's nonblocking sendrecv: the peer may match with plain receives and
+ * sends, both halves progress together, the status is the receive's. */
+static void rule_isendrecv(void)
+{
+#if MPI_VERSION >= 4
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int out[10], in[20];
+    MPI_Status st;
+    MPI_Request r;
+    if (peer >= 0) { /* the pair: one side Isendrecv, the other Recv then Send */
+        seq_fill(out, 10, rank);
+        if (am_a) {
+            MPI_Isendrecv(out, 10, MPI_INT, peer, 1, in, 20, MPI_INT, peer, 2, tcomm, &r);
+            garble(&st, 1);
+            MPI_Wait(&r, &st);
+            CHECK(r == MPI_REQUEST_NULL && st.MPI_SOURCE == peer && st.MPI_TAG == 2);
+            CHECK(count_of(&st, MPI_INT) == 10 && seq_ok(in, 10, peer));
+        } else {
+            MPI_Recv(in, 20, MPI_INT, peer, 1, tcomm, &st);
+            CHECK(count_of(&st, MPI_INT) == 10 && seq_ok(in, 10, peer));
+            MPI_Send(out, 10, MPI_INT, peer, 2, tcomm);
+        }
+    }
+    /* Around the ring, a wildcard receive, completed by MPI_Test. */
+    seq_fill(out, 10, rank);
+    MPI_Isendrecv(out, 10, MPI_INT, next, 3, in, 20, MPI_INT, MPI_ANY_SOURCE, 3, tcomm, &r);
+    for (int flag = 0; !flag;)
+        MPI_Test(&r, &flag, &st);
+    CHECK(st.MPI_SOURCE == prev && seq_ok(in, 10, prev));
+    /* Replace, contiguous and large (staged or single copy). */
+    enum { BIGS = 1 << 18 };
+    int *big = xmalloc(BIGS * sizeof(int));
+    seq_fill(big, BIGS, rank + 7);
+    MPI_Isendrecv_replace(big, BIGS, MPI_INT, next, 4, prev, 4, tcomm, &r);
+    MPI_Waitall(1, &r, &st);
+    CHECK(seq_ok(big, BIGS, prev + 7) && count_of(&st, MPI_INT) == BIGS);
+    free(big);
+    /* Replace with a vector: the gaps stay. */
+    double v[16];
+    MPI_Datatype vec;
+    MPI_Type_vector(8, 1, 2, MPI_DOUBLE, &vec);
+    MPI_Type_commit(&vec);
+    for (int k = 0; k < 16; k++)
+        v[k] = k % 2 ? -1.0 - k : rank * 100 + k;
+    MPI_Isendrecv_replace(v, 1, vec, next, 5, MPI_ANY_SOURCE, 5, tcomm, &r);
+    MPI_Wait(&r, &st);
+    for (int k = 0; k < 16; k++)
+        CHECK(v[k] == (k % 2 ? -1.0 - k : prev * 100 + k));
+    MPI_Type_free(&vec);
+    /* With MPI_PROC_NULL on both sides: an empty receive status. */
+    MPI_Isendrecv(out, 10, MPI_INT, MPI_PROC_NULL, 6, in, 20, MPI_INT, MPI_PROC_NULL, 6, tcomm, &r);
+    MPI_Wait(&r, &st);
+    CHECK(is_proc_null_status_nb(&st));
+#endif
+}
+
 /* ---------------------------------------------------------- MPI_PROC_NULL */
 
 static void rule_proc_null(void)
@@ -1897,6 +1953,7 @@ static const struct {
     {"rsend", rule_rsend},
     {"persistent", rule_persistent},
     {"sendrecv", rule_sendrecv},
+    {"isendrecv", rule_isendrecv},
     {"proc_null", rule_proc_null},
     {"self", rule_self},
     {"comm_self", rule_comm_self},
