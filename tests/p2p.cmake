@@ -12,4 +12,6 @@ wisp_add_mpi_test(p2p_stress NP 2 ENV WISP_SHM=off SUFFIX .off ARGS ${p2p_stress
 wisp_add_mpi_test(p2p_semantics NP 2)
 wisp_add_mpi_test(p2p_semantics NP 3)
 wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
+# Two nodes of one process: every wildcard waits for a remote sender.
+wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_mpi_test(p2p_threads NP 2)

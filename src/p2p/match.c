@@ -9,7 +9,16 @@
  * which wisp keeps) could take the same message: the MPI would match the
  * later one first. Such receives wait in the communicator's `remote` queue;
  * a wildcard at its head asks the MPI with a matched probe (MPI_Improbe,
- * then MPI_Imrecv), so no receive ever has to be cancelled.
+ * then MPI_Imrecv), so no receive ever has to be cancelled while wisp is
+ * inside the MPI on its own terms.
+ *
+ * A blocking call the MPI serves alone (a collective) would leave those
+ * probes unasked, and a remote sender waiting for its wildcard would wait
+ * forever. Around such a call the `remote` queues are lent to the MPI:
+ * every receive in them is posted there, in queue order; a local message
+ * that a lent receive matches waits as unexpected (no later receive may
+ * take it); afterwards each lent receive is cancelled, or was completed by
+ * the MPI, and the waiting local messages are matched again.
  */
 #include "p2p/p2p.h"
 
@@ -66,6 +75,8 @@ struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int sourc
     for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
         if (matches(req->peer, req->tag, source, tag)) {
+            if (req->lent)
+                return NULL; /* the MPI may be taking it: wait until reclaimed */
             unpost(req);
             return req;
         }
@@ -275,6 +286,8 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
 {
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+        if (req->lent)
+            continue; /* another thread's blocking call has it in the MPI */
         if (!req->wildcard && !held_back(req)) {
             unhold(req);
             int rc = post_to_mpi(req);
@@ -344,4 +357,81 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
     req->st_error = MPI_SUCCESS;
     req->done = true;
     return true;
+}
+
+/* ---- lending the `remote` queues to the MPI around a blocking call ------ */
+
+bool wisp_p2p_lend(void)
+{
+    if (!wisp_p2p_busy())
+        return false;
+    wisp_p2p_lock();
+    bool lent = false;
+    for (struct wisp_list *c = remote_comms.next; c != &remote_comms; c = c->next) {
+        struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
+        for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
+            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+            if (req->lent || post_to_mpi(req) != MPI_SUCCESS)
+                continue; /* a receive the MPI refuses stays wisp's to probe for */
+            req->lent = lent = true;
+        }
+    }
+    wisp_p2p_unlock();
+    return lent;
+}
+
+/* A lent receive back from the MPI: cancelled, or completed there. */
+static void reclaim(struct wisp_p2p_req *req)
+{
+    MPI_Status status;
+    PMPI_Cancel(&req->inner);
+    int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
+    PMPI_Test_cancelled(&status, &cancelled);
+    req->lent = false;
+    if (rc == MPI_SUCCESS && cancelled)
+        return;
+    if (req->wildcard) {
+        unpost(req);
+        free(req->tmp);
+        req->tmp = NULL;
+    } else {
+        unhold(req);
+    }
+    req->inner_status = status;
+    req->from_inner = true;
+    req->st_error = rc;
+    req->done = true;
+    if (req->user_freed && !req->engine_holds)
+        wisp_p2p_req_release(req);
+}
+
+/* Local messages that waited for a lent receive go to the first match. */
+static void rematch(struct wisp_p2p_comm *comm)
+{
+    for (struct wisp_list *l = comm->unexpected.next, *next; l != &comm->unexpected; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        struct wisp_p2p_req *req = wisp_p2p_match_posted(comm, msg->source, msg->tag);
+        if (req) {
+            wisp_list_remove(&msg->link);
+            wisp_p2p_deliver(req, msg);
+        }
+    }
+}
+
+void wisp_p2p_reclaim(void)
+{
+    wisp_p2p_lock();
+    for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
+        cnext = c->next; /* reclaim() may take the communicator off the list */
+        struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
+        for (struct wisp_list *l = comm->remote.next, *next; l != &comm->remote; l = next) {
+            next = l->next;
+            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+            if (req->lent)
+                reclaim(req);
+        }
+        rematch(comm);
+    }
+    wisp_p2p_unlock();
 }

@@ -137,6 +137,7 @@ struct wisp_p2p_req {
     bool user_freed;   /* MPI_Request_free while active */
     bool engine_holds; /* a rendezvous slot still refers to it */
     bool wildcard;     /* MPI_ANY_SOURCE receive in both `posted` and `remote` */
+    bool lent;         /* in `remote`, and posted to the MPI for a blocking call */
     bool shared;       /* wisp_p2p_req_sent(): never released */
     bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
     /* the arguments */
@@ -267,6 +268,11 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* Hand receives blocked behind wildcards to the MPI when allowed. */
 bool wisp_p2p_remote_advance(void);
+/* Around a blocking call that only the MPI serves (a collective): post the
+ * receives waiting in `remote` queues to the MPI (true if any), and take
+ * them back afterwards (match.c explains). */
+bool wisp_p2p_lend(void);
+void wisp_p2p_reclaim(void);
 /* Probe: the first matching unexpected local message, or NULL. */
 struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source, int tag);
 /* Cancel a receive not yet matched; false when too late. */

@@ -353,6 +353,68 @@ static void rule_held_behind_wildcard(void)
     }
 }
 
+/* A pending wildcard receive and a blocking collective: the wildcard's
+ * message from another node must arrive while the receiver sits in the
+ * collective (its sender waits for it, rendezvous-sized, before it joins);
+ * order against a later specific receive holds; a wildcard the collective
+ * did not satisfy still takes a local message sent before the collective
+ * and a remote one sent after it. */
+static void rule_wildcard_collective(void)
+{
+    MPI_Comm comm = tcomm;
+    enum { BIG = 1 << 20 };
+    if (peer >= 0) {
+        int *big = xmalloc(BIG * sizeof(int));
+        if (am_a) {
+            MPI_Request r[2];
+            MPI_Status st[2];
+            int first = -1, second = -1;
+            MPI_Irecv(big, BIG, MPI_INT, MPI_ANY_SOURCE, 1, comm, &r[0]);
+            MPI_Barrier(comm);
+            CHECK(MPI_Wait(&r[0], &st[0]) == MPI_SUCCESS);
+            CHECK(st[0].MPI_SOURCE == peer && seq_ok(big, BIG, peer));
+            /* The wildcard first, then the specific one: in posting order. */
+            MPI_Irecv(&first, 1, MPI_INT, MPI_ANY_SOURCE, 2, comm, &r[0]);
+            MPI_Irecv(&second, 1, MPI_INT, peer, 2, comm, &r[1]);
+            int one = 1;
+            MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_SUM, comm);
+            CHECK(one == size);
+            CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS && first == 1 && second == 2);
+        } else {
+            seq_fill(big, BIG, rank);
+            MPI_Send(big, BIG, MPI_INT, peer, 1, comm);
+            MPI_Barrier(comm);
+            int one = 1, two = 2;
+            MPI_Send(&one, 1, MPI_INT, peer, 2, comm);
+            MPI_Send(&two, 1, MPI_INT, peer, 2, comm);
+            MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_SUM, comm);
+            CHECK(one == size);
+        }
+        free(big);
+    } else {
+        int one = 1;
+        MPI_Barrier(comm);
+        MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_SUM, comm);
+    }
+    /* Around the ring (local and remote neighbours under virtual nodes): one
+     * message sent before the collective, one after. */
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int in[2] = {-1, -1}, out[2] = {rank, rank + 1000};
+    MPI_Request r[3];
+    MPI_Status st[2];
+    MPI_Irecv(&in[0], 1, MPI_INT, MPI_ANY_SOURCE, 3, comm, &r[0]);
+    MPI_Irecv(&in[1], 1, MPI_INT, MPI_ANY_SOURCE, 4, comm, &r[1]);
+    MPI_Isend(&out[0], 1, MPI_INT, next, 3, comm, &r[2]);
+    double sum = rank;
+    MPI_Bcast(&sum, 1, MPI_DOUBLE, 0, comm);
+    CHECK(sum == 0);
+    MPI_Send(&out[1], 1, MPI_INT, next, 4, comm);
+    CHECK(MPI_Wait(&r[2], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
+    CHECK(in[0] == prev && in[1] == prev + 1000);
+    CHECK(st[0].MPI_SOURCE == prev && st[1].MPI_SOURCE == prev);
+}
+
 static void rule_any_source(void)
 {
     MPI_Comm comm = tcomm;
@@ -1944,6 +2006,7 @@ static const struct {
     {"nonovertaking", rule_nonovertaking},
     {"any_source", rule_any_source},
     {"held_behind_wildcard", rule_held_behind_wildcard},
+    {"wildcard_collective", rule_wildcard_collective},
     {"status", rule_status},
     {"probe", rule_probe},
     {"mprobe", rule_mprobe},
