@@ -15,3 +15,17 @@ wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 # Two nodes of one process: every wildcard waits for a remote sender.
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_mpi_test(p2p_threads NP 2)
+
+# One node without the engine (its segment cannot be made) beside one with
+# it: both still agree on communicator contexts, and messages flow. Not in
+# the sanitizer build, whose runtime must come first in LD_PRELOAD.
+if(NOT WISP_SANITIZE)
+  add_library(no_p2p_segment MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/no_p2p_segment.c")
+  target_link_libraries(no_p2p_segment PRIVATE ${CMAKE_DL_LIBS})
+  wisp_test_program(t_p2p_semantics "${CMAKE_CURRENT_SOURCE_DIR}/mpi/p2p_semantics.c")
+  add_test(NAME mpi.p2p_semantics.np2.one_node_off
+           COMMAND env LD_PRELOAD=$<TARGET_FILE:no_p2p_segment> NO_P2P_SEGMENT_RANK=1
+                   "${WISP_WISPRUN}" --env WISP_VNODE_SIZE=1 -n 2 $<TARGET_FILE:t_p2p_semantics>
+                   sendrecv any_source communicators wildcard_collective)
+  wisp_test_properties(mpi.p2p_semantics.np2.one_node_off 2 mpi)
+endif()

@@ -170,7 +170,7 @@ void wisp_p2p_init(int thread_level)
             munmap(map, segment_size);
         wisp_log(1, "point-to-point engine off on this node: no shared segment of %zu bytes",
                  segment_size);
-        wisp_p2p_comm_init(MPI_COMM_NULL); /* still take part in context agreement */
+        wisp_p2p_comm_init(wisp_wrap_user_world); /* still agree on contexts, as the others do */
         return;
     }
     segment = map;
