@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -242,10 +244,133 @@ static int thread_flags(void)
     return thread_flags();
 }
 
-static void forked_child(void)
+/* ---- fork() -------------------------------------------------------------
+ *
+ * A child of fork() must get the heap as it gets any memory: a private copy
+ * as of the fork. The shared mapping would instead let the child write into
+ * its parent's blocks (and jemalloc's own fork handler, which re-initializes
+ * the arena's locks in the child, into the parent's allocator). So:
+ *
+ * - before the fork, in the parent, after jemalloc's handler has taken its
+ *   locks (ours is registered before jemalloc is loaded, so it runs after
+ *   jemalloc's before a fork and before jemalloc's in the child), the pages
+ *   of this process's partition that hold data are copied into private
+ *   anonymous memory: only the range given to jemalloc, and within it only
+ *   the pages lseek(SEEK_DATA) finds, read with pread (which, unlike a read
+ *   through the mapping, never allocates a tmpfs page for a hole);
+ * - in the child, the whole heap becomes a MAP_PRIVATE mapping of the file
+ *   (peers' partitions: private, no copy; the child sees a peer's page as
+ *   the parent would until it writes it) and the copy is moved (mremap) over
+ *   its own partition; the child then never allocates from or frees into the
+ *   heap and never commits into the file, which it closes;
+ * - in the parent, the copy is unmapped.
+ *
+ * A fork costs one copy of the process's used heap. glibc's system(),
+ * popen() and posix_spawn() do not run fork handlers and copy nothing. */
+
+static struct {
+    bool active; /* the heap was mapped when fork() started */
+    char *copy;  /* this process's partition, [0, len) of it */
+    size_t len;
+} at_fork;
+
+/* Copies [offset, offset + len) of the file into `to`, data pages only. */
+static bool copy_data(char *to, off_t offset, size_t len)
+{
+    off_t end = offset + (off_t)len, at = offset;
+    while (at < end) {
+        off_t data = lseek(heap_fd, at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO)
+            return true; /* nothing but holes up to the end of the file */
+        off_t hole = data < 0 ? end : lseek(heap_fd, data, SEEK_HOLE);
+        if (data < 0) /* no SEEK_DATA here: copy all of it (pread reads holes as zeros) */
+            data = at;
+        if (data >= end)
+            return true;
+        if (hole < 0 || hole > end)
+            hole = end;
+        for (off_t o = data; o < hole;) {
+            ssize_t n = pread(heap_fd, to + (o - offset), (size_t)(hole - o), o);
+            if (n <= 0)
+                return false;
+            o += n;
+        }
+        at = hole;
+    }
+    return true;
+}
+
+static void fork_prepare(void)
+{
+    at_fork.active = heap_fd >= 0 && wisp_shm_heap.base;
+    if (!at_fork.active)
+        return;
+    pthread_mutex_lock(&used_lock);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    at_fork.len = (used + page - 1) & ~(page - 1);
+    at_fork.copy = NULL;
+    if (!at_fork.len)
+        return;
+    void *copy = mmap(NULL, at_fork.len, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    off_t mine = (off_t)(wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part);
+    if (copy != MAP_FAILED && copy_data(copy, mine, at_fork.len)) {
+        at_fork.copy = copy;
+        return;
+    }
+    if (copy != MAP_FAILED)
+        munmap(copy, at_fork.len);
+    wisp_log(1, "fork: no copy of the shared heap (%m): the child's view of it is private "
+                "but follows this process's later writes to pages the child has not written");
+}
+
+static void fork_parent(void)
+{
+    if (!at_fork.active)
+        return;
+    if (at_fork.copy)
+        munmap(at_fork.copy, at_fork.len);
+    at_fork.copy = NULL;
+    pthread_mutex_unlock(&used_lock);
+}
+
+/* mremap(2) itself: UCX 1.13's memory hooks (MPICH's ch4:ucx, Open MPI's ucx pml)
+ * replace the process's mremap with one that drops the new address, and the
+ * mapping would land at address 0. Nonzero on failure. */
+static int move(void *from, size_t len, void *to)
+{
+    return (void *)syscall(SYS_mremap, from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to;
+}
+
+static void fork_child(void)
 {
     wisp_shm_heap.serving = false;
     forked = true;
+    if (!at_fork.active)
+        return;
+    pthread_mutex_unlock(&used_lock);
+    char *base = wisp_shm_heap.base;
+    size_t total = wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
+    char *mine = base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part;
+    if (mmap(base, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, heap_fd,
+             0) != base) {
+        /* Never leave the child writing into the node's memory: it faults instead. */
+        munmap(base, total);
+        wisp_log_error("fork: the child cannot have a private copy of the shared heap (%m): "
+                       "it is unmapped in the child");
+    } else if (at_fork.copy && move(at_fork.copy, at_fork.len, mine)) {
+        wisp_log(1, "fork: cannot move the copy of the shared heap into place (%m)");
+        munmap(at_fork.copy, at_fork.len);
+    }
+    at_fork.copy = NULL;
+    close(heap_fd);
+    heap_fd = -1;
+}
+
+static void register_fork_handlers(void)
+{
+    if (pthread_atfork(fork_prepare, fork_parent, fork_child))
+        wisp_fatal("cannot register the shared heap's fork handlers");
 }
 
 void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
@@ -253,6 +378,9 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     size_t partition = ((size_t)wisp_config.HEAP_SIZE + HEAP_ALIGN - 1) & ~(size_t)(HEAP_ALIGN - 1);
     size_t total = partition * (size_t)node_size;
 
+    /* Before jemalloc is loaded, which registers its own (see fork() above). */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_fork_handlers);
     const char *why = load_jemalloc();
     if (why)
         wisp_log(2, "jemalloc: %s", why);
@@ -284,7 +412,6 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     je.mallctl(ctl, NULL, NULL, &never, sizeof never);
     if (pthread_key_create(&tcache_key, tcache_destroy))
         wisp_fatal("no pthread key left for the shared heap's thread caches");
-    pthread_atfork(NULL, NULL, forked_child);
     wisp_shm_heap.serving = true;
     if (node_rank == 0)
         wisp_log(1, "shared heap at %p: %d partitions of %zu MiB; %s", (void *)base, node_size,
