@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -54,7 +55,8 @@ static pthread_key_t tcache_key;
  * small blocks programs allocate most. 0: none yet; -1: none (any more). */
 static _Thread_local int tcache_plus_one __attribute__((tls_model("initial-exec")));
 static bool full_reported;
-static bool forked; /* in a child of fork(): the partition is the parent's */
+static size_t shm_reserve; /* bytes of /dev/shm the heap leaves to others; 0: no limit */
+static bool forked;        /* in a child of fork(): the partition is the parent's */
 
 static struct {
     void *(*mallocx)(size_t, int);
@@ -102,6 +104,17 @@ static void report_full(const char *why)
         wisp_log(1, "shared heap partition %s: further allocations are private", why);
 }
 
+/* Does /dev/shm keep its reserve when `size` more bytes are committed? The
+ * MPI's own segments (sparse, some created mid-run) and windows need the
+ * room: a full /dev/shm would make them, not the heap, fail. */
+static bool leaves_reserve(size_t size)
+{
+    struct statvfs st;
+    if (!shm_reserve || fstatvfs(heap_fd, &st))
+        return true;
+    return (size_t)st.f_bavail * st.f_frsize >= size + shm_reserve;
+}
+
 /* jemalloc asks for a new extent: carve it from this process's partition. */
 static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
                           bool *zero, bool *commit, unsigned arena)
@@ -116,6 +129,8 @@ static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, si
     char *p = NULL;
     if (offset + size > wisp_shm_heap.partition_size) {
         report_full("full (WISP_HEAP_SIZE)");
+    } else if (!leaves_reserve(size)) {
+        report_full("cannot grow: the rest of /dev/shm is left to the MPI");
     } else if (fallocate(heap_fd, 0, (off_t)(part - wisp_shm_heap.base) + (off_t)offset,
                          (off_t)size)) {
         report_full(errno == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
@@ -390,6 +405,12 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
                                    "4096; WISP_VERBOSE=2 says why)");
     if ((heap_fd = wisp_shm_segment_open(node, "heap", total)) < 0)
         return heap_off(node_rank, "cannot create the shared file in /dev/shm");
+    /* The heap commits at most half of what /dev/shm has free now (a tmpfs
+     * without a size limit reports no blocks: no limit then). */
+    struct statvfs st;
+    if (!fstatvfs(heap_fd, &st) && st.f_blocks)
+        shm_reserve = (size_t)st.f_bavail * st.f_frsize / 2;
+    wisp_log(2, "shared heap: /dev/shm keeps %zu MiB free for others", shm_reserve >> 20);
     char *base = map_everywhere(node, node_rank, node_size, total);
     if (!base)
         return heap_off(node_rank, "no address range is free in every process");
