@@ -1,6 +1,7 @@
 /*
  * A small /dev/shm (tests/shm_small.sh mounts 64 MiB): every process
- * allocates far more than /dev/shm holds (argv[1] MiB, in 1 MiB blocks),
+ * allocates far more than /dev/shm holds (argv[1] MiB, in 1 MiB blocks from
+ * malloc and MPI_Alloc_mem),
  * then every process sends to every other many messages at once: staged
  * ones (buffers from before MPI_Init, private), enough to fill every
  * rendezvous slot's staging area, and large ones from heap buffers. Every
@@ -66,7 +67,11 @@ int main(int argc, char **argv)
     int in_heap = 0, bad = 0;
     unsigned char **block = malloc(sizeof *block * (size_t)fill_mib);
     for (int b = 0; b < fill_mib; b++) {
-        block[b] = malloc(MIB);
+        /* MPI_Alloc_mem too: the heap serves it also where the sanitizer's malloc comes first */
+        if (b % 2)
+            block[b] = malloc(MIB);
+        else if (MPI_Alloc_mem(MIB, MPI_INFO_NULL, &block[b]) != MPI_SUCCESS)
+            block[b] = NULL;
         if (!block[b]) {
             fprintf(stderr, "shm_small: malloc failed at block %d\n", b);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -123,7 +128,10 @@ int main(int argc, char **argv)
     }
     for (int b = 0; b < fill_mib; b++) {
         bad += block[b][0] != b + 1 || block[b][MIB - 1] != b + 1;
-        free(block[b]);
+        if (b % 2)
+            free(block[b]);
+        else
+            MPI_Free_mem(block[b]);
     }
     printf("shm_small rank %d: %d MiB in heap, %d MiB private, %s\n", rank, in_heap,
            fill_mib - in_heap, bad ? "CORRUPTED" : "intact");
