@@ -423,8 +423,16 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     extent_hooks_t *hooks = &partition_hooks;
     wisp_shm_heap = (struct wisp_shm_heap){
         .base = base, .partition_size = partition, .nparts = node_size, .my_part = node_rank};
-    if (je.mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks))
-        wisp_fatal("jemalloc could not create the shared-heap arena");
+    /* The arena's own metadata is its first extent: no room for it in
+     * /dev/shm (or in its reserve) turns the heap off, not the job. */
+    bool made = !je.mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks);
+    if (!wisp_shm_all_agree(made, node)) {
+        munmap(base, total);
+        wisp_shm_heap = (struct wisp_shm_heap){0};
+        used = 0;
+        full_reported = false;
+        return heap_off(node_rank, "no room in /dev/shm for the first extent of every partition");
+    }
     mallocx_flags = MALLOCX_ARENA(arena) | MALLOCX_TCACHE_NONE;
     /* Freed pages can never be returned (no purge hooks): skip the decay
      * bookkeeping that would try. */
