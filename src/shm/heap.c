@@ -290,6 +290,29 @@ static struct {
     size_t len;
 } at_fork;
 
+/* The handlers map and unmap with the system calls themselves. The MPI's
+ * memory hooks replace mmap, munmap, mremap and madvise in the process (UCX's
+ * ucm, Open MPI's patcher): they may allocate, and jemalloc's locks are held
+ * between its fork handlers, so an allocation from the heap in ours would
+ * deadlock; and UCX 1.13's mremap drops the new address (the copy landed at
+ * address 0). The hooks need not see these ranges: no MPI ever registered
+ * the copy, and the child is no MPI process. */
+static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, offset);
+}
+
+static void sys_munmap(void *addr, size_t len)
+{
+    syscall(SYS_munmap, addr, len);
+}
+
+/* Moves the mapping at `from` to `to`; nonzero on failure. */
+static int sys_move(void *from, size_t len, void *to)
+{
+    return (void *)syscall(SYS_mremap, from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to;
+}
+
 /* Copies [offset, offset + len) of the file into `to`, data pages only. */
 static bool copy_data(char *to, off_t offset, size_t len)
 {
@@ -327,17 +350,17 @@ static void fork_prepare(void)
     at_fork.copy = NULL;
     if (!at_fork.len)
         return;
-    void *copy = mmap(NULL, at_fork.len, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *copy = sys_mmap(NULL, at_fork.len, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (copy != MAP_FAILED)
-        madvise(copy, at_fork.len, MADV_HUGEPAGE);
+        syscall(SYS_madvise, copy, at_fork.len, MADV_HUGEPAGE);
     off_t mine = (off_t)(wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part);
     if (copy != MAP_FAILED && copy_data(copy, mine, at_fork.len)) {
         at_fork.copy = copy;
         return;
     }
     if (copy != MAP_FAILED)
-        munmap(copy, at_fork.len);
+        sys_munmap(copy, at_fork.len);
     wisp_log(1, "fork: no copy of the shared heap (%m): the child's view of it is private "
                 "but follows this process's later writes to pages the child has not written");
 }
@@ -347,17 +370,9 @@ static void fork_parent(void)
     if (!at_fork.active)
         return;
     if (at_fork.copy)
-        munmap(at_fork.copy, at_fork.len);
+        sys_munmap(at_fork.copy, at_fork.len);
     at_fork.copy = NULL;
     pthread_mutex_unlock(&used_lock);
-}
-
-/* mremap(2) itself: UCX 1.13's memory hooks (MPICH's ch4:ucx, Open MPI's ucx pml)
- * replace the process's mremap with one that drops the new address, and the
- * mapping would land at address 0. Nonzero on failure. */
-static int move(void *from, size_t len, void *to)
-{
-    return (void *)syscall(SYS_mremap, from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to;
 }
 
 static void fork_child(void)
@@ -370,15 +385,15 @@ static void fork_child(void)
     char *base = wisp_shm_heap.base;
     size_t total = wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
     char *mine = base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part;
-    if (mmap(base, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, heap_fd,
-             0) != base) {
+    if (sys_mmap(base, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
+                 heap_fd, 0) != base) {
         /* Never leave the child writing into the node's memory: it faults instead. */
-        munmap(base, total);
+        sys_munmap(base, total);
         wisp_log_error("fork: the child cannot have a private copy of the shared heap (%m): "
                        "it is unmapped in the child");
-    } else if (at_fork.copy && move(at_fork.copy, at_fork.len, mine)) {
+    } else if (at_fork.copy && sys_move(at_fork.copy, at_fork.len, mine)) {
         wisp_log(1, "fork: cannot move the copy of the shared heap into place (%m)");
-        munmap(at_fork.copy, at_fork.len);
+        sys_munmap(at_fork.copy, at_fork.len);
     }
     at_fork.copy = NULL;
     close(heap_fd);
