@@ -9,10 +9,14 @@
  * from MPI_Alloc_mem) never reach the parent; it can malloc, realloc and
  * free, heap blocks too. The parent's heap is still shared with the node
  * afterwards (a message between two heap buffers), and a fork after
- * MPI_Finalize behaves the same.
+ * MPI_Finalize behaves the same. Forks while another thread allocates
+ * neither deadlock nor break the child's heap.
  */
 #include <malloc.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +120,49 @@ static void fork_and_check(struct blocks *b, const char *when)
     CHECK(!b->mem || check_pattern(b->mem, 2));
 }
 
+/* Another thread allocates (new extents too) while the main thread forks:
+ * no deadlock with jemalloc's fork locks, and the child's heap works. */
+static atomic_bool stop;
+
+static void *allocate(void *unused)
+{
+    (void)unused;
+    for (size_t i = 0; !atomic_load(&stop); i++) {
+        size_t n = i % 8 ? 16 + i % 4000 : (size_t)(1 + i % 3) << 20;
+        char *p = malloc(n);
+        if (p) {
+            p[0] = p[n - 1] = 1;
+            free(p);
+        }
+    }
+    return NULL;
+}
+
+static void fork_while_allocating(void)
+{
+    pthread_t thread;
+    atomic_store(&stop, false);
+    CHECK(pthread_create(&thread, NULL, allocate, NULL) == 0);
+    for (int f = 0; f < 20; f++) {
+        char *mark = malloc(32);
+        strcpy(mark, "mark");
+        pid_t pid = fork();
+        if (pid == 0) {
+            char *q = malloc(1000);
+            int ok = q && !strcmp(mark, "mark");
+            strcpy(mark, "child");
+            _exit(ok ? 0 : 1);
+        }
+        int status = 0;
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK(!strcmp(mark, "mark"));
+        free(mark);
+    }
+    atomic_store(&stop, true);
+    pthread_join(thread, NULL);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "on";
@@ -142,6 +189,7 @@ int main(int argc, char **argv)
     }
 
     fork_and_check(&b, "after MPI_Init");
+    fork_while_allocating();
 
     /* The heap is still the node's: a message from one heap buffer to another. */
     if (size > 1) {
