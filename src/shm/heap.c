@@ -442,6 +442,12 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
      * /dev/shm (or in its reserve) turns the heap off, not the job. */
     bool made = !je.mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks);
     if (!wisp_shm_all_agree(made, node)) {
+        if (made) { /* jemalloc would still visit it (at a fork), its metadata unmapped */
+            char ctl[64];
+            snprintf(ctl, sizeof ctl, "arena.%u.destroy", arena);
+            if (je.mallctl(ctl, NULL, NULL, NULL, 0))
+                wisp_fatal("jemalloc could not destroy the shared-heap arena");
+        }
         munmap(base, total);
         wisp_shm_heap = (struct wisp_shm_heap){0};
         used = 0;

@@ -14,9 +14,9 @@
 #pragma GCC visibility push(hidden)
 
 /* Collective over `node`: a sparse file of `size` bytes (see
- * wisp_shm_segment_commit), open in every
- * process, already unlinked; `use` names it ("heap", "ghost"). Returns its
- * descriptor, or -1 in every process when any of them failed. */
+ * wisp_shm_segment_commit), open in every process, already unlinked; `use`
+ * names it ("heap", "ghost"). Returns its descriptor, or -1 in every process
+ * when any of them failed. */
 int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size);
 
 /* Commits [offset, offset + size) of a segment (posix_fallocate), so that a
