@@ -161,10 +161,20 @@ void wisp_p2p_init(int thread_level)
     segment_size = first + (size_t)n * SLOTS * slot_stride;
     int fd = wisp_shm_segment_open(wisp_topo.node_comm, "p2p", segment_size);
     void *map = MAP_FAILED;
-    if (fd >= 0) {
+    /* Committed now, not at a slot's first use mid-run (a SIGBUS once the
+     * heap or the MPI has filled /dev/shm): each process its own slots, so
+     * they land on its NUMA node, node rank 0 the rings. */
+    size_t my_slots = (size_t)SLOTS * slot_stride;
+    if (fd >= 0 &&
+        wisp_shm_segment_commit(fd, first + (size_t)wisp_p2p.node_rank * my_slots, my_slots,
+                                "p2p") &&
+        (wisp_p2p.node_rank != 0 || wisp_shm_segment_commit(fd, 0, first, "p2p")))
         map = mmap(NULL, segment_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0)
         close(fd);
-    }
+    /* A forked child is no MPI process: it does not even get the segment. */
+    if (map != MAP_FAILED)
+        madvise(map, segment_size, MADV_DONTFORK);
     if (!wisp_shm_all_agree(map != MAP_FAILED, wisp_topo.node_comm)) {
         if (map != MAP_FAILED)
             munmap(map, segment_size);

@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -52,7 +55,8 @@ static pthread_key_t tcache_key;
  * small blocks programs allocate most. 0: none yet; -1: none (any more). */
 static _Thread_local int tcache_plus_one __attribute__((tls_model("initial-exec")));
 static bool full_reported;
-static bool forked; /* in a child of fork(): the partition is the parent's */
+static size_t shm_reserve; /* bytes of /dev/shm the heap leaves to others; 0: no limit */
+static bool forked;        /* in a child of fork(): the partition is the parent's */
 
 static struct {
     void *(*mallocx)(size_t, int);
@@ -100,6 +104,17 @@ static void report_full(const char *why)
         wisp_log(1, "shared heap partition %s: further allocations are private", why);
 }
 
+/* Does /dev/shm keep its reserve when `size` more bytes are committed? The
+ * MPI's own segments (sparse, some created mid-run) and windows need the
+ * room: a full /dev/shm would make them, not the heap, fail. */
+static bool leaves_reserve(size_t size)
+{
+    struct statvfs st;
+    if (!shm_reserve || fstatvfs(heap_fd, &st))
+        return true;
+    return (size_t)st.f_bavail * st.f_frsize >= size + shm_reserve;
+}
+
 /* jemalloc asks for a new extent: carve it from this process's partition. */
 static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
                           bool *zero, bool *commit, unsigned arena)
@@ -114,6 +129,8 @@ static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, si
     char *p = NULL;
     if (offset + size > wisp_shm_heap.partition_size) {
         report_full("full (WISP_HEAP_SIZE)");
+    } else if (!leaves_reserve(size)) {
+        report_full("cannot grow: the rest of /dev/shm is left to the MPI");
     } else if (fallocate(heap_fd, 0, (off_t)(part - wisp_shm_heap.base) + (off_t)offset,
                          (off_t)size)) {
         report_full(errno == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
@@ -242,10 +259,151 @@ static int thread_flags(void)
     return thread_flags();
 }
 
-static void forked_child(void)
+/* ---- fork() -------------------------------------------------------------
+ *
+ * A child of fork() must get the heap as it gets any memory: a private copy
+ * as of the fork. The shared mapping would instead let the child write into
+ * its parent's blocks (and jemalloc's own fork handler, which re-initializes
+ * the arena's locks in the child, into the parent's allocator). So:
+ *
+ * - before the fork, in the parent, after jemalloc's handler has taken its
+ *   locks (ours is registered before jemalloc is loaded, so it runs after
+ *   jemalloc's before a fork and before jemalloc's in the child), the pages
+ *   of this process's partition that hold data are copied into private
+ *   anonymous memory: only the range given to jemalloc, and within it only
+ *   the pages lseek(SEEK_DATA) finds, read with pread (which, unlike a read
+ *   through the mapping, never allocates a tmpfs page for a hole);
+ * - in the child, the whole heap becomes a MAP_PRIVATE mapping of the file
+ *   (peers' partitions: private, no copy; the child sees a peer's page as
+ *   the parent would until it writes it) and the copy is moved (mremap) over
+ *   its own partition; the child then never allocates from or frees into the
+ *   heap and never commits into the file, which it closes;
+ * - in the parent, the copy is unmapped.
+ *
+ * A fork costs one copy of the process's used heap (into huge pages: a
+ * third of the time of small pages, measured). glibc's system(),
+ * popen() and posix_spawn() do not run fork handlers and copy nothing. */
+
+static struct {
+    bool active; /* the heap was mapped when fork() started */
+    char *copy;  /* this process's partition, [0, len) of it */
+    size_t len;
+} at_fork;
+
+/* The handlers map and unmap with the system calls themselves. The MPI's
+ * memory hooks replace mmap, munmap, mremap and madvise in the process (UCX's
+ * ucm, Open MPI's patcher): they may allocate, and jemalloc's locks are held
+ * between its fork handlers, so an allocation from the heap in ours would
+ * deadlock; and UCX 1.13's mremap drops the new address (the copy landed at
+ * address 0). The hooks need not see these ranges: no MPI ever registered
+ * the copy, and the child is no MPI process. */
+static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, offset);
+}
+
+static void sys_munmap(void *addr, size_t len)
+{
+    syscall(SYS_munmap, addr, len);
+}
+
+/* Moves the mapping at `from` to `to`; nonzero on failure. */
+static int sys_move(void *from, size_t len, void *to)
+{
+    return (void *)syscall(SYS_mremap, from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to;
+}
+
+/* Copies [offset, offset + len) of the file into `to`, data pages only. */
+static bool copy_data(char *to, off_t offset, size_t len)
+{
+    off_t end = offset + (off_t)len, at = offset;
+    while (at < end) {
+        off_t data = lseek(heap_fd, at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO)
+            return true; /* nothing but holes up to the end of the file */
+        off_t hole = data < 0 ? end : lseek(heap_fd, data, SEEK_HOLE);
+        if (data < 0) /* no SEEK_DATA here: copy all of it (pread reads holes as zeros) */
+            data = at;
+        if (data >= end)
+            return true;
+        if (hole < 0 || hole > end)
+            hole = end;
+        for (off_t o = data; o < hole;) {
+            ssize_t n = pread(heap_fd, to + (o - offset), (size_t)(hole - o), o);
+            if (n <= 0)
+                return false;
+            o += n;
+        }
+        at = hole;
+    }
+    return true;
+}
+
+static void fork_prepare(void)
+{
+    at_fork.active = heap_fd >= 0 && wisp_shm_heap.base;
+    if (!at_fork.active)
+        return;
+    pthread_mutex_lock(&used_lock);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    at_fork.len = (used + page - 1) & ~(page - 1);
+    at_fork.copy = NULL;
+    if (!at_fork.len)
+        return;
+    void *copy = sys_mmap(NULL, at_fork.len, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (copy != MAP_FAILED)
+        syscall(SYS_madvise, copy, at_fork.len, MADV_HUGEPAGE);
+    off_t mine = (off_t)(wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part);
+    if (copy != MAP_FAILED && copy_data(copy, mine, at_fork.len)) {
+        at_fork.copy = copy;
+        return;
+    }
+    if (copy != MAP_FAILED)
+        sys_munmap(copy, at_fork.len);
+    wisp_log(1, "fork: no copy of the shared heap (%m): the child's view of it is private "
+                "but follows this process's later writes to pages the child has not written");
+}
+
+static void fork_parent(void)
+{
+    if (!at_fork.active)
+        return;
+    if (at_fork.copy)
+        sys_munmap(at_fork.copy, at_fork.len);
+    at_fork.copy = NULL;
+    pthread_mutex_unlock(&used_lock);
+}
+
+static void fork_child(void)
 {
     wisp_shm_heap.serving = false;
     forked = true;
+    if (!at_fork.active)
+        return;
+    pthread_mutex_unlock(&used_lock);
+    char *base = wisp_shm_heap.base;
+    size_t total = wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
+    char *mine = base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part;
+    if (sys_mmap(base, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
+                 heap_fd, 0) != base) {
+        /* Never leave the child writing into the node's memory: it faults instead. */
+        sys_munmap(base, total);
+        wisp_log_error("fork: the child cannot have a private copy of the shared heap (%m): "
+                       "it is unmapped in the child");
+    } else if (at_fork.copy && sys_move(at_fork.copy, at_fork.len, mine)) {
+        wisp_log(1, "fork: cannot move the copy of the shared heap into place (%m)");
+        sys_munmap(at_fork.copy, at_fork.len);
+    }
+    at_fork.copy = NULL;
+    close(heap_fd);
+    heap_fd = -1;
+}
+
+static void register_fork_handlers(void)
+{
+    if (pthread_atfork(fork_prepare, fork_parent, fork_child))
+        wisp_fatal("cannot register the shared heap's fork handlers");
 }
 
 void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
@@ -253,6 +411,9 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     size_t partition = ((size_t)wisp_config.HEAP_SIZE + HEAP_ALIGN - 1) & ~(size_t)(HEAP_ALIGN - 1);
     size_t total = partition * (size_t)node_size;
 
+    /* Before jemalloc is loaded, which registers its own (see fork() above). */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_fork_handlers);
     const char *why = load_jemalloc();
     if (why)
         wisp_log(2, "jemalloc: %s", why);
@@ -262,6 +423,12 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
                                    "4096; WISP_VERBOSE=2 says why)");
     if ((heap_fd = wisp_shm_segment_open(node, "heap", total)) < 0)
         return heap_off(node_rank, "cannot create the shared file in /dev/shm");
+    /* The heap commits at most half of what /dev/shm has free now (a tmpfs
+     * without a size limit reports no blocks: no limit then). */
+    struct statvfs st;
+    if (!fstatvfs(heap_fd, &st) && st.f_blocks)
+        shm_reserve = (size_t)st.f_bavail * st.f_frsize / 2;
+    wisp_log(2, "shared heap: /dev/shm keeps %zu MiB free for others", shm_reserve >> 20);
     char *base = map_everywhere(node, node_rank, node_size, total);
     if (!base)
         return heap_off(node_rank, "no address range is free in every process");
@@ -271,8 +438,22 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     extent_hooks_t *hooks = &partition_hooks;
     wisp_shm_heap = (struct wisp_shm_heap){
         .base = base, .partition_size = partition, .nparts = node_size, .my_part = node_rank};
-    if (je.mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks))
-        wisp_fatal("jemalloc could not create the shared-heap arena");
+    /* The arena's own metadata is its first extent: no room for it in
+     * /dev/shm (or in its reserve) turns the heap off, not the job. */
+    bool made = !je.mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks);
+    if (!wisp_shm_all_agree(made, node)) {
+        if (made) { /* jemalloc would still visit it (at a fork), its metadata unmapped */
+            char ctl[64];
+            snprintf(ctl, sizeof ctl, "arena.%u.destroy", arena);
+            if (je.mallctl(ctl, NULL, NULL, NULL, 0))
+                wisp_fatal("jemalloc could not destroy the shared-heap arena");
+        }
+        munmap(base, total);
+        wisp_shm_heap = (struct wisp_shm_heap){0};
+        used = 0;
+        full_reported = false;
+        return heap_off(node_rank, "no room in /dev/shm for the first extent of every partition");
+    }
     mallocx_flags = MALLOCX_ARENA(arena) | MALLOCX_TCACHE_NONE;
     /* Freed pages can never be returned (no purge hooks): skip the decay
      * bookkeeping that would try. */
@@ -284,7 +465,6 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     je.mallctl(ctl, NULL, NULL, &never, sizeof never);
     if (pthread_key_create(&tcache_key, tcache_destroy))
         wisp_fatal("no pthread key left for the shared heap's thread caches");
-    pthread_atfork(NULL, NULL, forked_child);
     wisp_shm_heap.serving = true;
     if (node_rank == 0)
         wisp_log(1, "shared heap at %p: %d partitions of %zu MiB; %s", (void *)base, node_size,

@@ -1,6 +1,7 @@
 /* Node-wide files in /dev/shm (see segment.h). */
 #include "shm/segment.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -14,6 +15,16 @@ bool wisp_shm_all_agree(bool mine, MPI_Comm node)
     int ok = mine, all = 0;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
     return all;
+}
+
+bool wisp_shm_segment_commit(int fd, size_t offset, size_t size, const char *use)
+{
+    int err = size ? posix_fallocate(fd, (off_t)offset, (off_t)size) : 0;
+    if (err) {
+        errno = err;
+        wisp_log(1, "cannot commit %zu bytes of the %s segment in /dev/shm: %m", size, use);
+    }
+    return !err;
 }
 
 int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size)

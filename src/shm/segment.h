@@ -13,10 +13,17 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Collective over `node`: a sparse file of `size` bytes, open in every
- * process, already unlinked; `use` names it ("heap", "ghost"). Returns its
- * descriptor, or -1 in every process when any of them failed. */
+/* Collective over `node`: a sparse file of `size` bytes (see
+ * wisp_shm_segment_commit), open in every process, already unlinked; `use`
+ * names it ("heap", "ghost"). Returns its descriptor, or -1 in every process
+ * when any of them failed. */
 int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size);
+
+/* Commits [offset, offset + size) of a segment (posix_fallocate), so that a
+ * full /dev/shm fails here, cleanly, instead of raising SIGBUS when a page is
+ * first touched later; on failure WISP_VERBOSE=1 says so, naming `use`.
+ * Local: callers that commit parts of a segment agree on the outcome. */
+bool wisp_shm_segment_commit(int fd, size_t offset, size_t size, const char *use);
 
 /* Collective over `node`: whether `mine` holds in every process. */
 bool wisp_shm_all_agree(bool mine, MPI_Comm node);
