@@ -147,6 +147,9 @@ void wisp_p2p_init(int thread_level)
     PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_wrap_user_world);
     if (!all_on)
         return;
+    int *tag_ub = NULL, found = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+    wisp_p2p.tag_ub = found && tag_ub ? *tag_ub : 32767; /* the least MPI allows */
     int n = wisp_topo.node_size;
     wisp_p2p.node_rank = wisp_topo.node_rank;
     wisp_p2p.node_size = n;

@@ -53,7 +53,8 @@ static struct wisp_p2p_comm *carrier(MPI_Comm comm, int peer, int tag, MPI_Count
                                      bool receive)
 {
     struct wisp_p2p_comm *c = wisp_p2p_comm_of(comm);
-    if (!c || count < 0 || count > INT_MAX || (tag < 0 && !(receive && tag == MPI_ANY_TAG)))
+    if (!c || count < 0 || count > INT_MAX || tag > wisp_p2p.tag_ub ||
+        (tag < 0 && !(receive && tag == MPI_ANY_TAG)))
         return NULL;
     if (receive && peer == MPI_ANY_SOURCE)
         return c;
@@ -292,8 +293,8 @@ int wisp_p2p_start(MPI_Request *request)
     struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
     if (!req)
         return PMPI_Start(request);
-    if (req->active)
-        return MPI_ERR_REQUEST;
+    if (req->active) /* MPI_Start on an active request is erroneous */
+        return wisp_p2p_error(req->handle, MPI_ERR_REQUEST);
     int rc;
     if (req->kind == WISP_P2P_SEND)
         rc = wisp_p2p_isend(req->sbuf, req->count, req->type, req->peer, req->tag, req->handle,

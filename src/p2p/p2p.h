@@ -202,6 +202,7 @@ struct wisp_p2p {
     bool threads; /* MPI_THREAD_MULTIPLE: application threads share the lock */
     bool sleepy;  /* more processes than cores here: wait in the kernel */
     int node_rank, node_size;
+    int tag_ub; /* MPI_TAG_UB: larger tags go to the MPI, which reports them */
     uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
     unsigned outstanding; /* work that needs this process inside wisp */
     bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */

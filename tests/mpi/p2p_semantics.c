@@ -1117,6 +1117,49 @@ static void rule_isendrecv(void)
 #endif
 }
 
+/* Erroneous calls reach the communicator's error handler with the class
+ * MPI defines: a tag above MPI_TAG_UB (to self and to the pair's peer), and
+ * MPI_Start on an active request (Open MPI 4.1 natively accepts that one, so
+ * only a reported error is checked). */
+static int handler_calls, handler_class;
+static void count_error(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    handler_calls++;
+    handler_class = error_class(*code);
+}
+
+static void rule_errors(void)
+{
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(count_error, &eh);
+    MPI_Comm_set_errhandler(tcomm, eh);
+    int *tag_ub, found = 0, x = 1;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+    CHECK(found);
+    if (found && *tag_ub < 2147483647) {
+        int to[2] = {rank, peer};
+        for (int k = 0; k < 2 && to[k] >= 0; k++) {
+            handler_calls = 0;
+            int rc = MPI_Send(&x, 1, MPI_INT, to[k], *tag_ub + 1, tcomm);
+            CHECK(rc != MPI_SUCCESS && error_class(rc) == MPI_ERR_TAG);
+            CHECK(handler_calls == 1 && handler_class == MPI_ERR_TAG);
+        }
+    }
+    MPI_Request r;
+    MPI_Recv_init(&x, 1, MPI_INT, rank, 7, tcomm, &r);
+    MPI_Start(&r);
+    handler_calls = 0;
+    int rc = MPI_Start(&r);
+    if (rc != MPI_SUCCESS)
+        CHECK(error_class(rc) == MPI_ERR_REQUEST && handler_calls == 1);
+    MPI_Send(&x, 1, MPI_INT, rank, 7, tcomm);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Request_free(&r);
+    MPI_Comm_set_errhandler(tcomm, MPI_ERRORS_ARE_FATAL);
+    MPI_Errhandler_free(&eh);
+}
+
 /* ---------------------------------------------------------- MPI_PROC_NULL */
 
 static void rule_proc_null(void)
@@ -2022,6 +2065,7 @@ static const struct {
     {"comm_self", rule_comm_self},
     {"communicators", rule_communicators},
     {"status_set", rule_status_set},
+    {"errors", rule_errors},
     {"truncate", rule_truncate},
     {"datatypes", rule_datatypes},
     {"completion", rule_completion},
