@@ -323,6 +323,29 @@ bool wisp_p2p_remote_advance(void)
     return moved;
 }
 
+int wisp_p2p_probe_remote(struct wisp_p2p_comm *comm, int source, int tag, int *flag,
+                          MPI_Message *message, MPI_Status *status)
+{
+    wisp_p2p_remote_advance(); /* earlier receives take what is there first */
+    MPI_Status st;
+    int rc = message ? PMPI_Improbe(source, tag, comm->handle, flag, message, &st)
+                     : PMPI_Iprobe(source, tag, comm->handle, flag, &st);
+    if (rc != MPI_SUCCESS || !*flag)
+        return rc;
+    struct wisp_p2p_req *taker = first_taker(comm, st.MPI_SOURCE, st.MPI_TAG);
+    if (taker && !taker->lent) { /* it arrived just now, for a receive posted before */
+        if (message)
+            take(taker, message);
+        else
+            wisp_p2p_remote_advance();
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return MPI_SUCCESS;
+}
+
 struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source, int tag)
 {
     for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {

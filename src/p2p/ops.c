@@ -337,6 +337,11 @@ static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Message
         }
     }
     bool ask_mpi = !local || (!msg && source == MPI_ANY_SOURCE && c->has_remote);
+    if (ask_mpi && c && !wisp_list_empty(&c->remote)) {
+        int rc = wisp_p2p_probe_remote(c, source, tag, flag, message, status);
+        wisp_p2p_unlock();
+        return rc;
+    }
     wisp_p2p_unlock();
     if (ask_mpi)
         return message ? PMPI_Improbe(source, tag, comm, flag, message, status)

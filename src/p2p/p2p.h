@@ -274,6 +274,11 @@ bool wisp_p2p_remote_advance(void);
  * them back afterwards (match.c explains). */
 bool wisp_p2p_lend(void);
 void wisp_p2p_reclaim(void);
+/* Probe the MPI (MPI_Iprobe, or MPI_Improbe with `message`) on a
+ * communicator whose `remote` queue is not empty: a message that an
+ * earlier receive waiting there matches goes to it, not to the probe. */
+int wisp_p2p_probe_remote(struct wisp_p2p_comm *comm, int source, int tag, int *flag,
+                          MPI_Message *message, MPI_Status *status);
 /* Probe: the first matching unexpected local message, or NULL. */
 struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source, int tag);
 /* Cancel a receive not yet matched; false when too late. */

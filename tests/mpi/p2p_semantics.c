@@ -415,6 +415,40 @@ static void rule_wildcard_collective(void)
     CHECK(st[0].MPI_SOURCE == prev && st[1].MPI_SOURCE == prev);
 }
 
+/* A probe does not see or take a message that an earlier wildcard receive
+ * matches: both messages arrive while the receiver is away; the first is
+ * the wildcard's. */
+static void rule_probe_behind_wildcard(void)
+{
+    if (peer < 0)
+        return;
+    MPI_Comm comm = tcomm;
+    if (am_a) {
+        int w[4] = {0}, y[4] = {0}, flag = 0;
+        MPI_Request r;
+        MPI_Status st;
+        MPI_Message m;
+        MPI_Irecv(w, 4, MPI_INT, MPI_ANY_SOURCE, 5, comm, &r);
+        notify(peer, 21);
+        sleep_ms(300); /* both arrive while this process is outside MPI */
+        while (!flag)
+            MPI_Iprobe(peer, 5, comm, &flag, &st);
+        CHECK(count_of(&st, MPI_INT) == 2);
+        for (flag = 0; !flag;)
+            MPI_Improbe(peer, 5, comm, &flag, &m, &st);
+        CHECK(count_of(&st, MPI_INT) == 2);
+        MPI_Mrecv(y, 4, MPI_INT, &m, &st);
+        CHECK(y[0] == 2 && y[1] == 2 && count_of(&st, MPI_INT) == 2);
+        MPI_Wait(&r, &st);
+        CHECK(w[0] == 1 && count_of(&st, MPI_INT) == 1 && st.MPI_SOURCE == peer);
+    } else {
+        int one = 1, two[2] = {2, 2};
+        await_note(peer, 21);
+        MPI_Send(&one, 1, MPI_INT, peer, 5, comm);
+        MPI_Send(two, 2, MPI_INT, peer, 5, comm);
+    }
+}
+
 static void rule_any_source(void)
 {
     MPI_Comm comm = tcomm;
@@ -2050,6 +2084,7 @@ static const struct {
     {"any_source", rule_any_source},
     {"held_behind_wildcard", rule_held_behind_wildcard},
     {"wildcard_collective", rule_wildcard_collective},
+    {"probe_behind_wildcard", rule_probe_behind_wildcard},
     {"status", rule_status},
     {"probe", rule_probe},
     {"mprobe", rule_mprobe},
