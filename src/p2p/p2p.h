@@ -184,6 +184,10 @@ struct wisp_p2p_req *wisp_p2p_req_sent(void);
 struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle); /* NULL: the MPI's request */
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's message */
+/* Fortran handles of wisp's requests, apart from the MPI's (MPI_Request_c2f
+ * where that is a function, as in Open MPI). */
+MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req);
+struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle); /* NULL: the MPI's */
 MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req);
 /* The public fields and the count; single completions leave MPI_ERROR alone. */
 void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes, bool cancelled);

@@ -70,6 +70,22 @@ MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 }
 #endif
 
+/* Fortran handles (Open MPI's own are indices of its table, from 0 up). */
+enum { FORTRAN_BASE = 0x40000000 };
+_Static_assert(FORTRAN_BASE + (long long)POOL_SIZE <= 0x7fffffff, "Fortran handles fit an int");
+
+MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req)
+{
+    return (MPI_Fint)(FORTRAN_BASE + (req - pool));
+}
+
+struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle)
+{
+    if (!pool || handle < FORTRAN_BASE || (size_t)(handle - FORTRAN_BASE) >= used)
+        return NULL;
+    return &pool[handle - FORTRAN_BASE];
+}
+
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 {
     if (!pool) {

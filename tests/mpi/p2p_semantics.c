@@ -1194,6 +1194,26 @@ static void rule_errors(void)
     MPI_Errhandler_free(&eh);
 }
 
+/* MPI_Request_c2f / MPI_Request_f2c round trips, distinct for requests
+ * alive at once, and the request still works after the trip. */
+static void rule_fortran_handles(void)
+{
+    int a = -1, b = -1, out[2] = {rank, rank + 1};
+    MPI_Request r[2];
+    MPI_Irecv(&a, 1, MPI_INT, rank, 1, tcomm, &r[0]);
+    MPI_Irecv(&b, 1, MPI_INT, rank, 2, tcomm, &r[1]);
+    MPI_Fint f[2] = {MPI_Request_c2f(r[0]), MPI_Request_c2f(r[1])};
+    CHECK(f[0] != f[1]);
+    MPI_Request back[2] = {MPI_Request_f2c(f[0]), MPI_Request_f2c(f[1])};
+    CHECK(back[0] == r[0] && back[1] == r[1]);
+    MPI_Send(&out[1], 1, MPI_INT, rank, 2, tcomm);
+    MPI_Send(&out[0], 1, MPI_INT, rank, 1, tcomm);
+    MPI_Status st[2];
+    CHECK(MPI_Waitall(2, back, st) == MPI_SUCCESS);
+    CHECK(a == rank && b == rank + 1);
+    CHECK(MPI_Request_c2f(MPI_REQUEST_NULL) == MPI_Request_c2f(back[0]));
+}
+
 /* ---------------------------------------------------------- MPI_PROC_NULL */
 
 static void rule_proc_null(void)
@@ -2101,6 +2121,7 @@ static const struct {
     {"communicators", rule_communicators},
     {"status_set", rule_status_set},
     {"errors", rule_errors},
+    {"fortran_handles", rule_fortran_handles},
     {"truncate", rule_truncate},
     {"datatypes", rule_datatypes},
     {"completion", rule_completion},
