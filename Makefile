@@ -8,14 +8,15 @@ MPIS        := mpich openmpi
 BUILD       := build
 DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
                 mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev libjemalloc-dev clang-format \
-                netpipe-mpich2 netpipe-openmpi
+                netpipe-mpich2 netpipe-openmpi \
+                dpkg-dev perl
 VENV        := .venv
 CTEST_FLAGS := --output-on-failure --label-exclude bench
 
 BUILDS      := $(MPIS) mpich-asan
 
 .PHONY: demo check check-mpich check-openmpi check-sanitize bench deps build generate \
-        format format-check clean $(addprefix build-,$(BUILDS))
+        format format-check clean conformance conformance-src $(addprefix build-,$(BUILDS))
 
 demo: build
 	bash tools/demo.sh $(BUILD)
@@ -32,6 +33,20 @@ bench: build
 	for mpi in $(MPIS); do ctest --test-dir $(BUILD)/$$mpi --label-regex bench --verbose || exit 1; done
 
 build: $(addprefix build-,$(MPIS))
+
+# MPICH's own test suite (test/mpi of MPICH 4.0.2), all of it, natively and
+# under wisp in every setting, for each MPI (docs/testing.md; hours on 2
+# cores). The source is fetched, never committed: conformance_fetch.sh adds
+# a deb-src entry (/etc/apt/sources.list.d/wisp-src.sources) if none is
+# there, runs apt-get update and apt-get source mpich into build/conformance/src.
+CONFORMANCE := $(BUILD)/conformance
+conformance: build conformance-src
+	status=0; for mpi in $(MPIS); do \
+	    python3 tools/conformance.py --mpi $$mpi --wisprun $(BUILD)/$$mpi/wisprun \
+	        --work $(CONFORMANCE) --subset full || status=1; done; exit $$status
+
+conformance-src: deps
+	bash tools/conformance_fetch.sh $(CONFORMANCE)/src
 
 # Always run: CMake and ninja decide what is out of date.
 $(addprefix build-,$(BUILDS)): build-%: deps

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Run MPICH's own test suite (test/mpi of MPICH 4.0.2) natively and under wisp.
+
+The suite is fetched at test time (tools/conformance_fetch.sh), configured
+once per MPI, built natively with the MPI's plain mpicc, and run by its own
+driver, runtests, once natively and once per wisp setting, with wisprun as
+the launcher (tools/conformance_launch.sh). A test that passes natively must
+pass in every setting, unless tests/conformance/expected-failures.txt lists
+it with a reason; a test that fails natively is not wisp's concern.
+Exit status: 0 when there is no unexpected failure, 1 otherwise.
+"""
+import argparse
+import fnmatch
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.join(ROOT, "tools")
+
+# What is run: `ci` is the part `make check` runs (2 processes at most: the
+# machine has 2 cores and MPI processes spin), `full` is `make conformance`.
+SUBSETS = {
+    "ci": {"dirs": ["pt2pt", "coll", "comm", "rma", "datatype", "group"], "maxnp": 2,
+           "settings": ["wisp", "vnode1"], "limit": 60},
+    "full": {"dirs": None, "maxnp": None, "settings": ["wisp", "vnode2", "vnode1", "ghosts1"],
+             "limit": 180},
+}
+
+# Setting name -> (WISP_* variables, ghosts per node, directories it applies to).
+SETTINGS = {
+    "wisp": ([], 0, None),
+    "vnode2": (["WISP_VNODE_SIZE=2"], 0, None),
+    "vnode1": (["WISP_VNODE_SIZE=1"], 0, None),
+    "ghosts1": (["WISP_GHOSTS=1"], 1, ["rma"]),  # ghosts serve windows on MPICH
+}
+MPIS = {
+    "mpich": {"mpicc": "mpicc.mpich", "configure": [], "settings": None},
+    # Open MPI: only what the standard defines; no ghosts (they serve MPICH).
+    "openmpi": {"mpicc": "mpicc.openmpi", "configure": ["--enable-strictmpi"],
+                "settings": ["wisp", "vnode2", "vnode1"]},
+}
+FLOOR, SLOWER_OK = 30, 20
+CONFIGURE = ["--disable-fortran", "--disable-cxx", "--enable-threads=multiple",
+             "--disable-perftest", "--disable-ft-tests"]
+
+
+def log(*args):
+    print("conformance:", *args, flush=True)
+
+
+def run(cmd, cwd=None, env=None, logfile=None):
+    """Run cmd; its output goes to logfile (or through). Returns the exit status."""
+    if logfile is None:
+        return subprocess.call(cmd, cwd=cwd, env=env)
+    with open(logfile, "w") as out:
+        return subprocess.call(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def configure(suite, build, mpi):
+    """Configure test/mpi in build (once; again when the options changed)."""
+    args = [os.path.join(suite, "configure"), "CC=" + MPIS[mpi]["mpicc"], "MPICC=" + MPIS[mpi]["mpicc"]]
+    args += CONFIGURE + MPIS[mpi]["configure"]
+    stamp = os.path.join(build, "wisp-configure.stamp")
+    if os.path.exists(stamp) and open(stamp).read() == " ".join(args):
+        return
+    os.makedirs(build, exist_ok=True)
+    log("configuring MPICH's test suite for", mpi, "in", build)
+    if run(args, cwd=build, logfile=os.path.join(build, "wisp-configure.log")) != 0:
+        sys.exit("conformance: configure failed, see " + os.path.join(build, "wisp-configure.log"))
+    with open(stamp, "w") as f:
+        f.write(" ".join(args))
+
+
+def read_list(build, suite, rel):
+    """The lines of rel/testlist: configure's output if it made one, else the source's."""
+    for base in (build, suite):
+        path = os.path.join(base, rel, "testlist")
+        if os.path.exists(path):
+            with open(path) as f:
+                return [line.split("#")[0].strip() for line in f]
+    return []
+
+
+def line_key(rel, fields):
+    """The name runtests gives the test of a testlist line ('dir/prog np args env')."""
+    np = fields[1] if len(fields) > 1 and fields[1].isdigit() else "2"
+    opts = [f.split("=", 1) for f in fields[2:] if "=" in f]
+    return " ".join([rel + "/" + fields[0], np] + [v for k, v in opts if k == "arg"]
+                    + [v for k, v in opts if k == "env"])
+
+
+def select(build, suite, rel, listname, maxnp, tests, limits=None):
+    """Write rel/<listname>: rel/testlist without the tests above maxnp
+    processes, recursively, with the time limits given per test; append
+    the chosen tests to `tests`."""
+    keep = []
+    for line in read_list(build, suite, rel):
+        if not line:
+            continue
+        fields = line.split()
+        if line.startswith("!"):
+            keep.append(line)
+        elif os.path.isdir(os.path.join(build, rel, fields[0])):
+            select(build, suite, os.path.join(rel, fields[0]), listname, maxnp, tests, limits)
+            keep.append(fields[0])
+        else:
+            np = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 2
+            if maxnp is None or np <= maxnp:
+                limit = (limits or {}).get(line_key(rel, fields))
+                keep.append(line + (" timeLimit=%d" % limit if limit else ""))  # the last one counts
+                tests.append((rel, fields[0]))
+    with open(os.path.join(build, rel, listname), "w") as f:
+        f.write("\n".join(keep) + "\n")
+
+
+def test_key(name):
+    """runtests names a test ' - ./dir/prog np args env': keep 'dir/prog np args env'."""
+    name = re.sub(r"^\s*\d*\s*-\s*(\./)?", "", name)
+    return " ".join(name.split())
+
+
+CASE = re.compile(r'<testcase name="([^"]*)"(?: time="([^"]*)")?>\s*'
+                  r'(?:<(failure|skipped)\b.*?<!\[CDATA\[(.*?)\]\]>\s*</\3>\s*)?</testcase>', re.S)
+
+
+def parse_junit(path):
+    """{test: (status, seconds, output)} with status pass, fail, timeout or skip.
+    Read with a pattern, not an XML parser: a test's output may hold anything."""
+    results = {}
+    with open(path, errors="replace") as f:
+        text = f.read()
+    for name, seconds, tag, output in CASE.findall(text):
+        key = test_key(name)
+        status = {"failure": "fail", "skipped": "skip"}.get(tag, "pass")
+        if status == "fail" and "conformance: TIMEOUT" in output:
+            status = "timeout"
+        n = 2
+        while key in results:  # the same program and arguments twice in one list
+            key, n = "%s #%d" % (key.split(" #")[0], n), n + 1
+        results[key] = (status, float(seconds or 0), output)
+    return results
+
+
+def run_setting(args, build, dirs, listname, setting, outdir):
+    """Run the chosen tests with runtests in one setting; returns its results."""
+    if setting == "native":
+        wisp_env, ghosts, only = [], 0, None
+    else:
+        wisp_env, ghosts, only = SETTINGS[setting]
+    run_dirs = [d for d in dirs if only is None or d in only]
+    if not run_dirs:
+        return None
+    opts = ["--native"] if setting == "native" else []
+    for kv in wisp_env:
+        opts += ["--env", kv]
+    launcher = " ".join(shlex.quote(a) for a in ["bash", os.path.join(TOOLS, "conformance_launch.sh"),
+                                                  args.wisprun, str(ghosts), str(args.limit)] + opts)
+    junit = os.path.join(outdir, setting + ".junit.xml")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WISP_")}
+    env["MPITEST_TIMEOUT"] = str(args.limit)
+    cmd = ["perl", "runtests", "-srcdir=" + args.suite, "-tests=" + listname,
+           "-testdirs=" + ",".join(run_dirs), "-mpiexec=" + launcher, "-junitfile=" + junit]
+    start = time.time()
+    log("running %s (%s) ..." % (setting, ",".join(run_dirs)))
+    run(cmd, cwd=build, env=env, logfile=os.path.join(outdir, setting + ".log"))
+    if not os.path.exists(junit):
+        sys.exit("conformance: runtests wrote no results, see " + os.path.join(outdir, setting + ".log"))
+    results = parse_junit(junit)
+    passed = sum(1 for r in results.values() if r[0] == "pass")
+    log("%s: %d of %d passed in %.0f s" % (setting, passed, len(results), time.time() - start))
+    return results
+
+
+def read_expected(path):
+    """[(mpi, setting, test pattern, reason)] from the expected-failures file."""
+    entries = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if "|" not in line or len(line.split("|")[0].split()) < 4:
+                sys.exit("conformance: %s:%d: expected 'mpi setting dir/test np [args] | reason'" % (path, n))
+            left, reason = line.split("|", 1)
+            mpi, setting, *test = left.split()
+            entries.append((mpi, setting, " ".join(test), reason.strip()))
+    return entries
+
+
+def expected_reason(entries, mpi, setting, test):
+    for e_mpi, e_setting, e_test, reason in entries:
+        if fnmatch.fnmatchcase(mpi, e_mpi) and fnmatch.fnmatchcase(setting, e_setting) \
+                and fnmatch.fnmatchcase(test, e_test):
+            return reason
+    return None
+
+
+def excerpt(text, lines=6):
+    out = [l[3:] if l.startswith("## ") else l for l in text.splitlines() if l.startswith("## ")]
+    return out[1:lines + 1]
+
+
+def report(args, results, outdir):
+    """Compare every setting with native; write the summary; return the unexpected failures."""
+    entries = read_expected(args.expected)
+    native = results["native"]
+    settings = [s for s in results if s != "native" and results[s] is not None]
+    rows, unexpected, fixed, lines = [], [], [], []
+    for test in sorted(native):
+        row = {"test": test, "native": native[test][0]}
+        for s in settings:
+            status = results[s].get(test, ("missing", 0, ""))
+            row[s] = status[0]
+            if native[test][0] != "pass" or status[0] in ("pass", "skip"):
+                if native[test][0] == "pass" and expected_reason(entries, args.mpi, s, test):
+                    fixed.append((s, test))
+                continue
+            reason = expected_reason(entries, args.mpi, s, test)
+            if reason is None:
+                unexpected.append((s, test, status))
+            row[s] += " (expected)" if reason else " (UNEXPECTED)"
+        rows.append(row)
+    cols = ["native"] + settings
+    width = max([len(r["test"]) for r in rows] + [4])
+    table = ["%-*s  %s" % (width, "test", "  ".join("%-18s" % c for c in cols))]
+    table += ["%-*s  %s" % (width, r["test"], "  ".join("%-18s" % r[c] for c in cols)) for r in rows]
+
+    ran = [t for t in native if native[t][0] != "skip"]
+    nat_pass = [t for t in ran if native[t][0] == "pass"]
+    lines.append("MPICH test suite (%s), %s, subset %s: %d tests" % (args.mpi, args.suite, args.subset, len(ran)))
+    lines.append("  native: %d passed, %d failed natively (not counted against wisp)"
+                 % (len(nat_pass), len(ran) - len(nat_pass)))
+    for s in settings:
+        mine = [t for t in nat_pass if t in results[s]]
+        ok = [t for t in mine if results[s][t][0] == "pass"]
+        exp = [t for t in mine if results[s][t][0] != "pass" and expected_reason(entries, args.mpi, s, t)]
+        bad = len(mine) - len(ok) - len(exp)
+        lines.append("  %-7s %d of the %d that pass natively passed; %d expected failures, %d unexpected"
+                     % (s + ":", len(ok), len(mine), len(exp), bad))
+    for t in sorted(set(ran) - set(nat_pass)):
+        reason = expected_reason(entries, args.mpi, "native", t) or "not listed"
+        lines.append("  native failure: %s (%s): %s" % (t, native[t][0], reason))
+    for s, t in fixed:
+        lines.append("  passes now, remove it from the expected failures: %s %s %s" % (args.mpi, s, t))
+    for s, t, (status, _, text) in unexpected:
+        lines.append("  UNEXPECTED: %s under %s: %s" % (t, s, status))
+        lines += ["      " + l for l in excerpt(text)]
+    summary = "\n".join(lines)
+    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+        f.write(summary + "\n\n" + "\n".join(table) + "\n")
+    with open(os.path.join(outdir, "summary.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print(summary)
+    log("per-test table: " + os.path.join(outdir, "summary.txt"))
+    return unexpected
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mpi", choices=sorted(MPIS), default="mpich")
+    p.add_argument("--wisprun", required=True, help="the wisp build's wisprun (it names the MPI)")
+    p.add_argument("--work", default=os.path.join(ROOT, "build", "conformance"),
+                   help="where the source, the built suite and the results go")
+    p.add_argument("--subset", choices=sorted(SUBSETS), default="ci")
+    p.add_argument("--dirs", help="comma-separated directories of test/mpi (default: the subset's)")
+    p.add_argument("--maxnp", type=int, help="leave out tests with more processes")
+    p.add_argument("--settings", help="comma-separated wisp settings: " + ",".join(SETTINGS))
+    p.add_argument("--limit", type=int, help="seconds before one test is killed")
+    p.add_argument("--expected", default=os.path.join(ROOT, "tests", "conformance", "expected-failures.txt"))
+    args = p.parse_args()
+    subset = SUBSETS[args.subset]
+    args.wisprun = os.path.abspath(args.wisprun)
+    args.limit = args.limit or subset["limit"]
+    maxnp = args.maxnp if args.maxnp is not None else subset["maxnp"]
+    settings = args.settings.split(",") if args.settings else subset["settings"]
+    settings = [s for s in settings if MPIS[args.mpi]["settings"] is None or s in MPIS[args.mpi]["settings"]]
+    for s in settings:
+        if s not in SETTINGS:
+            sys.exit("conformance: unknown setting %s (known: %s)" % (s, ", ".join(SETTINGS)))
+
+    fetch = subprocess.run(["bash", os.path.join(TOOLS, "conformance_fetch.sh"), os.path.join(args.work, "src")],
+                           stdout=subprocess.PIPE, text=True)
+    if fetch.returncode != 0:
+        sys.exit("conformance: FAILED: MPICH's test suite could not be fetched (see above)")
+    args.suite = fetch.stdout.strip()
+    build = os.path.join(args.work, args.mpi, "suite")
+    configure(args.suite, build, args.mpi)
+
+    if args.dirs:
+        dirs = args.dirs.split(",")
+    elif subset["dirs"]:
+        dirs = subset["dirs"]
+    else:  # every directory configure enabled
+        dirs = [l.split()[0] for l in read_list(build, args.suite, ".") if l]
+    listname = "testlist.wisp-" + args.subset
+    tests = []
+    for d in dirs:
+        select(build, args.suite, d, listname, maxnp, tests)
+    log("%d tests in %s (at most %s processes)" % (len(tests), ",".join(dirs), maxnp or "any"))
+
+    # Build once, natively; runtests' own `make prog` then finds them built.
+    start, jobs = time.time(), os.cpu_count() or 2
+    outdir = os.path.join(args.work, args.mpi, "results-" + args.subset)
+    os.makedirs(outdir, exist_ok=True)
+    programs = {}
+    for d, name in tests:
+        programs.setdefault(d, set()).add(name)
+    for d in ["util", "dtpools"]:
+        run(["make", "-k", "-j%d" % jobs], cwd=os.path.join(build, d), logfile=os.path.join(outdir, "build-%s.log" % d))
+    for d, names in sorted(programs.items()):
+        run(["make", "-k", "-j%d" % jobs] + sorted(names), cwd=os.path.join(build, d),
+            logfile=os.path.join(outdir, "build-%s.log" % d.replace("/", "_")))
+    log("built in %.0f s" % (time.time() - start))
+
+    results = {"native": run_setting(args, build, dirs, listname, "native", outdir)}
+    # Under wisp a test gets the time it took natively, times SLOWER_OK, at
+    # least FLOOR seconds, at most --limit: a hang costs little.
+    limits = {t: min(args.limit, max(FLOOR, int(SLOWER_OK * r[1]) + 1))
+              for t, r in results["native"].items() if r[0] == "pass"}
+    for s in settings:
+        for d in dirs:
+            select(build, args.suite, d, listname + "." + s, maxnp, [], limits)
+        results[s] = run_setting(args, build, dirs, listname + "." + s, s, outdir)
+    unexpected = report(args, results, outdir)
+    log("total %.0f s" % (time.time() - start))
+    if unexpected:
+        log("FAILED: %d unexpected failures under wisp" % len(unexpected))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
