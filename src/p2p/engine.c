@@ -147,6 +147,10 @@ void wisp_p2p_init(int thread_level)
     PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_wrap_user_world);
     if (!all_on)
         return;
+    /* The MPI progresses on a probe of a communicator with peers; MPICH
+     * answers one of MPI_COMM_SELF without moving anything. Every process
+     * makes it, also where the segment fails below. */
+    PMPI_Comm_dup(wisp_wrap_user_world, &poke_comm);
     int *tag_ub = NULL, found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
     wisp_p2p.tag_ub = found && tag_ub ? *tag_ub : 32767; /* the least MPI allows */
@@ -195,7 +199,6 @@ void wisp_p2p_init(int thread_level)
     wisp_list_init(&receiving);
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
-    PMPI_Comm_dup(MPI_COMM_SELF, &poke_comm);
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
     wisp_p2p_lock_init(n > 1, wisp_p2p.threads); /* n > 1: the rescuer */
     wisp_p2p.on = true;
@@ -209,6 +212,8 @@ void wisp_p2p_init(int thread_level)
 
 void wisp_p2p_fini(void)
 {
+    if (poke_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&poke_comm);
     if (!segment) {
         wisp_p2p_comm_fini();
         return;
@@ -221,7 +226,6 @@ void wisp_p2p_fini(void)
     wisp_p2p.threads = false;
     wisp_p2p_lock_fini();
     wisp_p2p_comm_fini();
-    PMPI_Comm_free(&poke_comm);
     munmap(segment, segment_size);
     segment = NULL;
     free(pending);
