@@ -6,24 +6,28 @@ package, pinned in tools/requirements.txt) gets two functions:
   - the exported MPI_X, one indirect jump through the table `wisp_entry`;
   - hooked_MPI_X, which translates communicator arguments
     (wisp_wrap_comm_in), does enter/exit accounting, and calls `wisp_impl`.
-`wisp_entry` starts equal to `wisp_impl` (PMPI_X, or a hand-written
-implementation), so hooks cost nothing until a feature that needs them
-switches them on (src/wrap/wrap.h). The functions are guarded by
-WISP_HAVE_<name>, defined at configure time for the functions the underlying
-MPI declares and defines (cmake/WispProbeMPI.cmake).
+`wisp_entry` starts equal to `wisp_impl` (PMPI_X, or wisp's implementation),
+so hooks cost nothing until a feature that needs them switches them on
+(src/wrap/wrap.h). The functions are guarded by WISP_HAVE_<name>, defined at
+configure time for the functions the underlying MPI declares and defines
+(cmake/WispProbeMPI.cmake).
 
-Hand-written implementations are noticed by file name: src/<layer>/MPI_X.c
-defines `wisp_impl_MPI_X`; no skip list is kept here. The blocking
-collectives (LENDING below, and their large-count forms) get a generated
-implementation in lending.c: the MPI alone serves them, so the receives that
-wisp would otherwise keep asking the MPI about are lent to it for the call
-(src/p2p/match.c).
+Which functions wisp implements, and how, is said by the layers' route
+tables, src/<layer>/routes.def (the format is described in
+src/p2p/routes.def). The generator emits wisp_impl_MPI_X from them into
+routes.c, the large-count form MPI_X_c from the line of MPI_X, and refuses to
+run when a function of a family that wisp owns (anything taking a request,
+a message, a tag or a window, and everything that creates or frees a
+communicator) has no route: a new MPI function of those families cannot
+slip past wisp to the MPI unnoticed.
 
-Usage: gen_wrappers.py [--check] OUTDIR   (--check: fail if OUTDIR is stale)
+Usage: gen_wrappers.py [--check] OUTDIR [--tables FILE...]
+  (--check: fail if OUTDIR is stale; --tables: other route tables, for tests)
 """
 
 import argparse
 import difflib
+import fnmatch
 import pathlib
 import sys
 
@@ -61,29 +65,46 @@ CORRECTIONS = {
 
 
 class Function:
-    """One C function: return type, name, parameters as (declaration, name)."""
+    """One C function: return type, name, parameters as (declaration, name),
+    the kinds of its parameters, and whether it makes or frees a communicator."""
 
-    def __init__(self, ret, name, params, comms_in):
+    def __init__(self, ret, name, params, comms_in, kinds=frozenset(), comm_out=False):
         self.ret, self.name, self.params, self.comms_in = ret, name, params, comms_in
+        self.kinds, self.comm_out = kinds, comm_out
+        self.large = False  # the large-count form of another function
 
-    def declaration(self):
-        return f"{self.ret} {self.name}({', '.join(d for d, _ in self.params) or 'void'})"
+    def declaration(self, name=None):
+        params = ", ".join(d for d, _ in self.params) or "void"
+        return f"{self.ret} {name or self.name}({params})"
 
     def call_args(self):
         # Variadic tails (MPI_Pcontrol) are not forwarded: MPI ignores them.
         return ", ".join(n for d, n in self.params if d != "...")
 
+    def owned(self):
+        """Is it of a family that some layer of wisp must route?"""
+        return bool(self.kinds & OWNED_KINDS) or self.comm_out
+
+
+# Parameter kinds of the families wisp serves: point-to-point and requests,
+# matched messages, and one-sided communication.
+OWNED_KINDS = {"REQUEST", "MESSAGE", "TAG", "WINDOW"}
+
 
 def from_standard(c):
-    params, comms_in = [], []
+    params, comms_in, kinds, comm_out = [], [], set(), False
     for p in c.parameters:
         if p.kind.name == "VARARGS":
             params.append(("...", None))
             continue
         params.append((CORRECTIONS.get((c.name, p.name), str(p)), p.name))
-        if p.kind.name == "COMMUNICATOR" and p.direction is std.Direction.IN and p.pointer_level == 0:
-            comms_in.append(p.name)
-    return Function(str(c.return_type), c.name, params, comms_in)
+        kinds.add(p.kind.name)
+        if p.kind.name == "COMMUNICATOR":
+            if p.direction is std.Direction.IN and p.pointer_level == 0:
+                comms_in.append(p.name)
+            elif p.direction is not std.Direction.IN:
+                comm_out = True  # it makes (or frees) a communicator
+    return Function(str(c.return_type), c.name, params, comms_in, frozenset(kinds), comm_out)
 
 
 def from_removed(name, proto):
@@ -99,51 +120,140 @@ def all_functions():
         express = [proc.express.iso_c]
         if proc.has_embiggenment and proc.express.embiggen is not None:
             express.append(proc.express.embiggen.iso_c)
-        for c in filter(None, express):
+        express = [c for c in express if c is not None]
+        for c in express:
             funcs[c.name] = from_standard(c)
+        funcs[express[-1].name].large = len(express) > 1
     for name, proto in REMOVED_MPI1.items():
         funcs[name] = from_removed(name, proto)
     return [funcs[n] for n in sorted(funcs)]
 
 
-def hand_written():
+class Route:
+    """One line of a route table: a function (or, for pass-throughs, a
+    pattern), and how wisp serves it."""
+
+    KINDS = ("call", "pass", "absent")
+
+    def __init__(self, where, pattern, kind, text, lend):
+        self.where, self.pattern, self.kind, self.text, self.lend = where, pattern, kind, text, lend
+
+    def matches(self, name):
+        return fnmatch.fnmatchcase(name, self.pattern)
+
+
+class Tables:
+    """Every layer's routes.def: the includes the implementations need and
+    the routes, in file order."""
+
+    def __init__(self, paths):
+        self.includes, self.routes, self.errors = [], [], []
+        for path in paths:
+            self.read(path)
+
+    def fail(self, where, msg):
+        self.errors.append(f"{where}: {msg}")
+
+    def read(self, path):
+        rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        lines = []  # logical lines: [where, text]
+        for number, raw in enumerate(path.read_text().splitlines(), 1):
+            line = raw.split("#", 1)[0].rstrip()
+            if not line:
+                continue
+            if not line[0].isspace():
+                lines.append([f"{rel}:{number}", line])
+            elif lines:  # a continuation of the line above
+                lines[-1][1] += " " + line.strip()
+            else:
+                self.fail(f"{rel}:{number}", "continuation of nothing")
+        for where, line in lines:
+            words = line.split(None, 1)
+            if words[0] == "include":
+                self.includes.append(words[1].strip())
+            else:
+                self.parse(where, words[0], words[1] if len(words) > 1 else "")
+
+    def parse(self, where, pattern, rest):
+        lend = rest == "lend" or rest.startswith("lend ")
+        if lend:
+            rest = rest[4:].strip() or "call @mpi"
+        kind, _, text = rest.partition(" ")
+        if kind not in Route.KINDS or not text.strip():
+            self.fail(where, f"{pattern}: expected [lend] call EXPR | pass WHY | absent WHY")
+            return
+        if any(c in pattern for c in "*?[") and kind == "call":
+            self.fail(where, f"{pattern}: a pattern may only pass or be absent")
+            return
+        self.routes.append(Route(where, pattern, kind, text.strip(), lend))
+
+
+def hand_written():  # TRANSITIONAL: ghost's MPI_X.c files until its routes.def
     return sorted(p.stem for p in ROOT.glob("src/*/MPI_*.c"))
 
 
-# Blocking calls that wait for other processes inside the MPI alone: while
-# one runs, wisp cannot ask the MPI for the remote messages its pending
-# wildcard receives wait for, so it lends those receives to the MPI.
-LENDING = [
-    "MPI_Allgather", "MPI_Allgatherv", "MPI_Allreduce", "MPI_Alltoall", "MPI_Alltoallv",
-    "MPI_Alltoallw", "MPI_Barrier", "MPI_Bcast", "MPI_Exscan", "MPI_Gather", "MPI_Gatherv",
-    "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall",
-    "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw", "MPI_Reduce", "MPI_Reduce_scatter",
-    "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Scatter", "MPI_Scatterv",
-]
+def resolve(funcs, tables):
+    """The route of every function that has one: its own line; else its
+    MPI_X line when it is MPI_X_c; else the first pattern that matches."""
+    names = {f.name for f in funcs}
+    exact, used = {}, set()
+    for r in tables.routes:
+        if any(c in r.pattern for c in "*?["):
+            continue
+        if r.pattern not in names:
+            tables.fail(r.where, f"{r.pattern} is no MPI function")
+        elif r.pattern in exact:
+            tables.fail(r.where, f"{r.pattern} is routed twice (also {exact[r.pattern].where})")
+        else:
+            exact[r.pattern] = r
+    routes = {n: Route(f"src/*/{n}.c", n, "hand", "", False) for n in hand_written()}
+    for f in funcs:
+        if f.name in routes:
+            continue
+        base = f.name[:-2] if f.name.endswith("_c") else None
+        r = exact.get(f.name) or exact.get(base)
+        if r is None:
+            r = next((p for p in tables.routes if p.pattern not in exact and p.matches(f.name)),
+                     None)
+        if r is not None:
+            routes[f.name] = r
+            used.add(id(r))
+    for r in tables.routes:
+        if id(r) not in used:
+            tables.fail(r.where, f"{r.pattern} matches no MPI function")
+    for f in funcs:
+        if f.owned() and f.name not in routes:
+            tables.fail("routes", f"{f.name} is of a family wisp owns but no routes.def routes it")
+    return routes
+
 
 HEADER = "/* Generated by tools/gen_wrappers.py from pympistandard; do not edit. */\n"
 
 
-def lending(funcs, hand):
-    names = set(LENDING) | {n + "_c" for n in LENDING}
-    return [f for f in funcs if f.name in names and f.name not in hand]
-
-
-def render_lending(f):
-    args = f"({f.call_args()})"
-    return "\n".join([
-        f"#ifdef WISP_HAVE_{f.name}",
-        f.declaration().replace(" MPI_", " wisp_impl_MPI_", 1), "{",
-        "    bool lent = wisp_p2p_lend();",
-        f"    int rc = P{f.name}{args};",
-        "    if (lent)", "        wisp_p2p_reclaim();", "    return rc;", "}", "#endif", ""])
+def render_route(f, r):
+    """wisp_impl_MPI_X from its route: the expression, with `@mpi` the
+    underlying call and `@large` whether this is the large-count form."""
+    if r.kind == "absent":
+        return "\n".join([f"#ifdef WISP_HAVE_{f.name}",
+                          f'#error "{f.name} is not routed yet: {r.text} ({r.where})"',
+                          "#endif", ""])
+    call = f"P{f.name}({f.call_args()})"
+    large = "true" if f.large else "false"
+    expr = r.text.replace("@mpi", call).replace("@large", large)
+    lines = [f"#ifdef WISP_HAVE_{f.name}", f.declaration(f"wisp_impl_{f.name}"), "{"]
+    if r.lend:
+        lines += ["    bool lent = wisp_p2p_lend();", f"    {f.ret} rc = {expr};",
+                  "    if (lent)", "        wisp_p2p_reclaim();", "    return rc;"]
+    else:
+        lines.append(f"    return {expr};")
+    return "\n".join(lines + ["}", "#endif", ""])
 
 
 def render_wrapper(f):
     args = f"({f.call_args()})"
     lines = [f"#ifdef WISP_HAVE_{f.name}", "WISP_EXPORT " + f.declaration(), "{",
              f"    return wisp_entry.{f.name}{args};", "}", ""]
-    lines += ["static " + f.declaration().replace(" MPI_", " hooked_MPI_", 1), "{"]
+    lines += ["static " + f.declaration(f"hooked_{f.name}"), "{"]
     lines += [f"    {c} = wisp_wrap_comm_in({c});" for c in f.comms_in]
     lines += [f"    WISP_WRAP_HOOKED({f.name}, {args});", "}", "#endif", ""]
     return "\n".join(lines)
@@ -156,33 +266,38 @@ def render_hooked_table(funcs):
     return "\n".join(lines + ["};", ""])
 
 
-def render(funcs, hand):
+def render(funcs, tables, routes):
     wrappers = HEADER + '\n#include "wrap/wrap.h"\n\n'
     wrappers += "\n".join(render_wrapper(f) for f in funcs)
     wrappers += "\n" + render_hooked_table(funcs)
     functions = HEADER + "".join(f"WISP_FN({f.name})\n" for f in funcs)
-    lent = lending(funcs, hand)
-    impls = sorted(hand + [f.name for f in lent])
-    impl_def = HEADER + "".join(
-        f"#ifdef WISP_HAVE_{n}\nWISP_IMPL({n})\n#endif\n" for n in impls)
-    lending_c = HEADER + '\n#include "p2p/p2p.h"\n#include "wrap/impls.h"\n\n'
-    lending_c += "\n".join(render_lending(f) for f in lent)
+    served = [f for f in funcs if f.name in routes and routes[f.name].kind != "pass"]
+    impl_def = HEADER + "".join(f"#ifdef WISP_HAVE_{f.name}\nWISP_IMPL({f.name})\n#endif\n"
+                                for f in served if routes[f.name].kind in ("call", "hand"))
+    routes_c = HEADER + "\n#include <stdbool.h>\n\n" + "".join(
+        f'#include "{h}"\n' for h in tables.includes + ["wrap/impls.h"])
+    routes_c += '\n#pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */\n\n'
+    routes_c += "\n".join(render_route(f, routes[f.name]) for f in served
+                           if routes[f.name].kind != "hand")
     return {"wrappers.c": wrappers, "mpi_functions.def": functions, "impls.def": impl_def,
-            "lending.c": lending_c}
+            "routes.c": routes_c}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir", type=pathlib.Path)
     ap.add_argument("--check", action="store_true", help="fail if OUTDIR differs")
+    ap.add_argument("--tables", nargs="+", type=pathlib.Path,
+                    default=sorted(ROOT.glob("src/*/routes.def")),
+                    help="the route tables (default: src/*/routes.def)")
     args = ap.parse_args()
-    known = {f.name for f in all_functions()}
-    unknown = [n for n in hand_written() if n not in known]
-    if unknown:
-        sys.exit(f"gen_wrappers: hand-written files name no MPI function: {unknown}")
-    files = render(all_functions(), hand_written())
+    funcs = all_functions()
+    tables = Tables(p.resolve() for p in args.tables)
+    routes = resolve(funcs, tables)
+    if tables.errors:
+        sys.exit("gen_wrappers: the route tables are wrong:\n  " + "\n  ".join(tables.errors))
     stale = False
-    for name, text in files.items():
+    for name, text in render(funcs, tables, routes).items():
         path = args.outdir / name
         old = path.read_text() if path.exists() else ""
         if old == text:

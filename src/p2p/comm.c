@@ -155,6 +155,11 @@ int wisp_p2p_comm_created(MPI_Comm comm)
     return rc;
 }
 
+int wisp_p2p_comm_made(int rc, MPI_Comm *newcomm)
+{
+    return rc == MPI_SUCCESS ? wisp_p2p_comm_created(*newcomm) : rc;
+}
+
 static void forget(struct entry **link)
 {
     struct entry *e = *link;
@@ -192,6 +197,12 @@ void wisp_p2p_comm_freeing(MPI_Comm comm)
             }
     }
     wisp_p2p_unlock();
+}
+
+int wisp_p2p_comm_release(MPI_Comm *comm, int (*mpi_free)(MPI_Comm *))
+{
+    wisp_p2p_comm_freeing(*comm);
+    return mpi_free(comm);
 }
 
 void wisp_p2p_comm_init(MPI_Comm world)

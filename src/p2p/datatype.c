@@ -79,37 +79,97 @@ void wisp_p2p_type_forget(void)
     memset(cache, 0, sizeof cache);
 }
 
+/* The engine forgets what it knew of freed types (handles are reused). */
+int wisp_p2p_type_free(MPI_Datatype *type)
+{
+    wisp_p2p_lock();
+    wisp_p2p_type_forget();
+    wisp_p2p_unlock();
+    return PMPI_Type_free(type);
+}
+
 /* MPI_Pack and MPI_Unpack refuse a null buffer, but MPI_BOTTOM (null) with
  * absolute displacements is a valid send or receive buffer: shift the type
  * by one byte and the buffer by one back. */
-static int shifted(MPI_Datatype type, int count, MPI_Datatype *out)
+static int shifted(MPI_Datatype type, MPI_Count count, MPI_Datatype *out)
 {
-    int rc = PMPI_Type_create_hindexed(1, &count, (MPI_Aint[]){-1}, type, out);
+#ifdef WISP_P2P_LARGE_COUNTS
+    int rc = PMPI_Type_create_hindexed_c(1, &count, (MPI_Count[]){-1}, type, out);
+#else
+    int rc = PMPI_Type_create_hindexed(1, &(int){(int)count}, (MPI_Aint[]){-1}, type, out);
+#endif
     return rc == MPI_SUCCESS ? PMPI_Type_commit(out) : rc;
 }
 
-int wisp_p2p_pack(const void *buf, int count, MPI_Datatype type, void *out, int size, int *position)
+#ifdef WISP_P2P_LARGE_COUNTS
+/* The MPI has the large-count forms: use them always, no int to narrow. */
+int wisp_p2p_pack_size(MPI_Count count, MPI_Datatype type, MPI_Count *size)
+{
+    return PMPI_Pack_size_c(count, type, MPI_COMM_SELF, size);
+}
+
+static int pack(const void *buf, MPI_Count count, MPI_Datatype type, void *out, MPI_Count size,
+                MPI_Count *position)
+{
+    return PMPI_Pack_c(buf, count, type, out, size, position, MPI_COMM_SELF);
+}
+
+static int unpack(const void *in, MPI_Count size, MPI_Count *position, void *buf, MPI_Count count,
+                  MPI_Datatype type)
+{
+    return PMPI_Unpack_c(in, size, position, buf, count, type, MPI_COMM_SELF);
+}
+#else
+/* Without them, no count or size passed in can exceed an int. */
+int wisp_p2p_pack_size(MPI_Count count, MPI_Datatype type, MPI_Count *size)
+{
+    int n = 0, rc = PMPI_Pack_size((int)count, type, MPI_COMM_SELF, &n);
+    *size = n;
+    return rc;
+}
+
+static int pack(const void *buf, MPI_Count count, MPI_Datatype type, void *out, MPI_Count size,
+                MPI_Count *position)
+{
+    int at = (int)*position;
+    int rc = PMPI_Pack(buf, (int)count, type, out, (int)size, &at, MPI_COMM_SELF);
+    *position = at;
+    return rc;
+}
+
+static int unpack(const void *in, MPI_Count size, MPI_Count *position, void *buf, MPI_Count count,
+                  MPI_Datatype type)
+{
+    int at = (int)*position;
+    int rc = PMPI_Unpack(in, (int)size, &at, buf, (int)count, type, MPI_COMM_SELF);
+    *position = at;
+    return rc;
+}
+#endif
+
+int wisp_p2p_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *out, MPI_Count size,
+                  MPI_Count *position)
 {
     if (buf)
-        return PMPI_Pack(buf, count, type, out, size, position, MPI_COMM_SELF);
+        return pack(buf, count, type, out, size, position);
     MPI_Datatype t;
     int rc = shifted(type, count, &t);
     if (rc == MPI_SUCCESS) {
-        rc = PMPI_Pack((void *)1, 1, t, out, size, position, MPI_COMM_SELF);
+        rc = pack((void *)1, 1, t, out, size, position);
         PMPI_Type_free(&t);
     }
     return rc;
 }
 
-int wisp_p2p_unpack(const void *in, int size, int *position, void *buf, int count,
+int wisp_p2p_unpack(const void *in, MPI_Count size, MPI_Count *position, void *buf, MPI_Count count,
                     MPI_Datatype type)
 {
     if (buf)
-        return PMPI_Unpack(in, size, position, buf, count, type, MPI_COMM_SELF);
+        return unpack(in, size, position, buf, count, type);
     MPI_Datatype t;
     int rc = shifted(type, count, &t);
     if (rc == MPI_SUCCESS) {
-        rc = PMPI_Unpack(in, size, position, (void *)1, 1, t, MPI_COMM_SELF);
+        rc = unpack(in, size, position, (void *)1, 1, t);
         PMPI_Type_free(&t);
     }
     return rc;

@@ -117,21 +117,21 @@ int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
  * one is packed from the buffer, completed and unpacked again. */
 static void unpack(struct wisp_p2p_req *req)
 {
-    int size = 0, position = 0;
-    MPI_Aint lb, extent;
-    PMPI_Type_size(req->type, &size);
-    PMPI_Type_get_extent(req->type, &lb, &extent);
+    MPI_Count size = 0, position = 0, lb, extent;
+    PMPI_Type_size_x(req->type, &size);
+    PMPI_Type_get_extent_x(req->type, &lb, &extent);
     if (size <= 0)
         return;
-    int whole = (int)(req->st_bytes / (uint64_t)size), rest = (int)(req->st_bytes % (uint64_t)size);
-    wisp_p2p_unpack(req->tmp, (int)req->st_bytes, &position, req->rbuf, whole, req->type);
+    MPI_Count whole = (MPI_Count)(req->st_bytes / (uint64_t)size);
+    int rest = (int)(req->st_bytes % (uint64_t)size);
+    wisp_p2p_unpack(req->tmp, (MPI_Count)req->st_bytes, &position, req->rbuf, whole, req->type);
     if (!rest)
         return;
-    char *last = (char *)req->rbuf + (MPI_Aint)whole * extent;
+    char *last = (char *)req->rbuf + whole * extent;
     char *element = malloc((size_t)size);
     if (!element)
         wisp_fatal("out of memory to unpack a message");
-    int at = 0;
+    MPI_Count at = 0;
     wisp_p2p_pack(last, 1, req->type, element, size, &at);
     memcpy(element, (char *)req->tmp + (size_t)whole * (size_t)size, (size_t)rest);
     at = 0;
@@ -189,8 +189,8 @@ static bool held_back(const struct wisp_p2p_req *req)
 
 static int post_to_mpi(struct wisp_p2p_req *req)
 {
-    return PMPI_Irecv(req->rbuf, (int)req->count, req->type, req->peer, req->tag, req->handle,
-                      &req->inner);
+    return WISP_P2P_MPI(Irecv, req->count, req->rbuf, req->count, req->type, req->peer, req->tag,
+                        req->handle, &req->inner);
 }
 
 static void queue_remote(struct wisp_p2p_req *req)
@@ -268,7 +268,8 @@ static void take(struct wisp_p2p_req *req, MPI_Message *message)
     } else {
         unhold(req);
     }
-    int rc = PMPI_Imrecv(req->rbuf, (int)req->count, req->type, message, &req->inner);
+    int rc =
+        WISP_P2P_MPI(Imrecv, req->count, req->rbuf, req->count, req->type, message, &req->inner);
     if (rc != MPI_SUCCESS) {
         req->st_error = rc;
         req->done = true;

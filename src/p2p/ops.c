@@ -14,7 +14,8 @@
 
 #include "core/log.h"
 
-/* The MPI's functions of each send mode, indexed by enum wisp_p2p_mode. */
+/* The MPI's functions of each send mode, indexed by enum wisp_p2p_mode;
+ * BY_MODE picks the large-count form when the count needs it. */
 _Static_assert(WISP_P2P_STANDARD == 0 && WISP_P2P_SYNC == 1 && WISP_P2P_BUFFERED == 2 &&
                    WISP_P2P_READY == 3,
                "the tables below follow the modes' order");
@@ -23,11 +24,23 @@ static __typeof__(PMPI_Isend) *const mpi_isends[] = {PMPI_Isend, PMPI_Issend, PM
                                                      PMPI_Irsend};
 static __typeof__(PMPI_Send_init) *const mpi_send_inits[] = {PMPI_Send_init, PMPI_Ssend_init,
                                                              PMPI_Bsend_init, PMPI_Rsend_init};
+#ifdef WISP_P2P_LARGE_COUNTS
+static __typeof__(PMPI_Send_c) *const mpi_sends_c[] = {PMPI_Send_c, PMPI_Ssend_c, PMPI_Bsend_c,
+                                                       PMPI_Rsend_c};
+static __typeof__(PMPI_Isend_c) *const mpi_isends_c[] = {PMPI_Isend_c, PMPI_Issend_c, PMPI_Ibsend_c,
+                                                         PMPI_Irsend_c};
+static __typeof__(PMPI_Send_init_c) *const mpi_send_inits_c[] = {
+    PMPI_Send_init_c, PMPI_Ssend_init_c, PMPI_Bsend_init_c, PMPI_Rsend_init_c};
+#define BY_MODE(table, mode, count, ...)                                                           \
+    ((count) > INT_MAX ? table##_c[mode](__VA_ARGS__) : table[mode](__VA_ARGS__))
+#else
+#define BY_MODE(table, mode, count, ...) table[mode](__VA_ARGS__)
+#endif
 
 static int mpi_isend(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                      int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return mpi_isends[mode](buf, (int)count, type, dest, tag, comm, request);
+    return BY_MODE(mpi_isends, mode, count, buf, count, type, dest, tag, comm, request);
 }
 
 static int mpi_send(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
@@ -38,7 +51,7 @@ static int mpi_send(int mode, const void *buf, MPI_Count count, MPI_Datatype typ
         int rc = mpi_isend(mode, buf, count, type, dest, tag, comm, &request);
         return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&request, MPI_STATUS_IGNORE);
     }
-    return mpi_sends[mode](buf, (int)count, type, dest, tag, comm);
+    return BY_MODE(mpi_sends, mode, count, buf, count, type, dest, tag, comm);
 }
 
 int wisp_p2p_error(MPI_Comm comm, int code)
@@ -53,8 +66,7 @@ static struct wisp_p2p_comm *carrier(MPI_Comm comm, int peer, int tag, MPI_Count
                                      bool receive)
 {
     struct wisp_p2p_comm *c = wisp_p2p_comm_of(comm);
-    if (!c || count < 0 || count > INT_MAX || tag > wisp_p2p.tag_ub ||
-        (tag < 0 && !(receive && tag == MPI_ANY_TAG)))
+    if (!c || count < 0 || tag > wisp_p2p.tag_ub || (tag < 0 && !(receive && tag == MPI_ANY_TAG)))
         return NULL;
     if (receive && peer == MPI_ANY_SOURCE)
         return c;
@@ -76,11 +88,11 @@ static int prepare_send(struct wisp_p2p_req *req)
     if (contig) {
         req->data = (const char *)req->sbuf + offset;
     } else {
-        int size = 0, position = 0;
-        PMPI_Pack_size((int)req->count, req->type, MPI_COMM_SELF, &size);
+        MPI_Count size = 0, position = 0;
+        wisp_p2p_pack_size(req->count, req->type, &size);
         if (!(req->tmp = malloc(size ? (size_t)size : 1)))
             return MPI_ERR_NO_MEM;
-        wisp_p2p_pack(req->sbuf, (int)req->count, req->type, req->tmp, size, &position);
+        wisp_p2p_pack(req->sbuf, req->count, req->type, req->tmp, size, &position);
         req->data = req->tmp;
         req->bytes = (uint64_t)position;
     }
@@ -215,7 +227,7 @@ int wisp_p2p_irecv(void *buf, MPI_Count count, MPI_Datatype type, int source, in
     wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, source, tag, count, true);
     int rc = c ? irecv_locked(c, buf, count, type, source, tag, comm, request)
-               : PMPI_Irecv(buf, (int)count, type, source, tag, comm, request);
+               : WISP_P2P_MPI(Irecv, count, buf, count, type, source, tag, comm, request);
     wisp_p2p_unlock();
     return rc;
 }
@@ -236,10 +248,10 @@ int wisp_p2p_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int
     if (c)
         return wisp_p2p_wait_mpi(&handle, status);
     if (wisp_p2p.on && wisp_p2p.outstanding) {
-        rc = PMPI_Irecv(buf, (int)count, type, source, tag, comm, &handle);
+        rc = WISP_P2P_MPI(Irecv, count, buf, count, type, source, tag, comm, &handle);
         return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&handle, status);
     }
-    return PMPI_Recv(buf, (int)count, type, source, tag, comm, status);
+    return WISP_P2P_MPI(Recv, count, buf, count, type, source, tag, comm, status);
 }
 
 /* ---- persistent requests ----------------------------------------------- */
@@ -266,26 +278,27 @@ int wisp_p2p_send_init(const void *buf, MPI_Count count, MPI_Datatype type, int 
                        MPI_Comm comm, int mode, MPI_Request *request)
 {
     wisp_p2p_lock();
-    bool served = wisp_p2p_comm_of(comm) && count >= 0 && count <= INT_MAX;
+    bool served = wisp_p2p_comm_of(comm) && count >= 0;
     int rc = MPI_SUCCESS;
     if (served)
         rc = persistent(WISP_P2P_SEND, mode, buf, NULL, count, type, dest, tag, comm, request);
     wisp_p2p_unlock();
     if (served)
         return rc;
-    return mpi_send_inits[mode](buf, (int)count, type, dest, tag, comm, request);
+    return BY_MODE(mpi_send_inits, mode, count, buf, count, type, dest, tag, comm, request);
 }
 
 int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                        MPI_Comm comm, MPI_Request *request)
 {
     wisp_p2p_lock();
-    bool served = wisp_p2p_comm_of(comm) && count >= 0 && count <= INT_MAX;
+    bool served = wisp_p2p_comm_of(comm) && count >= 0;
     int rc = MPI_SUCCESS;
     if (served)
         rc = persistent(WISP_P2P_RECV, 0, NULL, buf, count, type, source, tag, comm, request);
     wisp_p2p_unlock();
-    return served ? rc : PMPI_Recv_init(buf, (int)count, type, source, tag, comm, request);
+    return served ? rc
+                  : WISP_P2P_MPI(Recv_init, count, buf, count, type, source, tag, comm, request);
 }
 
 int wisp_p2p_start(MPI_Request *request)
@@ -308,6 +321,16 @@ int wisp_p2p_start(MPI_Request *request)
     req->active = rc == MPI_SUCCESS;
     wisp_p2p_unlock();
     return rc;
+}
+
+int wisp_p2p_startall(int count, MPI_Request requests[])
+{
+    for (int i = 0; i < count; i++) {
+        int rc = wisp_p2p_start(&requests[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
 }
 
 /* ---- probes -------------------------------------------------------------- */
@@ -391,7 +414,7 @@ int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *
 {
     struct wisp_p2p_req *req = wisp_p2p_msg_of(*message);
     if (!req || req->kind != WISP_P2P_MESSAGE)
-        return PMPI_Imrecv(buf, (int)count, type, message, request);
+        return WISP_P2P_MPI(Imrecv, count, buf, count, type, message, request);
     wisp_p2p_lock();
     struct wisp_p2p_msg *msg = req->msg;
     req->msg = NULL;
@@ -421,7 +444,7 @@ int wisp_p2p_mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *m
 {
     struct wisp_p2p_req *req = wisp_p2p_msg_of(*message);
     if (!req || req->kind != WISP_P2P_MESSAGE)
-        return PMPI_Mrecv(buf, (int)count, type, message, status);
+        return WISP_P2P_MPI(Mrecv, count, buf, count, type, message, status);
     MPI_Request handle;
     MPI_Comm comm = req->handle;
     int rc = wisp_p2p_imrecv(buf, count, type, message, &handle);
@@ -455,8 +478,8 @@ int wisp_p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, in
         carrier(comm, dest, stag, scount, false) || carrier(comm, source, rtag, rcount, true);
     wisp_p2p_unlock();
     if (!served && !wisp_p2p_busy())
-        return PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, source,
-                             rtag, comm, status);
+        return WISP_P2P_MPI(Sendrecv, scount > rcount ? scount : rcount, sbuf, scount, stype, dest,
+                            stag, rbuf, rcount, rtype, source, rtag, comm, status);
     MPI_Request r[2];
     int rc = wisp_p2p_irecv(rbuf, rcount, rtype, source, rtag, comm, &r[0]);
     if (rc != MPI_SUCCESS)
@@ -472,15 +495,15 @@ int wisp_p2p_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, in
 
 /* A packed copy of `count` elements of `type` at `buf`, for a send that
  * must not read the buffer a receive overwrites; NULL when out of memory. */
-static void *packed_copy(const void *buf, MPI_Count count, MPI_Datatype type, int *bytes)
+static void *packed_copy(const void *buf, MPI_Count count, MPI_Datatype type, MPI_Count *bytes)
 {
-    int size = 0;
+    MPI_Count size = 0;
     *bytes = 0;
-    if (PMPI_Pack_size((int)count, type, MPI_COMM_SELF, &size) != MPI_SUCCESS)
+    if (wisp_p2p_pack_size(count, type, &size) != MPI_SUCCESS)
         return NULL;
     void *copy = malloc(size ? (size_t)size : 1);
     if (copy)
-        wisp_p2p_pack(buf, (int)count, type, copy, size, bytes);
+        wisp_p2p_pack(buf, count, type, copy, size, bytes);
     return copy;
 }
 
@@ -491,9 +514,10 @@ int wisp_p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int
     bool served =
         carrier(comm, dest, stag, count, false) || carrier(comm, source, rtag, count, true);
     wisp_p2p_unlock();
-    if ((!served && !wisp_p2p_busy()) || count < 0 || count > INT_MAX)
-        return PMPI_Sendrecv_replace(buf, (int)count, type, dest, stag, source, rtag, comm, status);
-    int bytes;
+    if ((!served && !wisp_p2p_busy()) || count < 0)
+        return WISP_P2P_MPI(Sendrecv_replace, count, buf, count, type, dest, stag, source, rtag,
+                            comm, status);
+    MPI_Count bytes;
     void *copy = packed_copy(buf, count, type, &bytes);
     if (!copy)
         return wisp_p2p_error(comm, MPI_ERR_NO_MEM);
@@ -552,7 +576,7 @@ int wisp_p2p_isendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, i
 int wisp_p2p_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
                                int source, int rtag, MPI_Comm comm, MPI_Request *request)
 {
-    int bytes;
+    MPI_Count bytes;
     void *copy = packed_copy(buf, count, type, &bytes);
     if (!copy)
         return wisp_p2p_error(comm, MPI_ERR_NO_MEM);

@@ -28,6 +28,7 @@
 #ifndef WISP_P2P_P2P_H
 #define WISP_P2P_P2P_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -35,6 +36,18 @@
 #include <stdint.h>
 
 #include "p2p/lock.h"
+#include "wisp_have.h" /* WISP_HAVE_MPI_*: what the underlying MPI has */
+
+/* MPI-4's large-count forms. MPICH 4 has them; Open MPI 4.1 has none, and
+ * then no entry point can pass wisp a count above INT_MAX. WISP_P2P_MPI
+ * calls the MPI's `fn`, or `fn_c` when `count` does not fit an int. */
+#ifdef WISP_HAVE_MPI_Send_c
+#define WISP_P2P_LARGE_COUNTS 1
+#define WISP_P2P_MPI(fn, count, ...)                                                               \
+    ((count) > INT_MAX ? PMPI_##fn##_c(__VA_ARGS__) : PMPI_##fn(__VA_ARGS__))
+#else
+#define WISP_P2P_MPI(fn, count, ...) PMPI_##fn(__VA_ARGS__)
+#endif
 
 #pragma GCC visibility push(hidden)
 
@@ -93,6 +106,12 @@ struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx);
 int wisp_p2p_comm_created(MPI_Comm comm);
 /* Before the MPI frees `comm`. */
 void wisp_p2p_comm_freeing(MPI_Comm comm);
+/* The functions that make a communicator: `rc`, the MPI's return code, and
+ * the new communicator; gives it a context (collective, as they are). */
+int wisp_p2p_comm_made(int rc, MPI_Comm *newcomm);
+/* MPI_Comm_free and MPI_Comm_disconnect: the engine lets go of the
+ * communicator first, then `mpi_free` (the MPI's function). */
+int wisp_p2p_comm_release(MPI_Comm *comm, int (*mpi_free)(MPI_Comm *));
 void wisp_p2p_comm_init(MPI_Comm world);
 void wisp_p2p_comm_fini(void);
 
@@ -102,11 +121,14 @@ void wisp_p2p_comm_fini(void);
  * contiguous run starting at `*offset` bytes from the buffer. */
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
                         MPI_Aint *offset);
-void wisp_p2p_type_forget(void); /* a derived type was freed */
-/* MPI_Pack / MPI_Unpack on MPI_COMM_SELF, also for MPI_BOTTOM buffers. */
-int wisp_p2p_pack(const void *buf, int count, MPI_Datatype type, void *out, int size,
-                  int *position);
-int wisp_p2p_unpack(const void *in, int size, int *position, void *buf, int count,
+void wisp_p2p_type_forget(void);            /* a derived type was freed */
+int wisp_p2p_type_free(MPI_Datatype *type); /* MPI_Type_free */
+/* MPI_Pack_size / MPI_Pack / MPI_Unpack on MPI_COMM_SELF, with counts of
+ * any size, also for MPI_BOTTOM buffers. */
+int wisp_p2p_pack_size(MPI_Count count, MPI_Datatype type, MPI_Count *size);
+int wisp_p2p_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *out, MPI_Count size,
+                  MPI_Count *position);
+int wisp_p2p_unpack(const void *in, MPI_Count size, MPI_Count *position, void *buf, MPI_Count count,
                     MPI_Datatype type);
 
 /* ---- messages and requests -------------------------------------------- */
@@ -189,6 +211,12 @@ struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's mes
 MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req);
 struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle); /* NULL: the MPI's */
 MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req);
+/* MPI_Request_c2f, MPI_Request_f2c, MPI_Message_c2f, MPI_Message_f2c for
+ * handles of wisp and of the MPI. */
+MPI_Fint wisp_p2p_request_c2f(MPI_Request request);
+MPI_Request wisp_p2p_request_f2c(MPI_Fint request);
+MPI_Fint wisp_p2p_message_c2f(MPI_Message message);
+MPI_Message wisp_p2p_message_f2c(MPI_Fint message);
 /* The public fields and the count; single completions leave MPI_ERROR alone. */
 void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes, bool cancelled);
 /* A finished request's status, into `status` (may be MPI_STATUS_IGNORE);
@@ -303,6 +331,7 @@ int wisp_p2p_send_init(const void *buf, MPI_Count count, MPI_Datatype type, int 
 int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                        MPI_Comm comm, MPI_Request *request);
 int wisp_p2p_start(MPI_Request *request);
+int wisp_p2p_startall(int count, MPI_Request requests[]);
 int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int wisp_p2p_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int wisp_p2p_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,

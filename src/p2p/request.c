@@ -86,6 +86,35 @@ struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle)
     return &pool[handle - FORTRAN_BASE];
 }
 
+#ifdef WISP_HAVE_MPI_Request_c2f /* a function (Open MPI), not MPICH's macro */
+MPI_Fint wisp_p2p_request_c2f(MPI_Request request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of(request);
+    return req ? wisp_p2p_req_c2f(req) : PMPI_Request_c2f(request);
+}
+#endif
+#ifdef WISP_HAVE_MPI_Request_f2c
+MPI_Request wisp_p2p_request_f2c(MPI_Fint request)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of_fint(request);
+    return req ? wisp_p2p_req_handle(req) : PMPI_Request_f2c(request);
+}
+#endif
+#ifdef WISP_HAVE_MPI_Message_c2f
+MPI_Fint wisp_p2p_message_c2f(MPI_Message message)
+{
+    struct wisp_p2p_req *req = wisp_p2p_msg_of(message);
+    return req ? wisp_p2p_req_c2f(req) : PMPI_Message_c2f(message);
+}
+#endif
+#ifdef WISP_HAVE_MPI_Message_f2c
+MPI_Message wisp_p2p_message_f2c(MPI_Fint message)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of_fint(message);
+    return req ? wisp_p2p_msg_handle(req) : PMPI_Message_f2c(message);
+}
+#endif
+
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 {
     if (!pool) {

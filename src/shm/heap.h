@@ -38,6 +38,10 @@ void *wisp_shm_heap_realloc(void *p, size_t size);
 void wisp_shm_heap_free(void *p);
 size_t wisp_shm_heap_usable_size(const void *p);
 
+/* MPI_Alloc_mem and MPI_Free_mem (alloc_mem.c). */
+int wisp_shm_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int wisp_shm_free_mem(void *base);
+
 /* Do the process's malloc and free resolve to wisp's (src/shm/malloc.c)?
  * Not when another allocator was preloaded before wisp. */
 bool wisp_shm_malloc_is_ours(void);

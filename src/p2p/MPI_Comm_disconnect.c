@@ -1,9 +1,0 @@
-/* MPI_Comm_disconnect: the engine lets go of the communicator first. */
-#include "p2p/p2p.h"
-#include "wrap/impls.h"
-
-int wisp_impl_MPI_Comm_disconnect(MPI_Comm *comm)
-{
-    wisp_p2p_comm_freeing(*comm);
-    return PMPI_Comm_disconnect(comm);
-}

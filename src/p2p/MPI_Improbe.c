@@ -1,9 +1,0 @@
-/* MPI_Improbe: wisp's queue for local senders, the MPI for remote ones. */
-#include "p2p/p2p.h"
-#include "wrap/impls.h"
-
-int wisp_impl_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                          MPI_Status *status)
-{
-    return wisp_p2p_improbe(source, tag, comm, flag, message, status);
-}

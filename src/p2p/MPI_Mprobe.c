@@ -1,9 +1,0 @@
-/* MPI_Mprobe: wisp's queue for local senders, the MPI for remote ones. */
-#include "p2p/p2p.h"
-#include "wrap/impls.h"
-
-int wisp_impl_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-                         MPI_Status *status)
-{
-    return wisp_p2p_mprobe(source, tag, comm, message, status);
-}

@@ -1,8 +1,0 @@
-/* MPI_Test: requests of wisp and of the MPI, mixed. */
-#include "p2p/p2p.h"
-#include "wrap/impls.h"
-
-int wisp_impl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    return wisp_p2p_wait1(request, status, true, flag);
-}
