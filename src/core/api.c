@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "p2p/p2p.h"
-#include "shm/heap.h"
 
 const char *wisp_version(void)
 {
@@ -63,11 +62,6 @@ int wisp_machine_numa_nodes(void)
 int wisp_bound_cores(void)
 {
     return wisp_topo.bound_cores;
-}
-
-int wisp_heap_contains(const void *p)
-{
-    return wisp_shm_heap_contains(p);
 }
 
 unsigned long long wisp_shm_counter(const char *name)

@@ -10,13 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/component.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/topo.h"
-#include "ghost/ghost.h"
-#include "p2p/p2p.h"
-#include "shm/heap.h"
 #include "wrap/wrap.h"
 
 extern char **environ;
@@ -60,23 +58,11 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         wisp_core_stop(NULL);
     }
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
-    /* With ghosts, the heap spans them too, so that they see windows the
-     * application creates on it (docs/ghosts.md); their partitions stay unused. */
-    bool heap_with_ghosts = wisp_config.SHM && wisp_config.GHOSTS;
-    if (heap_with_ghosts)
-        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
-    if (wisp_config.GHOSTS) {
-        wisp_wrap_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
-        int vnode = (int)wisp_config.VNODE_SIZE;
-        wisp_core_topo_narrow(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
-        wisp_core_log_rank = wisp_topo.world_rank; /* messages name the rank the user knows */
-    }
-    wisp_core_topo_log();
-    if (wisp_config.SHM && !heap_with_ghosts)
-        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
-    wisp_p2p_init(level);
+    for (const struct wisp_component *c = wisp_components; c->name; c++)
+        c->start(level);
+    wisp_core_topo_log();
     wisp_core_stats_start();
     /* Translation and accounting live in the hooked path. */
     wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD);
@@ -96,9 +82,11 @@ int wisp_core_finalize(void)
 {
     wisp_core_stats_finish(wisp_wrap_user_world);
     wisp_wrap_hooks_enable(false);
-    wisp_p2p_fini();
-    wisp_shm_heap_stop();
-    wisp_ghost_release();
+    const struct wisp_component *c = wisp_components;
+    while (c->name)
+        c++;
+    while (c-- != wisp_components)
+        c->stop();
     wisp_core_topo_fini();
     int rc = PMPI_Finalize();
     wisp_core_config_free(&wisp_config);

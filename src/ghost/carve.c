@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/init.h"
 #include "core/log.h"
 #include "core/topo.h"
@@ -99,6 +100,17 @@ void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg)
     atomic_fetch_add_explicit(&b->seq, 1, memory_order_release);
     for (int g = 0; g < wisp_ghost_node.ghosts; g++)
         wisp_doorbell_ring(&b->bells[g]);
+}
+
+void wisp_ghost_start(int thread_level)
+{
+    (void)thread_level;
+    if (!wisp_config.GHOSTS)
+        return;
+    wisp_wrap_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
+    int vnode = (int)wisp_config.VNODE_SIZE;
+    wisp_core_topo_narrow(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
+    wisp_core_log_rank = wisp_topo.world_rank; /* messages name the rank the user knows */
 }
 
 void wisp_ghost_release(void)

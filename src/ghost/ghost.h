@@ -19,6 +19,11 @@
  * returns the communicator of all non-ghost processes, in world order. */
 MPI_Comm wisp_ghost_carve(int ghosts);
 
+/* The component's start (core/component.h): with WISP_GHOSTS, carve the
+ * ghosts out, make the rest the application's world and narrow the
+ * topology to it. */
+void wisp_ghost_start(int thread_level);
+
 /* In MPI_Finalize of the application's processes, before the underlying
  * MPI_Finalize: let this node's ghosts finalize too, and free the
  * application's world (MPI_COMM_WORLD is the real one again). */

@@ -34,6 +34,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/topo.h"
 #include "shm/segment.h"
 
 enum {
@@ -477,6 +478,16 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
 void wisp_shm_heap_stop(void)
 {
     wisp_shm_heap.serving = false;
+}
+
+/* Before the ghosts are carved out: the heap spans them too, so that they
+ * see the windows the application creates on it (docs/ghosts.md); their
+ * partitions stay unused. */
+void wisp_shm_start(int thread_level)
+{
+    (void)thread_level;
+    if (wisp_config.SHM)
+        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
 }
 
 void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero)

@@ -31,6 +31,8 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size);
 
 /* Stop serving new allocations; memory already handed out stays valid. */
 void wisp_shm_heap_stop(void);
+/* The component's start (core/component.h): the heap over the node, with WISP_SHM. */
+void wisp_shm_start(int thread_level);
 
 /* NULL when the partition is full (the caller falls back to private memory). */
 void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero);
