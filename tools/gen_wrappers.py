@@ -182,8 +182,8 @@ class Tables:
         if kind not in Route.KINDS or not text.strip():
             self.fail(where, f"{pattern}: expected [lend] call EXPR | pass WHY | absent WHY")
             return
-        if any(c in pattern for c in "*?[") and kind == "call":
-            self.fail(where, f"{pattern}: a pattern may only pass or be absent")
+        if any(c in pattern for c in "*?[") and kind == "call" and text.strip() != "@mpi":
+            self.fail(where, f"{pattern}: a pattern may only lend, pass or be absent")
             return
         self.routes.append(Route(where, pattern, kind, text.strip(), lend))
 

@@ -210,7 +210,7 @@ int wisp_impl_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_iflush
-#error "MPI_Buffer_iflush is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:188)"
+#error "MPI_Buffer_iflush is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Cancel
@@ -223,28 +223,44 @@ int wisp_impl_MPI_Cancel(MPI_Request* request)
 #ifdef WISP_HAVE_MPI_Cart_create
 int wisp_impl_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
-    return wisp_p2p_comm_made(PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart), comm_cart);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart), comm_cart);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_sub
 int wisp_impl_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
-    return wisp_p2p_comm_made(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create
 int wisp_impl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
-    return wisp_p2p_comm_made(PMPI_Comm_create(comm, group, newcomm), newcomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Comm_create(comm, group, newcomm), newcomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_group
 int wisp_impl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
-    return wisp_p2p_comm_made(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
@@ -258,14 +274,22 @@ int wisp_impl_MPI_Comm_disconnect(MPI_Comm* comm)
 #ifdef WISP_HAVE_MPI_Comm_dup
 int wisp_impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
-    return wisp_p2p_comm_made(PMPI_Comm_dup(comm, newcomm), newcomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Comm_dup(comm, newcomm), newcomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_dup_with_info
 int wisp_impl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
-    return wisp_p2p_comm_made(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
@@ -277,34 +301,50 @@ int wisp_impl_MPI_Comm_free(MPI_Comm* comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-#error "MPI_Comm_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:187)"
+#error "MPI_Comm_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:189)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_split
 int wisp_impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
-    return wisp_p2p_comm_made(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_split_type
 int wisp_impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
-    return wisp_p2p_comm_made(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), newcomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), newcomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_create
 int wisp_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
-    return wisp_p2p_comm_made(PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph), comm_dist_graph);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph), comm_dist_graph);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_create_adjacent
 int wisp_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
-    return wisp_p2p_comm_made(PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), comm_dist_graph);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), comm_dist_graph);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
@@ -324,6 +364,413 @@ int wisp_impl_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_close
+int wisp_impl_MPI_File_close(MPI_File* fh)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_close(fh);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_open
+int wisp_impl_MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_open(comm, filename, amode, info, fh);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_preallocate
+int wisp_impl_MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_preallocate(fh, size);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_all
+int wisp_impl_MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_all(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_all_begin
+int wisp_impl_MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_all_begin(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_all_begin_c
+int wisp_impl_MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_all_c
+int wisp_impl_MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_all_end
+int wisp_impl_MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_all_end(fh, buf, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_at_all
+int wisp_impl_MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_at_all_begin
+int wisp_impl_MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_at_all_begin_c
+int wisp_impl_MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_at_all_c
+int wisp_impl_MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_at_all_end
+int wisp_impl_MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_at_all_end(fh, buf, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_ordered
+int wisp_impl_MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_ordered_begin
+int wisp_impl_MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_ordered_begin_c
+int wisp_impl_MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_ordered_c
+int wisp_impl_MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_read_ordered_end
+int wisp_impl_MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_read_ordered_end(fh, buf, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_set_atomicity
+int wisp_impl_MPI_File_set_atomicity(MPI_File fh, int flag)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_set_atomicity(fh, flag);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_set_size
+int wisp_impl_MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_set_size(fh, size);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_set_view
+int wisp_impl_MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_sync
+int wisp_impl_MPI_File_sync(MPI_File fh)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_sync(fh);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_all
+int wisp_impl_MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_all(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_all_begin
+int wisp_impl_MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_all_begin(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_all_begin_c
+int wisp_impl_MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_all_c
+int wisp_impl_MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_all_end
+int wisp_impl_MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_all_end(fh, buf, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_at_all
+int wisp_impl_MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_at_all_begin
+int wisp_impl_MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_at_all_begin_c
+int wisp_impl_MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_at_all_c
+int wisp_impl_MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_at_all_end
+int wisp_impl_MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_at_all_end(fh, buf, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_ordered
+int wisp_impl_MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_ordered_begin
+int wisp_impl_MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_ordered_begin_c
+int wisp_impl_MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_ordered_c
+int wisp_impl_MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_File_write_ordered_end
+int wisp_impl_MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_File_write_ordered_end(fh, buf, status);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
@@ -391,7 +838,11 @@ int wisp_impl_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 #ifdef WISP_HAVE_MPI_Graph_create
 int wisp_impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
-    return wisp_p2p_comm_made(PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph), comm_graph);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph), comm_graph);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
@@ -447,7 +898,11 @@ int wisp_impl_MPI_Init_thread(int* argc, char*** argv, int required, int* provid
 #ifdef WISP_HAVE_MPI_Intercomm_merge
 int wisp_impl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
-    return wisp_p2p_comm_made(PMPI_Intercomm_merge(intercomm, high, newintracomm), newintracomm);
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_p2p_comm_made(PMPI_Intercomm_merge(intercomm, high, newintracomm), newintracomm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
@@ -557,7 +1012,7 @@ MPI_Message wisp_impl_MPI_Message_f2c(MPI_Fint message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_toint
-#error "MPI_Message_toint is not routed yet: MPI-5 ABI; would have to know wisp's message handles (src/p2p/routes.def:109)"
+#error "MPI_Message_toint is not routed yet: MPI-5 ABI; would have to know wisp's message handles (src/p2p/routes.def:110)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Mprobe
@@ -821,19 +1276,19 @@ int wisp_impl_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status*
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_all
-#error "MPI_Request_get_status_all is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:98)"
+#error "MPI_Request_get_status_all is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:99)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_any
-#error "MPI_Request_get_status_any is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:97)"
+#error "MPI_Request_get_status_any is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:98)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_some
-#error "MPI_Request_get_status_some is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:99)"
+#error "MPI_Request_get_status_some is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:100)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_toint
-#error "MPI_Request_toint is not routed yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:108)"
+#error "MPI_Request_toint is not routed yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:109)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend
@@ -987,7 +1442,7 @@ int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
-#error "MPI_Session_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:187)"
+#error "MPI_Session_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:189)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend
