@@ -46,3 +46,9 @@ wisp_add_rma_test(rma_simultaneous USERS 3 VNODE_GHOSTS2)
 wisp_add_rma_test(rma_simultaneous USERS 4 SUFFIX .groups2)
 wisp_add_mpi_test(rma_simultaneous NP 6 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=3 ${on}
                   SUFFIX .vnode3.ghosts1)
+
+# The info hints epochs_used (every separator, values not understood) and
+# no_locks: exclusive locks exclude each other, or fail where a hint ruled
+# them out (4 application processes: lost updates show within a few runs).
+wisp_add_mpi_test(rma_hints NP 4 SUFFIX .ghosts0)
+wisp_add_mpi_test(rma_hints NP 5 ENV WISP_GHOSTS=1 ${on} SUFFIX .ghosts1 ARGS served)

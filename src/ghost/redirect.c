@@ -35,7 +35,7 @@ int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin)
     case WISP_GHOST_LOCK:
         if (!w->locked[rank])
             return MPI_ERR_RMA_SYNC;
-        *iwin = w->nlock ? w->lockwin[t->local] : w->global;
+        *iwin = w->lockwin[t->local];
         return MPI_SUCCESS;
     case WISP_GHOST_LOCK_ALL:
         *iwin = w->lock_all_global ? w->global : w->lockwin[t->local];
@@ -272,8 +272,6 @@ int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
     if (w->access == WISP_GHOST_LOCK_ALL && w->lock_all_global) {
         rc = flush_all(w->global);
     } else if (w->access == WISP_GHOST_LOCK || w->access == WISP_GHOST_LOCK_ALL) {
-        if (w->nlock == 0)
-            rc = flush_all(w->global);
         for (int i = 0; i < w->nlock; i++)
             if (w->held[i]) {
                 int rc2 = flush_all(w->lockwin[i]);

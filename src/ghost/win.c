@@ -23,10 +23,9 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "ghost/board.h"
+#include "ghost/hints.h"
 #include "shm/heap.h"
 #include "shm/segment.h"
-
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
 
 enum { ALIGN = 64, TAG_ICOMM = 0x5749 };
 
@@ -103,26 +102,6 @@ bool wisp_ghost_icomm_create(const int *members, int n, MPI_Comm *icomm)
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
     return rc == MPI_SUCCESS && *icomm != MPI_COMM_NULL;
-}
-
-/* Whether info key `key` is set and its value contains the word `word`
- * (NULL: is "true"). */
-static bool info_has(MPI_Info info, const char *key, const char *word)
-{
-    if (info == MPI_INFO_NULL)
-        return false;
-    char value[256];
-    int flag = 0;
-    PMPI_Info_get(info, key, (int)sizeof value - 1, value, &flag);
-    if (!flag)
-        return false;
-    if (!word)
-        return strcmp(value, "true") == 0;
-    for (char *save = NULL, *tok = strtok_r(value, ", ", &save); tok;
-         tok = strtok_r(NULL, ", ", &save))
-        if (strcmp(tok, word) == 0)
-            return true;
-    return false;
 }
 
 /* What each application process tells the others at creation. */
@@ -346,15 +325,9 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
     PMPI_Comm_rank(w->comm, &w->rank);
     PMPI_Comm_size(w->comm, &w->size);
     int n = w->size, G = wisp_ghost_node.ghosts, stride = M_GHOSTS + G;
-    w->no_local_load_store = info_has(info, "no_local_load_store", NULL);
+    struct wisp_ghost_hints hints = wisp_ghost_read_hints(info, w->rank == 0);
+    w->no_local_load_store = hints.no_local_load_store;
     w->seed = (unsigned)wisp_ghost_node.world_rank * 2654435761u + 1;
-    bool locks = !info_has(info, "no_locks", NULL);
-    char used[256];
-    int flag = 0;
-    if (info != MPI_INFO_NULL)
-        PMPI_Info_get(info, "epochs_used", (int)sizeof used - 1, used, &flag);
-    if (flag)
-        locks = locks && info_has(info, "epochs_used", "lock");
 
     int64_t *m = malloc(sizeof *m * (size_t)stride * (size_t)n);
     int64_t *mine = malloc(sizeof *mine * (size_t)stride);
@@ -368,7 +341,7 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
         mine[M_USERS] = wisp_ghost_node.users;
         mine[M_DISP_UNIT] = disp_unit;
         mine[M_SIZE] = size;
-        mine[M_LOCKS] = locks;
+        mine[M_LOCKS] = hints.locks;
         mine[M_HEAP_OFF] = -1;
         mine[M_HIDDEN] = 0;
         if (w->heap) {

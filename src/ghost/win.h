@@ -160,6 +160,10 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w);
 /* At MPI_Finalize: free the served windows the application left, oldest first. */
 void wisp_ghost_win_free_all(void);
 
+/* MPI_Win_lock and MPI_Win_unlock on a served window (epoch.c). */
+int wisp_ghost_lock(struct wisp_ghost_win *w, int lock_type, int rank, int assert);
+int wisp_ghost_unlock(struct wisp_ghost_win *w, int rank);
+
 /* Where an operation on target `rank` (valid, not MPI_PROC_NULL) goes in this
  * origin's current epoch: the internal window, or MPI_ERR_RMA_SYNC. */
 int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin);
