@@ -88,6 +88,9 @@ MPI_Comm wisp_ghost_carve(int ghosts)
     if (ghost < 0) {
         PMPI_Comm_set_name(users, "MPI_COMM_WORLD");
         wisp_ghost_errhandlers_translate(true);
+        int level = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&level);
+        wisp_ghost_threaded = level == MPI_THREAD_MULTIPLE;
         return users;
     }
     wisp_ghost_serve(ghost); /* the application's code after MPI_Init never runs here */

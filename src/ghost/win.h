@@ -137,6 +137,8 @@ struct wisp_ghost_win {
 
 /* Number of served windows in this process: while 0 nothing is looked up. */
 extern _Atomic int wisp_ghost_nserved;
+/* The application runs MPI_THREAD_MULTIPLE: state that threads share takes locks. */
+extern bool wisp_ghost_threaded;
 struct wisp_ghost_win *wisp_ghost_win_lookup(MPI_Win win);
 
 static inline struct wisp_ghost_win *wisp_ghost_win_find(MPI_Win win)
