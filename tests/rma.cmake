@@ -55,9 +55,9 @@ wisp_add_mpi_test(rma_hints NP 5 ENV WISP_GHOSTS=1 ${on} SUFFIX .ghosts1 ARGS se
 
 # MPI_THREAD_MULTIPLE: windows created and freed from two threads at once,
 # each on its own communicator; and a flush in one thread racing with
-# another thread's put and flush, with 2 ghosts sharing the puts.
+# another thread's accumulate and flush, with 2 ghosts sharing the target.
 wisp_add_mpi_test(ghost_threads NP 2 SUFFIX .create.ghosts0 ARGS create)
 wisp_add_mpi_test(ghost_threads NP 3 ENV WISP_GHOSTS=1 ${on} SUFFIX .create.ghosts1 ARGS create)
-wisp_add_mpi_test(ghost_threads NP 2 SUFFIX .flush.ghosts0 ARGS flush)
-wisp_add_mpi_test(ghost_threads NP 4 ENV WISP_GHOSTS=2 WISP_GHOST_LOAD=op ${on}
+wisp_add_mpi_test(ghost_threads NP 3 SUFFIX .flush.ghosts0 ARGS flush)
+wisp_add_mpi_test(ghost_threads NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=segment ${on}
                   SUFFIX .flush.ghosts2 ARGS flush)

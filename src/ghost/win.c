@@ -133,6 +133,7 @@ enum {
 
 static void free_state(struct wisp_ghost_win *w)
 {
+    pthread_mutex_destroy(&w->books);
     free(w->lockwin);
     free(w->t);
     free(w->locked);
@@ -423,6 +424,7 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
         return NULL;
     w->flavor = flavor;
     w->heap = flavor == MPI_WIN_FLAVOR_CREATE;
+    pthread_mutex_init(&w->books, NULL);
     PMPI_Comm_dup(comm, &w->comm);
     PMPI_Comm_rank(w->comm, &w->rank);
     PMPI_Comm_size(w->comm, &w->size);

@@ -4,12 +4,12 @@
  * - "create": two threads per process create, use (fence, a put to the
  *   right neighbour) and free windows at the same time, each over its own
  *   duplicate of MPI_COMM_WORLD; every window must work, served or not.
- * - "flush": on a shared window in a lock_all epoch, one thread puts a new
- *   value into the right neighbour's memory and flushes, then loads it from
- *   there; another thread flushes the same target and all targets all the
- *   while. A flush must complete every operation that returned before it
- *   was called, whichever ghost carried it (WISP_GHOST_LOAD spreads the
- *   puts over the ghosts).
+ * - "flush": on a shared window in a lock_all epoch, one thread of each
+ *   process accumulates into its own counter in rank 1's memory, flushes,
+ *   and loads the counter from there; another thread flushes the same
+ *   target and all targets all the while. A flush must complete every
+ *   operation that returned before it was called, whichever ghost carried
+ *   it (with segment binding, not only the target's bound ghost).
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -21,7 +21,7 @@
 
 /* Windows of whole pages: MPICH 4.0.2 (ch4/ucx) targets the start of the page
  * that holds a smaller MPI_Win_allocate window (fixed by pmodels/mpich PR 6140). */
-enum { PAGE = 4096, THREADS = 2, ROUNDS = 3, PUTS = 400 };
+enum { PAGE = 4096, THREADS = 2, ROUNDS = 3, PUTS = 200 };
 
 static int rank, size;
 static MPI_Comm comms[THREADS];
@@ -50,21 +50,27 @@ static void *create_and_use(void *arg)
 
 struct shared {
     MPI_Win win;
-    volatile int *right_mem; /* the right neighbour's memory, mapped here */
+    volatile int *target_mem; /* rank 1's memory, mapped here */
 };
 
-static void *put_flush_load(void *arg)
+/* Rank 1 is every process's target: with 3 processes, 2 ghosts and segment
+ * binding its first bytes belong to ghost 0 while it is bound to ghost 1, so
+ * its flush must remember that ghost 0 got operations. */
+enum { TARGET = 1 };
+
+static void *accumulate_flush_load(void *arg)
 {
     struct shared *s = arg;
-    int right = (rank + 1) % size;
+    int one = 1;
     for (int i = 1; i <= PUTS; i++) {
-        MPI_Put(&i, 1, MPI_INT, right, 0, 1, MPI_INT, s->win);
-        MPI_Win_flush(right, s->win);
+        MPI_Accumulate(&one, 1, MPI_INT, TARGET, rank, 1, MPI_INT, MPI_SUM, s->win);
+        MPI_Win_flush(TARGET, s->win);
         MPI_Win_sync(s->win);
-        if (s->right_mem[0] != i) {
-            fprintf(stderr, "rank %d: put %d not complete after its flush (%d)\n", rank, i,
-                    s->right_mem[0]);
+        if (s->target_mem[rank] != i) {
+            fprintf(stderr, "rank %d: accumulate %d not complete after its flush (%d)\n", rank, i,
+                    s->target_mem[rank]);
             check_failures++;
+            break;
         }
     }
     done = 1;
@@ -76,7 +82,7 @@ static void *flush_meanwhile(void *arg)
     struct shared *s = arg;
     for (int i = 0; !done; i++)
         if (i % 2)
-            MPI_Win_flush((rank + 1) % size, s->win);
+            MPI_Win_flush(TARGET, s->win);
         else
             MPI_Win_flush_all(s->win);
     return NULL;
@@ -89,17 +95,17 @@ static void flush_race(void)
     MPI_Win_allocate_shared(PAGE, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &s.win);
     MPI_Aint bytes;
     int unit;
-    int *right_mem;
-    MPI_Win_shared_query(s.win, (rank + 1) % size, &bytes, &unit, &right_mem);
-    s.right_mem = right_mem;
+    int *target_mem;
+    MPI_Win_shared_query(s.win, TARGET, &bytes, &unit, &target_mem);
+    s.target_mem = target_mem;
     MPI_Win_lock_all(MPI_MODE_NOCHECK, s.win);
-    mem[0] = 0;
+    memset(mem, 0, PAGE);
     MPI_Win_sync(s.win);
     MPI_Barrier(MPI_COMM_WORLD);
-    pthread_t put, flush;
-    pthread_create(&put, NULL, put_flush_load, &s);
+    pthread_t work, flush;
+    pthread_create(&work, NULL, accumulate_flush_load, &s);
     pthread_create(&flush, NULL, flush_meanwhile, &s);
-    pthread_join(put, NULL);
+    pthread_join(work, NULL);
     pthread_join(flush, NULL);
     MPI_Win_unlock_all(s.win);
     MPI_Barrier(MPI_COMM_WORLD);
