@@ -46,3 +46,18 @@ wisp_add_rma_test(rma_simultaneous USERS 3 VNODE_GHOSTS2)
 wisp_add_rma_test(rma_simultaneous USERS 4 SUFFIX .groups2)
 wisp_add_mpi_test(rma_simultaneous NP 6 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=3 ${on}
                   SUFFIX .vnode3.ghosts1)
+
+# The info hints epochs_used (every separator, values not understood) and
+# no_locks: exclusive locks exclude each other, or fail where a hint ruled
+# them out (4 application processes: lost updates show within a few runs).
+wisp_add_mpi_test(rma_hints NP 4 SUFFIX .ghosts0)
+wisp_add_mpi_test(rma_hints NP 5 ENV WISP_GHOSTS=1 ${on} SUFFIX .ghosts1 ARGS served)
+
+# MPI_THREAD_MULTIPLE: windows created and freed from two threads at once,
+# each on its own communicator; and a flush in one thread racing with
+# another thread's accumulate and flush, with 2 ghosts sharing the target.
+wisp_add_mpi_test(ghost_threads NP 2 SUFFIX .create.ghosts0 ARGS create)
+wisp_add_mpi_test(ghost_threads NP 3 ENV WISP_GHOSTS=1 ${on} SUFFIX .create.ghosts1 ARGS create)
+wisp_add_mpi_test(ghost_threads NP 3 SUFFIX .flush.ghosts0 ARGS flush)
+wisp_add_mpi_test(ghost_threads NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=segment ${on}
+                  SUFFIX .flush.ghosts2 ARGS flush)

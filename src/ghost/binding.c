@@ -26,6 +26,12 @@
  * MPI_MODE_NOCHECK or a self lock) and no accumulate-type operation went to
  * the target since the last flush (or fence, complete, lock): an earlier
  * accumulate then still owns the order of its elements at its ghost.
+ *
+ * Threads (MPI_THREAD_MULTIPLE): this bookkeeping is changed under the
+ * window's books lock. A flush forgets the ghosts used only when no
+ * operation was under way when it began and none began since: another
+ * thread's operation counted just before the flush may reach its ghost only
+ * after the flush looked, and must be flushed by the next flush.
  */
 #include <stdlib.h>
 
@@ -44,20 +50,31 @@ int wisp_ghost_owner(const struct wisp_ghost_win *w, const struct wisp_ghost_tar
     return g >= G ? G - 1 : (int)g;
 }
 
+/* The ghost of a node (its first at `first` in ops/bytes) that this origin
+ * sent the fewest operations or bytes to (WISP_GHOST_LOAD=op, byte). */
+static int least_loaded(const struct wisp_ghost_win *w, int first)
+{
+    const uint64_t *count = wisp_config.GHOST_LOAD == WISP_GHOST_LOAD_OP ? w->ops : w->bytes;
+    int best = 0;
+    for (int g = 1; g < wisp_ghost_node.ghosts; g++)
+        if (count[first + g] < count[first + best])
+            best = g;
+    return best;
+}
+
 int wisp_ghost_free_choice(struct wisp_ghost_win *w, int rank, MPI_Win iwin)
 {
     int G = wisp_ghost_node.ghosts;
-    const struct wisp_ghost_tstate *ts = &w->ts[rank];
-    if (G == 1 || wisp_config.GHOST_LOAD == WISP_GHOST_LOAD_STATIC || ts->acc ||
-        (iwin != w->global && !ts->granted))
+    if (G == 1 || wisp_config.GHOST_LOAD == WISP_GHOST_LOAD_STATIC)
         return -1;
-    if (wisp_config.GHOST_LOAD == WISP_GHOST_LOAD_RANDOM)
-        return rand_r(&w->seed) % G;
-    const uint64_t *count = wisp_config.GHOST_LOAD == WISP_GHOST_LOAD_OP ? w->ops : w->bytes;
-    int first = w->t[rank].ghost0 - w->size, best = 0;
-    for (int g = 1; g < G; g++)
-        if (count[first + g] < count[first + best])
-            best = g;
+    wisp_ghost_books_lock(w);
+    const struct wisp_ghost_tstate *ts = &w->ts[rank];
+    int best = -1;
+    if (!ts->acc && (iwin == w->global || ts->granted))
+        best = wisp_config.GHOST_LOAD == WISP_GHOST_LOAD_RANDOM
+                   ? rand_r(&w->seed) % G
+                   : least_loaded(w, w->t[rank].ghost0 - w->size);
+    wisp_ghost_books_unlock(w);
     return best;
 }
 
@@ -69,49 +86,112 @@ static int force_lock(const struct wisp_ghost_target *t, MPI_Win iwin)
     return rc == MPI_SUCCESS ? PMPI_Win_flush(t->ghost, iwin) : rc;
 }
 
+/* Lock ghost index g of target `rank`'s node (not its bound ghost), shared,
+ * once per epoch, after making sure the user's lock on the bound one is held.
+ * The wait for that lock happens outside the books: it may be long. */
+static int lock_extra(struct wisp_ghost_win *w, int rank, MPI_Win iwin, int g)
+{
+    const struct wisp_ghost_target *t = &w->t[rank];
+    struct wisp_ghost_tstate *ts = &w->ts[rank];
+    uint64_t bit = (uint64_t)1 << g;
+    wisp_ghost_books_lock(w);
+    bool locked = ts->extra & bit, granted = ts->granted;
+    wisp_ghost_books_unlock(w);
+    if (locked)
+        return MPI_SUCCESS;
+    int rc = granted ? MPI_SUCCESS : force_lock(t, iwin);
+    wisp_ghost_books_lock(w);
+    ts->granted |= rc == MPI_SUCCESS;
+    /* Only the bound ghost is ever locked exclusively: this lock never waits. */
+    if (rc == MPI_SUCCESS && !(ts->extra & bit))
+        rc = PMPI_Win_lock(MPI_LOCK_SHARED, t->ghost0 + g, 0, iwin);
+    if (rc == MPI_SUCCESS)
+        ts->extra |= bit;
+    wisp_ghost_books_unlock(w);
+    return rc;
+}
+
 int wisp_ghost_use(struct wisp_ghost_win *w, int rank, MPI_Win iwin, int g, bool acc,
                    MPI_Aint bytes)
 {
     const struct wisp_ghost_target *t = &w->t[rank];
-    struct wisp_ghost_tstate *ts = &w->ts[rank];
-    int grank = t->ghost0 + g, rc = MPI_SUCCESS;
-    if (iwin != w->global && grank != t->ghost && !(ts->extra >> g & 1)) {
-        if (!ts->granted)
-            rc = force_lock(t, iwin);
-        ts->granted = rc == MPI_SUCCESS;
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Win_lock(MPI_LOCK_SHARED, grank, 0, iwin);
-        if (rc == MPI_SUCCESS)
-            ts->extra |= (uint64_t)1 << g;
+    int grank = t->ghost0 + g;
+    if (iwin != w->global && grank != t->ghost) {
+        int rc = lock_extra(w, rank, iwin, g);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
-    if (rc != MPI_SUCCESS)
-        return rc;
+    wisp_ghost_books_lock(w);
+    struct wisp_ghost_tstate *ts = &w->ts[rank];
     ts->dirty |= (uint64_t)1 << g;
     ts->acc |= acc;
     w->ops[grank - w->size]++;
     w->bytes[grank - w->size] += (uint64_t)bytes;
+    wisp_ghost_books_unlock(w);
     return MPI_SUCCESS;
 }
 
-uint64_t wisp_ghost_used(const struct wisp_ghost_win *w, int rank)
+void wisp_ghost_op_begin(struct wisp_ghost_win *w)
 {
-    const struct wisp_ghost_target *t = &w->t[rank];
-    return w->ts[rank].dirty | (uint64_t)1 << (t->ghost - t->ghost0);
+    wisp_ghost_books_lock(w);
+    w->started++;
+    w->inflight++;
+    wisp_ghost_books_unlock(w);
+}
+
+void wisp_ghost_op_end(struct wisp_ghost_win *w)
+{
+    wisp_ghost_books_lock(w);
+    w->inflight--;
+    wisp_ghost_books_unlock(w);
+}
+
+uint64_t wisp_ghost_flush_begin(struct wisp_ghost_win *w, int rank, struct wisp_ghost_mark *mark)
+{
+    wisp_ghost_books_lock(w);
+    *mark = (struct wisp_ghost_mark){.started = w->started, .quiet = w->inflight == 0};
+    uint64_t used = 0;
+    if (rank >= 0) {
+        const struct wisp_ghost_target *t = &w->t[rank];
+        used = w->ts[rank].dirty | (uint64_t)1 << (t->ghost - t->ghost0);
+    }
+    wisp_ghost_books_unlock(w);
+    return used;
+}
+
+/* Targets `rank` (all: -1) flushed: the lock is held; forget the ghosts used
+ * and the accumulates when `forget`. Holding the books. */
+static void mark_flushed(struct wisp_ghost_win *w, int rank, bool forget)
+{
+    for (int r = rank < 0 ? 0 : rank; r < (rank < 0 ? w->size : rank + 1); r++) {
+        w->ts[r].granted = true;
+        if (forget) {
+            w->ts[r].dirty = 0;
+            w->ts[r].acc = false;
+        }
+    }
+}
+
+void wisp_ghost_flushed_since(struct wisp_ghost_win *w, int rank, struct wisp_ghost_mark mark)
+{
+    wisp_ghost_books_lock(w);
+    mark_flushed(w, rank, mark.quiet && w->started == mark.started);
+    wisp_ghost_books_unlock(w);
 }
 
 void wisp_ghost_flushed(struct wisp_ghost_win *w, int rank)
 {
-    for (int r = rank < 0 ? 0 : rank; r < (rank < 0 ? w->size : rank + 1); r++) {
-        w->ts[r].dirty = 0;
-        w->ts[r].acc = false;
-        w->ts[r].granted = true;
-    }
+    wisp_ghost_books_lock(w);
+    mark_flushed(w, rank, true);
+    wisp_ghost_books_unlock(w);
 }
 
 void wisp_ghost_epoch_start(struct wisp_ghost_win *w, int rank, bool granted)
 {
+    wisp_ghost_books_lock(w);
     for (int r = rank < 0 ? 0 : rank; r < (rank < 0 ? w->size : rank + 1); r++)
         w->ts[r] = (struct wisp_ghost_tstate){.granted = granted};
+    wisp_ghost_books_unlock(w);
 }
 
 int wisp_ghost_unlock_extra(struct wisp_ghost_win *w, int rank, MPI_Win iwin)

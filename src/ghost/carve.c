@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/topo.h"
 #include "ghost/board.h"
+#include "ghost/errhandler.h"
 #include "ghost/place.h"
 #include "ghost/win.h"
 #include "shm/segment.h"
@@ -87,6 +88,10 @@ MPI_Comm wisp_ghost_carve(int ghosts)
     PMPI_Comm_split(MPI_COMM_WORLD, ghost >= 0 ? MPI_UNDEFINED : 0, wisp_topo.world_rank, &users);
     if (ghost < 0) {
         PMPI_Comm_set_name(users, "MPI_COMM_WORLD");
+        wisp_ghost_errhandlers_translate(true);
+        int level = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&level);
+        wisp_ghost_threaded = level == MPI_THREAD_MULTIPLE;
         return users;
     }
     wisp_ghost_serve(ghost); /* the application's code after MPI_Init never runs here */
@@ -128,4 +133,5 @@ void wisp_ghost_release(void)
     PMPI_Comm_free(&n->all);
     PMPI_Comm_free(&users);
     wisp_wrap_user_world = MPI_COMM_WORLD;
+    wisp_ghost_errhandlers_translate(false);
 }

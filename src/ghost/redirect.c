@@ -35,7 +35,7 @@ int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin)
     case WISP_GHOST_LOCK:
         if (!w->locked[rank])
             return MPI_ERR_RMA_SYNC;
-        *iwin = w->nlock ? w->lockwin[t->local] : w->global;
+        *iwin = w->lockwin[t->local];
         return MPI_SUCCESS;
     case WISP_GHOST_LOCK_ALL:
         *iwin = w->lock_all_global ? w->global : w->lockwin[t->local];
@@ -177,6 +177,13 @@ static void target_span(const struct wisp_ghost_op *o, MPI_Aint at, MPI_Aint *lo
     *hi = *lo + true_extent + (n - 1) * (extent < 0 ? -extent : extent);
 }
 
+static void count(struct wisp_ghost_win *w, uint64_t *counter, uint64_t n)
+{
+    wisp_ghost_books_lock(w);
+    *counter += n;
+    wisp_ghost_books_unlock(w);
+}
+
 static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
 {
     if (o->target == MPI_PROC_NULL) /* `global` is always in an epoch: a no-op */
@@ -204,11 +211,11 @@ static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
         g = owner;
         /* Fetch_and_op and Compare_and_swap are one element: its first byte's owner. */
         if (bytes > 0 && o->kind < WISP_GHOST_FOP && wisp_ghost_owner(w, t, hi - 1) != g) {
-            w->nsplit++;
+            count(w, &w->nsplit, 1);
             return wisp_ghost_split(w, o, iwin);
         }
     }
-    w->nmoved += g != owner;
+    count(w, &w->nmoved, g != owner);
     rc = wisp_ghost_use(w, o->target, iwin, g, acc, bytes);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -227,7 +234,10 @@ int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *o)
     struct wisp_ghost_win *w = wisp_ghost_win_find(win);
     if (!w)
         return wisp_ghost_issue(o, o->target, o->disp, win);
-    return wisp_ghost_win_error(w, redirect(w, o));
+    wisp_ghost_op_begin(w);
+    int rc = redirect(w, o);
+    wisp_ghost_op_end(w);
+    return wisp_ghost_win_error(w, rc);
 }
 
 int wisp_ghost_flush_target(struct wisp_ghost_win *w, int rank, MPI_Win iwin, bool local)
@@ -235,14 +245,15 @@ int wisp_ghost_flush_target(struct wisp_ghost_win *w, int rank, MPI_Win iwin, bo
     int (*flush)(int, MPI_Win) = local ? PMPI_Win_flush_local : PMPI_Win_flush;
     const struct wisp_ghost_target *t = &w->t[rank];
     int rc = MPI_SUCCESS;
-    uint64_t used = wisp_ghost_used(w, rank);
+    struct wisp_ghost_mark mark;
+    uint64_t used = wisp_ghost_flush_begin(w, rank, &mark);
     for (int g = 0; used; g++, used >>= 1)
         if (used & 1) {
             int rc2 = flush(t->ghost0 + g, iwin);
             rc = rc == MPI_SUCCESS ? rc2 : rc;
         }
     if (rc == MPI_SUCCESS && !local)
-        wisp_ghost_flushed(w, rank);
+        wisp_ghost_flushed_since(w, rank, mark);
     return rc;
 }
 
@@ -269,11 +280,11 @@ int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
 {
     int (*flush_all)(MPI_Win) = local ? PMPI_Win_flush_local_all : PMPI_Win_flush_all;
     int rc = MPI_SUCCESS;
+    struct wisp_ghost_mark mark;
+    wisp_ghost_flush_begin(w, -1, &mark);
     if (w->access == WISP_GHOST_LOCK_ALL && w->lock_all_global) {
         rc = flush_all(w->global);
     } else if (w->access == WISP_GHOST_LOCK || w->access == WISP_GHOST_LOCK_ALL) {
-        if (w->nlock == 0)
-            rc = flush_all(w->global);
         for (int i = 0; i < w->nlock; i++)
             if (w->held[i]) {
                 int rc2 = flush_all(w->lockwin[i]);
@@ -283,7 +294,7 @@ int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
         rc = MPI_ERR_RMA_SYNC;
     }
     if (rc == MPI_SUCCESS && !local)
-        wisp_ghost_flushed(w, -1);
+        wisp_ghost_flushed_since(w, -1, mark);
     return wisp_ghost_win_error(w, rc);
 }
 

@@ -23,24 +23,36 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "ghost/board.h"
+#include "ghost/hints.h"
 #include "shm/heap.h"
 #include "shm/segment.h"
-
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
 
 enum { ALIGN = 64, TAG_ICOMM = 0x5749 };
 
 _Atomic int wisp_ghost_nserved;
+bool wisp_ghost_threaded;
 static struct wisp_ghost_win *served; /* oldest first */
 static pthread_mutex_t served_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_serial; /* in node rank 0: the serial of the node's next window */
 
+/* A node runs one window creation or free at a time: the board has one
+ * command slot, and a creation's broadcasts over wisp_ghost_node.all would
+ * mix with another's. So a process holds this gate through its part; a
+ * creation that finds it taken in some process is not served (decided
+ * together, before anything of the node's protocol); a free waits for it
+ * in the node's first process, which posts the command. */
+static pthread_mutex_t protocol_gate = PTHREAD_MUTEX_INITIALIZER;
+
 struct wisp_ghost_win *wisp_ghost_win_lookup(MPI_Win win)
 {
-    for (struct wisp_ghost_win *w = served; w; w = w->next)
-        if (w->win == win)
-            return w;
-    return NULL;
+    if (wisp_ghost_threaded) /* another thread may be adding or removing a window */
+        pthread_mutex_lock(&served_lock);
+    struct wisp_ghost_win *w = served;
+    while (w && w->win != win)
+        w = w->next;
+    if (wisp_ghost_threaded)
+        pthread_mutex_unlock(&served_lock);
+    return w;
 }
 
 static void add_served(struct wisp_ghost_win *w)
@@ -105,26 +117,6 @@ bool wisp_ghost_icomm_create(const int *members, int n, MPI_Comm *icomm)
     return rc == MPI_SUCCESS && *icomm != MPI_COMM_NULL;
 }
 
-/* Whether info key `key` is set and its value contains the word `word`
- * (NULL: is "true"). */
-static bool info_has(MPI_Info info, const char *key, const char *word)
-{
-    if (info == MPI_INFO_NULL)
-        return false;
-    char value[256];
-    int flag = 0;
-    PMPI_Info_get(info, key, (int)sizeof value - 1, value, &flag);
-    if (!flag)
-        return false;
-    if (!word)
-        return strcmp(value, "true") == 0;
-    for (char *save = NULL, *tok = strtok_r(value, ", ", &save); tok;
-         tok = strtok_r(NULL, ", ", &save))
-        if (strcmp(tok, word) == 0)
-            return true;
-    return false;
-}
-
 /* What each application process tells the others at creation. */
 enum {
     M_WORLD,
@@ -141,6 +133,7 @@ enum {
 
 static void free_state(struct wisp_ghost_win *w)
 {
+    pthread_mutex_destroy(&w->books);
     free(w->lockwin);
     free(w->t);
     free(w->locked);
@@ -331,30 +324,15 @@ static int64_t heap_offset(const void *base, MPI_Aint size)
     return (const char *)base - wisp_shm_heap.base;
 }
 
-/* Collective over comm: set up a served window (memory in a new segment,
- * or `mem` for MPI_Win_create) and the application's handle. NULL when it
- * cannot be served; `why` then says why. */
-static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                                    void *mem, int flavor, const char **why)
+/* Collective over w->comm, holding protocol_gate: decide whether the window
+ * can be served and, if so, create its internal windows with the ghosts. */
+static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_Info info, void *mem,
+                   int flavor, const char **why)
 {
-    struct wisp_ghost_win *w = calloc(1, sizeof *w);
-    if (!w)
-        return NULL;
-    w->flavor = flavor;
-    w->heap = flavor == MPI_WIN_FLAVOR_CREATE;
-    PMPI_Comm_dup(comm, &w->comm);
-    PMPI_Comm_rank(w->comm, &w->rank);
-    PMPI_Comm_size(w->comm, &w->size);
     int n = w->size, G = wisp_ghost_node.ghosts, stride = M_GHOSTS + G;
-    w->no_local_load_store = info_has(info, "no_local_load_store", NULL);
+    struct wisp_ghost_hints hints = wisp_ghost_read_hints(info, w->rank == 0);
+    w->no_local_load_store = hints.no_local_load_store;
     w->seed = (unsigned)wisp_ghost_node.world_rank * 2654435761u + 1;
-    bool locks = !info_has(info, "no_locks", NULL);
-    char used[256];
-    int flag = 0;
-    if (info != MPI_INFO_NULL)
-        PMPI_Info_get(info, "epochs_used", (int)sizeof used - 1, used, &flag);
-    if (flag)
-        locks = locks && info_has(info, "epochs_used", "lock");
 
     int64_t *m = malloc(sizeof *m * (size_t)stride * (size_t)n);
     int64_t *mine = malloc(sizeof *mine * (size_t)stride);
@@ -368,7 +346,7 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
         mine[M_USERS] = wisp_ghost_node.users;
         mine[M_DISP_UNIT] = disp_unit;
         mine[M_SIZE] = size;
-        mine[M_LOCKS] = locks;
+        mine[M_LOCKS] = hints.locks;
         mine[M_HEAP_OFF] = -1;
         mine[M_HIDDEN] = 0;
         if (w->heap) {
@@ -421,7 +399,44 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
         }
     }
     free(members);
-    if (!all_ok) {
+    return all_ok;
+}
+
+/* Collective over comm: whether every process of it holds protocol_gate, which
+ * it then keeps; otherwise nobody does. */
+static bool enter_protocol(MPI_Comm comm)
+{
+    int mine = pthread_mutex_trylock(&protocol_gate) == 0, all = 0;
+    PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (mine && !all)
+        pthread_mutex_unlock(&protocol_gate);
+    return all;
+}
+
+/* Collective over comm: set up a served window (memory in a new segment,
+ * or `mem` for MPI_Win_create) and the application's handle. NULL when it
+ * cannot be served; `why` then says why. */
+static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                    void *mem, int flavor, const char **why)
+{
+    struct wisp_ghost_win *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->flavor = flavor;
+    w->heap = flavor == MPI_WIN_FLAVOR_CREATE;
+    pthread_mutex_init(&w->books, NULL);
+    PMPI_Comm_dup(comm, &w->comm);
+    PMPI_Comm_rank(w->comm, &w->rank);
+    PMPI_Comm_size(w->comm, &w->size);
+    bool ok = enter_protocol(w->comm);
+    if (!ok) {
+        *why = "another thread of one of its processes was creating or freeing a served window "
+               "at the same time";
+    } else {
+        ok = set_up(w, size, disp_unit, info, mem, flavor, why);
+        pthread_mutex_unlock(&protocol_gate);
+    }
+    if (!ok) {
         PMPI_Comm_free(&w->comm);
         free_state(w);
         return NULL;
@@ -528,10 +543,15 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
     int rc = PMPI_Win_free(&w->win); /* the application's: runs its attribute callbacks */
     remove_served(w);
     PMPI_Win_unlock_all(w->global);
-    if (wisp_ghost_node.all_rank == 0)
+    bool poster = wisp_ghost_node.all_rank == 0;
+    if (poster) {
+        pthread_mutex_lock(&protocol_gate);
         wisp_ghost_post(WISP_GHOST_CMD_WIN_FREE, w->serial);
+    }
     for (int i = 0; i <= w->nlock; i++)
         PMPI_Win_free(i == 0 ? &w->global : &w->lockwin[i - 1]);
+    if (poster)
+        pthread_mutex_unlock(&protocol_gate);
     PMPI_Comm_free(&w->icomm);
     PMPI_Comm_free(&w->comm);
     wisp_ghost_segment_unmap(&w->seg);

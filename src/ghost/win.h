@@ -21,6 +21,7 @@
 #define WISP_GHOST_WIN_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,6 +93,9 @@ enum wisp_ghost_load {
     WISP_GHOST_LOAD_BYTE
 };
 
+/* The application runs MPI_THREAD_MULTIPLE: state that threads share takes locks. */
+extern bool wisp_ghost_threaded;
+
 enum wisp_ghost_access {
     WISP_GHOST_NO_ACCESS,
     WISP_GHOST_FENCE,
@@ -120,6 +124,13 @@ struct wisp_ghost_win {
     uint64_t nsplit;       /* operations split across segments (WISP_VERBOSE=3 tells) */
     uint64_t nmoved;       /* puts and gets sent to another ghost than the static one */
 
+    /* The bookkeeping above (ops, bytes, counters) and in ts is shared by the
+     * threads of an MPI_THREAD_MULTIPLE process: changed under `books`
+     * (wisp_ghost_books_lock), never held across a call that may wait. */
+    pthread_mutex_t books;
+    uint64_t started; /* operations begun (wisp_ghost_rma) */
+    int inflight;     /* of them, not yet returned */
+
     /* This process's epochs. */
     enum wisp_ghost_access access;
     bool lock_all_global;         /* the lock_all epoch lives in `global` */
@@ -134,6 +145,18 @@ struct wisp_ghost_win {
     bool exposed;
     struct wisp_ghost_win *next;
 };
+
+static inline void wisp_ghost_books_lock(struct wisp_ghost_win *w)
+{
+    if (wisp_ghost_threaded)
+        pthread_mutex_lock(&w->books);
+}
+
+static inline void wisp_ghost_books_unlock(struct wisp_ghost_win *w)
+{
+    if (wisp_ghost_threaded)
+        pthread_mutex_unlock(&w->books);
+}
 
 /* Number of served windows in this process: while 0 nothing is looked up. */
 extern _Atomic int wisp_ghost_nserved;
@@ -159,6 +182,10 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w);
 
 /* At MPI_Finalize: free the served windows the application left, oldest first. */
 void wisp_ghost_win_free_all(void);
+
+/* MPI_Win_lock and MPI_Win_unlock on a served window (epoch.c). */
+int wisp_ghost_lock(struct wisp_ghost_win *w, int lock_type, int rank, int assert);
+int wisp_ghost_unlock(struct wisp_ghost_win *w, int rank);
 
 /* Where an operation on target `rank` (valid, not MPI_PROC_NULL) goes in this
  * origin's current epoch: the internal window, or MPI_ERR_RMA_SYNC. */
@@ -225,10 +252,23 @@ int wisp_ghost_free_choice(struct wisp_ghost_win *w, int rank, MPI_Win iwin);
  * the lock on the bound one is held), and counts the operation. */
 int wisp_ghost_use(struct wisp_ghost_win *w, int rank, MPI_Win iwin, int g, bool acc,
                    MPI_Aint bytes);
-/* Ghost ranks (in icomm) that carry target `rank`'s operations in this epoch:
- * the bound one and those used since the last flush. */
-uint64_t wisp_ghost_used(const struct wisp_ghost_win *w, int rank);
-/* After a flush of target `rank` (all ranks: -1). */
+/* Around every operation on a served window, from its first step to its return. */
+void wisp_ghost_op_begin(struct wisp_ghost_win *w);
+void wisp_ghost_op_end(struct wisp_ghost_win *w);
+/* Before a flush: the ghosts (bits of ghost indices) that carry target
+ * `rank`'s operations in this epoch, the bound one and those used since the
+ * last flush (`rank` -1: none), and the mark wisp_ghost_flushed_since needs. */
+struct wisp_ghost_mark {
+    uint64_t started;
+    bool quiet; /* no operation was under way */
+};
+uint64_t wisp_ghost_flush_begin(struct wisp_ghost_win *w, int rank, struct wisp_ghost_mark *mark);
+/* After a flush of target `rank` (all ranks: -1) begun at `mark`: the lock
+ * is held, and the ghosts used are forgotten unless an operation was under
+ * way at the mark or began since (another thread's, which the flush may
+ * have missed). */
+void wisp_ghost_flushed_since(struct wisp_ghost_win *w, int rank, struct wisp_ghost_mark mark);
+/* After a fence or a complete, which no operation may overlap. */
 void wisp_ghost_flushed(struct wisp_ghost_win *w, int rank);
 /* At the start of a passive epoch on `rank` (all: -1): whether the lock is held at once. */
 void wisp_ghost_epoch_start(struct wisp_ghost_win *w, int rank, bool granted);
