@@ -188,10 +188,6 @@ class Tables:
         self.routes.append(Route(where, pattern, kind, text.strip(), lend))
 
 
-def hand_written():  # TRANSITIONAL: ghost's MPI_X.c files until its routes.def
-    return sorted(p.stem for p in ROOT.glob("src/*/MPI_*.c"))
-
-
 def resolve(funcs, tables):
     """The route of every function that has one: its own line; else its
     MPI_X line when it is MPI_X_c; else the first pattern that matches."""
@@ -206,10 +202,8 @@ def resolve(funcs, tables):
             tables.fail(r.where, f"{r.pattern} is routed twice (also {exact[r.pattern].where})")
         else:
             exact[r.pattern] = r
-    routes = {n: Route(f"src/*/{n}.c", n, "hand", "", False) for n in hand_written()}
+    routes = {}
     for f in funcs:
-        if f.name in routes:
-            continue
         base = f.name[:-2] if f.name.endswith("_c") else None
         r = exact.get(f.name) or exact.get(base)
         if r is None:
@@ -273,12 +267,11 @@ def render(funcs, tables, routes):
     functions = HEADER + "".join(f"WISP_FN({f.name})\n" for f in funcs)
     served = [f for f in funcs if f.name in routes and routes[f.name].kind != "pass"]
     impl_def = HEADER + "".join(f"#ifdef WISP_HAVE_{f.name}\nWISP_IMPL({f.name})\n#endif\n"
-                                for f in served if routes[f.name].kind in ("call", "hand"))
+                                for f in served if routes[f.name].kind == "call")
     routes_c = HEADER + "\n#include <stdbool.h>\n\n" + "".join(
         f'#include "{h}"\n' for h in tables.includes + ["wrap/impls.h"])
     routes_c += '\n#pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */\n\n'
-    routes_c += "\n".join(render_route(f, routes[f.name]) for f in served
-                           if routes[f.name].kind != "hand")
+    routes_c += "\n".join(render_route(f, routes[f.name]) for f in served)
     return {"wrappers.c": wrappers, "mpi_functions.def": functions, "impls.def": impl_def,
             "routes.c": routes_c}
 

@@ -81,21 +81,35 @@ static int create_comm_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandl
     return rc;
 }
 
-#ifdef WISP_HAVE_MPI_Errhandler_create
-static int create_errhandler(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
+/* Set in the application's processes while ghosts are set aside. */
+static bool translating;
+
+void wisp_ghost_errhandlers_translate(bool on)
 {
-    return create_comm_errhandler(fn, errhandler);
+    translating = on;
+}
+
+int wisp_ghost_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return translating ? create_comm_errhandler(fn, errhandler)
+                       : PMPI_Comm_create_errhandler(fn, errhandler);
+}
+
+#ifdef WISP_HAVE_MPI_Errhandler_create
+int wisp_ghost_errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
+{
+    return translating ? create_comm_errhandler(fn, errhandler)
+                       : PMPI_Errhandler_create(fn, errhandler);
 }
 #endif
 
-/* The two creation functions have no hand-written implementation (the
- * generated tables list those by file name), so their dispatch slots are
- * taken here, in MPI_Init before the hooks are on, and given back. */
-void wisp_ghost_errhandlers_translate(bool on)
+/* MPI_Comm_set_errhandler: a handler set on the application's world is set
+ * on the real MPI_COMM_WORLD too, which the MPI uses for errors that belong
+ * to no communicator (an MPI_COMM_NULL argument, say). */
+int wisp_ghost_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    wisp_impl.MPI_Comm_create_errhandler =
-        on ? create_comm_errhandler : PMPI_Comm_create_errhandler;
-#ifdef WISP_HAVE_MPI_Errhandler_create
-    wisp_impl.MPI_Errhandler_create = on ? create_errhandler : PMPI_Errhandler_create;
-#endif
+    int rc = PMPI_Comm_set_errhandler(comm, errhandler);
+    if (rc == MPI_SUCCESS && comm == wisp_wrap_user_world && comm != MPI_COMM_WORLD)
+        rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, errhandler);
+    return rc;
 }

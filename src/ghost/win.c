@@ -285,7 +285,7 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
 /* WISP_GHOST_WINDOWS: whether windows are served at all. Open MPI's one-sided
  * components progress without the target here, so ghosts would only add a
  * hop; and its osc/rdma, which an MPI_Win_create window gets, returns wrong
- * MPI_Get_accumulate results with derived datatypes (MPI_Get_accumulate.c). */
+ * MPI_Get_accumulate results with derived datatypes (getacc_split.c). */
 static bool windows_served(void)
 {
     enum { AUTO, ON, OFF };
@@ -567,4 +567,61 @@ void wisp_ghost_win_free_all(void)
         w->exposed = false;
         wisp_ghost_win_free(w);
     }
+}
+
+/* MPI_Win_create_dynamic: memory attached later cannot be mapped by the
+ * ghosts, so the window is the MPI's own; WISP_VERBOSE=1 says so. */
+int wisp_ghost_win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    int rank = -1;
+    if (wisp_ghost_node.board && comm != MPI_COMM_NULL &&
+        PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == 0)
+        wisp_log(1, "MPI_Win_create_dynamic: not served by ghosts; the MPI's own window, without "
+                    "asynchronous progress");
+    return PMPI_Win_create_dynamic(info, comm, win);
+}
+
+/* MPI_Win_free: a served window's internal windows and memory go too. */
+int wisp_ghost_win_free_handle(MPI_Win *win)
+{
+    struct wisp_ghost_win *w = wisp_ghost_win_find(*win);
+    if (!w)
+        return PMPI_Win_free(win);
+    int rc = wisp_ghost_win_free(w);
+    if (rc == MPI_SUCCESS)
+        *win = MPI_WIN_NULL;
+    return rc;
+}
+
+/* MPI_Win_get_attr: a served window is an MPI_Win_create window over the
+ * application's memory, so its creation flavor is the one the application
+ * asked for, and its base is the memory wisp returned or was given (MPICH reports the
+ * base of an MPI_Win_create window rounded down to 8 bytes); every other
+ * attribute is the MPI's. */
+int wisp_ghost_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    static int flavors[] = {MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED, MPI_WIN_FLAVOR_CREATE};
+    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
+    if (w && win_keyval == MPI_WIN_BASE)
+        *(void **)attribute_val = w->base;
+    else if (w && win_keyval == MPI_WIN_CREATE_FLAVOR)
+        *(int **)attribute_val = &flavors[w->flavor == MPI_WIN_FLAVOR_SHARED   ? 1
+                                          : w->flavor == MPI_WIN_FLAVOR_CREATE ? 2
+                                                                               : 0];
+    else
+        return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_shared_query, whose displacement unit is an int: see
+ * wisp_ghost_shared_query (redirect.c). */
+int wisp_ghost_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                                void *baseptr)
+{
+    MPI_Aint unit;
+    if (!wisp_ghost_shared_query(win, rank, size, &unit, baseptr))
+        return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    *disp_unit = (int)unit;
+    return MPI_SUCCESS;
 }

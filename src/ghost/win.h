@@ -187,6 +187,28 @@ void wisp_ghost_win_free_all(void);
 int wisp_ghost_lock(struct wisp_ghost_win *w, int lock_type, int rank, int assert);
 int wisp_ghost_unlock(struct wisp_ghost_win *w, int rank);
 
+/* The MPI functions of windows and their epochs, on any window: a served
+ * window's own implementation, or the MPI's (routes.def). epoch.c: */
+int wisp_ghost_win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int wisp_ghost_win_unlock(int rank, MPI_Win win);
+int wisp_ghost_win_lock_all(int assert, MPI_Win win);
+int wisp_ghost_win_unlock_all(MPI_Win win);
+int wisp_ghost_win_fence(int assert, MPI_Win win);
+int wisp_ghost_win_sync(MPI_Win win);
+int wisp_ghost_win_flush_all(MPI_Win win, bool local);
+/* pscw.c: */
+int wisp_ghost_win_post(MPI_Group group, int assert, MPI_Win win);
+int wisp_ghost_win_start(MPI_Group group, int assert, MPI_Win win);
+int wisp_ghost_win_complete(MPI_Win win);
+int wisp_ghost_win_wait(MPI_Win win);
+int wisp_ghost_win_test(MPI_Win win, int *flag);
+/* win.c: */
+int wisp_ghost_win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int wisp_ghost_win_free_handle(MPI_Win *win);
+int wisp_ghost_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int wisp_ghost_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                                void *baseptr);
+
 /* Where an operation on target `rank` (valid, not MPI_PROC_NULL) goes in this
  * origin's current epoch: the internal window, or MPI_ERR_RMA_SYNC. */
 int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin);

@@ -118,9 +118,8 @@ int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
 static void unpack(struct wisp_p2p_req *req)
 {
     MPI_Count size = 0, position = 0, lb, extent;
-    PMPI_Type_size_x(req->type, &size);
-    PMPI_Type_get_extent_x(req->type, &lb, &extent);
-    if (size <= 0)
+    if (PMPI_Type_size_x(req->type, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent_x(req->type, &lb, &extent) != MPI_SUCCESS)
         return;
     MPI_Count whole = (MPI_Count)(req->st_bytes / (uint64_t)size);
     int rest = (int)(req->st_bytes % (uint64_t)size);

@@ -3,11 +3,35 @@
 #include <stdbool.h>
 
 #include "core/init.h"
+#include "ghost/errhandler.h"
+#include "ghost/win.h"
+#include "ghost/world_attr.h"
 #include "p2p/p2p.h"
 #include "shm/heap.h"
 #include "wrap/impls.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */
+
+#ifdef WISP_HAVE_MPI_Abort
+int wisp_impl_MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    return PMPI_Abort(comm == wisp_wrap_user_world ? MPI_COMM_WORLD : comm, errorcode);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Accumulate
+int wisp_impl_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_ACC, .large = false, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Accumulate_c
+int wisp_impl_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_ACC, .large = true, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
 
 #ifdef WISP_HAVE_MPI_Allgather
 int wisp_impl_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -148,6 +172,13 @@ int wisp_impl_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Attr_get
+int wisp_impl_MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+    return wisp_ghost_world_attr(PMPI_Attr_get, comm, keyval, attribute_val, flag);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Barrier
 int wisp_impl_MPI_Barrier(MPI_Comm comm)
 {
@@ -253,6 +284,13 @@ int wisp_impl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Comm_create_errhandler
+int wisp_impl_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
+{
+    return wisp_ghost_comm_create_errhandler(comm_errhandler_fn, errhandler);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Comm_create_group
 int wisp_impl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
@@ -300,8 +338,22 @@ int wisp_impl_MPI_Comm_free(MPI_Comm* comm)
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Comm_get_attr
+int wisp_impl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+    return wisp_ghost_world_attr(PMPI_Comm_get_attr, comm, comm_keyval, attribute_val, flag);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
 #error "MPI_Comm_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:189)"
+#endif
+
+#ifdef WISP_HAVE_MPI_Comm_set_errhandler
+int wisp_impl_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return wisp_ghost_comm_set_errhandler(comm, errhandler);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_split
@@ -323,6 +375,13 @@ int wisp_impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_In
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Compare_and_swap
+int wisp_impl_MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_CAS, .origin = origin_addr, .compare = compare_addr, .result = result_addr, .target = target_rank, .disp = target_disp, .tcount = 1, .ttype = datatype});
 }
 #endif
 
@@ -348,6 +407,20 @@ int wisp_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, co
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Errhandler_create
+int wisp_impl_MPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler)
+{
+    return wisp_ghost_errhandler_create(function, errhandler);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Errhandler_set
+int wisp_impl_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return wisp_ghost_comm_set_errhandler(comm, errhandler);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Exscan
 int wisp_impl_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -367,6 +440,13 @@ int wisp_impl_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Fetch_and_op
+int wisp_impl_MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_FOP, .op = op, .origin = origin_addr, .result = result_addr, .target = target_rank, .disp = target_disp, .tcount = 1, .ttype = datatype});
 }
 #endif
 
@@ -835,6 +915,34 @@ int wisp_impl_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Get
+int wisp_impl_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET, .large = false, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Get_accumulate
+int wisp_impl_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET_ACC, .large = false, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Get_accumulate_c
+int wisp_impl_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET_ACC, .large = true, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Get_c
+int wisp_impl_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET, .large = true, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Graph_create
 int wisp_impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
@@ -1153,6 +1261,34 @@ int wisp_impl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Put
+int wisp_impl_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_PUT, .large = false, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Put_c
+int wisp_impl_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_PUT, .large = true, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Raccumulate
+int wisp_impl_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_ACC, .large = false, .op = op, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Raccumulate_c
+int wisp_impl_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_ACC, .large = true, .op = op, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Recv
 int wisp_impl_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
@@ -1289,6 +1425,48 @@ int wisp_impl_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status*
 
 #ifdef WISP_HAVE_MPI_Request_toint
 #error "MPI_Request_toint is not routed yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:109)"
+#endif
+
+#ifdef WISP_HAVE_MPI_Rget
+int wisp_impl_MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET, .large = false, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Rget_accumulate
+int wisp_impl_MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET_ACC, .large = false, .op = op, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Rget_accumulate_c
+int wisp_impl_MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET_ACC, .large = true, .op = op, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Rget_c
+int wisp_impl_MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET, .large = true, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Rput
+int wisp_impl_MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_PUT, .large = false, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Rput_c
+int wisp_impl_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_PUT, .large = true, .request = request, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend
@@ -1550,6 +1728,268 @@ int wisp_impl_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* ou
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Win_allocate
+int wisp_impl_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_allocate(size, disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_ALLOCATE);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_allocate_c
+int wisp_impl_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = disp_unit > INT_MAX ? PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win) : wisp_ghost_win_allocate(size, (int)disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_ALLOCATE);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_allocate_shared
+int wisp_impl_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_allocate(size, disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_SHARED);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_allocate_shared_c
+int wisp_impl_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = disp_unit > INT_MAX ? PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win) : wisp_ghost_win_allocate(size, (int)disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_SHARED);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_complete
+int wisp_impl_MPI_Win_complete(MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_complete(win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_create
+int wisp_impl_MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_create(base, size, disp_unit, info, comm, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_create_c
+int wisp_impl_MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_create_dynamic
+int wisp_impl_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_create_dynamic(info, comm, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_fence
+int wisp_impl_MPI_Win_fence(int assert, MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_fence(assert, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_flush
+int wisp_impl_MPI_Win_flush(int rank, MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_flush(win, rank, false);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_flush_all
+int wisp_impl_MPI_Win_flush_all(MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_flush_all(win, false);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_flush_local
+int wisp_impl_MPI_Win_flush_local(int rank, MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_flush(win, rank, true);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_flush_local_all
+int wisp_impl_MPI_Win_flush_local_all(MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_flush_all(win, true);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_free
+int wisp_impl_MPI_Win_free(MPI_Win* win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_free_handle(win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_get_attr
+int wisp_impl_MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+{
+    return wisp_ghost_win_get_attr(win, win_keyval, attribute_val, flag);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_lock
+int wisp_impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_lock(lock_type, rank, assert, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_lock_all
+int wisp_impl_MPI_Win_lock_all(int assert, MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_lock_all(assert, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_post
+int wisp_impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    return wisp_ghost_win_post(group, assert, win);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_shared_query
+int wisp_impl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
+{
+    return wisp_ghost_win_shared_query(win, rank, size, disp_unit, baseptr);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_shared_query_c
+int wisp_impl_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
+{
+    return wisp_ghost_shared_query(win, rank, size, disp_unit, baseptr) ? MPI_SUCCESS : PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_start
+int wisp_impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_start(group, assert, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_sync
+int wisp_impl_MPI_Win_sync(MPI_Win win)
+{
+    return wisp_ghost_win_sync(win);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_test
+int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
+{
+    return wisp_ghost_win_test(win, flag);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Win_toint
-#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:25)"
+#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:59)"
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_unlock
+int wisp_impl_MPI_Win_unlock(int rank, MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_unlock(rank, win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_unlock_all
+int wisp_impl_MPI_Win_unlock_all(MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_unlock_all(win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_wait
+int wisp_impl_MPI_Win_wait(MPI_Win win)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_wait(win);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
 #endif
