@@ -107,7 +107,7 @@ static void create_window(void)
         s->seg = (struct wisp_ghost_segment){wisp_shm_heap.base, wisp_shm_heap.partition_size *
                                                                      (size_t)wisp_shm_heap.nparts};
     else
-        ok = wisp_ghost_segment_map(&s->seg, msg.seglen, ok) && ok;
+        ok = wisp_ghost_segment_map(&s->seg, msg.seglen, 0, 0, ok) && ok; /* commits nothing */
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s->icomm);
     if (!all_ok) {

@@ -79,18 +79,22 @@ static void remove_served(struct wisp_ghost_win *w)
     pthread_mutex_unlock(&served_lock);
 }
 
-bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, bool ok)
+bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, size_t mine,
+                            size_t mine_len, bool ok)
 {
     seg->base = NULL;
     seg->len = len;
     int fd = wisp_shm_segment_open(wisp_ghost_node.all, "win", len);
     if (fd < 0)
         return false;
-    /* Commit the memory now: a full /dev/shm fails here, not with SIGBUS at first touch. */
-    if (wisp_ghost_node.all_rank == 0 && ok && (errno = posix_fallocate(fd, 0, (off_t)len))) {
-        wisp_log(1, "ghost-served window: cannot commit %zu bytes in /dev/shm: %m", len);
-        ok = false;
-    }
+    /* Commit the memory now: a full /dev/shm fails here, not with SIGBUS at
+     * first touch. Each process commits its own part, so that its pages come
+     * from its NUMA node as a first touch would place them; the node's first
+     * process also commits the hidden bytes that only ghosts touch. */
+    if (ok && wisp_ghost_node.all_rank == 0)
+        ok = wisp_shm_segment_commit(fd, 0, WISP_GHOST_HIDDEN, "ghost-served window");
+    if (ok && mine_len)
+        ok = wisp_shm_segment_commit(fd, mine, mine_len, "ghost-served window");
     void *p = ok ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     close(fd);
     if (p == MAP_FAILED)
@@ -262,7 +266,9 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     w->serial = msg.serial;
     int ok = wisp_ghost_icomm_create(members, nmembers, &w->icomm);
     if (!w->heap)
-        ok = wisp_ghost_segment_map(&w->seg, seglen, ok) && ok;
+        ok = wisp_ghost_segment_map(&w->seg, seglen, (size_t)w->t[w->rank].off,
+                                    (size_t)w->t[w->rank].size, ok) &&
+             ok;
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->icomm);
     if (!all_ok) {

@@ -42,10 +42,12 @@ struct wisp_ghost_segment {
     size_t len;
 };
 
-/* Collective over wisp_ghost_node.all: create (node rank 0, which also commits the
- * memory), open and map a segment of `len` bytes; `ok` false in any process skips
- * the mapping. Returns whether this process has it. */
-bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, bool ok);
+/* Collective over wisp_ghost_node.all: create, open and map a segment of `len`
+ * bytes, committing [mine, mine + mine_len) in this process (its own part) and
+ * the hidden bytes in node rank 0; `ok` false in a process skips its mapping.
+ * Returns whether this process has it. */
+bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, size_t mine,
+                            size_t mine_len, bool ok);
 void wisp_ghost_segment_unmap(struct wisp_ghost_segment *seg);
 
 /* Collective over the processes `members` (real world ranks, in the order
