@@ -29,6 +29,10 @@ static struct wisp_p2p_comm *by_ctx[CONTEXTS];
 static struct entry *buckets[BUCKETS];
 static struct wisp_p2p_comm *last; /* the one looked up last: most programs use one or two */
 static struct entry *retired;      /* freed by the application, operations still pending */
+/* Messages that arrived (drained by another thread or the rescuer) while
+ * their communicator was still being created here: the sender may finish
+ * its agreement and send before this process has. In arrival order. */
+static struct wisp_list early = {&early, &early};
 
 static size_t bucket_of(MPI_Comm handle)
 {
@@ -60,6 +64,25 @@ bool wisp_p2p_serves(MPI_Comm comm)
 struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx)
 {
     return ctx >= 0 && ctx < CONTEXTS ? by_ctx[ctx] : NULL;
+}
+
+void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg)
+{
+    wisp_list_push(&early, &msg->link);
+}
+
+/* The messages that came before `c` was served, in the order they came. */
+static void deliver_early(struct wisp_p2p_comm *c)
+{
+    for (struct wisp_list *l = early.next, *next; l != &early; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (msg->ctx != c->ctx)
+            continue;
+        wisp_list_remove(&msg->link);
+        msg->source = c->rank_of[msg->from];
+        wisp_p2p_incoming(c, msg);
+    }
 }
 
 static int lowest_free(const uint64_t *mask)
@@ -125,6 +148,7 @@ static int serve(MPI_Comm handle, int ctx)
     e->next = buckets[b];
     buckets[b] = e;
     by_ctx[ctx] = c;
+    deliver_early(c);
     return MPI_SUCCESS;
 }
 
@@ -222,6 +246,11 @@ void wisp_p2p_comm_fini(void)
         free(e->comm.node_of);
         free(e->comm.rank_of);
         free(e);
+    }
+    while (!wisp_list_empty(&early)) { /* for communicators never made here */
+        struct wisp_list *l = early.next;
+        wisp_list_remove(l);
+        wisp_p2p_msg_drop(wisp_list_entry(l, struct wisp_p2p_msg, link));
     }
     memset(by_ctx, 0, sizeof by_ctx);
     last = NULL;

@@ -635,6 +635,23 @@ void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
     copy_rendezvous(req);
 }
 
+/* A message for `comm` (NULL: not served here yet, so kept for later). */
+static void arrived(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    if (comm)
+        wisp_p2p_incoming(comm, msg);
+    else
+        wisp_p2p_comm_keep_early(msg);
+}
+
+static struct wisp_p2p_msg *msg_new(size_t payload)
+{
+    struct wisp_p2p_msg *msg = malloc(sizeof *msg + payload);
+    if (!msg)
+        wisp_fatal("out of memory for an unexpected message");
+    return msg;
+}
+
 /* Take every message waiting in the ring from `from`; true if any. */
 static bool drain(int from)
 {
@@ -643,8 +660,8 @@ static bool drain(int from)
     if (!cell)
         return false;
     do {
-        int kind = kind_of(cell->match), tag = tag_of(cell->match);
-        struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(ctx_of(cell->match));
+        int kind = kind_of(cell->match), tag = tag_of(cell->match), ctx = ctx_of(cell->match);
+        struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(ctx);
         int source = comm ? comm->rank_of[from] : -1;
         if (kind == KIND_IMMEDIATE) {
             struct wisp_p2p_req *req = comm ? wisp_p2p_match_posted(comm, source, tag) : NULL;
@@ -657,37 +674,32 @@ static bool drain(int from)
                 req->st_error = cell->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
                 wisp_p2p_counters.bytes += n;
                 wisp_p2p_recv_finish(req);
-            }
-            if (comm) {
-                wisp_p2p_counters.immediate++;
-                wisp_p2p_counters.copies += 2;
-            }
-            if (!req && comm) {
-                struct wisp_p2p_msg *msg = malloc(sizeof *msg + cell->size);
-                if (!msg)
-                    wisp_fatal("out of memory for an unexpected message");
-                *msg = (struct wisp_p2p_msg){
-                    .source = source, .tag = tag, .size = cell->size, .from = from, .slot = -1};
+            } else {
+                struct wisp_p2p_msg *msg = msg_new(cell->size);
+                *msg = (struct wisp_p2p_msg){.source = source,
+                                             .tag = tag,
+                                             .size = cell->size,
+                                             .from = from,
+                                             .ctx = ctx,
+                                             .slot = -1};
                 wisp_fastbox_read(r, cell, msg->data, 0, cell->size);
-                wisp_p2p_incoming(comm, msg);
+                arrived(comm, msg);
             }
+            wisp_p2p_counters.immediate++;
+            wisp_p2p_counters.copies += 2;
         } else {
             struct rendezvous rdv;
             wisp_fastbox_read(r, cell, &rdv, 0, sizeof rdv);
-            struct wisp_p2p_msg *msg = malloc(sizeof *msg);
-            if (!msg)
-                wisp_fatal("out of memory for an unexpected message");
+            struct wisp_p2p_msg *msg = msg_new(0);
             *msg = (struct wisp_p2p_msg){.source = source,
                                          .tag = tag,
                                          .size = rdv.size,
                                          .from = from,
+                                         .ctx = ctx,
                                          .slot = (int)rdv.slot,
                                          .src = rdv.src,
                                          .staged = rdv.staged};
-            if (comm)
-                wisp_p2p_incoming(comm, msg);
-            else
-                wisp_p2p_msg_drop(msg); /* its communicator is gone here */
+            arrived(comm, msg);
         }
         wisp_fastbox_release(r);
     } while ((cell = wisp_fastbox_peek(r)));

@@ -68,6 +68,8 @@ static inline void wisp_list_remove(struct wisp_list *item)
 
 /* ---- communicators (comm.c) ------------------------------------------- */
 
+struct wisp_p2p_msg;
+
 struct wisp_p2p_comm {
     MPI_Comm handle;
     int ctx; /* the same in every member; unique among this process's comms */
@@ -87,6 +89,9 @@ struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm comm);
 bool wisp_p2p_serves(MPI_Comm comm);
 /* The served communicator with context `ctx` here, or NULL. */
 struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx);
+/* A message for a context not served here yet (its communicator is still
+ * being created in this process): kept until it is, then delivered in order. */
+void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg);
 
 /* After the MPI created `comm` (collective over it, may be MPI_COMM_NULL):
  * agree on a context and serve it. Returns an MPI error code. */
@@ -120,6 +125,7 @@ struct wisp_p2p_msg {
     int source, tag;
     uint64_t size;
     int from;                    /* the sender's node rank */
+    int ctx;                     /* its communicator's context (until that is served here) */
     int slot;                    /* its rendezvous slot, or -1: the payload is in data */
     const char *src;             /* rendezvous, single copy: the send buffer */
     uint64_t staged, drained;    /* rendezvous, staged: chunks known ready, chunks copied out */
