@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "core/topo.h"
@@ -152,6 +153,67 @@ static int serve(MPI_Comm handle, int ctx)
     return MPI_SUCCESS;
 }
 
+/*
+ * Contexts offered to a communicator being created are reserved until its
+ * agreement ends, so that one created at the same time by another thread
+ * (on another parent, as MPI allows) cannot agree on the same number. That
+ * one offers only what is left; when the two agreements reserved in
+ * opposite orders in two processes, both find nothing in common and try
+ * again, after a random pause that soon puts one of them first everywhere.
+ * The last word of an offer says whether anything was held back for
+ * another agreement: all ones when not, so that an empty result with it
+ * still set means every context is used, not a clash.
+ */
+static uint64_t reserved[WORDS];
+
+static void offer(uint64_t mask[WORDS + 1])
+{
+    bool held_back = false;
+    for (int w = 0; w < WORDS; w++) {
+        mask[w] = free_ctx[w] & ~reserved[w];
+        held_back |= (free_ctx[w] & reserved[w]) != 0;
+        reserved[w] |= mask[w];
+    }
+    mask[WORDS] = held_back ? 0 : ~0ull;
+}
+
+static void withdraw(const uint64_t mask[WORDS + 1])
+{
+    for (int w = 0; w < WORDS; w++)
+        reserved[w] &= ~mask[w];
+}
+
+static void pause_before_retry(int attempt, unsigned *seed)
+{
+    int range_us = 1 << (attempt < 10 ? attempt : 10);
+    long ns = (long)(rand_r(seed) % range_us) * 1000;
+    nanosleep(&(struct timespec){0, ns}, NULL);
+}
+
+/* Agree with the other members of `comm` on a context: -1 when none is
+ * free in all of them, -2 after an MPI error (in *rc). Lock not held. */
+static int agree(MPI_Comm comm, int *rc)
+{
+    unsigned seed = (unsigned)(uintptr_t)pthread_self() ^ (unsigned)wisp_topo.world_rank;
+    for (int attempt = 0;; attempt++) {
+        uint64_t mine[WORDS + 1], common[WORDS + 1];
+        wisp_p2p_lock();
+        offer(mine);
+        wisp_p2p_unlock();
+        memcpy(common, mine, sizeof common);
+        *rc = PMPI_Allreduce(MPI_IN_PLACE, common, WORDS + 1, MPI_UINT64_T, MPI_BAND, comm);
+        int ctx = *rc == MPI_SUCCESS ? lowest_free(common) : -2;
+        wisp_p2p_lock();
+        withdraw(mine);
+        if (ctx >= 0)
+            take(ctx); /* in every member: the context is used, served or not */
+        wisp_p2p_unlock();
+        if (ctx >= 0 || ctx == -2 || common[WORDS])
+            return ctx;
+        pause_before_retry(attempt, &seed);
+    }
+}
+
 int wisp_p2p_comm_created(MPI_Comm comm)
 {
     if (!agreeing || comm == MPI_COMM_NULL)
@@ -160,20 +222,14 @@ int wisp_p2p_comm_created(MPI_Comm comm)
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return MPI_SUCCESS;
-    uint64_t mask[WORDS];
-    wisp_p2p_lock();
-    memcpy(mask, free_ctx, sizeof mask);
-    wisp_p2p_unlock();
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, mask, WORDS, MPI_UINT64_T, MPI_BAND, comm);
-    if (rc != MPI_SUCCESS)
+    int rc = MPI_SUCCESS, ctx = agree(comm, &rc);
+    if (ctx == -2)
         return rc;
-    int ctx = lowest_free(mask);
     if (ctx < 0) {
         wisp_log(1, "no free point-to-point context: a communicator goes to the MPI");
         return MPI_SUCCESS;
     }
     wisp_p2p_lock();
-    take(ctx); /* in every member: the context is used, served or not */
     rc = wisp_p2p.on ? serve(comm, ctx) : MPI_SUCCESS;
     wisp_p2p_unlock();
     return rc;
