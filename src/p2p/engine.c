@@ -210,8 +210,15 @@ void wisp_p2p_init(int thread_level)
              (unsigned long long)wisp_p2p.immediate_max);
 }
 
+static bool sends_delivered(void *unused);
+
 void wisp_p2p_fini(void)
 {
+    if (segment) { /* sends reported complete must still reach their receivers */
+        wisp_p2p_lock();
+        wisp_p2p_wait_until(sends_delivered, NULL);
+        wisp_p2p_unlock();
+    }
     if (poke_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&poke_comm);
     if (!segment) {
@@ -545,6 +552,28 @@ static bool advance_slot(int i)
     req->tmp = NULL;
     if (req->user_freed)
         wisp_p2p_req_release(req);
+    return true;
+}
+
+/* Does no send need this process any more? Sends waiting in line (complete
+ * from a private copy, or freed with MPI_Request_free) must go out, staged
+ * ones must be staged whole, and single-copy ones be copied or taken back:
+ * the receiver may still be on its way to them, and MPI_Finalize lets the
+ * user reuse every buffer. */
+static bool sends_delivered(void *unused)
+{
+    (void)unused;
+    if (npending)
+        return false;
+    for (int i = 0; i < mine.nbusy; i++) {
+        struct slot *s = slot_at(wisp_p2p.node_rank, mine.busy[i]);
+        uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+        uint64_t staged = atomic_load_explicit(&s->staged, memory_order_relaxed);
+        bool needs_me = s->src ? state != SLOT_DONE && state != SLOT_STAGED
+                               : state != SLOT_DONE && staged < chunks_of(s->size);
+        if (needs_me)
+            return false;
+    }
     return true;
 }
 
