@@ -20,6 +20,7 @@ enum { CONTEXTS = 4096, WORDS = CONTEXTS / 64, BUCKETS = 1024 };
 
 struct entry {
     struct entry *next;
+    struct entry *freed_next; /* in `freed` */
     struct wisp_p2p_comm comm;
 };
 
@@ -29,7 +30,7 @@ static uint64_t free_ctx[WORDS];
 static struct wisp_p2p_comm *by_ctx[CONTEXTS];
 static struct entry *buckets[BUCKETS];
 static struct wisp_p2p_comm *last; /* the one looked up last: most programs use one or two */
-static struct entry *retired;      /* freed by the application, operations still pending */
+static struct entry *freed;        /* freed by the application, still used by wisp */
 /* Messages that arrived (drained by another thread or the rescuer) while
  * their communicator was still being created here: the sender may finish
  * its agreement and send before this process has. In arrival order. */
@@ -108,6 +109,7 @@ static int serve(MPI_Comm handle, int ctx)
     struct wisp_p2p_comm *c = &e->comm;
     c->handle = handle;
     c->ctx = ctx;
+    c->anchor = MPI_REQUEST_NULL;
     PMPI_Comm_rank(handle, &c->rank);
     PMPI_Comm_size(handle, &c->size);
     c->node_of = malloc(sizeof(int) * (size_t)c->size * 2);
@@ -235,28 +237,71 @@ int wisp_p2p_comm_created(MPI_Comm comm)
     return rc;
 }
 
-static void forget(struct entry **link)
+/*
+ * MPI_Comm_free while wisp still uses the communicator: persistent requests
+ * may be started, and pending operations finish, as MPI allows. The entry
+ * then stays, and an inactive persistent receive of the MPI's own on it (an
+ * anchor) keeps the MPI's communicator, and so its handle, alive after the
+ * user's free; both go when wisp is done with it.
+ */
+static bool in_use(struct wisp_p2p_comm *c)
 {
-    struct entry *e = *link;
-    struct wisp_p2p_comm *c = &e->comm;
-    *link = e->next;
-    if (last == c)
-        last = NULL;
+    return c->holds || !wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) ||
+           wisp_p2p_sends_queued(c);
+}
+
+static void drop_unexpected(struct wisp_p2p_comm *c)
+{
     while (!wisp_list_empty(&c->unexpected)) {
         struct wisp_p2p_msg *msg = wisp_list_entry(c->unexpected.next, struct wisp_p2p_msg, link);
         wisp_list_remove(&msg->link);
         wisp_p2p_msg_drop(msg);
     }
-    if (!wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) || wisp_p2p_sends_queued(c)) {
-        e->next = retired; /* operations still pending (MPI lets them finish): */
-        retired = e;       /* keep it and its context until MPI_Finalize */
-        return;
-    }
+}
+
+static void destroy(struct entry *e)
+{
+    struct wisp_p2p_comm *c = &e->comm;
+    if (last == c)
+        last = NULL;
+    if (c->anchor != MPI_REQUEST_NULL)
+        PMPI_Request_free(&c->anchor);
     by_ctx[c->ctx] = NULL;
     free_ctx[c->ctx / 64] |= 1ull << (c->ctx % 64);
     free(c->node_of);
     free(c->rank_of);
     free(e);
+}
+
+/* Forget the communicators the user freed that wisp no longer uses. */
+static void collect(void)
+{
+    for (struct entry **link = &freed; *link;) {
+        struct entry *e = *link;
+        if (!e->comm.holds) /* nothing can receive them any more */
+            drop_unexpected(&e->comm);
+        if (in_use(&e->comm)) {
+            link = &e->freed_next;
+            continue;
+        }
+        *link = e->freed_next;
+        for (struct entry **b = &buckets[bucket_of(e->comm.handle)]; *b; b = &(*b)->next)
+            if (*b == e) {
+                *b = e->next;
+                break;
+            }
+        destroy(e);
+    }
+}
+
+static void user_freed(struct entry *e)
+{
+    struct wisp_p2p_comm *c = &e->comm;
+    if (in_use(c) && c->anchor == MPI_REQUEST_NULL)
+        PMPI_Recv_init(NULL, 0, MPI_BYTE, c->rank, 0, c->handle, &c->anchor);
+    e->freed_next = freed;
+    freed = e;
+    collect();
 }
 
 void wisp_p2p_comm_freeing(MPI_Comm comm)
@@ -265,13 +310,26 @@ void wisp_p2p_comm_freeing(MPI_Comm comm)
         return;
     wisp_p2p_lock();
     if (wisp_p2p.on) {
-        for (struct entry **link = &buckets[bucket_of(comm)]; *link; link = &(*link)->next)
-            if ((*link)->comm.handle == comm) {
-                forget(link);
+        for (struct entry *e = buckets[bucket_of(comm)]; e; e = e->next)
+            if (e->comm.handle == comm && !e->comm.freed) {
+                e->comm.freed = true;
+                user_freed(e);
                 break;
             }
     }
     wisp_p2p_unlock();
+}
+
+void wisp_p2p_comm_hold(struct wisp_p2p_comm *c)
+{
+    if (c)
+        c->holds++;
+}
+
+void wisp_p2p_comm_unhold(struct wisp_p2p_comm *c)
+{
+    if (--c->holds == 0 && c->freed)
+        collect();
 }
 
 void wisp_p2p_comm_init(MPI_Comm world)
@@ -288,21 +346,13 @@ void wisp_p2p_comm_init(MPI_Comm world)
 
 void wisp_p2p_comm_fini(void)
 {
+    freed = NULL;
     for (int b = 0; b < BUCKETS; b++)
         while (buckets[b]) {
             struct entry *e = buckets[b];
             buckets[b] = e->next;
-            free(e->comm.node_of);
-            free(e->comm.rank_of);
-            free(e);
+            destroy(e);
         }
-    while (retired) {
-        struct entry *e = retired;
-        retired = e->next;
-        free(e->comm.node_of);
-        free(e->comm.rank_of);
-        free(e);
-    }
     while (!wisp_list_empty(&early)) { /* for communicators never made here */
         struct wisp_list *l = early.next;
         wisp_list_remove(l);

@@ -761,6 +761,7 @@ bool wisp_p2p_progress(void)
     atomic_store_explicit(&passes, atomic_load_explicit(&passes, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     bool moved = progress_local();
+    wisp_p2p_finish_deferred();
     return wisp_p2p_remote_advance() || moved;
 }
 

@@ -139,12 +139,18 @@ static void unpack(struct wisp_p2p_req *req)
     free(element);
 }
 
+/* Receives the rescuer completed that need the MPI, which it never calls. */
+static struct wisp_list deferred = {&deferred, &deferred};
+
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
 {
-    if (req->unpack && wisp_p2p.rescuing) {
+    if (wisp_p2p.rescuing && (req->unpack || req->holds_type)) {
         req->unpack_later = true;
+        wisp_list_push(&deferred, &req->link);
         return;
     }
+    if (req->unpack_later)
+        wisp_list_remove(&req->link);
     req->unpack_later = false;
     if (req->unpack) {
         unpack(req);
@@ -154,6 +160,19 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
     req->done = true;
     if (req->user_freed && !req->engine_holds)
         wisp_p2p_req_release(req);
+}
+
+void wisp_p2p_finish_deferred(void)
+{
+    while (!wisp_list_empty(&deferred))
+        wisp_p2p_recv_finish(wisp_list_entry(deferred.next, struct wisp_p2p_req, link));
+}
+
+void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
+{
+    bool pending = !req->done && (req->link.next != &req->link || req->rlink.next != &req->rlink);
+    if (pending && !req->holds_type)
+        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
 }
 
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)

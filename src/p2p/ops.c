@@ -199,6 +199,7 @@ static int irecv_locked(struct wisp_p2p_comm *c, void *buf, MPI_Count count, MPI
         wisp_p2p_req_release(req);
         return rc;
     }
+    wisp_p2p_recv_hold_type(req);
     if (req->inner != MPI_REQUEST_NULL && !req->done && req->link.next == &req->link &&
         req->rlink.next == &req->rlink) {
         *request = req->inner; /* posted straight to the MPI: hand its request over */
@@ -258,6 +259,10 @@ static int persistent(uint8_t kind, int mode, const void *sbuf, void *rbuf, MPI_
     req->tag = tag;
     req->handle = comm;
     req->child = MPI_REQUEST_NULL;
+    /* Each MPI_Start needs them: the user may free both meanwhile. */
+    req->holds_type = wisp_p2p_type_hold(type, &req->type);
+    req->comm = wisp_p2p_comm_of(comm);
+    wisp_p2p_comm_hold(req->comm);
     *request = wisp_p2p_req_handle(req);
     return MPI_SUCCESS;
 }
@@ -410,6 +415,8 @@ int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *
         return wisp_p2p_error(req->handle, rc);
     }
     wisp_p2p_deliver(req, msg);
+    if (!req->done)
+        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
     *message = MPI_MESSAGE_NULL;
     *request = wisp_p2p_req_handle(req);
     wisp_p2p_unlock();

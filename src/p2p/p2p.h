@@ -81,6 +81,9 @@ struct wisp_p2p_comm {
     struct wisp_list unexpected;  /* local messages no receive took yet */
     struct wisp_list remote;      /* receives not yet handed to the MPI */
     struct wisp_list remote_link; /* in the engine's list of comms with `remote` work */
+    unsigned holds;               /* persistent requests of wisp on it */
+    bool freed;                   /* by the user: wisp keeps it while it uses it */
+    MPI_Request anchor;           /* the MPI's request that keeps the MPI's comm alive meanwhile */
 };
 
 /* The served communicator behind `comm`, or NULL (the MPI serves it all). */
@@ -98,6 +101,9 @@ void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg);
 int wisp_p2p_comm_created(MPI_Comm comm);
 /* Before the MPI frees `comm`. */
 void wisp_p2p_comm_freeing(MPI_Comm comm);
+/* A persistent request of wisp uses `c` (may be NULL) until it is freed. */
+void wisp_p2p_comm_hold(struct wisp_p2p_comm *c);
+void wisp_p2p_comm_unhold(struct wisp_p2p_comm *c);
 void wisp_p2p_comm_init(MPI_Comm world);
 void wisp_p2p_comm_fini(void);
 
@@ -108,6 +114,11 @@ void wisp_p2p_comm_fini(void);
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
                         MPI_Aint *offset);
 void wisp_p2p_type_forget(void); /* a derived type was freed */
+/* A reference of wisp's own to a derived type (a duplicate, in *held), for a
+ * request that outlives its call; false for predefined types (none needed).
+ * Given back with wisp_p2p_type_unhold, never by the rescuer (it calls the MPI). */
+bool wisp_p2p_type_hold(MPI_Datatype type, MPI_Datatype *held);
+void wisp_p2p_type_unhold(MPI_Datatype held);
 /* MPI_Pack / MPI_Unpack on MPI_COMM_SELF, also for MPI_BOTTOM buffers. */
 int wisp_p2p_pack(const void *buf, int count, MPI_Datatype type, void *out, int size,
                   int *position);
@@ -146,6 +157,7 @@ struct wisp_p2p_req {
     bool lent;         /* in `remote`, and posted to the MPI for a blocking call */
     bool shared;       /* wisp_p2p_req_sent(): never released */
     bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
+    bool holds_type;   /* `type` is wisp's own reference (wisp_p2p_type_hold) */
     /* the arguments */
     const void *sbuf;
     void *rbuf;
@@ -275,6 +287,11 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
 /* The receive finished copying: unpack, complete. */
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
+/* Finish the receives the rescuer completed that need the MPI (unpack, a
+ * type to give back); the application's threads only. */
+void wisp_p2p_finish_deferred(void);
+/* A receive of wisp still pending after its call holds its derived type. */
+void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req);
 /* Post a receive (req->peer may be MPI_ANY_SOURCE). */
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* Hand receives blocked behind wildcards to the MPI when allowed. */

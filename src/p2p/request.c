@@ -131,6 +131,10 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         return;
     if (req->tmp) /* free() is wisp's heap's, not free of charge: most requests have none */
         free(req->tmp);
+    if (req->holds_type)
+        wisp_p2p_type_unhold(req->type);
+    if (req->persistent && req->comm)
+        wisp_p2p_comm_unhold(req->comm);
     req->kind = 0;
     req->link.next = (struct wisp_list *)free_list;
     free_list = req;
