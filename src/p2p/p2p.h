@@ -196,8 +196,9 @@ struct wisp_p2p_req {
 /* request.c */
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind);
 void wisp_p2p_req_release(struct wisp_p2p_req *req); /* when neither user nor engine holds it */
-/* The one request that every send completed at once (immediate) returns, as
- * an MPI's eager sends do: no request to allocate, fill and free for each. */
+/* The one request behind every send completed at once (immediate): nothing
+ * to allocate, fill and free for each; wisp_p2p_req_handle gives each send a
+ * handle of its own for it. */
 struct wisp_p2p_req *wisp_p2p_req_sent(void);
 struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle); /* NULL: the MPI's request */
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);

@@ -20,8 +20,22 @@ static struct wisp_p2p_req *pool;
 static struct wisp_p2p_req *free_list;
 static size_t used; /* high-water mark */
 
+/*
+ * Sends completed at once (immediate) all share one complete request, but
+ * each gets a handle of its own, as an MPI's requests do (tools key by
+ * them): the next value of a range that only these handles use, which
+ * wisp_p2p_req_of maps to the shared request. No allocation per send.
+ */
+static struct wisp_p2p_req *sent;
+static unsigned long sent_count;
+
 #if defined(MPICH)
-enum { HANDLE_TAG = 0x04000000, HANDLE_MASK = 0xfc000000, INDEX_MASK = 0x03ffffff };
+enum {
+    HANDLE_TAG = 0x04000000, /* wisp's requests and messages */
+    SENT_TAG = 0x08000000,   /* sends completed at once; MPICH's kind 00 too */
+    HANDLE_MASK = 0xfc000000,
+    INDEX_MASK = 0x03ffffff
+};
 _Static_assert(POOL_SIZE <= INDEX_MASK + 1, "indices fit beside the tag");
 
 static struct wisp_p2p_req *of_handle(unsigned handle)
@@ -32,10 +46,13 @@ static struct wisp_p2p_req *of_handle(unsigned handle)
 }
 struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
 {
-    return of_handle((unsigned)handle);
+    struct wisp_p2p_req *req = of_handle((unsigned)handle);
+    return req || ((unsigned)handle & HANDLE_MASK) != SENT_TAG ? req : sent;
 }
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
+    if (req->shared) /* never 0x08000000 itself, MPICH's MPI_GROUP_NULL */
+        return (MPI_Request)(SENT_TAG | (int)(sent_count++ % INDEX_MASK + 1));
     return (MPI_Request)(HANDLE_TAG | (int)(req - pool));
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
@@ -47,6 +64,9 @@ MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
     return (MPI_Message)(HANDLE_TAG | (int)(req - pool));
 }
 #else
+enum { SENT_RANGE = 1 << 24 }; /* addresses reserved, never mapped: handles only */
+static const char *sent_range;
+
 static struct wisp_p2p_req *of_pointer(const void *p)
 {
     const struct wisp_p2p_req *r = p;
@@ -54,10 +74,14 @@ static struct wisp_p2p_req *of_pointer(const void *p)
 }
 struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
 {
-    return of_pointer(handle);
+    struct wisp_p2p_req *req = of_pointer(handle);
+    const char *p = (const char *)handle;
+    return req || !sent_range || p < sent_range || p >= sent_range + SENT_RANGE ? req : sent;
 }
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
+    if (req->shared)
+        return (MPI_Request)(void *)(sent_range + sent_count++ % SENT_RANGE);
     return (MPI_Request)(void *)req;
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
@@ -114,8 +138,14 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 
 struct wisp_p2p_req *wisp_p2p_req_sent(void)
 {
-    static struct wisp_p2p_req *sent;
     if (!sent) {
+#if !defined(MPICH)
+        void *range =
+            mmap(NULL, SENT_RANGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (range == MAP_FAILED)
+            wisp_fatal("cannot reserve address space for request handles");
+        sent_range = range;
+#endif
         sent = wisp_p2p_req_new(WISP_P2P_SEND);
         sent->shared = sent->active = sent->done = true;
         sent->st_source = MPI_ANY_SOURCE;

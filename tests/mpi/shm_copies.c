@@ -7,6 +7,7 @@
  * A blocking send of a heap buffer that fits the staging area completes even
  * before its receive is posted (the sender takes it back and stages it), as
  * with an MPI's eager protocol: programs that rely on that keep working.
+ * Immediate sends return distinct handles, though they complete at once.
  * Two processes of one node; argument "off": WISP_SHM=off, nothing counted.
  */
 #include <mpi.h>
@@ -70,6 +71,30 @@ static void expect(char *buf, size_t n, int tag, struct counts want)
                 after.copies - before.copies);
 }
 
+/* Immediate sends complete at once, each with a handle of its own (MPICH
+ * hands out one shared handle for its completed eager sends, so this is
+ * wisp's behaviour, not the standard's). */
+enum { WINDOW = 16 };
+static void immediate_handles(int on)
+{
+    MPI_Request req[WINDOW];
+    for (int i = 0; i < WINDOW; i++)
+        MPI_Isend(private_buf, 8, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &req[i]);
+    int distinct = 1;
+    for (int i = 0; i < WINDOW; i++)
+        for (int j = 0; j < i; j++)
+            distinct &= req[i] != req[j];
+    if (on)
+        CHECK(distinct);
+    int flag = 0;
+    MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);
+    CHECK(!on || (flag && req[0] == MPI_REQUEST_NULL));
+    MPI_Status st[WINDOW];
+    CHECK(MPI_Waitall(WINDOW, req, st) == MPI_SUCCESS);
+    for (int i = 0; i < WINDOW; i++)
+        CHECK(req[i] == MPI_REQUEST_NULL);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -97,6 +122,7 @@ int main(int argc, char **argv)
         MPI_Send(shared, EAGER, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
         fill(shared, EAGER, 9);
         MPI_Send(NULL, 0, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
+        immediate_handles(on);
     } else {
         struct counts none = {0};
         expect(private_buf, BIG, 1, on ? (struct counts){.single_copy = 1, .copies = 1} : none);
@@ -110,6 +136,8 @@ int main(int argc, char **argv)
         CHECK(pattern_ok(private_buf, EAGER, 5));
         CHECK(after.staged - before.staged == (on ? 1u : 0u)); /* taken back and staged */
         CHECK(after.single_copy - before.single_copy == 0);
+        for (int i = 0; i < WINDOW; i++)
+            MPI_Recv(private_buf, 8, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     MPI_Free_mem(shared);
     MPI_Finalize();
