@@ -94,7 +94,10 @@ static int prepare_send(struct wisp_p2p_req *req)
     return MPI_SUCCESS;
 }
 
-/* Lock held; `c` carries it. */
+/* Lock held; `c` carries it. Returns MPI_ERR_NO_MEM, not yet reported
+ * (the error handler may call MPI: not under the lock), when wisp has no
+ * memory for its copy of the message: the MPI must not take it instead, as
+ * the receiver looks only in wisp for a local sender. */
 static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count count,
                         MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode,
                         MPI_Request *request)
@@ -112,7 +115,11 @@ static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count coun
     int rc = prepare_send(req);
     if (rc != MPI_SUCCESS) {
         wisp_p2p_req_release(req);
-        return mpi_isend(mode, buf, count, type, dest, tag, comm, request);
+        if (rc == MPI_ERR_NO_MEM) {
+            *request = MPI_REQUEST_NULL;
+            return rc;
+        }
+        return mpi_isend(mode, buf, count, type, dest, tag, comm, request); /* a bad type */
     }
     wisp_p2p_send_start(req, c->rank == dest ? wisp_p2p.node_rank : c->node_of[dest]);
     if (mode == WISP_P2P_BUFFERED && !req->done) {
@@ -129,15 +136,17 @@ int wisp_p2p_isend(const void *buf, MPI_Count count, MPI_Datatype type, int dest
     wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, dest, tag, count, false);
     int rc = MPI_SUCCESS;
+    bool no_mem = false;
     if (!c)
         rc = mpi_isend(mode, buf, count, type, dest, tag, comm, request);
     else if (mode != WISP_P2P_SYNC && dest != c->rank &&
              wisp_p2p_send_now(c, dest, tag, buf, count, type))
         *request = wisp_p2p_req_handle(wisp_p2p_req_sent());
-    else
-        rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, request);
+    else if ((rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, request)) ==
+             MPI_ERR_NO_MEM)
+        no_mem = true;
     wisp_p2p_unlock();
-    return rc;
+    return no_mem ? wisp_p2p_error(comm, rc) : rc;
 }
 
 static bool req_done(void *req)
@@ -174,8 +183,10 @@ int wisp_p2p_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
     MPI_Request handle;
     int rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, &handle);
     struct wisp_p2p_req *req = wisp_p2p_req_of(handle);
-    if (rc != MPI_SUCCESS || !req) { /* the MPI took it */
+    if (rc != MPI_SUCCESS || !req) { /* out of memory, or the MPI took it */
         wisp_p2p_unlock();
+        if (rc == MPI_ERR_NO_MEM)
+            return wisp_p2p_error(comm, rc);
         return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&handle, MPI_STATUS_IGNORE);
     }
     return finish(req, MPI_STATUS_IGNORE, comm);
