@@ -17,6 +17,7 @@ wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_mpi_test(p2p_threads NP 2)
 wisp_add_mpi_test(p2p_comm_create NP 2)
 wisp_add_mpi_test(p2p_finalize NP 2)
+wisp_add_mpi_test(p2p_rescuer NP 2)
 
 # One node without the engine (its segment cannot be made) beside one with
 # it: both still agree on communicator contexts, and messages flow. Not in

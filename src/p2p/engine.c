@@ -22,6 +22,7 @@
 #include "p2p/p2p.h"
 
 #include <sched.h>
+#include <signal.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,7 +46,9 @@ enum {
     SPIN_BEFORE_SLEEP = 20000, /* idle polls before a sleepy process naps */
     NAP_NS = 200000,           /* longest nap: events the doorbell misses (the MPI's) */
     RESCUE_NS = 50000,         /* the rescuer's second look, once the application went quiet */
-    RESCUE_IDLE_NS = 1000000,  /* its look while the application moves the engine, or no work */
+    RESCUE_IDLE_NS = 1000000,  /* its look while the application moves the engine */
+    CALL_AFTER_PASSES = 1024,  /* idle progress passes before a waiting process calls rescuers */
+    CALL_EVERY_NS = 1000000,   /* and then at most this often */
     TAKE_BACK_PASSES = 256,    /* progress passes a single-copy sender waits before it stages */
 };
 
@@ -110,9 +113,21 @@ static struct wisp_doorbell *bell(int proc)
     return wisp_fastbox_doorbell(segment, wisp_p2p.node_size, proc);
 }
 
+/* The rings and the doorbells of the application's naps, then one doorbell
+ * per process for its rescuer. */
+static size_t bells_end(int n)
+{
+    return wisp_fastbox_region_size(n) + (size_t)n * sizeof(struct wisp_doorbell);
+}
+
+static struct wisp_doorbell *rescue_bell(int proc)
+{
+    return (struct wisp_doorbell *)(segment + wisp_fastbox_region_size(wisp_p2p.node_size)) + proc;
+}
+
 static struct slot *slot_at(int owner, int index)
 {
-    size_t first = (wisp_fastbox_region_size(wisp_p2p.node_size) + 4095) & ~(size_t)4095;
+    size_t first = (bells_end(wisp_p2p.node_size) + 4095) & ~(size_t)4095;
     return (struct slot *)(segment + first + ((size_t)owner * SLOTS + (size_t)index) * slot_stride);
 }
 
@@ -141,6 +156,20 @@ static uint64_t chunks_of(uint64_t size)
 
 static void *rescue(void *unused);
 
+/* The rescuer blocks every signal: a handler of the application's must run
+ * on one of its own threads (created with all blocked, so none slips in). */
+static void start_rescuer(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&rescuer, NULL, rescue, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        wisp_fatal("cannot start the point-to-point rescuer thread: %s", strerror(rc));
+    pthread_setname_np(rescuer, "wisp-rescuer");
+}
+
 void wisp_p2p_init(int thread_level)
 {
     int mine_on = wisp_config.SHM, all_on = 0;
@@ -164,7 +193,7 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.block = (uint64_t)wisp_config.SHM_BLOCK;
     wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
     slot_stride = (sizeof(struct slot) + wisp_p2p.stage + 4095) & ~(size_t)4095;
-    size_t first = (wisp_fastbox_region_size(n) + 4095) & ~(size_t)4095;
+    size_t first = (bells_end(n) + 4095) & ~(size_t)4095;
     segment_size = first + (size_t)n * SLOTS * slot_stride;
     int fd = wisp_shm_segment_open(wisp_topo.node_comm, "p2p", segment_size);
     void *map = MAP_FAILED;
@@ -203,8 +232,8 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p_lock_init(n > 1, wisp_p2p.threads); /* n > 1: the rescuer */
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
-    if (n > 1 && pthread_create(&rescuer, NULL, rescue, NULL))
-        wisp_fatal("cannot start the point-to-point rescuer thread: %m");
+    if (n > 1)
+        start_rescuer();
     wisp_p2p_comm_init(wisp_wrap_user_world);
     wisp_log(2, "point-to-point engine on: %d processes on this node, immediate <= %llu B", n,
              (unsigned long long)wisp_p2p.immediate_max);
@@ -227,6 +256,7 @@ void wisp_p2p_fini(void)
     }
     if (wisp_p2p.node_size > 1) {
         atomic_store(&rescuer_stop, true);
+        wisp_doorbell_ring(rescue_bell(wisp_p2p.node_rank));
         pthread_join(rescuer, NULL);
     }
     wisp_p2p.on = false;
@@ -755,36 +785,74 @@ static bool progress_local(void)
     return moved;
 }
 
+/* This process waits and nothing moves: what it waits for may be a peer's
+ * work stuck behind a call wisp does not see there (a collective, say).
+ * Ring the doorbells of the peers' rescuers that sleep, at most once per
+ * CALL_EVERY_NS; a rescuer with nothing in flight goes back to sleep. */
+static void call_rescuers(void)
+{
+    static uint64_t last;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (now - last < CALL_EVERY_NS)
+        return;
+    last = now;
+    for (int p = 0; p < wisp_p2p.node_size; p++)
+        if (p != wisp_p2p.node_rank)
+            wisp_doorbell_ring(rescue_bell(p));
+}
+
 bool wisp_p2p_progress(void)
 {
+    static unsigned idle_passes;
     /* The lock is held: a plain increment (no locked instruction) will do. */
     atomic_store_explicit(&passes, atomic_load_explicit(&passes, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     bool moved = progress_local();
     wisp_p2p_finish_deferred();
-    return wisp_p2p_remote_advance() || moved;
+    moved |= wisp_p2p_remote_advance();
+    if (moved)
+        idle_passes = 0;
+    else if (++idle_passes % CALL_AFTER_PASSES == 0)
+        call_rescuers();
+    return moved;
 }
 
 /*
- * The rescuer: a thread that sleeps, and when work is in flight and no
- * application thread has moved the engine since its last look (they are
- * computing, or blocked inside the MPI, in a collective say), moves it: so a
- * peer waiting for this process's staged chunks, queued sends or copy of its
- * message is never stuck behind a call wisp does not see. It never calls the
- * MPI (whose thread level may be single), so receives that need the MPI to
- * unpack are finished by the application's next call.
+ * The rescuer: a thread that, when work is in flight and no application
+ * thread has moved the engine since its last look (they are computing, or
+ * blocked inside the MPI, in a collective say), moves it: so a peer waiting
+ * for this process's staged chunks, queued sends or copy of its message is
+ * never stuck behind a call wisp does not see. With nothing in flight it
+ * sleeps on its doorbell (no timer), which a peer that waits in vain rings
+ * (call_rescuers); with work in flight it looks on a timer until the work
+ * is done. It never calls the MPI (whose thread level may be single), so
+ * receives that need the MPI to unpack are finished by the application's
+ * next call.
  */
+static bool rescuer_called(void *unused)
+{
+    (void)unused;
+    return atomic_load(&rescuer_stop) || wisp_p2p.outstanding;
+}
+
 static void *rescue(void *unused)
 {
     (void)unused;
     unsigned long seen = 0;
     bool quiet = false;
     while (!atomic_load(&rescuer_stop)) {
+        if (!wisp_p2p.outstanding) {
+            wisp_doorbell_wait(rescue_bell(wisp_p2p.node_rank), rescuer_called, NULL);
+            seen = atomic_load_explicit(&passes, memory_order_relaxed);
+            quiet = true; /* called: look again soon */
+            continue;
+        }
         /* Every wakeup takes a core from a spinning process for a few
-         * microseconds: look often only when work waits and the last look
-         * found the application quiet. */
-        long ns = wisp_p2p.outstanding && quiet ? RESCUE_NS : RESCUE_IDLE_NS;
-        nanosleep(&(struct timespec){0, ns}, NULL);
+         * microseconds: look often only when the last look found the
+         * application quiet. */
+        nanosleep(&(struct timespec){0, quiet ? RESCUE_NS : RESCUE_IDLE_NS}, NULL);
         unsigned long now = atomic_load_explicit(&passes, memory_order_relaxed);
         quiet = now == seen;
         if (!quiet) {
