@@ -313,6 +313,7 @@ void wisp_p2p_comm_freeing(MPI_Comm comm)
         for (struct entry *e = buckets[bucket_of(comm)]; e; e = e->next)
             if (e->comm.handle == comm && !e->comm.freed) {
                 e->comm.freed = true;
+                last = NULL; /* the handle names no live communicator of the user's */
                 user_freed(e);
                 break;
             }
