@@ -9,7 +9,7 @@
  *   immediate    size <= WISP_SHM_IMMEDIATE: the payload rides in the
  *                ring's cells; one miss for the receiver.
  *   staged       private send buffer: the sender copies chunks into the
- *                slot's staging area (WISP_SHM_STAGE bytes, 4 chunks) while
+ *                slot's staging area (WISP_SHM_STAGE bytes, 16 chunks) while
  *                the receiver copies them out; messages that fit are sent
  *                eagerly (the send completes once staged).
  *   single copy  send buffer in the shared heap, size >= WISP_SHM_SINGLE_COPY:
