@@ -60,13 +60,10 @@ static size_t slot_of(MPI_Datatype type)
     return ((uintptr_t)type * 0x9e3779b97f4a7c15u) >> 58;
 }
 
-/* The cache entry of `type`, filled on a miss; NULL with the MPI's error
- * code in *rc when the MPI refuses the type. */
-static struct type_info *entry_of(MPI_Datatype type, int *rc)
+/* Fill the cache entry at `h` for `type`; NULL with the MPI's error code
+ * in *rc when the MPI refuses the type. */
+static __attribute__((noinline)) struct type_info *fill(MPI_Datatype type, size_t h, int *rc)
 {
-    size_t h = slot_of(type);
-    if (cache[h].valid && cache[h].type == type)
-        return &cache[h];
     MPI_Count size, lb, extent, true_lb, true_extent;
     if ((*rc = PMPI_Type_size_x(type, &size)) != MPI_SUCCESS)
         return NULL;
@@ -84,8 +81,17 @@ static struct type_info *entry_of(MPI_Datatype type, int *rc)
     return &cache[h];
 }
 
+/* The cache entry of `type` (a hit stays inline: every message asks). */
+static inline struct type_info *entry_of(MPI_Datatype type, int *rc)
+{
+    size_t h = slot_of(type);
+    if (cache[h].valid && cache[h].type == type)
+        return &cache[h];
+    return fill(type, h, rc);
+}
+
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
-                        MPI_Aint *offset)
+                        MPI_Aint *offset, bool *predefined)
 {
     int rc = MPI_SUCCESS;
     struct type_info *e = entry_of(type, &rc);
@@ -94,6 +100,8 @@ int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, boo
     *bytes = (uint64_t)(e->size * count);
     *contig = count == 0 || e->size == 0 || (e->dense && (count == 1 || e->extent == e->size));
     *offset = *contig && *bytes ? (MPI_Aint)e->true_lb : 0;
+    if (predefined)
+        *predefined = e->named;
     return MPI_SUCCESS;
 }
 

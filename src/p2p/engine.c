@@ -415,9 +415,9 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
     bool contig;
     MPI_Aint offset;
     int node = comm->node_of[dest];
-    if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset) != MPI_SUCCESS || !contig ||
-        bytes > wisp_p2p.immediate_max || single_copy((const char *)buf + offset, bytes) ||
-        !wisp_list_empty(&pending[node]) ||
+    if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset, NULL) != MPI_SUCCESS ||
+        !contig || bytes > wisp_p2p.immediate_max ||
+        single_copy((const char *)buf + offset, bytes) || !wisp_list_empty(&pending[node]) ||
         !wisp_fastbox_put(ring(wisp_p2p.node_rank, node),
                           match_word(comm->ctx, tag, KIND_IMMEDIATE), (const char *)buf + offset,
                           (uint32_t)bytes))

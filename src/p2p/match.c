@@ -97,7 +97,8 @@ int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
 {
     bool contig;
     MPI_Aint offset;
-    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->cap, &contig, &offset);
+    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->cap, &contig, &offset,
+                                 &req->predefined_type);
     if (rc != MPI_SUCCESS)
         return rc;
     req->unpack = !contig;
@@ -166,13 +167,6 @@ void wisp_p2p_finish_deferred(void)
 {
     while (!wisp_list_empty(&deferred))
         wisp_p2p_recv_finish(wisp_list_entry(deferred.next, struct wisp_p2p_req, link));
-}
-
-void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
-{
-    bool pending = !req->done && (req->link.next != &req->link || req->rlink.next != &req->rlink);
-    if (pending && !req->holds_type)
-        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
 }
 
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)

@@ -70,7 +70,7 @@ static int prepare_send(struct wisp_p2p_req *req)
 {
     bool contig;
     MPI_Aint offset;
-    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->bytes, &contig, &offset);
+    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->bytes, &contig, &offset, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     if (contig) {

@@ -110,9 +110,10 @@ void wisp_p2p_comm_fini(void);
 /* ---- datatypes (datatype.c) ------------------------------------------- */
 
 /* `count` elements of `type` as bytes: their number, and whether they are one
- * contiguous run starting at `*offset` bytes from the buffer. */
+ * contiguous run starting at `*offset` bytes from the buffer; `predefined`
+ * (may be NULL): whether the type is one of the MPI's own. */
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
-                        MPI_Aint *offset);
+                        MPI_Aint *offset, bool *predefined);
 void wisp_p2p_type_forget(void); /* a derived type was freed */
 /* A reference of wisp's own to a derived type (a duplicate, in *held), for a
  * request that outlives its call; false for predefined types (none needed).
@@ -184,6 +185,7 @@ struct wisp_p2p_req {
     uint64_t cap;
     bool unpack;
     bool unpack_later;        /* copied by the rescuer; the MPI unpacks it at the next test */
+    bool predefined_type;     /* set by wisp_p2p_recv_prepare: nothing to hold */
     struct wisp_p2p_msg *msg; /* the message being copied in */
     /* the result */
     int st_source, st_tag, st_error;
@@ -291,8 +293,15 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
 /* Finish the receives the rescuer completed that need the MPI (unpack, a
  * type to give back); the application's threads only. */
 void wisp_p2p_finish_deferred(void);
-/* A receive of wisp still pending after its call holds its derived type. */
-void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req);
+/* A receive of wisp still pending after its call holds its derived type
+ * (inline: the common receive, of a predefined type, pays one test). */
+static inline void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
+{
+    if (req->predefined_type || req->done || req->holds_type)
+        return;
+    if (req->link.next != &req->link || req->rlink.next != &req->rlink) /* pending */
+        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
+}
 /* Post a receive (req->peer may be MPI_ANY_SOURCE). */
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* Hand receives blocked behind wildcards to the MPI when allowed. */
