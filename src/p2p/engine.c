@@ -268,6 +268,7 @@ void wisp_p2p_fini(void)
     free(pending);
     pending = NULL;
     wisp_p2p.outstanding = 0;
+    wisp_p2p.deferred = 0;
     npending = 0;
     mine.nfree = mine.nbusy = 0;
 }
@@ -810,7 +811,8 @@ bool wisp_p2p_progress(void)
     atomic_store_explicit(&passes, atomic_load_explicit(&passes, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     bool moved = progress_local();
-    wisp_p2p_finish_deferred();
+    if (wisp_p2p.deferred)
+        wisp_p2p_finish_deferred();
     moved |= wisp_p2p_remote_advance();
     if (moved)
         idle_passes = 0;

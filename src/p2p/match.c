@@ -148,10 +148,13 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
     if (wisp_p2p.rescuing && (req->unpack || req->holds_type)) {
         req->unpack_later = true;
         wisp_list_push(&deferred, &req->link);
+        wisp_p2p.deferred++;
         return;
     }
-    if (req->unpack_later)
+    if (req->unpack_later) {
         wisp_list_remove(&req->link);
+        wisp_p2p.deferred--;
+    }
     req->unpack_later = false;
     if (req->unpack) {
         unpack(req);

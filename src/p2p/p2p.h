@@ -230,6 +230,7 @@ struct wisp_p2p {
     int tag_ub; /* MPI_TAG_UB: larger tags go to the MPI, which reports them */
     uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
     unsigned outstanding; /* work that needs this process inside wisp */
+    unsigned deferred;    /* receives the rescuer completed that still need the MPI */
     bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
 };
 extern struct wisp_p2p wisp_p2p;
