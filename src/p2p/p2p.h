@@ -195,14 +195,64 @@ struct wisp_p2p_req {
     bool from_inner;
 };
 
-/* request.c */
+/* request.c. wisp's requests and messages are objects of one pool, handed
+ * out as handles the MPI never produces (request.c explains); the lookups
+ * are inline, as every request function of the MPI asks. */
+enum { WISP_P2P_POOL_SIZE = 1 << 20 }; /* alive at once; address space until used */
+struct wisp_p2p_pool {
+    struct wisp_p2p_req *reqs; /* NULL until the first request */
+    size_t used;               /* high-water mark */
+    struct wisp_p2p_req *sent; /* the shared request of sends completed at once */
+    const char *sent_range;    /* Open MPI: their handles' addresses (reserved, never mapped) */
+};
+extern struct wisp_p2p_pool wisp_p2p_pool;
+
+#if defined(MPICH)
+enum {
+    WISP_P2P_HANDLE_TAG = 0x04000000, /* wisp's requests and messages | index */
+    WISP_P2P_SENT_TAG = 0x08000000,   /* sends completed at once | n; kind 00 too */
+    WISP_P2P_HANDLE_MASK = 0xfc000000,
+    WISP_P2P_INDEX_MASK = 0x03ffffff
+};
+static inline struct wisp_p2p_req *wisp_p2p_pool_at(unsigned handle)
+{
+    if ((handle & WISP_P2P_HANDLE_MASK) != WISP_P2P_HANDLE_TAG || !wisp_p2p_pool.reqs ||
+        (handle & WISP_P2P_INDEX_MASK) >= wisp_p2p_pool.used)
+        return NULL;
+    return &wisp_p2p_pool.reqs[handle & WISP_P2P_INDEX_MASK];
+}
+/* NULL: the MPI's request. */
+static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
+{
+    struct wisp_p2p_req *req = wisp_p2p_pool_at((unsigned)handle);
+    if (req || ((unsigned)handle & WISP_P2P_HANDLE_MASK) != WISP_P2P_SENT_TAG)
+        return req;
+    return wisp_p2p_pool.sent;
+}
+#else
+enum { WISP_P2P_SENT_RANGE = 1 << 24 };
+static inline struct wisp_p2p_req *wisp_p2p_pool_at(const void *handle)
+{
+    const struct wisp_p2p_req *r = handle, *reqs = wisp_p2p_pool.reqs;
+    return reqs && r >= reqs && r < reqs + wisp_p2p_pool.used ? (struct wisp_p2p_req *)r : NULL;
+}
+/* NULL: the MPI's request. */
+static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
+{
+    struct wisp_p2p_req *req = wisp_p2p_pool_at(handle);
+    const char *p = (const char *)handle, *range = wisp_p2p_pool.sent_range;
+    if (req || !range || p < range || p >= range + WISP_P2P_SENT_RANGE)
+        return req;
+    return wisp_p2p_pool.sent;
+}
+#endif
+
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind);
 void wisp_p2p_req_release(struct wisp_p2p_req *req); /* when neither user nor engine holds it */
 /* The one request behind every send completed at once (immediate): nothing
  * to allocate, fill and free for each; wisp_p2p_req_handle gives each send a
  * handle of its own for it. */
 struct wisp_p2p_req *wisp_p2p_req_sent(void);
-struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle); /* NULL: the MPI's request */
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's message */
 /* Fortran handles of wisp's requests, apart from the MPI's (MPI_Request_c2f
