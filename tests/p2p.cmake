@@ -16,6 +16,9 @@ wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_mpi_test(wildcard_blocking NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_mpi_test(p2p_threads NP 2)
+wisp_add_mpi_test(p2p_comm_create NP 2)
+wisp_add_mpi_test(p2p_finalize NP 2)
+wisp_add_mpi_test(p2p_rescuer NP 2)
 
 # One node without the engine (its segment cannot be made) beside one with
 # it: both still agree on communicator contexts, and messages flow. Not in
@@ -29,4 +32,17 @@ if(NOT WISP_SANITIZE)
                    "${WISP_WISPRUN}" --env WISP_VNODE_SIZE=1 -n 2 $<TARGET_FILE:t_p2p_semantics>
                    sendrecv any_source communicators wildcard_collective)
   wisp_test_properties(mpi.p2p_semantics.np2.one_node_off 2 mpi)
+endif()
+
+# A peer that sends on a communicator this process is still creating: the
+# shim makes rank 1's context agreement return 200 ms late (not in the
+# sanitizer build, as above).
+if(NOT WISP_SANITIZE)
+  add_library(slow_agreement MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/slow_agreement.c")
+  target_link_libraries(slow_agreement PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
+  wisp_test_program(t_p2p_comm_create "${CMAKE_CURRENT_SOURCE_DIR}/mpi/p2p_comm_create.c")
+  add_test(NAME mpi.p2p_comm_create.np2.slow_agreement
+           COMMAND env LD_PRELOAD=$<TARGET_FILE:slow_agreement> SLOW_AGREEMENT_RANK=1
+                   "${WISP_WISPRUN}" -n 2 $<TARGET_FILE:t_p2p_comm_create> early)
+  wisp_test_properties(mpi.p2p_comm_create.np2.slow_agreement 2 mpi)
 endif()

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "core/topo.h"
@@ -19,6 +20,7 @@ enum { CONTEXTS = 4096, WORDS = CONTEXTS / 64, BUCKETS = 1024 };
 
 struct entry {
     struct entry *next;
+    struct entry *freed_next; /* in `freed` */
     struct wisp_p2p_comm comm;
 };
 
@@ -28,7 +30,11 @@ static uint64_t free_ctx[WORDS];
 static struct wisp_p2p_comm *by_ctx[CONTEXTS];
 static struct entry *buckets[BUCKETS];
 static struct wisp_p2p_comm *last; /* the one looked up last: most programs use one or two */
-static struct entry *retired;      /* freed by the application, operations still pending */
+static struct entry *freed;        /* freed by the application, still used by wisp */
+/* Messages that arrived (drained by another thread or the rescuer) while
+ * their communicator was still being created here: the sender may finish
+ * its agreement and send before this process has. In arrival order. */
+static struct wisp_list early = {&early, &early};
 
 static size_t bucket_of(MPI_Comm handle)
 {
@@ -62,6 +68,25 @@ struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx)
     return ctx >= 0 && ctx < CONTEXTS ? by_ctx[ctx] : NULL;
 }
 
+void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg)
+{
+    wisp_list_push(&early, &msg->link);
+}
+
+/* The messages that came before `c` was served, in the order they came. */
+static void deliver_early(struct wisp_p2p_comm *c)
+{
+    for (struct wisp_list *l = early.next, *next; l != &early; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (msg->ctx != c->ctx)
+            continue;
+        wisp_list_remove(&msg->link);
+        msg->source = c->rank_of[msg->from];
+        wisp_p2p_incoming(c, msg);
+    }
+}
+
 static int lowest_free(const uint64_t *mask)
 {
     for (int w = 0; w < WORDS; w++)
@@ -84,6 +109,7 @@ static int serve(MPI_Comm handle, int ctx)
     struct wisp_p2p_comm *c = &e->comm;
     c->handle = handle;
     c->ctx = ctx;
+    c->anchor = MPI_REQUEST_NULL;
     PMPI_Comm_rank(handle, &c->rank);
     PMPI_Comm_size(handle, &c->size);
     c->node_of = malloc(sizeof(int) * (size_t)c->size * 2);
@@ -125,7 +151,69 @@ static int serve(MPI_Comm handle, int ctx)
     e->next = buckets[b];
     buckets[b] = e;
     by_ctx[ctx] = c;
+    deliver_early(c);
     return MPI_SUCCESS;
+}
+
+/*
+ * Contexts offered to a communicator being created are reserved until its
+ * agreement ends, so that one created at the same time by another thread
+ * (on another parent, as MPI allows) cannot agree on the same number. That
+ * one offers only what is left; when the two agreements reserved in
+ * opposite orders in two processes, both find nothing in common and try
+ * again, after a random pause that soon puts one of them first everywhere.
+ * The last word of an offer says whether anything was held back for
+ * another agreement: all ones when not, so that an empty result with it
+ * still set means every context is used, not a clash.
+ */
+static uint64_t reserved[WORDS];
+
+static void offer(uint64_t mask[WORDS + 1])
+{
+    bool held_back = false;
+    for (int w = 0; w < WORDS; w++) {
+        mask[w] = free_ctx[w] & ~reserved[w];
+        held_back |= (free_ctx[w] & reserved[w]) != 0;
+        reserved[w] |= mask[w];
+    }
+    mask[WORDS] = held_back ? 0 : ~0ull;
+}
+
+static void withdraw(const uint64_t mask[WORDS + 1])
+{
+    for (int w = 0; w < WORDS; w++)
+        reserved[w] &= ~mask[w];
+}
+
+static void pause_before_retry(int attempt, unsigned *seed)
+{
+    int range_us = 1 << (attempt < 10 ? attempt : 10);
+    long ns = (long)(rand_r(seed) % range_us) * 1000;
+    nanosleep(&(struct timespec){0, ns}, NULL);
+}
+
+/* Agree with the other members of `comm` on a context: -1 when none is
+ * free in all of them, -2 after an MPI error (in *rc). Lock not held. */
+static int agree(MPI_Comm comm, int *rc)
+{
+    unsigned seed = (unsigned)(uintptr_t)pthread_self() ^ (unsigned)wisp_topo.world_rank;
+    for (int attempt = 0;; attempt++) {
+        uint64_t mine[WORDS + 1], common[WORDS + 1];
+        wisp_p2p_lock();
+        offer(mine);
+        wisp_p2p_unlock();
+        memcpy(common, mine, sizeof common);
+        *rc = PMPI_Allreduce(MPI_IN_PLACE, common, WORDS + 1, MPI_UINT64_T, MPI_BAND, comm);
+        int ctx = *rc == MPI_SUCCESS ? lowest_free(common) : -2;
+        wisp_p2p_lock();
+        withdraw(mine);
+        if (ctx >= 0)
+            take(ctx); /* in every member: the context is used, served or not */
+        wisp_p2p_unlock();
+        if (ctx >= 0 || ctx == -2 || common[WORDS])
+            return ctx;
+        pause_before_retry(attempt, &seed);
+    }
 }
 
 int wisp_p2p_comm_created(MPI_Comm comm)
@@ -136,20 +224,14 @@ int wisp_p2p_comm_created(MPI_Comm comm)
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return MPI_SUCCESS;
-    uint64_t mask[WORDS];
-    wisp_p2p_lock();
-    memcpy(mask, free_ctx, sizeof mask);
-    wisp_p2p_unlock();
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, mask, WORDS, MPI_UINT64_T, MPI_BAND, comm);
-    if (rc != MPI_SUCCESS)
+    int rc = MPI_SUCCESS, ctx = agree(comm, &rc);
+    if (ctx == -2)
         return rc;
-    int ctx = lowest_free(mask);
     if (ctx < 0) {
         wisp_log(1, "no free point-to-point context: a communicator goes to the MPI");
         return MPI_SUCCESS;
     }
     wisp_p2p_lock();
-    take(ctx); /* in every member: the context is used, served or not */
     rc = wisp_p2p.on ? serve(comm, ctx) : MPI_SUCCESS;
     wisp_p2p_unlock();
     return rc;
@@ -160,28 +242,71 @@ int wisp_p2p_comm_made(int rc, MPI_Comm *newcomm)
     return rc == MPI_SUCCESS ? wisp_p2p_comm_created(*newcomm) : rc;
 }
 
-static void forget(struct entry **link)
+/*
+ * MPI_Comm_free while wisp still uses the communicator: persistent requests
+ * may be started, and pending operations finish, as MPI allows. The entry
+ * then stays, and an inactive persistent receive of the MPI's own on it (an
+ * anchor) keeps the MPI's communicator, and so its handle, alive after the
+ * user's free; both go when wisp is done with it.
+ */
+static bool in_use(struct wisp_p2p_comm *c)
 {
-    struct entry *e = *link;
-    struct wisp_p2p_comm *c = &e->comm;
-    *link = e->next;
-    if (last == c)
-        last = NULL;
+    return c->holds || !wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) ||
+           wisp_p2p_sends_queued(c);
+}
+
+static void drop_unexpected(struct wisp_p2p_comm *c)
+{
     while (!wisp_list_empty(&c->unexpected)) {
         struct wisp_p2p_msg *msg = wisp_list_entry(c->unexpected.next, struct wisp_p2p_msg, link);
         wisp_list_remove(&msg->link);
         wisp_p2p_msg_drop(msg);
     }
-    if (!wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) || wisp_p2p_sends_queued(c)) {
-        e->next = retired; /* operations still pending (MPI lets them finish): */
-        retired = e;       /* keep it and its context until MPI_Finalize */
-        return;
-    }
+}
+
+static void destroy(struct entry *e)
+{
+    struct wisp_p2p_comm *c = &e->comm;
+    if (last == c)
+        last = NULL;
+    if (c->anchor != MPI_REQUEST_NULL)
+        PMPI_Request_free(&c->anchor);
     by_ctx[c->ctx] = NULL;
     free_ctx[c->ctx / 64] |= 1ull << (c->ctx % 64);
     free(c->node_of);
     free(c->rank_of);
     free(e);
+}
+
+/* Forget the communicators the user freed that wisp no longer uses. */
+static void collect(void)
+{
+    for (struct entry **link = &freed; *link;) {
+        struct entry *e = *link;
+        if (!e->comm.holds) /* nothing can receive them any more */
+            drop_unexpected(&e->comm);
+        if (in_use(&e->comm)) {
+            link = &e->freed_next;
+            continue;
+        }
+        *link = e->freed_next;
+        for (struct entry **b = &buckets[bucket_of(e->comm.handle)]; *b; b = &(*b)->next)
+            if (*b == e) {
+                *b = e->next;
+                break;
+            }
+        destroy(e);
+    }
+}
+
+static void user_freed(struct entry *e)
+{
+    struct wisp_p2p_comm *c = &e->comm;
+    if (in_use(c) && c->anchor == MPI_REQUEST_NULL)
+        PMPI_Recv_init(NULL, 0, MPI_BYTE, c->rank, 0, c->handle, &c->anchor);
+    e->freed_next = freed;
+    freed = e;
+    collect();
 }
 
 void wisp_p2p_comm_freeing(MPI_Comm comm)
@@ -190,9 +315,11 @@ void wisp_p2p_comm_freeing(MPI_Comm comm)
         return;
     wisp_p2p_lock();
     if (wisp_p2p.on) {
-        for (struct entry **link = &buckets[bucket_of(comm)]; *link; link = &(*link)->next)
-            if ((*link)->comm.handle == comm) {
-                forget(link);
+        for (struct entry *e = buckets[bucket_of(comm)]; e; e = e->next)
+            if (e->comm.handle == comm && !e->comm.freed) {
+                e->comm.freed = true;
+                last = NULL; /* the handle names no live communicator of the user's */
+                user_freed(e);
                 break;
             }
     }
@@ -203,6 +330,18 @@ int wisp_p2p_comm_release(MPI_Comm *comm, int (*mpi_free)(MPI_Comm *))
 {
     wisp_p2p_comm_freeing(*comm);
     return mpi_free(comm);
+}
+
+void wisp_p2p_comm_hold(struct wisp_p2p_comm *c)
+{
+    if (c)
+        c->holds++;
+}
+
+void wisp_p2p_comm_unhold(struct wisp_p2p_comm *c)
+{
+    if (--c->holds == 0 && c->freed)
+        collect();
 }
 
 void wisp_p2p_comm_init(MPI_Comm world)
@@ -219,20 +358,17 @@ void wisp_p2p_comm_init(MPI_Comm world)
 
 void wisp_p2p_comm_fini(void)
 {
+    freed = NULL;
     for (int b = 0; b < BUCKETS; b++)
         while (buckets[b]) {
             struct entry *e = buckets[b];
             buckets[b] = e->next;
-            free(e->comm.node_of);
-            free(e->comm.rank_of);
-            free(e);
+            destroy(e);
         }
-    while (retired) {
-        struct entry *e = retired;
-        retired = e->next;
-        free(e->comm.node_of);
-        free(e->comm.rank_of);
-        free(e);
+    while (!wisp_list_empty(&early)) { /* for communicators never made here */
+        struct wisp_list *l = early.next;
+        wisp_list_remove(l);
+        wisp_p2p_msg_drop(wisp_list_entry(l, struct wisp_p2p_msg, link));
     }
     memset(by_ctx, 0, sizeof by_ctx);
     last = NULL;

@@ -6,6 +6,11 @@
  * (a permuted indexed type can have no gaps and still not be in order).
  * Answers are cached per handle; freeing any derived type empties the cache
  * (a new type may get the freed handle).
+ *
+ * A request of wisp that outlives the call that made it (a pending receive,
+ * a persistent request) holds its own reference to a derived type, a
+ * duplicate (MPI_Type_dup), so that the user may free the type meanwhile as
+ * MPI allows; predefined types need none.
  */
 #include "p2p/p2p.h"
 
@@ -13,10 +18,11 @@
 
 enum { CACHE = 64 };
 
-static struct {
+static struct type_info {
     MPI_Datatype type;
     MPI_Count size, extent, true_lb;
     bool dense; /* one element is one run of `size` bytes */
+    bool named; /* predefined: never freed */
     bool valid;
 } cache[CACHE];
 
@@ -49,28 +55,53 @@ static bool dense(MPI_Datatype type, MPI_Count size)
     return ok;
 }
 
-int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
-                        MPI_Aint *offset)
+static size_t slot_of(MPI_Datatype type)
 {
-    size_t h = ((uintptr_t)type * 0x9e3779b97f4a7c15u) >> 58;
-    if (!cache[h].valid || cache[h].type != type) {
-        MPI_Count size, lb, extent, true_lb, true_extent;
-        int rc = PMPI_Type_size_x(type, &size);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        PMPI_Type_get_extent_x(type, &lb, &extent);
-        PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent);
-        cache[h].type = type;
-        cache[h].size = size;
-        cache[h].extent = extent;
-        cache[h].true_lb = true_lb;
-        cache[h].dense = dense(type, size);
-        cache[h].valid = true;
-    }
-    *bytes = (uint64_t)(cache[h].size * count);
-    *contig = count == 0 || cache[h].size == 0 ||
-              (cache[h].dense && (count == 1 || cache[h].extent == cache[h].size));
-    *offset = *contig && *bytes ? (MPI_Aint)cache[h].true_lb : 0;
+    return ((uintptr_t)type * 0x9e3779b97f4a7c15u) >> 58;
+}
+
+/* Fill the cache entry at `h` for `type`; NULL with the MPI's error code
+ * in *rc when the MPI refuses the type. */
+static __attribute__((noinline)) struct type_info *fill(MPI_Datatype type, size_t h, int *rc)
+{
+    MPI_Count size, lb, extent, true_lb, true_extent;
+    if ((*rc = PMPI_Type_size_x(type, &size)) != MPI_SUCCESS)
+        return NULL;
+    PMPI_Type_get_extent_x(type, &lb, &extent);
+    PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent);
+    int ints, addrs, types, combiner = MPI_COMBINER_NAMED;
+    PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner);
+    cache[h].type = type;
+    cache[h].size = size;
+    cache[h].extent = extent;
+    cache[h].true_lb = true_lb;
+    cache[h].dense = dense(type, size);
+    cache[h].named = combiner == MPI_COMBINER_NAMED;
+    cache[h].valid = true;
+    return &cache[h];
+}
+
+/* The cache entry of `type` (a hit stays inline: every message asks). */
+static inline struct type_info *entry_of(MPI_Datatype type, int *rc)
+{
+    size_t h = slot_of(type);
+    if (cache[h].valid && cache[h].type == type)
+        return &cache[h];
+    return fill(type, h, rc);
+}
+
+int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
+                        MPI_Aint *offset, bool *predefined)
+{
+    int rc = MPI_SUCCESS;
+    struct type_info *e = entry_of(type, &rc);
+    if (!e)
+        return rc;
+    *bytes = (uint64_t)(e->size * count);
+    *contig = count == 0 || e->size == 0 || (e->dense && (count == 1 || e->extent == e->size));
+    *offset = *contig && *bytes ? (MPI_Aint)e->true_lb : 0;
+    if (predefined)
+        *predefined = e->named;
     return MPI_SUCCESS;
 }
 
@@ -86,6 +117,23 @@ int wisp_p2p_type_free(MPI_Datatype *type)
     wisp_p2p_type_forget();
     wisp_p2p_unlock();
     return PMPI_Type_free(type);
+}
+
+bool wisp_p2p_type_hold(MPI_Datatype type, MPI_Datatype *held)
+{
+    int rc;
+    struct type_info *e = entry_of(type, &rc);
+    if (!e || e->named)
+        return false;
+    return PMPI_Type_dup(type, held) == MPI_SUCCESS;
+}
+
+void wisp_p2p_type_unhold(MPI_Datatype held)
+{
+    size_t h = slot_of(held);
+    if (cache[h].type == held) /* the MPI may give the handle to a new type */
+        cache[h].valid = false;
+    PMPI_Type_free(&held);
 }
 
 /* MPI_Pack and MPI_Unpack refuse a null buffer, but MPI_BOTTOM (null) with

@@ -9,7 +9,7 @@
  *   immediate    size <= WISP_SHM_IMMEDIATE: the payload rides in the
  *                ring's cells; one miss for the receiver.
  *   staged       private send buffer: the sender copies chunks into the
- *                slot's staging area (WISP_SHM_STAGE bytes, 4 chunks) while
+ *                slot's staging area (WISP_SHM_STAGE bytes, 16 chunks) while
  *                the receiver copies them out; messages that fit are sent
  *                eagerly (the send completes once staged).
  *   single copy  send buffer in the shared heap, size >= WISP_SHM_SINGLE_COPY:
@@ -22,6 +22,7 @@
 #include "p2p/p2p.h"
 
 #include <sched.h>
+#include <signal.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,7 +46,9 @@ enum {
     SPIN_BEFORE_SLEEP = 20000, /* idle polls before a sleepy process naps */
     NAP_NS = 200000,           /* longest nap: events the doorbell misses (the MPI's) */
     RESCUE_NS = 50000,         /* the rescuer's second look, once the application went quiet */
-    RESCUE_IDLE_NS = 1000000,  /* its look while the application moves the engine, or no work */
+    RESCUE_IDLE_NS = 1000000,  /* its look while the application moves the engine */
+    CALL_AFTER_PASSES = 1024,  /* idle progress passes before a waiting process calls rescuers */
+    CALL_EVERY_NS = 1000000,   /* and then at most this often */
     TAKE_BACK_PASSES = 256,    /* progress passes a single-copy sender waits before it stages */
 };
 
@@ -110,9 +113,21 @@ static struct wisp_doorbell *bell(int proc)
     return wisp_fastbox_doorbell(segment, wisp_p2p.node_size, proc);
 }
 
+/* The rings and the doorbells of the application's naps, then one doorbell
+ * per process for its rescuer. */
+static size_t bells_end(int n)
+{
+    return wisp_fastbox_region_size(n) + (size_t)n * sizeof(struct wisp_doorbell);
+}
+
+static struct wisp_doorbell *rescue_bell(int proc)
+{
+    return (struct wisp_doorbell *)(segment + wisp_fastbox_region_size(wisp_p2p.node_size)) + proc;
+}
+
 static struct slot *slot_at(int owner, int index)
 {
-    size_t first = (wisp_fastbox_region_size(wisp_p2p.node_size) + 4095) & ~(size_t)4095;
+    size_t first = (bells_end(wisp_p2p.node_size) + 4095) & ~(size_t)4095;
     return (struct slot *)(segment + first + ((size_t)owner * SLOTS + (size_t)index) * slot_stride);
 }
 
@@ -141,6 +156,20 @@ static uint64_t chunks_of(uint64_t size)
 
 static void *rescue(void *unused);
 
+/* The rescuer blocks every signal: a handler of the application's must run
+ * on one of its own threads (created with all blocked, so none slips in). */
+static void start_rescuer(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&rescuer, NULL, rescue, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        wisp_fatal("cannot start the point-to-point rescuer thread: %s", strerror(rc));
+    pthread_setname_np(rescuer, "wisp-rescuer");
+}
+
 void wisp_p2p_init(int thread_level)
 {
     int mine_on = wisp_config.SHM, all_on = 0;
@@ -164,7 +193,7 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.block = (uint64_t)wisp_config.SHM_BLOCK;
     wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
     slot_stride = (sizeof(struct slot) + wisp_p2p.stage + 4095) & ~(size_t)4095;
-    size_t first = (wisp_fastbox_region_size(n) + 4095) & ~(size_t)4095;
+    size_t first = (bells_end(n) + 4095) & ~(size_t)4095;
     segment_size = first + (size_t)n * SLOTS * slot_stride;
     int fd = wisp_shm_segment_open(wisp_topo.node_comm, "p2p", segment_size);
     void *map = MAP_FAILED;
@@ -203,15 +232,22 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p_lock_init(n > 1, wisp_p2p.threads); /* n > 1: the rescuer */
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
-    if (n > 1 && pthread_create(&rescuer, NULL, rescue, NULL))
-        wisp_fatal("cannot start the point-to-point rescuer thread: %m");
+    if (n > 1)
+        start_rescuer();
     wisp_p2p_comm_init(wisp_wrap_user_world);
     wisp_log(2, "point-to-point engine on: %d processes on this node, immediate <= %llu B", n,
              (unsigned long long)wisp_p2p.immediate_max);
 }
 
+static bool sends_delivered(void *unused);
+
 void wisp_p2p_fini(void)
 {
+    if (segment) { /* sends reported complete must still reach their receivers */
+        wisp_p2p_lock();
+        wisp_p2p_wait_until(sends_delivered, NULL);
+        wisp_p2p_unlock();
+    }
     if (poke_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&poke_comm);
     if (!segment) {
@@ -220,6 +256,7 @@ void wisp_p2p_fini(void)
     }
     if (wisp_p2p.node_size > 1) {
         atomic_store(&rescuer_stop, true);
+        wisp_doorbell_ring(rescue_bell(wisp_p2p.node_rank));
         pthread_join(rescuer, NULL);
     }
     wisp_p2p.on = false;
@@ -231,6 +268,7 @@ void wisp_p2p_fini(void)
     free(pending);
     pending = NULL;
     wisp_p2p.outstanding = 0;
+    wisp_p2p.deferred = 0;
     npending = 0;
     mine.nfree = mine.nbusy = 0;
 }
@@ -378,9 +416,9 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
     bool contig;
     MPI_Aint offset;
     int node = comm->node_of[dest];
-    if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset) != MPI_SUCCESS || !contig ||
-        bytes > wisp_p2p.immediate_max || single_copy((const char *)buf + offset, bytes) ||
-        !wisp_list_empty(&pending[node]) ||
+    if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset, NULL) != MPI_SUCCESS ||
+        !contig || bytes > wisp_p2p.immediate_max ||
+        single_copy((const char *)buf + offset, bytes) || !wisp_list_empty(&pending[node]) ||
         !wisp_fastbox_put(ring(wisp_p2p.node_rank, node),
                           match_word(comm->ctx, tag, KIND_IMMEDIATE), (const char *)buf + offset,
                           (uint32_t)bytes))
@@ -548,6 +586,28 @@ static bool advance_slot(int i)
     return true;
 }
 
+/* Does no send need this process any more? Sends waiting in line (complete
+ * from a private copy, or freed with MPI_Request_free) must go out, staged
+ * ones must be staged whole, and single-copy ones be copied or taken back:
+ * the receiver may still be on its way to them, and MPI_Finalize lets the
+ * user reuse every buffer. */
+static bool sends_delivered(void *unused)
+{
+    (void)unused;
+    if (npending)
+        return false;
+    for (int i = 0; i < mine.nbusy; i++) {
+        struct slot *s = slot_at(wisp_p2p.node_rank, mine.busy[i]);
+        uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+        uint64_t staged = atomic_load_explicit(&s->staged, memory_order_relaxed);
+        bool needs_me = s->src ? state != SLOT_DONE && state != SLOT_STAGED
+                               : state != SLOT_DONE && staged < chunks_of(s->size);
+        if (needs_me)
+            return false;
+    }
+    return true;
+}
+
 /* ---- receiving --------------------------------------------------------- */
 
 void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
@@ -635,6 +695,23 @@ void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
     copy_rendezvous(req);
 }
 
+/* A message for `comm` (NULL: not served here yet, so kept for later). */
+static void arrived(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    if (comm)
+        wisp_p2p_incoming(comm, msg);
+    else
+        wisp_p2p_comm_keep_early(msg);
+}
+
+static struct wisp_p2p_msg *msg_new(size_t payload)
+{
+    struct wisp_p2p_msg *msg = malloc(sizeof *msg + payload);
+    if (!msg)
+        wisp_fatal("out of memory for an unexpected message");
+    return msg;
+}
+
 /* Take every message waiting in the ring from `from`; true if any. */
 static bool drain(int from)
 {
@@ -643,8 +720,8 @@ static bool drain(int from)
     if (!cell)
         return false;
     do {
-        int kind = kind_of(cell->match), tag = tag_of(cell->match);
-        struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(ctx_of(cell->match));
+        int kind = kind_of(cell->match), tag = tag_of(cell->match), ctx = ctx_of(cell->match);
+        struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(ctx);
         int source = comm ? comm->rank_of[from] : -1;
         if (kind == KIND_IMMEDIATE) {
             struct wisp_p2p_req *req = comm ? wisp_p2p_match_posted(comm, source, tag) : NULL;
@@ -657,37 +734,32 @@ static bool drain(int from)
                 req->st_error = cell->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
                 wisp_p2p_counters.bytes += n;
                 wisp_p2p_recv_finish(req);
-            }
-            if (comm) {
-                wisp_p2p_counters.immediate++;
-                wisp_p2p_counters.copies += 2;
-            }
-            if (!req && comm) {
-                struct wisp_p2p_msg *msg = malloc(sizeof *msg + cell->size);
-                if (!msg)
-                    wisp_fatal("out of memory for an unexpected message");
-                *msg = (struct wisp_p2p_msg){
-                    .source = source, .tag = tag, .size = cell->size, .from = from, .slot = -1};
+            } else {
+                struct wisp_p2p_msg *msg = msg_new(cell->size);
+                *msg = (struct wisp_p2p_msg){.source = source,
+                                             .tag = tag,
+                                             .size = cell->size,
+                                             .from = from,
+                                             .ctx = ctx,
+                                             .slot = -1};
                 wisp_fastbox_read(r, cell, msg->data, 0, cell->size);
-                wisp_p2p_incoming(comm, msg);
+                arrived(comm, msg);
             }
+            wisp_p2p_counters.immediate++;
+            wisp_p2p_counters.copies += 2;
         } else {
             struct rendezvous rdv;
             wisp_fastbox_read(r, cell, &rdv, 0, sizeof rdv);
-            struct wisp_p2p_msg *msg = malloc(sizeof *msg);
-            if (!msg)
-                wisp_fatal("out of memory for an unexpected message");
+            struct wisp_p2p_msg *msg = msg_new(0);
             *msg = (struct wisp_p2p_msg){.source = source,
                                          .tag = tag,
                                          .size = rdv.size,
                                          .from = from,
+                                         .ctx = ctx,
                                          .slot = (int)rdv.slot,
                                          .src = rdv.src,
                                          .staged = rdv.staged};
-            if (comm)
-                wisp_p2p_incoming(comm, msg);
-            else
-                wisp_p2p_msg_drop(msg); /* its communicator is gone here */
+            arrived(comm, msg);
         }
         wisp_fastbox_release(r);
     } while ((cell = wisp_fastbox_peek(r)));
@@ -714,35 +786,75 @@ static bool progress_local(void)
     return moved;
 }
 
+/* This process waits and nothing moves: what it waits for may be a peer's
+ * work stuck behind a call wisp does not see there (a collective, say).
+ * Ring the doorbells of the peers' rescuers that sleep, at most once per
+ * CALL_EVERY_NS; a rescuer with nothing in flight goes back to sleep. */
+static void call_rescuers(void)
+{
+    static uint64_t last;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (now - last < CALL_EVERY_NS)
+        return;
+    last = now;
+    for (int p = 0; p < wisp_p2p.node_size; p++)
+        if (p != wisp_p2p.node_rank)
+            wisp_doorbell_ring(rescue_bell(p));
+}
+
 bool wisp_p2p_progress(void)
 {
+    static unsigned idle_passes;
     /* The lock is held: a plain increment (no locked instruction) will do. */
     atomic_store_explicit(&passes, atomic_load_explicit(&passes, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     bool moved = progress_local();
-    return wisp_p2p_remote_advance() || moved;
+    if (wisp_p2p.deferred)
+        wisp_p2p_finish_deferred();
+    moved |= wisp_p2p_remote_advance();
+    if (moved)
+        idle_passes = 0;
+    else if (++idle_passes % CALL_AFTER_PASSES == 0)
+        call_rescuers();
+    return moved;
 }
 
 /*
- * The rescuer: a thread that sleeps, and when work is in flight and no
- * application thread has moved the engine since its last look (they are
- * computing, or blocked inside the MPI, in a collective say), moves it: so a
- * peer waiting for this process's staged chunks, queued sends or copy of its
- * message is never stuck behind a call wisp does not see. It never calls the
- * MPI (whose thread level may be single), so receives that need the MPI to
- * unpack are finished by the application's next call.
+ * The rescuer: a thread that, when work is in flight and no application
+ * thread has moved the engine since its last look (they are computing, or
+ * blocked inside the MPI, in a collective say), moves it: so a peer waiting
+ * for this process's staged chunks, queued sends or copy of its message is
+ * never stuck behind a call wisp does not see. With nothing in flight it
+ * sleeps on its doorbell (no timer), which a peer that waits in vain rings
+ * (call_rescuers); with work in flight it looks on a timer until the work
+ * is done. It never calls the MPI (whose thread level may be single), so
+ * receives that need the MPI to unpack are finished by the application's
+ * next call.
  */
+static bool rescuer_called(void *unused)
+{
+    (void)unused;
+    return atomic_load(&rescuer_stop) || wisp_p2p.outstanding;
+}
+
 static void *rescue(void *unused)
 {
     (void)unused;
     unsigned long seen = 0;
     bool quiet = false;
     while (!atomic_load(&rescuer_stop)) {
+        if (!wisp_p2p.outstanding) {
+            wisp_doorbell_wait(rescue_bell(wisp_p2p.node_rank), rescuer_called, NULL);
+            seen = atomic_load_explicit(&passes, memory_order_relaxed);
+            quiet = true; /* called: look again soon */
+            continue;
+        }
         /* Every wakeup takes a core from a spinning process for a few
-         * microseconds: look often only when work waits and the last look
-         * found the application quiet. */
-        long ns = wisp_p2p.outstanding && quiet ? RESCUE_NS : RESCUE_IDLE_NS;
-        nanosleep(&(struct timespec){0, ns}, NULL);
+         * microseconds: look often only when the last look found the
+         * application quiet. */
+        nanosleep(&(struct timespec){0, quiet ? RESCUE_NS : RESCUE_IDLE_NS}, NULL);
         unsigned long now = atomic_load_explicit(&passes, memory_order_relaxed);
         quiet = now == seen;
         if (!quiet) {

@@ -97,7 +97,8 @@ int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
 {
     bool contig;
     MPI_Aint offset;
-    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->cap, &contig, &offset);
+    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->cap, &contig, &offset,
+                                 &req->predefined_type);
     if (rc != MPI_SUCCESS)
         return rc;
     req->unpack = !contig;
@@ -138,11 +139,20 @@ static void unpack(struct wisp_p2p_req *req)
     free(element);
 }
 
+/* Receives the rescuer completed that need the MPI, which it never calls. */
+static struct wisp_list deferred = {&deferred, &deferred};
+
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
 {
-    if (req->unpack && wisp_p2p.rescuing) {
+    if (wisp_p2p.rescuing && (req->unpack || req->holds_type)) {
         req->unpack_later = true;
+        wisp_list_push(&deferred, &req->link);
+        wisp_p2p.deferred++;
         return;
+    }
+    if (req->unpack_later) {
+        wisp_list_remove(&req->link);
+        wisp_p2p.deferred--;
     }
     req->unpack_later = false;
     if (req->unpack) {
@@ -153,6 +163,12 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
     req->done = true;
     if (req->user_freed && !req->engine_holds)
         wisp_p2p_req_release(req);
+}
+
+void wisp_p2p_finish_deferred(void)
+{
+    while (!wisp_list_empty(&deferred))
+        wisp_p2p_recv_finish(wisp_list_entry(deferred.next, struct wisp_p2p_req, link));
 }
 
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)

@@ -82,7 +82,7 @@ static int prepare_send(struct wisp_p2p_req *req)
 {
     bool contig;
     MPI_Aint offset;
-    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->bytes, &contig, &offset);
+    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->bytes, &contig, &offset, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     if (contig) {
@@ -106,7 +106,10 @@ static int prepare_send(struct wisp_p2p_req *req)
     return MPI_SUCCESS;
 }
 
-/* Lock held; `c` carries it. */
+/* Lock held; `c` carries it. Returns MPI_ERR_NO_MEM, not yet reported
+ * (the error handler may call MPI: not under the lock), when wisp has no
+ * memory for its copy of the message: the MPI must not take it instead, as
+ * the receiver looks only in wisp for a local sender. */
 static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count count,
                         MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode,
                         MPI_Request *request)
@@ -124,7 +127,11 @@ static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count coun
     int rc = prepare_send(req);
     if (rc != MPI_SUCCESS) {
         wisp_p2p_req_release(req);
-        return mpi_isend(mode, buf, count, type, dest, tag, comm, request);
+        if (rc == MPI_ERR_NO_MEM) {
+            *request = MPI_REQUEST_NULL;
+            return rc;
+        }
+        return mpi_isend(mode, buf, count, type, dest, tag, comm, request); /* a bad type */
     }
     wisp_p2p_send_start(req, c->rank == dest ? wisp_p2p.node_rank : c->node_of[dest]);
     if (mode == WISP_P2P_BUFFERED && !req->done) {
@@ -141,15 +148,17 @@ int wisp_p2p_isend(const void *buf, MPI_Count count, MPI_Datatype type, int dest
     wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, dest, tag, count, false);
     int rc = MPI_SUCCESS;
+    bool no_mem = false;
     if (!c)
         rc = mpi_isend(mode, buf, count, type, dest, tag, comm, request);
     else if (mode != WISP_P2P_SYNC && dest != c->rank &&
              wisp_p2p_send_now(c, dest, tag, buf, count, type))
         *request = wisp_p2p_req_handle(wisp_p2p_req_sent());
-    else
-        rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, request);
+    else if ((rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, request)) ==
+             MPI_ERR_NO_MEM)
+        no_mem = true;
     wisp_p2p_unlock();
-    return rc;
+    return no_mem ? wisp_p2p_error(comm, rc) : rc;
 }
 
 static bool req_done(void *req)
@@ -186,8 +195,10 @@ int wisp_p2p_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
     MPI_Request handle;
     int rc = isend_locked(c, buf, count, type, dest, tag, comm, mode, &handle);
     struct wisp_p2p_req *req = wisp_p2p_req_of(handle);
-    if (rc != MPI_SUCCESS || !req) { /* the MPI took it */
+    if (rc != MPI_SUCCESS || !req) { /* out of memory, or the MPI took it */
         wisp_p2p_unlock();
+        if (rc == MPI_ERR_NO_MEM)
+            return wisp_p2p_error(comm, rc);
         return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&handle, MPI_STATUS_IGNORE);
     }
     return finish(req, MPI_STATUS_IGNORE, comm);
@@ -211,6 +222,7 @@ static int irecv_locked(struct wisp_p2p_comm *c, void *buf, MPI_Count count, MPI
         wisp_p2p_req_release(req);
         return rc;
     }
+    wisp_p2p_recv_hold_type(req);
     if (req->inner != MPI_REQUEST_NULL && !req->done && req->link.next == &req->link &&
         req->rlink.next == &req->rlink) {
         *request = req->inner; /* posted straight to the MPI: hand its request over */
@@ -270,6 +282,10 @@ static int persistent(uint8_t kind, int mode, const void *sbuf, void *rbuf, MPI_
     req->tag = tag;
     req->handle = comm;
     req->child = MPI_REQUEST_NULL;
+    /* Each MPI_Start needs them: the user may free both meanwhile. */
+    req->holds_type = wisp_p2p_type_hold(type, &req->type);
+    req->comm = wisp_p2p_comm_of(comm);
+    wisp_p2p_comm_hold(req->comm);
     *request = wisp_p2p_req_handle(req);
     return MPI_SUCCESS;
 }
@@ -433,6 +449,8 @@ int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *
         return wisp_p2p_error(req->handle, rc);
     }
     wisp_p2p_deliver(req, msg);
+    if (!req->done)
+        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
     *message = MPI_MESSAGE_NULL;
     *request = wisp_p2p_req_handle(req);
     wisp_p2p_unlock();

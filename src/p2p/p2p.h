@@ -81,6 +81,8 @@ static inline void wisp_list_remove(struct wisp_list *item)
 
 /* ---- communicators (comm.c) ------------------------------------------- */
 
+struct wisp_p2p_msg;
+
 struct wisp_p2p_comm {
     MPI_Comm handle;
     int ctx; /* the same in every member; unique among this process's comms */
@@ -92,6 +94,9 @@ struct wisp_p2p_comm {
     struct wisp_list unexpected;  /* local messages no receive took yet */
     struct wisp_list remote;      /* receives not yet handed to the MPI */
     struct wisp_list remote_link; /* in the engine's list of comms with `remote` work */
+    unsigned holds;               /* persistent requests of wisp on it */
+    bool freed;                   /* by the user: wisp keeps it while it uses it */
+    MPI_Request anchor;           /* the MPI's request that keeps the MPI's comm alive meanwhile */
 };
 
 /* The served communicator behind `comm`, or NULL (the MPI serves it all). */
@@ -100,6 +105,9 @@ struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm comm);
 bool wisp_p2p_serves(MPI_Comm comm);
 /* The served communicator with context `ctx` here, or NULL. */
 struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx);
+/* A message for a context not served here yet (its communicator is still
+ * being created in this process): kept until it is, then delivered in order. */
+void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg);
 
 /* After the MPI created `comm` (collective over it, may be MPI_COMM_NULL):
  * agree on a context and serve it. Returns an MPI error code. */
@@ -112,17 +120,26 @@ int wisp_p2p_comm_made(int rc, MPI_Comm *newcomm);
 /* MPI_Comm_free and MPI_Comm_disconnect: the engine lets go of the
  * communicator first, then `mpi_free` (the MPI's function). */
 int wisp_p2p_comm_release(MPI_Comm *comm, int (*mpi_free)(MPI_Comm *));
+/* A persistent request of wisp uses `c` (may be NULL) until it is freed. */
+void wisp_p2p_comm_hold(struct wisp_p2p_comm *c);
+void wisp_p2p_comm_unhold(struct wisp_p2p_comm *c);
 void wisp_p2p_comm_init(MPI_Comm world);
 void wisp_p2p_comm_fini(void);
 
 /* ---- datatypes (datatype.c) ------------------------------------------- */
 
 /* `count` elements of `type` as bytes: their number, and whether they are one
- * contiguous run starting at `*offset` bytes from the buffer. */
+ * contiguous run starting at `*offset` bytes from the buffer; `predefined`
+ * (may be NULL): whether the type is one of the MPI's own. */
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
-                        MPI_Aint *offset);
+                        MPI_Aint *offset, bool *predefined);
 void wisp_p2p_type_forget(void);            /* a derived type was freed */
 int wisp_p2p_type_free(MPI_Datatype *type); /* MPI_Type_free */
+/* A reference of wisp's own to a derived type (a duplicate, in *held), for a
+ * request that outlives its call; false for predefined types (none needed).
+ * Given back with wisp_p2p_type_unhold, never by the rescuer (it calls the MPI). */
+bool wisp_p2p_type_hold(MPI_Datatype type, MPI_Datatype *held);
+void wisp_p2p_type_unhold(MPI_Datatype held);
 /* MPI_Pack_size / MPI_Pack / MPI_Unpack on MPI_COMM_SELF, with counts of
  * any size, also for MPI_BOTTOM buffers. */
 int wisp_p2p_pack_size(MPI_Count count, MPI_Datatype type, MPI_Count *size);
@@ -142,6 +159,7 @@ struct wisp_p2p_msg {
     int source, tag;
     uint64_t size;
     int from;                    /* the sender's node rank */
+    int ctx;                     /* its communicator's context (until that is served here) */
     int slot;                    /* its rendezvous slot, or -1: the payload is in data */
     const char *src;             /* rendezvous, single copy: the send buffer */
     uint64_t staged, drained;    /* rendezvous, staged: chunks known ready, chunks copied out */
@@ -162,6 +180,7 @@ struct wisp_p2p_req {
     bool lent;         /* in `remote`, and posted to the MPI for a blocking call */
     bool shared;       /* wisp_p2p_req_sent(): never released */
     bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
+    bool holds_type;   /* `type` is wisp's own reference (wisp_p2p_type_hold) */
     /* the arguments */
     const void *sbuf;
     void *rbuf;
@@ -188,6 +207,7 @@ struct wisp_p2p_req {
     uint64_t cap;
     bool unpack;
     bool unpack_later;        /* copied by the rescuer; the MPI unpacks it at the next test */
+    bool predefined_type;     /* set by wisp_p2p_recv_prepare: nothing to hold */
     struct wisp_p2p_msg *msg; /* the message being copied in */
     /* the result */
     int st_source, st_tag, st_error;
@@ -197,13 +217,64 @@ struct wisp_p2p_req {
     bool from_inner;
 };
 
-/* request.c */
+/* request.c. wisp's requests and messages are objects of one pool, handed
+ * out as handles the MPI never produces (request.c explains); the lookups
+ * are inline, as every request function of the MPI asks. */
+enum { WISP_P2P_POOL_SIZE = 1 << 20 }; /* alive at once; address space until used */
+struct wisp_p2p_pool {
+    struct wisp_p2p_req *reqs; /* NULL until the first request */
+    size_t used;               /* high-water mark */
+    struct wisp_p2p_req *sent; /* the shared request of sends completed at once */
+    const char *sent_range;    /* Open MPI: their handles' addresses (reserved, never mapped) */
+};
+extern struct wisp_p2p_pool wisp_p2p_pool;
+
+#if defined(MPICH)
+enum {
+    WISP_P2P_HANDLE_TAG = 0x04000000, /* wisp's requests and messages | index */
+    WISP_P2P_SENT_TAG = 0x08000000,   /* sends completed at once | n; kind 00 too */
+    WISP_P2P_HANDLE_MASK = 0xfc000000,
+    WISP_P2P_INDEX_MASK = 0x03ffffff
+};
+static inline struct wisp_p2p_req *wisp_p2p_pool_at(unsigned handle)
+{
+    if ((handle & WISP_P2P_HANDLE_MASK) != WISP_P2P_HANDLE_TAG || !wisp_p2p_pool.reqs ||
+        (handle & WISP_P2P_INDEX_MASK) >= wisp_p2p_pool.used)
+        return NULL;
+    return &wisp_p2p_pool.reqs[handle & WISP_P2P_INDEX_MASK];
+}
+/* NULL: the MPI's request. */
+static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
+{
+    struct wisp_p2p_req *req = wisp_p2p_pool_at((unsigned)handle);
+    if (req || ((unsigned)handle & WISP_P2P_HANDLE_MASK) != WISP_P2P_SENT_TAG)
+        return req;
+    return wisp_p2p_pool.sent;
+}
+#else
+enum { WISP_P2P_SENT_RANGE = 1 << 24 };
+static inline struct wisp_p2p_req *wisp_p2p_pool_at(const void *handle)
+{
+    const struct wisp_p2p_req *r = handle, *reqs = wisp_p2p_pool.reqs;
+    return reqs && r >= reqs && r < reqs + wisp_p2p_pool.used ? (struct wisp_p2p_req *)r : NULL;
+}
+/* NULL: the MPI's request. */
+static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
+{
+    struct wisp_p2p_req *req = wisp_p2p_pool_at(handle);
+    const char *p = (const char *)handle, *range = wisp_p2p_pool.sent_range;
+    if (req || !range || p < range || p >= range + WISP_P2P_SENT_RANGE)
+        return req;
+    return wisp_p2p_pool.sent;
+}
+#endif
+
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind);
 void wisp_p2p_req_release(struct wisp_p2p_req *req); /* when neither user nor engine holds it */
-/* The one request that every send completed at once (immediate) returns, as
- * an MPI's eager sends do: no request to allocate, fill and free for each. */
+/* The one request behind every send completed at once (immediate): nothing
+ * to allocate, fill and free for each; wisp_p2p_req_handle gives each send a
+ * handle of its own for it. */
 struct wisp_p2p_req *wisp_p2p_req_sent(void);
-struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle); /* NULL: the MPI's request */
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's message */
 /* Fortran handles of wisp's requests, apart from the MPI's (MPI_Request_c2f
@@ -237,6 +308,7 @@ struct wisp_p2p {
     int tag_ub; /* MPI_TAG_UB: larger tags go to the MPI, which reports them */
     uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
     unsigned outstanding; /* work that needs this process inside wisp */
+    unsigned deferred;    /* receives the rescuer completed that still need the MPI */
     bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
 };
 extern struct wisp_p2p wisp_p2p;
@@ -297,6 +369,18 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
 /* The receive finished copying: unpack, complete. */
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
+/* Finish the receives the rescuer completed that need the MPI (unpack, a
+ * type to give back); the application's threads only. */
+void wisp_p2p_finish_deferred(void);
+/* A receive of wisp still pending after its call holds its derived type
+ * (inline: the common receive, of a predefined type, pays one test). */
+static inline void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
+{
+    if (req->predefined_type || req->done || req->holds_type)
+        return;
+    if (req->link.next != &req->link || req->rlink.next != &req->rlink) /* pending */
+        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
+}
 /* Post a receive (req->peer may be MPI_ANY_SOURCE). */
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* Hand receives blocked behind wildcards to the MPI when allowed. */

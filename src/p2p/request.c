@@ -14,55 +14,44 @@
 
 #include "core/log.h"
 
-enum { POOL_SIZE = 1 << 20 }; /* requests alive at once; address space only until used */
-
-static struct wisp_p2p_req *pool;
+struct wisp_p2p_pool wisp_p2p_pool;
 static struct wisp_p2p_req *free_list;
-static size_t used; /* high-water mark */
+
+/*
+ * Sends completed at once (immediate) all share one complete request, but
+ * each gets a handle of its own, as an MPI's requests do (tools key by
+ * them): the next value of a range that only these handles use, which
+ * wisp_p2p_req_of maps to the shared request. No allocation per send.
+ */
+static unsigned long sent_count;
 
 #if defined(MPICH)
-enum { HANDLE_TAG = 0x04000000, HANDLE_MASK = 0xfc000000, INDEX_MASK = 0x03ffffff };
-_Static_assert(POOL_SIZE <= INDEX_MASK + 1, "indices fit beside the tag");
+_Static_assert(WISP_P2P_POOL_SIZE <= WISP_P2P_INDEX_MASK + 1, "indices fit beside the tag");
 
-static struct wisp_p2p_req *of_handle(unsigned handle)
-{
-    if ((handle & HANDLE_MASK) != HANDLE_TAG || !pool || (handle & INDEX_MASK) >= used)
-        return NULL;
-    return &pool[handle & INDEX_MASK];
-}
-struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
-{
-    return of_handle((unsigned)handle);
-}
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
-    return (MPI_Request)(HANDLE_TAG | (int)(req - pool));
+    if (req->shared) /* never 0x08000000 itself, MPICH's MPI_GROUP_NULL */
+        return (MPI_Request)(WISP_P2P_SENT_TAG | (int)(sent_count++ % WISP_P2P_INDEX_MASK + 1));
+    return (MPI_Request)(WISP_P2P_HANDLE_TAG | (int)(req - wisp_p2p_pool.reqs));
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
 {
-    return of_handle((unsigned)handle);
+    return wisp_p2p_pool_at((unsigned)handle);
 }
 MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 {
-    return (MPI_Message)(HANDLE_TAG | (int)(req - pool));
+    return (MPI_Message)(WISP_P2P_HANDLE_TAG | (int)(req - wisp_p2p_pool.reqs));
 }
 #else
-static struct wisp_p2p_req *of_pointer(const void *p)
-{
-    const struct wisp_p2p_req *r = p;
-    return pool && r >= pool && r < pool + used ? (struct wisp_p2p_req *)r : NULL;
-}
-struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
-{
-    return of_pointer(handle);
-}
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
+    if (req->shared)
+        return (MPI_Request)(void *)(wisp_p2p_pool.sent_range + sent_count++ % WISP_P2P_SENT_RANGE);
     return (MPI_Request)(void *)req;
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
 {
-    return of_pointer(handle);
+    return wisp_p2p_pool_at(handle);
 }
 MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 {
@@ -72,18 +61,20 @@ MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 
 /* Fortran handles (Open MPI's own are indices of its table, from 0 up). */
 enum { FORTRAN_BASE = 0x40000000 };
-_Static_assert(FORTRAN_BASE + (long long)POOL_SIZE <= 0x7fffffff, "Fortran handles fit an int");
+_Static_assert(FORTRAN_BASE + (long long)WISP_P2P_POOL_SIZE <= 0x7fffffff,
+               "Fortran handles fit an int");
 
 MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req)
 {
-    return (MPI_Fint)(FORTRAN_BASE + (req - pool));
+    return (MPI_Fint)(FORTRAN_BASE + (req - wisp_p2p_pool.reqs));
 }
 
 struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle)
 {
-    if (!pool || handle < FORTRAN_BASE || (size_t)(handle - FORTRAN_BASE) >= used)
+    if (!wisp_p2p_pool.reqs || handle < FORTRAN_BASE ||
+        (size_t)(handle - FORTRAN_BASE) >= wisp_p2p_pool.used)
         return NULL;
-    return &pool[handle - FORTRAN_BASE];
+    return &wisp_p2p_pool.reqs[handle - FORTRAN_BASE];
 }
 
 #ifdef WISP_HAVE_MPI_Request_c2f /* a function (Open MPI), not MPICH's macro */
@@ -117,20 +108,21 @@ MPI_Message wisp_p2p_message_f2c(MPI_Fint message)
 
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 {
-    if (!pool) {
-        void *p = mmap(NULL, sizeof *pool * POOL_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED)
-            wisp_fatal("cannot reserve address space for %d requests", POOL_SIZE);
-        pool = p;
+    struct wisp_p2p_pool *p = &wisp_p2p_pool;
+    if (!p->reqs) {
+        void *reqs = mmap(NULL, sizeof *p->reqs * WISP_P2P_POOL_SIZE, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (reqs == MAP_FAILED)
+            wisp_fatal("cannot reserve address space for %d requests", WISP_P2P_POOL_SIZE);
+        p->reqs = reqs;
     }
     struct wisp_p2p_req *req = free_list;
     if (req) {
         free_list = (struct wisp_p2p_req *)req->link.next;
     } else {
-        if (used == POOL_SIZE)
-            wisp_fatal("more than %d point-to-point requests alive at once", POOL_SIZE);
-        req = &pool[used++];
+        if (p->used == WISP_P2P_POOL_SIZE)
+            wisp_fatal("more than %d point-to-point requests alive at once", WISP_P2P_POOL_SIZE);
+        req = &p->reqs[p->used++];
     }
     memset(req, 0, sizeof *req);
     wisp_list_init(&req->link);
@@ -143,15 +135,23 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 
 struct wisp_p2p_req *wisp_p2p_req_sent(void)
 {
-    static struct wisp_p2p_req *sent;
-    if (!sent) {
-        sent = wisp_p2p_req_new(WISP_P2P_SEND);
+    struct wisp_p2p_pool *p = &wisp_p2p_pool;
+    if (!p->sent) {
+#if !defined(MPICH)
+        void *range = mmap(NULL, WISP_P2P_SENT_RANGE, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (range == MAP_FAILED)
+            wisp_fatal("cannot reserve address space for request handles");
+        p->sent_range = range;
+#endif
+        struct wisp_p2p_req *sent = wisp_p2p_req_new(WISP_P2P_SEND);
         sent->shared = sent->active = sent->done = true;
         sent->st_source = MPI_ANY_SOURCE;
         sent->st_tag = MPI_ANY_TAG;
         sent->st_error = MPI_SUCCESS;
+        p->sent = sent;
     }
-    return sent;
+    return p->sent;
 }
 
 void wisp_p2p_req_release(struct wisp_p2p_req *req)
@@ -160,6 +160,10 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         return;
     if (req->tmp) /* free() is wisp's heap's, not free of charge: most requests have none */
         free(req->tmp);
+    if (req->holds_type)
+        wisp_p2p_type_unhold(req->type);
+    if (req->persistent && req->comm)
+        wisp_p2p_comm_unhold(req->comm);
     req->kind = 0;
     req->link.next = (struct wisp_list *)free_list;
     free_list = req;

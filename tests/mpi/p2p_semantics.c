@@ -2094,6 +2094,92 @@ static void rule_sizes(void)
     free(heap);
 }
 
+/* Handles a request keeps: a persistent request may be started after its
+ * communicator and datatype were freed, and a pending receive completes
+ * with its datatype and communicator freed (MPI: the objects are freed when
+ * no operation uses them any more). */
+static void strided(MPI_Datatype *t)
+{
+    MPI_Type_vector(4, 1, 2, MPI_INT, t); /* every other int of 8 */
+    MPI_Type_commit(t);
+}
+
+static int strided_ok(const int *buf, int seq)
+{
+    for (int k = 0; k < 8; k++)
+        if (buf[k] != (k % 2 ? -1 : seq * 100 + k / 2))
+            return 0;
+    return 1;
+}
+
+static void strided_fill(int *buf, int seq)
+{
+    for (int k = 0; k < 8; k++)
+        buf[k] = k % 2 ? -1 : seq * 100 + k / 2;
+}
+
+static void rule_references(void)
+{
+    enum { ROUNDS = 3 };
+    int buf[8];
+    MPI_Comm comm, second;
+    MPI_Datatype t;
+    MPI_Request req;
+    MPI_Status st;
+    MPI_Comm_dup(tcomm, &comm); /* collective: also where there is no peer */
+    MPI_Comm_dup(tcomm, &second);
+    if (peer < 0) {
+        MPI_Comm_free(&comm);
+        MPI_Comm_free(&second);
+        return;
+    }
+    /* Persistent: init, free the type and the communicator, then start. */
+    strided(&t);
+    if (am_a)
+        MPI_Send_init(buf, 1, t, peer, 7, comm, &req);
+    else
+        MPI_Recv_init(buf, 1, t, peer, 7, comm, &req);
+    MPI_Type_free(&t);
+    MPI_Comm_free(&comm);
+    strided(&t); /* a new type may get the freed handle */
+    for (int round = 0; round < ROUNDS; round++) {
+        if (am_a)
+            strided_fill(buf, round);
+        else
+            for (int k = 0; k < 8; k++)
+                buf[k] = -1;
+        MPI_Start(&req);
+        CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS);
+        if (!am_a)
+            CHECK(strided_ok(buf, round) && st.MPI_SOURCE == peer && st.MPI_TAG == 7);
+    }
+    MPI_Request_free(&req);
+    MPI_Type_free(&t);
+    /* Pending receive: its type and communicator freed before the message comes. */
+    comm = second;
+    strided(&t);
+    if (am_a) {
+        await_note(peer, 1);
+        strided_fill(buf, 9);
+        MPI_Send(buf, 1, t, peer, 8, comm);
+    } else {
+        for (int k = 0; k < 8; k++)
+            buf[k] = -1;
+        MPI_Irecv(buf, 1, t, peer, 8, comm, &req);
+        MPI_Type_free(&t);
+        MPI_Comm_free(&comm);
+        MPI_Datatype other;
+        strided(&other);
+        notify(peer, 1);
+        CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS && strided_ok(buf, 9));
+        MPI_Type_free(&other);
+    }
+    if (am_a) {
+        MPI_Type_free(&t);
+        MPI_Comm_free(&comm);
+    }
+}
+
 /* ------------------------------------------------------------------ main */
 
 static const struct {
@@ -2128,6 +2214,7 @@ static const struct {
     {"request_free", rule_request_free},
     {"get_status", rule_get_status},
     {"sizes", rule_sizes},
+    {"references", rule_references},
 };
 enum { NRULES = sizeof rules / sizeof rules[0] };
 

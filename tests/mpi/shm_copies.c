@@ -7,6 +7,7 @@
  * A blocking send of a heap buffer that fits the staging area completes even
  * before its receive is posted (the sender takes it back and stages it), as
  * with an MPI's eager protocol: programs that rely on that keep working.
+ * Immediate sends return distinct handles, though they complete at once.
  * Two processes of one node; argument "off": WISP_SHM=off, nothing counted.
  */
 #include <mpi.h>
@@ -70,6 +71,62 @@ static void expect(char *buf, size_t n, int tag, struct counts want)
                 after.copies - before.copies);
 }
 
+/* Immediate sends complete at once, each with a handle of its own (MPICH
+ * hands out one shared handle for its completed eager sends, so this is
+ * wisp's behaviour, not the standard's). */
+enum { WINDOW = 16 };
+static void immediate_handles(int on)
+{
+    MPI_Request req[WINDOW];
+    for (int i = 0; i < WINDOW; i++)
+        MPI_Isend(private_buf, 8, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &req[i]);
+    int distinct = 1;
+    for (int i = 0; i < WINDOW; i++)
+        for (int j = 0; j < i; j++)
+            distinct &= req[i] != req[j];
+    if (on)
+        CHECK(distinct);
+    int flag = 0;
+    MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);
+    CHECK(!on || (flag && req[0] == MPI_REQUEST_NULL));
+    MPI_Status st[WINDOW];
+    CHECK(MPI_Waitall(WINDOW, req, st) == MPI_SUCCESS);
+    for (int i = 0; i < WINDOW; i++)
+        CHECK(req[i] == MPI_REQUEST_NULL);
+}
+
+/* wisp's own copy of a message for a local peer cannot be allocated (a
+ * buffered send of 64 GiB, more than the machine has): the error is
+ * MPI_ERR_NO_MEM through the communicator's error handler, once; the MPI,
+ * where the receiver would never look, does not get the message. */
+static int handler_calls, handler_class;
+static void count_error(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    handler_calls++;
+    MPI_Error_class(*code, &handler_class);
+}
+
+static void no_memory(int rank)
+{
+    MPI_Comm comm;
+    MPI_Errhandler handler;
+    MPI_Datatype block;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_create_errhandler(count_error, &handler);
+    MPI_Comm_set_errhandler(comm, handler);
+    MPI_Type_contiguous(64, MPI_BYTE, &block);
+    MPI_Type_commit(&block);
+    if (rank == 0) {
+        int rc = MPI_Bsend(private_buf, 1 << 30, block, 1, 8, comm), cls = -1;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_NO_MEM && handler_calls == 1 && handler_class == MPI_ERR_NO_MEM);
+    }
+    MPI_Type_free(&block);
+    MPI_Errhandler_free(&handler);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -97,6 +154,7 @@ int main(int argc, char **argv)
         MPI_Send(shared, EAGER, MPI_BYTE, 1, 5, MPI_COMM_WORLD);
         fill(shared, EAGER, 9);
         MPI_Send(NULL, 0, MPI_BYTE, 1, 6, MPI_COMM_WORLD);
+        immediate_handles(on);
     } else {
         struct counts none = {0};
         expect(private_buf, BIG, 1, on ? (struct counts){.single_copy = 1, .copies = 1} : none);
@@ -110,7 +168,11 @@ int main(int argc, char **argv)
         CHECK(pattern_ok(private_buf, EAGER, 5));
         CHECK(after.staged - before.staged == (on ? 1u : 0u)); /* taken back and staged */
         CHECK(after.single_copy - before.single_copy == 0);
+        for (int i = 0; i < WINDOW; i++)
+            MPI_Recv(private_buf, 8, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    if (on)
+        no_memory(rank);
     MPI_Free_mem(shared);
     MPI_Finalize();
     return failures != 0;
