@@ -1,11 +1,10 @@
 /* The public queries of include/wisp.h, answered from the topology. */
 #include "wisp.h"
 
+#include "core/stats.h"
 #include "core/topo.h"
 #include <stddef.h>
 #include <string.h>
-
-#include "p2p/p2p.h"
 
 const char *wisp_version(void)
 {
@@ -70,13 +69,13 @@ unsigned long long wisp_shm_counter(const char *name)
         const char *name;
         size_t offset;
     } counters[] = {
-#define COUNTER(f) {#f, offsetof(struct wisp_p2p_counters, f)}
+#define COUNTER(f) {#f, offsetof(struct wisp_stats_shm, f)}
         COUNTER(immediate), COUNTER(staged), COUNTER(single_copy), COUNTER(synergistic),
         COUNTER(self),      COUNTER(copies), COUNTER(bytes),
 #undef COUNTER
     };
     for (size_t i = 0; name && i < sizeof counters / sizeof counters[0]; i++)
         if (!strcmp(name, counters[i].name))
-            return *(const uint64_t *)((const char *)&wisp_p2p_counters + counters[i].offset);
+            return *(const uint64_t *)((const char *)&wisp_stats_shm + counters[i].offset);
     return 0;
 }

@@ -13,8 +13,9 @@
 
 #include "core/config.h"
 #include "core/log.h"
-#include "p2p/p2p.h"
 #include "wrap/account.h"
+
+struct wisp_stats_shm wisp_stats_shm;
 
 enum { TOP = 3 };
 
@@ -24,7 +25,7 @@ struct rank_record {
         int32_t id; /* -1: empty */
         uint64_t calls, ns;
     } top[TOP];
-    struct wisp_p2p_counters shm; /* what came in through shared memory */
+    struct wisp_stats_shm shm; /* what came in through shared memory */
 };
 
 static uint64_t start_ns;
@@ -44,7 +45,7 @@ void wisp_core_stats_start(void)
 
 static void condense(struct rank_record *r)
 {
-    *r = (struct rank_record){.wall_ns = now_ns() - start_ns, .shm = wisp_p2p_counters};
+    *r = (struct rank_record){.wall_ns = now_ns() - start_ns, .shm = wisp_stats_shm};
     for (int t = 0; t < TOP; t++)
         r->top[t].id = -1;
     for (int id = 0; id < WISP_FN_COUNT; id++) {
@@ -79,7 +80,7 @@ static void print_record(int rank, const struct rank_record *r)
                       t ? "," : "; top:", wisp_fn_names[r->top[t].id], r->top[t].calls,
                       r->top[t].ns * 1e-9);
     wisp_log_error("%s", line);
-    const struct wisp_p2p_counters *s = &r->shm;
+    const struct wisp_stats_shm *s = &r->shm;
     if (s->immediate + s->staged + s->single_copy + s->synergistic + s->self)
         wisp_log_error("stats rank %d shared memory: %" PRIu64 " immediate, %" PRIu64
                        " staged, %" PRIu64 " single copy, %" PRIu64 " synergistic, %" PRIu64

@@ -3,8 +3,17 @@
 #define WISP_CORE_STATS_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #pragma GCC visibility push(hidden)
+
+/* Messages this process received through shared memory, by protocol, and
+ * the copies their payloads took (both sides'): the point-to-point engine
+ * counts them, WISP_STATS and wisp_shm_counter() report them. */
+struct wisp_stats_shm {
+    uint64_t immediate, staged, single_copy, synergistic, self, copies, bytes;
+};
+extern struct wisp_stats_shm wisp_stats_shm;
 
 /* Start the clock and, with WISP_STATS, the wrappers' accounting. */
 void wisp_core_stats_start(void);

@@ -86,7 +86,6 @@ struct rendezvous {
 };
 
 struct wisp_p2p wisp_p2p;
-struct wisp_p2p_counters wisp_p2p_counters;
 
 static char *segment;
 static size_t segment_size, slot_stride;
@@ -441,8 +440,8 @@ static void send_to_self(struct wisp_p2p_req *req)
     wisp_list_init(&msg->link);
     if (req->bytes)
         memcpy(msg->data, req->data, req->bytes);
-    wisp_p2p_counters.self++;
-    wisp_p2p_counters.copies += 2;
+    wisp_stats_shm.self++;
+    wisp_stats_shm.copies += 2;
     if (req->mode == WISP_P2P_SYNC) {
         msg->waiter = req; /* done when matched */
         req->engine_holds = true;
@@ -640,13 +639,13 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
             moved = claim_blocks(s, msg->src, req->dst);
             if (atomic_load_explicit(&s->copied, memory_order_acquire) < msg->size)
                 return moved; /* the sender still copies a block */
-            wisp_p2p_counters.synergistic++;
+            wisp_stats_shm.synergistic++;
         } else {
             if (n)
                 memcpy(req->dst, msg->src, n);
-            wisp_p2p_counters.single_copy++;
+            wisp_stats_shm.single_copy++;
         }
-        wisp_p2p_counters.copies++;
+        wisp_stats_shm.copies++;
     } else {
         uint64_t j = msg->drained, all = chunks_of(msg->size);
         if (j >= msg->staged && j < all)
@@ -669,10 +668,10 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
         }
         if (j < all)
             return moved;
-        wisp_p2p_counters.staged++;
-        wisp_p2p_counters.copies += 2;
+        wisp_stats_shm.staged++;
+        wisp_stats_shm.copies += 2;
     }
-    wisp_p2p_counters.bytes += n;
+    wisp_stats_shm.bytes += n;
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
     wake(msg->from);
     wisp_list_remove(&req->link);
@@ -732,7 +731,7 @@ static bool drain(int from)
                 req->st_tag = tag;
                 req->st_bytes = n;
                 req->st_error = cell->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-                wisp_p2p_counters.bytes += n;
+                wisp_stats_shm.bytes += n;
                 wisp_p2p_recv_finish(req);
             } else {
                 struct wisp_p2p_msg *msg = msg_new(cell->size);
@@ -745,8 +744,8 @@ static bool drain(int from)
                 wisp_fastbox_read(r, cell, msg->data, 0, cell->size);
                 arrived(comm, msg);
             }
-            wisp_p2p_counters.immediate++;
-            wisp_p2p_counters.copies += 2;
+            wisp_stats_shm.immediate++;
+            wisp_stats_shm.copies += 2;
         } else {
             struct rendezvous rdv;
             wisp_fastbox_read(r, cell, &rdv, 0, sizeof rdv);

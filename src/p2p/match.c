@@ -187,7 +187,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
     }
     if (n) /* a zero-byte receive may have a null buffer */
         memcpy(req->dst, msg->data, n);
-    wisp_p2p_counters.bytes += n;
+    wisp_stats_shm.bytes += n;
     free(msg);
     wisp_p2p_recv_finish(req);
 }

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/stats.h" /* wisp_stats_shm, which the engine counts */
 #include "p2p/lock.h"
 #include "wisp_have.h" /* WISP_HAVE_MPI_*: what the underlying MPI has */
 
@@ -347,14 +348,6 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
 /* Wait, progressing the engine and the MPI, until `done(arg)`; with the lock
  * held on entry and exit (dropped while idle). */
 void wisp_p2p_wait_until(bool (*done)(void *), void *arg);
-
-/* Messages this process received through shared memory, by protocol, and
- * the copies their payloads took (both sides'), for WISP_STATS and
- * wisp_shm_counter(). */
-struct wisp_p2p_counters {
-    uint64_t immediate, staged, single_copy, synergistic, self, copies, bytes;
-};
-extern struct wisp_p2p_counters wisp_p2p_counters;
 
 /* ---- matching (match.c) ----------------------------------------------- */
 
