@@ -11,7 +11,7 @@ DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 pytho
                 netpipe-mpich2 netpipe-openmpi \
                 dpkg-dev perl
 VENV        := .venv
-CTEST_FLAGS := --output-on-failure --label-exclude "bench|conformance"
+CTEST_FLAGS := --output-on-failure --label-exclude bench
 
 BUILDS      := $(MPIS) mpich-asan
 
