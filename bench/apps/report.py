@@ -63,7 +63,9 @@ def jacobi(name, variant, np=2, mapping="cart", grid="n=64", env=None):
 
 
 # The suite: seed 001 (Jacobi, overlap), seed 004 (availability), seed 003
-# (CG), seed 000 (get-compute-update with a ghost).
+# (CG), seed 000 (get-compute-update with a ghost, compute- and
+# communication-heavy; under Open MPI the ghost serves no window by default,
+# WISP_GHOST_WINDOWS=auto, and only sleeps).
 SUITE = [
     jacobi("blocking", "blocking"),
     jacobi("nonblocking", "nonblocking"),
@@ -76,8 +78,10 @@ SUITE = [
     experiment("cg", "bench/apps/cg", 2, ["n=32"], ["n=12"], "gflops"),
     experiment("overlap", "bench/apps/overlap", 2, ["reps=5"],
                ["bytes=1048576", "works=0,1,2,4", "reps=3"], "hidden_recv_pct"),
-    experiment("rma_gcu", "bench/rma_gcu", 3, ["3"], ["1"], "time_to_solution_ms",
-               wisp_env={"WISP_GHOSTS": "1"}),
+    experiment("rma_gcu_compute", "bench/rma_gcu", 3, ["3", "compute"],
+               ["1", "compute"], "time_to_solution_ms", wisp_env={"WISP_GHOSTS": "1"}),
+    experiment("rma_gcu_comm", "bench/rma_gcu", 3, ["3", "comm"], ["1", "comm"],
+               "time_to_solution_ms", wisp_env={"WISP_GHOSTS": "1"}),
 ]
 
 
