@@ -51,7 +51,8 @@ class PureFunctions(unittest.TestCase):
                                 wisp_env={"WISP_GHOSTS": "1"})
         self.assertEqual(report.mode_env(exp, "native", {"B": "2"}), {"A": "1", "B": "2"})
         self.assertEqual(report.mode_env(exp, "wisp", {}), {"A": "1", "WISP_GHOSTS": "1"})
-        self.assertEqual(report.mode_env(exp, "async", {})["MPIR_CVAR_ASYNC_PROGRESS"], "1")
+        async_env = report.mode_env(exp, "async", {})
+        self.assertEqual(async_env["MPIR_CVAR_ASYNC_PROGRESS"], "1")
 
     def test_summarize_orients_ratios(self):
         samples = [{"mode": m, "warmup": w, "metrics": {"t": v, "r": 1.0 / v}}
