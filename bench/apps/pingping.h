@@ -1,8 +1,10 @@
 /*
  * Latency and bandwidth for the performance model of seed 001 (ch. 2.1.2),
- * measured at start like IMB's multi-mode PingPing: the processes pair up
- * (0-1, 2-3, ...) and both of a pair send to each other at once, as in a
- * halo exchange. The slowest pair counts. A process without a partner
+ * measured at start like IMB's multi-mode PingPing: the processes pair up,
+ * r with r + P/2, and both of a pair send to each other at once, as in a
+ * halo exchange. Nodes hold consecutive ranks (wisp's virtual nodes too), so
+ * with more than one node the pairs cross nodes, as in the seed's
+ * measurement. The slowest pair counts; with an odd count the last process
  * waits at the barrier.
  */
 #ifndef WISP_APP_PINGPING_H
@@ -16,7 +18,9 @@ static inline double pingping_time(MPI_Comm comm, size_t bytes, int reps)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int peer = rank ^ 1;
+    int half = size / 2, peer = rank < half ? rank + half : rank - half;
+    if (rank == 2 * half) /* the odd one out */
+        peer = size;
     char *out = calloc(bytes ? bytes : 1, 1), *in = calloc(bytes ? bytes : 1, 1);
     double chunks[5];
     for (int c = -1; c < 5; c++) { /* chunk -1: warm-up */

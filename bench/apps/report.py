@@ -354,20 +354,7 @@ def draw_plots(docs, out):
                 ax.grid(alpha=0.3)
                 ax.legend(fontsize=8)
             if scalars:
-                ax = axes[-1]
-                width = 0.8 / len(modes)
-                for i, mode in enumerate(modes):
-                    values = [r[mode]["median"] / r["native"]["median"]
-                              if r["native"]["median"] else 0 for r in scalars]
-                    ax.bar([j + i * width for j in range(len(scalars))], values,
-                           width, color=colors[mode], label=mode)
-                ax.axhline(1.0, color="black", linewidth=0.8)
-                ax.set_xticks([j + 0.4 - width / 2 for j in range(len(scalars))])
-                ax.set_xticklabels([r["metric"] for r in scalars], rotation=45,
-                                   ha="right", fontsize=8)
-                ax.set_ylabel("median / native median")
-                ax.set_title("each metric against native")
-                ax.legend(fontsize=8)
+                draw_scalars(axes[-1], scalars, modes, colors)
             fig.suptitle(f"{doc['experiment']} ({mpi}, np "
                          f"{doc['signature']['np']})")
             fig.tight_layout()
@@ -380,6 +367,36 @@ def draw_plots(docs, out):
             first = next(d for d in exps if d["experiment"].startswith("jacobi_"))
             made.setdefault((mpi, first["experiment"]), []).insert(0, path)
     return made
+
+
+def draw_scalars(ax, scalars, modes, colors):
+    """Bars of the metrics that are not a series: their medians when they
+    share a unit (the overlap's percentages), else each mode's ratio to
+    native, oriented as in the tables (> 1: better than native; a metric
+    that a zero median leaves without a ratio is left out)."""
+    absolute = len({r["unit"] for r in scalars}) == 1
+    if not absolute:
+        scalars = [r for r in scalars if all(
+            bench_run.oriented_ratio(r["native"]["median"], r[m]["median"],
+                                     r["better"]) is not None for m in modes)]
+    width = 0.8 / len(modes)
+    for i, mode in enumerate(modes):
+        values = [r[mode]["median"] if absolute else bench_run.oriented_ratio(
+            r["native"]["median"], r[mode]["median"], r["better"])
+            for r in scalars]
+        ax.bar([j + i * width for j in range(len(scalars))], values, width,
+               color=colors[mode], label=mode)
+    if absolute:
+        ax.set_ylabel(scalars[0]["unit"])
+        ax.set_title("medians")
+    else:
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_ylabel("ratio to native (> 1: better)")
+        ax.set_title("each metric against native")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(scalars))])
+    ax.set_xticklabels([r["metric"] for r in scalars], rotation=45,
+                       ha="right", fontsize=8)
+    ax.legend(fontsize=8)
 
 
 def draw_jacobi_model(plt, mpi, exps, out, colors):
