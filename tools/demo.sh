@@ -61,10 +61,10 @@ section "application experiments (bench/apps/): 3-D Jacobi and CG, natively, und
 py=python3
 [ -x "$root/.venv/bin/python" ] && py="$root/.venv/bin/python"
 if ! "$py" "$root/bench/apps/report.py" --build "$build/mpich" --build "$build/openmpi" \
-    --out "$build/demo-report" --small --reps 1 --only '^(jacobi_nonblocking|cg)$' \
+    --out "$build/demo-report" --small --reps 3 --only '^(jacobi_nonblocking|cg)$' \
     2>"$build/demo-report.log"; then
     tail -n 20 "$build/demo-report.log"
     status=1
 fi
-echo "(one short run per mode on a shared machine: an illustration; \`make report\` measures)"
+echo "(medians of 3 short runs per mode on a shared machine: an illustration; \`make report\` measures)"
 exit $status

@@ -52,13 +52,13 @@ def experiment(name, program, np, args, small, headline, env=None, wisp_env=None
             "wisp_env": wisp_env or {}}
 
 
-def jacobi(name, variant, np=2, mapping="cart", grid="n=64", env=None):
+def jacobi(name, variant, np=2, mapping="cart", grid="n=96", env=None):
     env = dict(env or {})
     if variant in ("vector", "task"):
         env.update(OMP)
     common = [f"variant={variant}", f"map={mapping}"]
     return experiment(f"jacobi_{name}", "bench/apps/jacobi3d", np,
-                      common + grid.split() + ["sweeps=40"],
+                      common + grid.split() + ["sweeps=100"],
                       common + ["n=24", "sweeps=10"], "mlups", env)
 
 
