@@ -253,8 +253,12 @@ def markdown(context, docs, plots):
     for mpi, exps in docs.items():
         for doc in exps:
             modes = doc["signature"]["modes"]
+            ctx = doc.get("context", {})
             lines += ["", f"## {mpi}: {doc['experiment']}", "",
-                      f"`{shlex.join(doc['launch']['wisp'])}`", ""]
+                      f"`{shlex.join(doc['launch']['wisp'])}`", "",
+                      f"measured at git `{ctx.get('git_revision', '?')}`, "
+                      f"{ctx.get('timestamp', '?')}, load average at start "
+                      f"{ctx.get('machine', {}).get('loadavg_at_start')}", ""]
             head = ["metric", "unit"] + [m for m in modes] + \
                 [f"{m}/native" for m in modes if m != "native"]
             lines += ["| " + " | ".join(head) + " |",
