@@ -15,7 +15,7 @@ CTEST_FLAGS := --output-on-failure --label-exclude bench
 
 BUILDS      := $(MPIS) mpich-asan
 
-.PHONY: demo check check-mpich check-openmpi check-sanitize bench deps build generate \
+.PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate \
         format format-check clean conformance conformance-src $(addprefix build-,$(BUILDS))
 
 demo: build
@@ -33,6 +33,18 @@ bench: build
 	for mpi in $(MPIS); do ctest --test-dir $(BUILD)/$$mpi --label-regex bench --verbose || exit 1; done
 
 build: $(addprefix build-,$(MPIS))
+
+# The application experiments (bench/apps/, docs/benchmarks.md): natively,
+# under wisp and (MPICH) with MPICH's progress thread, alternating; a
+# Markdown report with PNG plots and JSON in $(REPORT_OUT). Narrow with
+# REPORT_ONLY='jacobi|cg', settings with REPORT_ARGS='--env WISP_X=... --resume'.
+REPORT_OUT  ?= $(BUILD)/report
+REPORT_REPS ?= 3
+REPORT_ONLY ?=
+REPORT_ARGS ?=
+report: build
+	$(VENV)/bin/python bench/apps/report.py $(foreach m,$(MPIS),--build $(BUILD)/$(m)) \
+	    --out $(REPORT_OUT) --reps $(REPORT_REPS) $(if $(REPORT_ONLY),--only '$(REPORT_ONLY)') $(REPORT_ARGS)
 
 # MPICH's own test suite (test/mpi of MPICH 4.0.2), all of it, natively and
 # under wisp in every setting, for each MPI (docs/testing.md; hours on 2
@@ -62,11 +74,11 @@ deps: $(VENV)/stamp
 	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	fi
 
-$(VENV)/stamp: tools/requirements.txt
+$(VENV)/stamp: tools/requirements.txt bench/requirements.txt
 	@command -v python3 >/dev/null && python3 -c 'import venv, ensurepip' 2>/dev/null || { \
 	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y python3 python3-venv; }
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet -r tools/requirements.txt
+	$(VENV)/bin/pip install --quiet -r tools/requirements.txt -r bench/requirements.txt
 	touch $@
 
 # Regenerate the committed generated sources (tests fail while they are stale).

@@ -19,7 +19,10 @@
  * its blocks of C exactly against the product it computes itself, and
  * that the tasks handed out were NB^3, each exactly once.
  *
- * Usage: rma_gcu [REPS]   (default 3 solutions; the median is printed)
+ * Usage: rma_gcu [REPS [compute|comm]]   (default 3 solutions, the median
+ * is printed; `compute`, the default, is the compute-heavy phase above;
+ * `comm` leaves the extra computation out, so that the gets, accumulates
+ * and counter fetches dominate: the communication-heavy phase)
  *
  * Rank 0 prints, for bench/run.py:
  *   metric time_to_solution_ms <ms> ms lower
@@ -43,6 +46,7 @@ static int rank, size;
 static MPI_Win wa, wb, wc, wcount;
 static double *ma, *mb, *mc;
 static long *counter;
+static double extra_s = 0.25e-3; /* extra computation per unit of a task's cost (0: comm phase) */
 
 static double a_at(int row, int col)
 {
@@ -127,7 +131,8 @@ static double solve(long *tasks_done, double *fetch_s, long *fetches)
         MPI_Win_flush(owner(i, k), wa);
         MPI_Win_flush(owner(k, j), wb);
         multiply(a, b, c);
-        bench_compute_for(0.25e-3 * (double)((task * 37) % 9));
+        if (extra_s > 0.0)
+            bench_compute_for(extra_s * (double)((task * 37) % 9));
         MPI_Accumulate(c, BLOCK, MPI_DOUBLE, owner(i, j), slot(i, j), BLOCK, MPI_DOUBLE, MPI_SUM,
                        wc);
         MPI_Win_flush_local(owner(i, j), wc);
@@ -173,6 +178,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *prog = "rma_gcu";
     int reps = argc > 1 ? bench_count_arg(prog, argv[1], MAX_REPS) : 3;
+    if (argc > 2 && strcmp(argv[2], "comm") == 0)
+        extra_s = 0.0;
+    else if (argc > 2 && strcmp(argv[2], "compute") != 0) {
+        if (rank == 0)
+            fprintf(stderr, "%s: '%s' is not compute or comm\n", prog, argv[2]);
+        MPI_Finalize();
+        return 2;
+    }
     /* Whole pages: MPICH 4.0.2 (ch4/ucx) targets the start of the page that holds a smaller
      * MPI_Win_allocate window (fixed by pmodels/mpich PR 6140). */
     MPI_Aint bytes =

@@ -4,7 +4,8 @@
 # under wisp, the WISP_STATS report, point-to-point latency and message rate
 # through wisp's shared-memory engine against the plain MPI in the same run,
 # and (MPICH) one-sided operations completing while their target computes,
-# thanks to a ghost process. Short runs: figures to look at, not to quote
+# thanks to a ghost process; then two application experiments (3-D Jacobi,
+# CG) side by side. Short runs: figures to look at, not to quote
 # (docs/benchmarks.md says how to measure).
 set -u
 build=${1:-build}
@@ -55,4 +56,15 @@ for mpi in mpich openmpi; do
             -- "$dir/bench/rma_busy_target" | grep -E '^(metric|acc_flush10_busy300ms|acc_flush_idle|compute_ms)' || status=1
     fi
 done
+
+section "application experiments (bench/apps/): 3-D Jacobi and CG, natively, under wisp and (MPICH) with MPICH's progress thread"
+py=python3
+[ -x "$root/.venv/bin/python" ] && py="$root/.venv/bin/python"
+if ! "$py" "$root/bench/apps/report.py" --build "$build/mpich" --build "$build/openmpi" \
+    --out "$build/demo-report" --small --reps 3 --only '^(jacobi_nonblocking|cg)$' \
+    2>"$build/demo-report.log"; then
+    tail -n 20 "$build/demo-report.log"
+    status=1
+fi
+echo "(medians of 3 short runs per mode on a shared machine: an illustration; \`make report\` measures)"
 exit $status

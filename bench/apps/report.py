@@ -1,0 +1,544 @@
+#!/usr/bin/env python3
+"""The application experiments side by side: natively, under wisp, and with
+MPICH's own progress thread, in one session; a Markdown report with PNG plots.
+
+For each build directory given (one per MPI) and each experiment of the
+suite (SUITE below, narrowed with --only), the runs alternate between the
+modes -- native (`wisprun --native`), wisp (`wisprun`, with the --env
+settings) and, for MPICH, async (`wisprun --native` with
+MPIR_CVAR_ASYNC_PROGRESS=1) -- after one discarded warm-up run of each,
+--reps times. Every program checks its own numbers and prints `metric`
+lines only when they are right (bench/run.py's format), so a failed check
+stops the experiment instead of reporting the speed of a wrong answer.
+
+Written under --out: <mpi>/<experiment>.json (every sample, the machine, the
+MPI, the settings, the git revision), report.md (a headline table, then one
+table per experiment: median, min, max, and the ratio to native), and
+plots/*.png (matplotlib; without it the plots are left out, with a note).
+--resume keeps the experiments whose JSON is already there with the same
+settings. See docs/benchmarks.md, "Application experiments".
+
+Example:
+    bench/apps/report.py --build build/mpich --build build/openmpi \\
+        --out build/report --reps 3 --only 'jacobi|cg'
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shlex
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import run as bench_run  # noqa: E402  (bench/run.py: launching, parsing, statistics)
+
+FORMAT_VERSION = 1
+OMP = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
+ASYNC = {"MPIR_CVAR_ASYNC_PROGRESS": "1"}
+SERIES_RE = re.compile(r"^(?P<series>.+)_(?P<x>\d+)(?P<unit>B|ms)$")
+
+
+def experiment(name, program, np, args, small, headline, env=None, wisp_env=None):
+    """One experiment: `program` (relative to the build directory) with
+    `args` (or `small` with --small), np processes, `env` for every mode and
+    `wisp_env` for the wisp mode only; `headline` the metric of the headline
+    table."""
+    return {"name": name, "program": program, "np": np, "args": args,
+            "small": small, "headline": headline, "env": env or {},
+            "wisp_env": wisp_env or {}}
+
+
+def jacobi(name, variant, np=2, mapping="cart", grid="n=96", env=None):
+    env = dict(env or {})
+    if variant in ("vector", "task"):
+        env.update(OMP)
+    common = [f"variant={variant}", f"map={mapping}"]
+    return experiment(f"jacobi_{name}", "bench/apps/jacobi3d", np,
+                      common + grid.split() + ["sweeps=100"],
+                      common + ["n=24", "sweeps=10"], "mlups", env)
+
+
+# The suite: seed 001 (Jacobi, overlap), seed 004 (availability), seed 003
+# (CG), seed 000 (get-compute-update with a ghost, compute- and
+# communication-heavy; under Open MPI the ghost serves no window by default,
+# WISP_GHOST_WINDOWS=auto, and only sleeps).
+SUITE = [
+    jacobi("blocking", "blocking"),
+    jacobi("nonblocking", "nonblocking"),
+    jacobi("vector", "vector"),
+    jacobi("task", "task"),
+    jacobi("cart_vnode2", "nonblocking", 4, "cart", "nx=32 ny=128 nz=32",
+           {"WISP_VNODE_SIZE": "2"}),
+    jacobi("blocked_vnode2", "nonblocking", 4, "blocked", "nx=32 ny=128 nz=32",
+           {"WISP_VNODE_SIZE": "2"}),
+    experiment("cg", "bench/apps/cg", 2, ["n=32"], ["n=12"], "gflops"),
+    experiment("overlap", "bench/apps/overlap", 2, ["reps=5"],
+               ["bytes=1048576", "works=0,1,2,4", "reps=3"], "hidden_recv_pct"),
+    experiment("rma_gcu_compute", "bench/rma_gcu", 3, ["3", "compute"],
+               ["1", "compute"], "time_to_solution_ms", wisp_env={"WISP_GHOSTS": "1"}),
+    experiment("rma_gcu_comm", "bench/rma_gcu", 3, ["3", "comm"], ["1", "comm"],
+               "time_to_solution_ms", wisp_env={"WISP_GHOSTS": "1"}),
+]
+
+
+# --------------------------------------------------------------------------
+# Running
+
+def build_mpi(build):
+    """The MPI a build directory was configured for (CMakeCache WISP_MPI)."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("WISP_MPI:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    raise SystemExit(f"report.py: {build} is not a configured wisp build directory")
+
+
+def modes_for(mpi, wanted):
+    """The modes run for an MPI: async only exists with MPICH."""
+    return [m for m in wanted if m != "async" or mpi == "mpich"]
+
+
+def mode_env(exp, mode, settings):
+    """The environment of one mode: the experiment's, the --env settings
+    (given to every mode, as run.py does, so that the baseline runs with the
+    same MPI configuration), the wisp-only settings, the progress thread."""
+    env = dict(exp["env"])
+    env.update(settings)
+    if mode == "wisp":
+        env.update(exp["wisp_env"])
+    if mode == "async":
+        env.update(ASYNC)
+    return env
+
+
+def plan(modes, reps):
+    """(mode, rep, warmup): a warm-up of each mode, then rounds of all modes."""
+    order = [(m, 0, True) for m in modes]
+    for rep in range(reps):
+        order += [(m, rep, False) for m in modes]
+    return order
+
+
+def signature(exp, mpi, modes, reps, settings, small):
+    """What --resume compares: a result is reused only for the same run."""
+    return {"mpi": mpi, "modes": modes, "reps": reps, "settings": settings,
+            "small": small, "np": exp["np"],
+            "args": exp["small"] if small else exp["args"]}
+
+
+class Progress:
+    """One line per run on stderr, with the place in the whole session."""
+
+    def __init__(self, total):
+        self.total, self.done, self.start = total, 0, time.monotonic()
+
+    def run(self, mpi, name, mode, label, wall):
+        self.done += 1
+        elapsed = int(time.monotonic() - self.start)
+        print(f"[{self.done}/{self.total}] {mpi} {name}: {mode} {label} "
+              f"({wall:.1f} s; {elapsed // 60}:{elapsed % 60:02d} elapsed)",
+              file=sys.stderr, flush=True)
+
+
+def run_experiment(exp, build, mpi, modes, reps, settings, small, timeout,
+                   progress):
+    """Runs one experiment in every mode; returns its JSON document."""
+    wisprun = os.path.join(build, "wisprun")
+    command = [os.path.join(build, exp["program"])] + \
+        (exp["small"] if small else exp["args"])
+    samples, kinds = [], None
+    for mode, rep, warmup in plan(modes, reps):
+        cmd = bench_run.launch_command(wisprun, mode != "wisp",
+                                       mode_env(exp, mode, settings),
+                                       exp["np"], command)
+        metrics, wall = bench_run.run_once(cmd, timeout)
+        if kinds is None:
+            kinds = {m.name: (m.unit, m.better) for m in metrics.values()}
+        bench_run.check_consistent(kinds, metrics, shlex.join(cmd))
+        samples.append({"mode": mode, "rep": rep, "warmup": warmup,
+                        "wall_s": round(wall, 3),
+                        "metrics": {n: m.value for n, m in metrics.items()}})
+        progress.run(mpi, exp["name"], mode,
+                     "warm-up" if warmup else f"rep {rep + 1}/{reps}", wall)
+    return {
+        "format_version": FORMAT_VERSION,
+        "experiment": exp["name"],
+        "signature": signature(exp, mpi, modes, reps, settings, small),
+        "command": command,
+        "launch": {m: bench_run.launch_command(
+            wisprun, m != "wisp", mode_env(exp, m, settings), exp["np"],
+            command) for m in modes},
+        "headline": exp["headline"],
+        "results": summarize(samples, kinds, modes),
+        "samples": samples,
+    }
+
+
+def summarize(samples, kinds, modes):
+    """Per metric: each mode's median/min/max, and its oriented ratio to
+    native (> 1: better than native)."""
+    results = []
+    for name, (unit, better) in kinds.items():
+        row = {"metric": name, "unit": unit, "better": better}
+        for mode in modes:
+            values = [s["metrics"][name] for s in samples
+                      if s["mode"] == mode and not s["warmup"]]
+            row[mode] = bench_run.summarize(values)
+        for mode in modes:
+            if mode != "native":
+                row[f"ratio_{mode}"] = bench_run.oriented_ratio(
+                    row["native"]["median"], row[mode]["median"], better)
+        results.append(row)
+    return results
+
+
+# --------------------------------------------------------------------------
+# The report
+
+def fmt_ratio(value):
+    return "-" if value is None else f"{value:.2f}"
+
+
+def fmt_cell(summary):
+    f = bench_run.fmt_value
+    return f"{f(summary['median'])} ({f(summary['min'])}-{f(summary['max'])})"
+
+
+def markdown(context, docs, plots):
+    """The report: context, headline table, one table per experiment."""
+    lines = ["# Application experiments: native, wisp, MPICH's progress thread",
+             "",
+             f"- git revision: `{context['git_revision']}`, "
+             f"{context['timestamp']}",
+             f"- machine: {context['machine']['hostname']}, "
+             f"{context['machine']['cpu_model']}, "
+             f"{context['machine']['cores']} cores, load average at start "
+             f"{context['machine'].get('loadavg_at_start')}",
+             f"- settings given to every mode: "
+             f"`{context['settings'] or 'none'}`; wisp mode adds each "
+             f"experiment's own (e.g. `WISP_GHOSTS=1` for rma_gcu); async = "
+             f"native with `MPIR_CVAR_ASYNC_PROGRESS=1` (MPICH only)",
+             f"- {context['reps']} measured runs per mode after one warm-up, "
+             f"modes alternating; cells are median (min-max)",
+             "",
+             "Ratios are oriented: above 1 the mode did better than native "
+             "(higher rate or shorter time). On a shared machine with few "
+             "cores these are illustrations, not measurements to quote: look "
+             "at min-max before believing a ratio.",
+             "", "## Headline", "",
+             "| MPI | experiment | metric | native | wisp | ratio | async | ratio |",
+             "|---|---|---|---|---|---|---|---|"]
+    for mpi, exps in docs.items():
+        for doc in exps:
+            row = next((r for r in doc["results"]
+                        if r["metric"] == doc["headline"]), None)
+            if row is None:
+                continue
+            cells = [mpi, doc["experiment"],
+                     f"{row['metric']} ({row['unit']}, {row['better']})",
+                     fmt_cell(row["native"])]
+            for mode in ("wisp", "async"):
+                if mode in row:
+                    cells += [fmt_cell(row[mode]), fmt_ratio(row[f"ratio_{mode}"])]
+                else:
+                    cells += ["-", "-"]
+            lines.append("| " + " | ".join(cells) + " |")
+    for mpi, exps in docs.items():
+        for doc in exps:
+            modes = doc["signature"]["modes"]
+            ctx = doc.get("context", {})
+            lines += ["", f"## {mpi}: {doc['experiment']}", "",
+                      f"`{shlex.join(doc['launch']['wisp'])}`", "",
+                      f"measured at git `{ctx.get('git_revision', '?')}`, "
+                      f"{ctx.get('timestamp', '?')}, load average at start "
+                      f"{ctx.get('machine', {}).get('loadavg_at_start')}", ""]
+            head = ["metric", "unit"] + [m for m in modes] + \
+                [f"{m}/native" for m in modes if m != "native"]
+            lines += ["| " + " | ".join(head) + " |",
+                      "|" + "---|" * len(head)]
+            for row in doc["results"]:
+                cells = [row["metric"], row["unit"]] + \
+                    [fmt_cell(row[m]) for m in modes] + \
+                    [fmt_ratio(row[f"ratio_{m}"]) for m in modes
+                     if m != "native"]
+                lines.append("| " + " | ".join(cells) + " |")
+            for path in plots.get((mpi, doc["experiment"]), []):
+                lines += ["", f"![{os.path.basename(path)}]({path})"]
+    return "\n".join(lines) + "\n"
+
+
+def headline_text(docs):
+    """The headline as fixed-width text, for the terminal and the demo."""
+    rows = [["mpi", "experiment", "metric", "native", "wisp", "ratio",
+             "async", "ratio"]]
+    f = bench_run.fmt_value
+    for mpi, exps in docs.items():
+        for doc in exps:
+            row = next((r for r in doc["results"]
+                        if r["metric"] == doc["headline"]), None)
+            if row is None:
+                continue
+            cells = [mpi, doc["experiment"], f"{row['metric']} ({row['unit']})",
+                     f(row["native"]["median"])]
+            for mode in ("wisp", "async"):
+                cells += [f(row[mode]["median"]), fmt_ratio(row[f"ratio_{mode}"])] \
+                    if mode in row else ["-", "-"]
+            rows.append(cells)
+    return bench_run.format_table(rows)
+
+
+# --------------------------------------------------------------------------
+# Plots
+
+def series_of(results):
+    """{series: [(x, row)]} for the metrics named <series>_<n>B or _<n>ms."""
+    series = {}
+    for row in results:
+        match = SERIES_RE.match(row["metric"])
+        if match:
+            key = f"{match['series']} ({match['unit']})"
+            series.setdefault(key, []).append((int(match["x"]), row))
+    return {k: sorted(v, key=lambda p: p[0]) for k, v in series.items()
+            if len(v) > 1}
+
+
+def draw_plots(docs, out):
+    """PNG files under out/plots; returns {(mpi, experiment): [paths]}."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib is not installed: no plots "
+              "(`make report` installs it into .venv)", file=sys.stderr)
+        return {}
+    colors = {"native": "#1f5fa8", "wisp": "#d2571b", "async": "#2a8a3a"}
+    os.makedirs(os.path.join(out, "plots"), exist_ok=True)
+    made = {}
+    for mpi, exps in docs.items():
+        for doc in exps:
+            modes = doc["signature"]["modes"]
+            series = series_of(doc["results"])
+            scalars = [r for r in doc["results"] if not SERIES_RE.match(r["metric"])]
+            panels = len(series) + (1 if scalars else 0)
+            cols = min(3, panels)
+            rows = (panels + cols - 1) // cols
+            fig, axes = plt.subplots(rows, cols, figsize=(5.5 * cols, 4.2 * rows),
+                                     squeeze=False)
+            axes = list(axes.flat)
+            for ax in axes[panels:]:
+                ax.set_visible(False)
+            axes = axes[:panels]
+            for ax, (name, points) in zip(axes, series.items()):
+                xs = [x for x, _ in points]
+                for mode in modes:
+                    med = [r[mode]["median"] for _, r in points]
+                    low = [r[mode]["median"] - r[mode]["min"] for _, r in points]
+                    high = [r[mode]["max"] - r[mode]["median"] for _, r in points]
+                    ax.errorbar(xs, med, yerr=[low, high], marker="o",
+                                capsize=3, color=colors[mode], label=mode)
+                if name.startswith("total_") and 0 in xs:
+                    t_c = points[0][1]["native"]["median"]
+                    ax.plot(xs, [t_c + x for x in xs], "k:", label="no overlap")
+                    ax.plot(xs, [max(t_c, x) for x in xs], "k--",
+                            label="full overlap")
+                if name.endswith("(B)"):
+                    ax.set_xscale("log", base=2)
+                ax.set_title(name)
+                ax.set_xlabel("work (ms)" if name.endswith("(ms)") else
+                              "message size (bytes)")
+                ax.set_ylabel(points[0][1]["unit"])
+                ax.grid(alpha=0.3)
+                ax.legend(fontsize=8)
+            if scalars:
+                draw_scalars(axes[-1], scalars, modes, colors)
+            fig.suptitle(f"{doc['experiment']} ({mpi}, np "
+                         f"{doc['signature']['np']})")
+            fig.tight_layout()
+            path = os.path.join("plots", f"{doc['experiment']}-{mpi}.png")
+            fig.savefig(os.path.join(out, path), dpi=90)
+            plt.close(fig)
+            made.setdefault((mpi, doc["experiment"]), []).append(path)
+        path = draw_jacobi_model(plt, mpi, exps, out, colors)
+        if path:
+            first = next(d for d in exps if d["experiment"].startswith("jacobi_"))
+            made.setdefault((mpi, first["experiment"]), []).insert(0, path)
+    return made
+
+
+def draw_scalars(ax, scalars, modes, colors):
+    """Bars of the metrics that are not a series: their medians when they
+    share a unit (the overlap's percentages), else each mode's ratio to
+    native, oriented as in the tables (> 1: better than native; a metric
+    that a zero median leaves without a ratio is left out)."""
+    absolute = len({r["unit"] for r in scalars}) == 1
+    if not absolute:
+        scalars = [r for r in scalars if all(
+            bench_run.oriented_ratio(r["native"]["median"], r[m]["median"],
+                                     r["better"]) is not None for m in modes)]
+    width = 0.8 / len(modes)
+    for i, mode in enumerate(modes):
+        values = [r[mode]["median"] if absolute else bench_run.oriented_ratio(
+            r["native"]["median"], r[mode]["median"], r["better"])
+            for r in scalars]
+        ax.bar([j + i * width for j in range(len(scalars))], values, width,
+               color=colors[mode], label=mode)
+    if absolute:
+        ax.set_ylabel(scalars[0]["unit"])
+        ax.set_title("medians")
+    else:
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_ylabel("ratio to native (> 1: better)")
+        ax.set_title("each metric against native")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(scalars))])
+    ax.set_xticklabels([r["metric"] for r in scalars], rotation=45,
+                       ha="right", fontsize=8)
+    ax.legend(fontsize=8)
+
+
+def draw_jacobi_model(plt, mpi, exps, out, colors):
+    """Measured MLUP/s against the model's prediction, per Jacobi variant."""
+    jac = [d for d in exps if d["experiment"].startswith("jacobi_")]
+    if not jac:
+        return None
+    modes = jac[0]["signature"]["modes"]
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(jac)), 4.2))
+    width = 0.8 / len(modes)
+    for i, mode in enumerate(modes):
+        rows = [{r["metric"]: r for r in d["results"]} for d in jac]
+        xs = [j + i * width for j in range(len(jac))]
+        ax.bar(xs, [r["mlups"][mode]["median"] for r in rows], width,
+               color=colors[mode], label=f"{mode} measured")
+        ax.scatter(xs, [r["model_mlups"][mode]["median"] for r in rows],
+                   marker="_", s=400, color="black", zorder=3,
+                   label="model" if i == 0 else None)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(jac))])
+    ax.set_xticklabels([d["experiment"][7:] for d in jac], rotation=20)
+    ax.set_ylabel("MLUP/s")
+    ax.set_title(f"3-D Jacobi, measured and predicted ({mpi})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join("plots", f"jacobi_model-{mpi}.png")
+    fig.savefig(os.path.join(out, path), dpi=90)
+    plt.close(fig)
+    return path
+
+
+# --------------------------------------------------------------------------
+# Command line
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--build", action="append", required=True,
+                   help="a build directory (repeat for each MPI)")
+    p.add_argument("--out", default="build/report", help="output directory")
+    p.add_argument("--reps", type=bench_run.positive_int, default=3,
+                   help="measured runs per mode (default 3)")
+    p.add_argument("--only", default="", metavar="REGEX",
+                   help="the experiments whose name matches (re.search)")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                   help="a setting for every mode, e.g. WISP_SHM_...")
+    p.add_argument("--modes", default="native,wisp,async",
+                   help="comma-separated, of native, wisp, async")
+    p.add_argument("--small", action="store_true",
+                   help="the small configurations (the demo, smoke tests)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep results already in --out for the same settings")
+    p.add_argument("--timeout", type=bench_run.positive_int, default=300,
+                   help="seconds allowed per run (default 300)")
+    p.add_argument("--list", action="store_true", help="list the suite and exit")
+    args = p.parse_args(argv)
+    try:
+        args.settings = dict(bench_run.parse_env(e) for e in args.env)
+    except ValueError as err:
+        p.error(str(err))
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if "native" not in args.modes or \
+            any(m not in ("native", "wisp", "async") for m in args.modes):
+        p.error("--modes: native and any of wisp, async")
+    try:
+        args.selected = [e for e in SUITE if re.search(args.only, e["name"])]
+    except re.error as err:
+        p.error(f"--only: {err}")
+    if not args.selected:
+        p.error(f"--only {args.only!r} matches no experiment "
+                f"({', '.join(e['name'] for e in SUITE)})")
+    return args
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.list:
+        for e in SUITE:
+            print(f"{e['name']:24} np {e['np']}  {e['program']} {shlex.join(e['args'])}")
+        return 0
+    builds = [(b, build_mpi(b)) for b in args.build]
+    first = bench_run.session_context(argparse.Namespace(mpi=builds[0][1]))
+    context = {**first, "settings": args.settings, "reps": args.reps,
+               "mpi": {mpi: bench_run.mpi_info(mpi) for _, mpi in builds},
+               "small": args.small}
+    todo, docs = [], {}
+    for build, mpi in builds:
+        modes = modes_for(mpi, args.modes)
+        os.makedirs(os.path.join(args.out, mpi), exist_ok=True)
+        docs[mpi] = []
+        for exp in args.selected:
+            path = os.path.join(args.out, mpi, f"{exp['name']}.json")
+            old = load(path) if args.resume else None
+            sig = signature(exp, mpi, modes, args.reps, args.settings, args.small)
+            if old and old.get("signature") == sig:
+                print(f"report.py: {mpi} {exp['name']}: kept from {path}",
+                      file=sys.stderr)
+                docs[mpi].append(old)
+            else:
+                todo.append((build, mpi, modes, exp, path))
+                docs[mpi].append(None)
+    progress = Progress(sum(len(m) * (args.reps + 1) for _, _, m, _, _ in todo))
+    status = 0
+    for build, mpi, modes, exp, path in todo:
+        try:
+            doc = run_experiment(exp, build, mpi, modes, args.reps,
+                                 args.settings, args.small, args.timeout,
+                                 progress)
+        except bench_run.BenchError as err:
+            print(f"report.py: {mpi} {exp['name']} failed: {err}", file=sys.stderr)
+            status = 1
+            continue
+        doc.update(context=context)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        docs[mpi][args.selected.index(exp)] = doc
+    docs = {mpi: [d for d in exps if d] for mpi, exps in docs.items()}
+    plots = draw_plots(docs, args.out)
+    context["finished"] = datetime.datetime.now(datetime.timezone.utc) \
+        .isoformat(timespec="seconds")
+    with open(os.path.join(args.out, "report.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(context, docs, plots))
+    with open(os.path.join(args.out, "report.json"), "w", encoding="utf-8") as f:
+        json.dump({"format_version": FORMAT_VERSION, "context": context,
+                   "experiments": docs}, f, indent=1)
+        f.write("\n")
+    print(headline_text(docs))
+    print(f"\nreport: {os.path.join(args.out, 'report.md')} "
+          f"(JSON and plots beside it)")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

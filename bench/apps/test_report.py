@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Unit tests of bench/apps/report.py (CTest bench.apps_report_unit): the
+plan of runs, the summaries and ratios, and a whole session against a fake
+launcher (no MPI): the report, the JSON, --only, --resume, a failed run."""
+
+import contextlib
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+
+# Prints what a program of the suite would: native slower than the others,
+# a metric series; fails when FAKE_FAIL is set, counts its calls.
+FAKE_WISPRUN = """#!/bin/sh
+echo x >> "$(dirname "$0")/calls"
+[ -z "$FAKE_FAIL" ] || { echo "check FAILED" >&2; exit 1; }
+native=0; async=0
+for a in "$@"; do
+    case "$a" in --native) native=1 ;; MPIR_CVAR_ASYNC_PROGRESS=1) async=1 ;; esac
+done
+rate=2; [ $native = 1 ] && rate=1; [ $async = 1 ] && rate=3
+echo "# a comment"
+echo "metric gflops $rate GFLOP/s higher"
+echo "metric iter_ms $((4 / rate)) ms lower"
+echo "metric total_recv_0ms 1 ms lower"
+echo "metric total_recv_2ms 3 ms lower"
+"""
+
+
+class PureFunctions(unittest.TestCase):
+    def test_plan_alternates_after_warmups(self):
+        self.assertEqual(report.plan(["native", "wisp"], 2),
+                         [("native", 0, True), ("wisp", 0, True),
+                          ("native", 0, False), ("wisp", 0, False),
+                          ("native", 1, False), ("wisp", 1, False)])
+
+    def test_async_only_with_mpich(self):
+        self.assertEqual(report.modes_for("openmpi", ["native", "wisp", "async"]),
+                         ["native", "wisp"])
+        self.assertEqual(report.modes_for("mpich", ["native", "async"]),
+                         ["native", "async"])
+
+    def test_mode_env(self):
+        exp = report.experiment("x", "p", 3, [], [], "m", env={"A": "1"},
+                                wisp_env={"WISP_GHOSTS": "1"})
+        self.assertEqual(report.mode_env(exp, "native", {"B": "2"}), {"A": "1", "B": "2"})
+        self.assertEqual(report.mode_env(exp, "wisp", {}), {"A": "1", "WISP_GHOSTS": "1"})
+        async_env = report.mode_env(exp, "async", {})
+        self.assertEqual(async_env["MPIR_CVAR_ASYNC_PROGRESS"], "1")
+
+    def test_summarize_orients_ratios(self):
+        samples = [{"mode": m, "warmup": w, "metrics": {"t": v, "r": 1.0 / v}}
+                   for m, w, v in [("native", True, 100.0), ("native", False, 2.0),
+                                   ("native", False, 4.0), ("wisp", False, 1.0),
+                                   ("wisp", False, 1.0), ("wisp", True, 100.0)]]
+        rows = report.summarize(samples, {"t": ("s", "lower"), "r": ("1/s", "higher")},
+                                ["native", "wisp"])
+        self.assertEqual(rows[0]["native"]["median"], 3.0)  # warm-up left out
+        self.assertEqual(rows[0]["ratio_wisp"], 3.0)
+        self.assertAlmostEqual(rows[1]["ratio_wisp"], 1.0 / 0.375)
+
+    def test_series(self):
+        rows = [{"metric": n} for n in ("total_recv_0ms", "total_recv_4ms", "avail_1024B",
+                                        "avail_1048576B", "mlups", "lonely_8B")]
+        series = report.series_of(rows)
+        self.assertEqual(sorted(series), ["avail (B)", "total_recv (ms)"])
+        self.assertEqual([x for x, _ in series["avail (B)"]], [1024, 1048576])
+
+    def test_suite_names_unique(self):
+        names = [e["name"] for e in report.SUITE]
+        self.assertEqual(len(names), len(set(names)))
+
+
+class Session(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.build = os.path.join(self.tmp.name, "build")
+        os.makedirs(self.build)
+        with open(os.path.join(self.build, "CMakeCache.txt"), "w") as f:
+            f.write("WISP_MPI:STRING=mpich\n")
+        wisprun = os.path.join(self.build, "wisprun")
+        with open(wisprun, "w") as f:
+            f.write(FAKE_WISPRUN)
+        os.chmod(wisprun, stat.S_IRWXU)
+        self.out = os.path.join(self.tmp.name, "out")
+
+    def tearDown(self):
+        os.environ.pop("FAKE_FAIL", None)
+        self.tmp.cleanup()
+
+    def main(self, *extra):
+        err, out = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            status = report.main(["--build", self.build, "--out", self.out,
+                                  "--reps", "2", "--only", "^cg$", *extra])
+        return status, out.getvalue(), err.getvalue()
+
+    def calls(self):
+        with open(os.path.join(self.build, "calls")) as f:
+            return len(f.readlines())
+
+    def test_session_report_and_resume(self):
+        status, out, err = self.main()
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.calls(), 9)  # 3 modes x (warm-up + 2)
+        self.assertIn("[9/9] mpich cg: async rep 2/2", err)
+        with open(os.path.join(self.out, "mpich", "cg.json")) as f:
+            doc = json.load(f)
+        gflops = doc["results"][0]
+        self.assertEqual(gflops["ratio_wisp"], 2.0)
+        self.assertEqual(gflops["ratio_async"], 3.0)
+        self.assertIn("git_revision", doc["context"])
+        self.assertIn("machine", doc["context"])
+        with open(os.path.join(self.out, "report.md")) as f:
+            md = f.read()
+        self.assertIn("| mpich | cg | gflops (GFLOP/s, higher) |", md)
+        self.assertIn("2.00", out)
+        # Resumed with the same settings: nothing runs again.
+        status, out, err = self.main("--resume")
+        self.assertEqual((status, self.calls()), (0, 9))
+        self.assertIn("kept from", err)
+        # Other settings: run again.
+        status, out, err = self.main("--resume", "--env", "WISP_STATS=0")
+        self.assertEqual((status, self.calls()), (0, 18))
+
+    def test_failed_run(self):
+        os.environ["FAKE_FAIL"] = "1"
+        status, out, err = self.main()
+        self.assertEqual(status, 1)
+        self.assertIn("mpich cg failed", err)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "mpich", "cg.json")))
+
+    def test_bad_only(self):
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+            report.main(["--build", self.build, "--only", "nothing-like-this"])
+
+
+if __name__ == "__main__":
+    unittest.main()
