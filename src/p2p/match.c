@@ -464,8 +464,13 @@ void wisp_p2p_reclaim(void)
     for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
         cnext = c->next; /* reclaim() may take the communicator off the list */
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
-        for (struct wisp_list *l = comm->remote.next, *next; l != &comm->remote; l = next) {
-            next = l->next;
+        /* The last posted first: a message that arrives meanwhile then goes to
+         * the earliest receive still in the MPI, as MPI's order wants. In
+         * posting order, a later receive would take the message an earlier,
+         * already cancelled one waits for (seen in p2p_stress: receives of
+         * one sender and tag completed out of order). */
+        for (struct wisp_list *l = comm->remote.prev, *prev; l != &comm->remote; l = prev) {
+            prev = l->prev;
             struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
             if (req->lent)
                 reclaim(req);
