@@ -7,9 +7,9 @@
 MPIS        := mpich openmpi
 BUILD       := build
 DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
-                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev libjemalloc-dev clang-format \
+                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev clang-format \
                 netpipe-mpich2 netpipe-openmpi \
-                dpkg-dev perl
+                dpkg-dev perl bzip2 xz-utils debian-archive-keyring
 VENV        := .venv
 CTEST_FLAGS := --output-on-failure --label-exclude bench
 
