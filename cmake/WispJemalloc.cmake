@@ -42,11 +42,14 @@ ExternalProject_Add(jemalloc
   PATCH_COMMAND ""
   # Not the sanitizer flags: jemalloc stays uninstrumented, as Debian's was.
   # --with-lg-page/--with-lg-hugepage as Debian's amd64 build; stats, the
-  # C++ operators, libdl and documentation are not needed.
+  # C++ operators, libdl and documentation are not needed. Options
+  # (src/shm/heap.c): thread caches keep blocks up to 128 KiB; no sbrk, the
+  # brk heap is glibc's. WISPJE_MALLOC_CONF overrides them at run time.
   CONFIGURE_COMMAND "${je_source}/configure" --quiet "CC=${CMAKE_C_COMPILER}"
                     --with-jemalloc-prefix=wispje_ --with-private-namespace=wispje_int_
                     --without-export --disable-initial-exec-tls --disable-shared --enable-static
                     --disable-cxx --disable-doc --disable-stats --disable-libdl --with-lg-hugepage=21
+                    --with-malloc-conf=tcache_max:131072,dss:disabled
   BUILD_COMMAND "${WISP_GNU_MAKE}" -j${je_jobs} build_lib_static
         COMMAND "${CMAKE_LINKER}" -r --whole-archive lib/libjemalloc_pic.a -o "${WISP_JEMALLOC_OBJECT}"
   INSTALL_COMMAND ""

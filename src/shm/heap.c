@@ -59,13 +59,12 @@ static bool full_reported;
 static size_t shm_reserve; /* bytes of /dev/shm the heap leaves to others; 0: no limit */
 static bool forked;        /* in a child of fork(): the partition is the parent's */
 
-/* jemalloc's options, read when it initializes (its constructor, as libwisp
- * is loaded). Its thread caches also keep blocks up to 128 KiB (32 KiB by
- * default), which made a malloc-heavy program with blocks up to 64 KiB
- * 1.4-1.9x faster than glibc instead of 0.85x (bench/malloc_heavy.c). No
- * sbrk: the program's brk heap is glibc's. MALLOC_CONF is the process
- * allocator's and is not read; WISPJE_MALLOC_CONF is, and comes after these. */
-const char *je_malloc_conf = "tcache_max:131072,dss:disabled";
+/* jemalloc's options are compiled in (cmake/WispJemalloc.cmake,
+ * --with-malloc-conf): its thread caches also keep blocks up to 128 KiB
+ * (32 KiB by default), which made a malloc-heavy program with blocks up to
+ * 64 KiB 1.4-1.9x faster than glibc instead of 0.85x
+ * (bench/malloc_heavy.c), and it never uses sbrk (the brk heap is glibc's).
+ * It reads WISPJE_MALLOC_CONF, not the process allocator's MALLOC_CONF. */
 
 static void report_full(const char *why)
 {
