@@ -7,9 +7,11 @@
 MPIS        := mpich openmpi
 BUILD       := build
 DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
-                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev libjemalloc-dev clang-format \
+                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev clang-format \
                 netpipe-mpich2 netpipe-openmpi \
-                dpkg-dev perl
+                dpkg-dev perl bzip2 xz-utils debian-archive-keyring
+# (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
+# jemalloc, built into each build tree, and for MPICH's test suite.)
 VENV        := .venv
 CTEST_FLAGS := --output-on-failure --label-exclude bench
 

@@ -68,3 +68,25 @@ function(wisp_add_script_test name)
   add_test(NAME script.${name} COMMAND bash ${T_UNPARSED_ARGUMENTS})
   wisp_test_properties(script.${name} ${T_NP} script)
 endfunction()
+
+# wisp_add_preload_test(name NP n [ENV NAME=VALUE...] [ARGS a...] [SUFFIX s])
+# Runs tests/mpi/<name>.c as the README says to run without wisprun: the
+# MPI's own mpiexec with libwisp in LD_PRELOAD (and, in the sanitizer build,
+# the sanitizer's runtime before it), nothing else in the environment. The
+# program is not linked with libwisp (tests/preloaded.h finds wisp.h's
+# functions at run time).
+function(wisp_add_preload_test name)
+  cmake_parse_arguments(T "" "NP;SUFFIX" "ENV;ARGS" ${ARGN})
+  set(target t_${name}_preloaded)
+  if(NOT TARGET ${target})
+    add_executable(${target} "${CMAKE_CURRENT_SOURCE_DIR}/mpi/${name}.c")
+    target_link_libraries(${target} PRIVATE MPI::MPI_C Threads::Threads ${CMAKE_DL_LIBS})
+    target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/include")
+    target_compile_options(${target} PRIVATE -include "${CMAKE_CURRENT_SOURCE_DIR}/preloaded.h")
+  endif()
+  set(test "preload.${name}.np${T_NP}${T_SUFFIX}")
+  add_test(NAME ${test}
+           COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/mpiexec_preload.sh" ${WISP_MPI} ${T_NP}
+                   "${WISP_TEST_PRELOAD}" ${T_ENV} -- $<TARGET_FILE:${target}> ${T_ARGS})
+  wisp_test_properties(${test} ${T_NP} mpi preload)
+endfunction()

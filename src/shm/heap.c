@@ -4,10 +4,11 @@
  * private jemalloc arena through extent hooks, so allocation needs no
  * cross-process lock and jemalloc, not wisp, does the allocating.
  *
- * jemalloc is loaded with dlopen(RTLD_LOCAL): linked normally, Debian's
- * libjemalloc would also become the process's malloc and C++ operator new.
- * It needs static TLS that a late dlopen only finds with a larger glibc
- * reserve, which wisprun sets (GLIBC_TUNABLES); without it the heap is off.
+ * jemalloc is wisp's own copy, built from Debian's source package into
+ * libwisp (cmake/WispJemalloc.cmake): every symbol prefixed (wispje_) and
+ * hidden, so it never becomes the process's malloc or C++ operator new, and
+ * without initial-exec TLS, so it works however libwisp was loaded
+ * (LD_PRELOAD, -lwisp, wisprun) with nothing set in the environment.
  *
  * Memory is committed with fallocate(2) as jemalloc asks for it: a full
  * /dev/shm then makes the allocation fail cleanly (and the caller falls back
@@ -18,7 +19,6 @@
 #define JEMALLOC_NO_DEMANGLE
 #include "shm/heap.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jemalloc/jemalloc.h>
@@ -59,45 +59,12 @@ static bool full_reported;
 static size_t shm_reserve; /* bytes of /dev/shm the heap leaves to others; 0: no limit */
 static bool forked;        /* in a child of fork(): the partition is the parent's */
 
-static struct {
-    void *(*mallocx)(size_t, int);
-    void *(*rallocx)(void *, size_t, int);
-    void (*dallocx)(void *, int);
-    size_t (*sallocx)(const void *, int);
-    int (*mallctl)(const char *, void *, size_t *, void *, size_t);
-} je;
-
-/* NULL on success, else why jemalloc cannot be used. */
-static const char *load_jemalloc(void)
-{
-    /* jemalloc reads MALLOC_CONF when it is loaded. Its thread caches then
-     * also keep blocks up to 128 KiB (32 KiB by default), which made a
-     * malloc-heavy program with blocks up to 64 KiB 1.4-1.9x faster than
-     * glibc instead of 0.85x (bench/malloc_heavy.c). The user's own
-     * MALLOC_CONF comes after ours, so it wins; the variable is restored
-     * right after. */
-    const char *user = getenv("MALLOC_CONF");
-    char *saved = user ? strdup(user) : NULL;
-    char conf[512];
-    snprintf(conf, sizeof conf, "tcache_max:131072%s%s", user ? "," : "", user ? user : "");
-    setenv("MALLOC_CONF", conf, 1);
-    void *lib = dlopen("libjemalloc.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (saved)
-        setenv("MALLOC_CONF", saved, 1);
-    else
-        unsetenv("MALLOC_CONF");
-    free(saved);
-    if (!lib)
-        return dlerror();
-    *(void **)&je.mallocx = dlsym(lib, "mallocx");
-    *(void **)&je.rallocx = dlsym(lib, "rallocx");
-    *(void **)&je.dallocx = dlsym(lib, "dallocx");
-    *(void **)&je.sallocx = dlsym(lib, "sallocx");
-    *(void **)&je.mallctl = dlsym(lib, "mallctl");
-    if (!je.mallocx || !je.rallocx || !je.dallocx || !je.sallocx || !je.mallctl)
-        return "libjemalloc.so.2 lacks mallocx/rallocx/dallocx/sallocx/mallctl";
-    return NULL;
-}
+/* jemalloc's options are compiled in (cmake/WispJemalloc.cmake,
+ * --with-malloc-conf): its thread caches also keep blocks up to 128 KiB
+ * (32 KiB by default), which made a malloc-heavy program with blocks up to
+ * 64 KiB 1.4-1.9x faster than glibc instead of 0.85x
+ * (bench/malloc_heavy.c), and it never uses sbrk (the brk heap is glibc's).
+ * It reads WISPJE_MALLOC_CONF, not the process allocator's MALLOC_CONF. */
 
 static void report_full(const char *why)
 {
@@ -241,7 +208,7 @@ static void tcache_destroy(void *value)
 {
     unsigned id = (unsigned)(uintptr_t)value - 1;
     tcache_plus_one = -1; /* frees by later destructors go to the arena */
-    je.mallctl("tcache.destroy", NULL, NULL, &id, sizeof id);
+    je_mallctl("tcache.destroy", NULL, NULL, &id, sizeof id);
 }
 
 /* The flags for this thread: the arena and, when it can have one, its cache. */
@@ -251,7 +218,7 @@ static int thread_flags(void)
         return mallocx_flags ^ MALLOCX_TCACHE_NONE ^ MALLOCX_TCACHE(tcache_plus_one - 1);
     unsigned id;
     size_t size = sizeof id;
-    if (tcache_plus_one < 0 || je.mallctl("tcache.create", &id, &size, NULL, 0)) {
+    if (tcache_plus_one < 0 || je_mallctl("tcache.create", &id, &size, NULL, 0)) {
         tcache_plus_one = -1;
         return mallocx_flags;
     }
@@ -268,8 +235,11 @@ static int thread_flags(void)
  * the arena's locks in the child, into the parent's allocator). So:
  *
  * - before the fork, in the parent, after jemalloc's handler has taken its
- *   locks (ours is registered before jemalloc is loaded, so it runs after
- *   jemalloc's before a fork and before jemalloc's in the child), the pages
+ *   locks (ours is registered before jemalloc's: pthread_atfork runs
+ *   prepare handlers in reverse order of registration and the others in
+ *   order, so ours runs after jemalloc's before a fork and before
+ *   jemalloc's in the child, whose re-initialized locks then land in the
+ *   child's private copy; see register_fork_handlers), the pages
  *   of this process's partition that hold data are copied into private
  *   anonymous memory: only the range given to jemalloc, and within it only
  *   the pages lseek(SEEK_DATA) finds, read with pread (which, unlike a read
@@ -401,7 +371,12 @@ static void fork_child(void)
     heap_fd = -1;
 }
 
-static void register_fork_handlers(void)
+/* jemalloc registers its fork handlers when it initializes, in its own
+ * constructor (default priority), as libwisp is loaded. This one has a
+ * priority, and the linker puts constructors with one first (in libwisp.so
+ * and in a program linked with libwisp.a alike), so ours are registered
+ * before. */
+__attribute__((constructor(101))) static void register_fork_handlers(void)
 {
     if (pthread_atfork(fork_prepare, fork_parent, fork_child))
         wisp_fatal("cannot register the shared heap's fork handlers");
@@ -412,16 +387,6 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     size_t partition = ((size_t)wisp_config.HEAP_SIZE + HEAP_ALIGN - 1) & ~(size_t)(HEAP_ALIGN - 1);
     size_t total = partition * (size_t)node_size;
 
-    /* Before jemalloc is loaded, which registers its own (see fork() above). */
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, register_fork_handlers);
-    const char *why = load_jemalloc();
-    if (why)
-        wisp_log(2, "jemalloc: %s", why);
-    if (!wisp_shm_all_agree(!why, node))
-        return heap_off(node_rank, "libjemalloc.so.2 could not be loaded (start the job with "
-                                   "wisprun, or set GLIBC_TUNABLES=glibc.rtld.optional_static_tls="
-                                   "4096; WISP_VERBOSE=2 says why)");
     if ((heap_fd = wisp_shm_segment_open(node, "heap", total)) < 0)
         return heap_off(node_rank, "cannot create the shared file in /dev/shm");
     /* The heap commits at most half of what /dev/shm has free now (a tmpfs
@@ -441,12 +406,12 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
         .base = base, .partition_size = partition, .nparts = node_size, .my_part = node_rank};
     /* The arena's own metadata is its first extent: no room for it in
      * /dev/shm (or in its reserve) turns the heap off, not the job. */
-    bool made = !je.mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks);
+    bool made = !je_mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks);
     if (!wisp_shm_all_agree(made, node)) {
         if (made) { /* jemalloc would still visit it (at a fork), its metadata unmapped */
             char ctl[64];
             snprintf(ctl, sizeof ctl, "arena.%u.destroy", arena);
-            if (je.mallctl(ctl, NULL, NULL, NULL, 0))
+            if (je_mallctl(ctl, NULL, NULL, NULL, 0))
                 wisp_fatal("jemalloc could not destroy the shared-heap arena");
         }
         munmap(base, total);
@@ -461,9 +426,9 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     ssize_t never = -1;
     char ctl[64];
     snprintf(ctl, sizeof ctl, "arena.%u.dirty_decay_ms", arena);
-    je.mallctl(ctl, NULL, NULL, &never, sizeof never);
+    je_mallctl(ctl, NULL, NULL, &never, sizeof never);
     snprintf(ctl, sizeof ctl, "arena.%u.muzzy_decay_ms", arena);
-    je.mallctl(ctl, NULL, NULL, &never, sizeof never);
+    je_mallctl(ctl, NULL, NULL, &never, sizeof never);
     if (pthread_key_create(&tcache_key, tcache_destroy))
         wisp_fatal("no pthread key left for the shared heap's thread caches");
     wisp_shm_heap.serving = true;
@@ -488,6 +453,8 @@ void wisp_shm_start(int thread_level)
     (void)thread_level;
     if (wisp_config.SHM)
         wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
+    else if (wisp_topo.node_rank == 0)
+        wisp_log(1, "shared heap off on this node: WISP_SHM=off");
 }
 
 void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero)
@@ -496,14 +463,14 @@ void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero)
         return NULL;
     int flags =
         thread_flags() | (zero ? MALLOCX_ZERO : 0) | (alignment ? MALLOCX_ALIGN(alignment) : 0);
-    return je.mallocx(size ? size : 1, flags);
+    return je_mallocx(size ? size : 1, flags);
 }
 
 void *wisp_shm_heap_realloc(void *p, size_t size)
 {
     if (!wisp_shm_heap.serving)
         return NULL;
-    return je.rallocx(p, size ? size : 1, thread_flags());
+    return je_rallocx(p, size ? size : 1, thread_flags());
 }
 
 void wisp_shm_heap_free(void *p)
@@ -511,10 +478,10 @@ void wisp_shm_heap_free(void *p)
     /* Only the allocating process frees (also after MPI_Finalize); a forked
      * child leaves the parent's partition alone. */
     if (wisp_shm_heap_owns(p) && !forked)
-        je.dallocx(p, wisp_shm_heap.serving ? thread_flags() : mallocx_flags);
+        je_dallocx(p, wisp_shm_heap.serving ? thread_flags() : mallocx_flags);
 }
 
 size_t wisp_shm_heap_usable_size(const void *p)
 {
-    return je.sallocx(p, 0);
+    return je_sallocx(p, 0);
 }

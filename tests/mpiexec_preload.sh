@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# mpiexec_preload.sh MPI NP PRELOAD [NAME=VALUE...] -- PROGRAM [ARGS...]
+# Runs PROGRAM on NP processes with the MPI's own mpiexec and libwisp in
+# LD_PRELOAD, as the README says to run without wisprun: no wisprun, no
+# WISP_JOB, nothing else set for wisp (GLIBC_TUNABLES is removed from the
+# environment). The exit status is mpiexec's.
+set -u
+mpi=$1 np=$2 preload=$3
+shift 3
+unset GLIBC_TUNABLES
+cmd=("mpiexec.$mpi" -n "$np")
+case "$mpi" in
+mpich) cmd+=(-genv LD_PRELOAD "$preload") ;;
+openmpi)
+    cmd+=(--oversubscribe -x "LD_PRELOAD=$preload")
+    [ "$(id -u)" != 0 ] || cmd+=(--allow-run-as-root)
+    ;;
+*) echo "mpiexec_preload.sh: unknown MPI '$mpi'" >&2; exit 2 ;;
+esac
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    case "$mpi" in
+    mpich) cmd+=(-genv "${1%%=*}" "${1#*=}") ;;
+    openmpi) cmd+=(-x "$1") ;;
+    esac
+    shift
+done
+[ $# -gt 1 ] || { echo "mpiexec_preload.sh: no program given" >&2; exit 2; }
+shift
+exec "${cmd[@]}" "$@"
