@@ -328,6 +328,7 @@ def main():
     args = p.parse_args()
     subset = SUBSETS[args.subset]
     args.wisprun = os.path.abspath(args.wisprun)
+    args.work = os.path.abspath(args.work)  # the steps below run in other directories
     args.limit = args.limit or subset["limit"]
     maxnp = args.maxnp if args.maxnp is not None else subset["maxnp"]
     settings = args.settings.split(",") if args.settings else subset["settings"]
