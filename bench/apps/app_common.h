@@ -1,7 +1,8 @@
 /*
- * What the application experiments (bench/apps/) share: a clock, a
- * computation of a given length, `key=value` arguments, the node a process
- * is on, the verdict of a check, and the `metric` lines of bench/run.py.
+ * What the application experiments (bench/apps/) share, besides the
+ * benchmarks' clock, computation and median: `key=value` arguments, the
+ * node a process is on, the verdict of a check, and the `metric` lines of
+ * bench/run.py.
  *
  * Every program checks its own numbers and exits 0 when they are right, 1
  * when a check failed (rank 0 says which on stderr) and 2 on a bad argument.
@@ -21,22 +22,8 @@
 #include <string.h>
 #include <time.h>
 
-static inline double app_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Computes outside MPI, on the clock, for `seconds`. */
-static inline void app_compute_for(double seconds)
-{
-    double end = app_now() + seconds;
-    volatile double x = 1.0;
-    while (app_now() < end)
-        for (int i = 0; i < 200; i++)
-            x = x * 1.0000001 + 1e-9;
-}
+#include "../bench_check.h" /* bench_median */
+#include "../bench_rma.h"   /* bench_now, bench_compute_for: the clock and a computation */
 
 static inline int app_rank(void)
 {
@@ -184,18 +171,6 @@ static inline void app_metric(const char *name, double value, const char *unit, 
 {
     if (app_rank() == 0)
         printf("metric %s %.6g %s %s\n", name, isfinite(value) ? value : 0.0, unit, better);
-}
-
-/* The median of n values (sorts v). */
-static inline double app_median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double tmp = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = tmp;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 /* The largest value of `v` over `comm`. */

@@ -198,14 +198,14 @@ static double run(enum variant var, double *a, double *b, int count, int dry, do
     fill(g.n, g.off, a);
     fill(g.n, g.off, b);
     MPI_Barrier(g.comm);
-    double t0 = app_now();
+    double t0 = bench_now();
     for (int s = 0; s < count; s++) {
         step(var, a, b, dry);
         double *tmp = a;
         a = b;
         b = tmp;
     }
-    double t = app_now() - t0;
+    double t = bench_now() - t0;
     *result = a;
     return app_max(g.comm, t);
 }
@@ -220,11 +220,11 @@ static double dry_sweep_time(enum variant var, double *a, double *b)
     step(var, a, b, 1);
     for (int s = 0; s < 7; s++) {
         MPI_Barrier(g.comm);
-        double t0 = app_now();
+        double t0 = bench_now();
         step(var, s % 2 ? b : a, s % 2 ? a : b, 1);
-        times[s] = app_max(g.comm, app_now() - t0);
+        times[s] = app_max(g.comm, bench_now() - t0);
     }
-    return app_median(times, 7);
+    return bench_median(times, 7);
 }
 
 /* Serial reference of the whole grid; returns the largest difference from

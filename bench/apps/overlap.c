@@ -53,15 +53,15 @@ static double one(unsigned char *buf, size_t bytes, int recv, double work, int r
     if (rank == 0) {
         MPI_Request req;
         MPI_Status st;
-        double t0 = app_now();
+        double t0 = bench_now();
         if (recv)
             MPI_Irecv(buf, (int)bytes, MPI_BYTE, 1, rep, MPI_COMM_WORLD, &req);
         else
             MPI_Isend(buf, (int)bytes, MPI_BYTE, 1, rep, MPI_COMM_WORLD, &req);
         if (work > 0.0)
-            app_compute_for(work);
+            bench_compute_for(work);
         MPI_Wait(&req, &st);
-        t = app_now() - t0;
+        t = bench_now() - t0;
     } else if (rank == 1) {
         if (recv)
             MPI_Send(buf, (int)bytes, MPI_BYTE, 0, rep, MPI_COMM_WORLD);
@@ -81,7 +81,7 @@ static double median_time(unsigned char *buf, size_t bytes, int recv, double wor
     one(buf, bytes, recv, work, 0); /* warm-up */
     for (int r = 0; r < reps; r++)
         t[r] = one(buf, bytes, recv, work, r + 1);
-    return app_median(t, reps);
+    return bench_median(t, reps);
 }
 
 /* Parses "0,1,2" into works (ms); returns the count, or -1. */
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
                 double s = lim > 0 ? (t_c + wk - total[recv][w]) / lim : 0.0;
                 share[nshare++] = fmax(0.0, fmin(1.0, s));
             }
-        hidden[recv] = nshare ? app_median(share, nshare) * 100.0 : 0.0;
+        hidden[recv] = nshare ? bench_median(share, nshare) * 100.0 : 0.0;
     }
 
     /* Part 2: SMB overhead and availability. */
@@ -154,9 +154,9 @@ int main(int argc, char **argv)
             double base = median_time(buf, (size_t)smb_sizes[z], recv, 0.0, reps);
             MPI_Bcast(&base, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
             double work = fmax(2.0 * base, 200e-6);
-            double t0 = app_now();
-            app_compute_for(work);
-            double work_t = app_now() - t0;
+            double t0 = bench_now();
+            bench_compute_for(work);
+            double work_t = bench_now() - t0;
             double iter = median_time(buf, (size_t)smb_sizes[z], recv, work, reps);
             overhead[recv][z] = iter - work_t;
             avail[recv][z] = base > 0 ? 1.0 - overhead[recv][z] / base : 0.0;

@@ -25,7 +25,7 @@ static inline double pingping_time(MPI_Comm comm, size_t bytes, int reps)
     double chunks[5];
     for (int c = -1; c < 5; c++) { /* chunk -1: warm-up */
         MPI_Barrier(comm);
-        double t0 = app_now();
+        double t0 = bench_now();
         for (int r = 0; r < reps && peer < size; r++) {
             MPI_Request req[2];
             MPI_Status st[2];
@@ -34,11 +34,11 @@ static inline double pingping_time(MPI_Comm comm, size_t bytes, int reps)
             MPI_Waitall(2, req, st);
         }
         if (c >= 0)
-            chunks[c] = (app_now() - t0) / reps;
+            chunks[c] = (bench_now() - t0) / reps;
     }
     free(out);
     free(in);
-    return app_max(comm, app_median(chunks, 5));
+    return app_max(comm, bench_median(chunks, 5));
 }
 
 /* Latency (s) from 8-byte exchanges and bandwidth (bytes/s, one direction)

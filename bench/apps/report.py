@@ -211,6 +211,16 @@ def fmt_cell(summary):
     return f"{f(summary['median'])} ({f(summary['min'])}-{f(summary['max'])})"
 
 
+def headline_rows(docs):
+    """(mpi, experiment document, its headline metric's row) of each
+    experiment that measured its headline metric."""
+    for mpi, exps in docs.items():
+        for doc in exps:
+            row = next((r for r in doc["results"] if r["metric"] == doc["headline"]), None)
+            if row is not None:
+                yield mpi, doc, row
+
+
 def markdown(context, docs, plots):
     """The report: context, headline table, one table per experiment."""
     lines = ["# Application experiments: native, wisp, MPICH's progress thread",
@@ -235,21 +245,16 @@ def markdown(context, docs, plots):
              "", "## Headline", "",
              "| MPI | experiment | metric | native | wisp | ratio | async | ratio |",
              "|---|---|---|---|---|---|---|---|"]
-    for mpi, exps in docs.items():
-        for doc in exps:
-            row = next((r for r in doc["results"]
-                        if r["metric"] == doc["headline"]), None)
-            if row is None:
-                continue
-            cells = [mpi, doc["experiment"],
-                     f"{row['metric']} ({row['unit']}, {row['better']})",
-                     fmt_cell(row["native"])]
-            for mode in ("wisp", "async"):
-                if mode in row:
-                    cells += [fmt_cell(row[mode]), fmt_ratio(row[f"ratio_{mode}"])]
-                else:
-                    cells += ["-", "-"]
-            lines.append("| " + " | ".join(cells) + " |")
+    for mpi, doc, row in headline_rows(docs):
+        cells = [mpi, doc["experiment"],
+                 f"{row['metric']} ({row['unit']}, {row['better']})",
+                 fmt_cell(row["native"])]
+        for mode in ("wisp", "async"):
+            if mode in row:
+                cells += [fmt_cell(row[mode]), fmt_ratio(row[f"ratio_{mode}"])]
+            else:
+                cells += ["-", "-"]
+        lines.append("| " + " | ".join(cells) + " |")
     for mpi, exps in docs.items():
         for doc in exps:
             modes = doc["signature"]["modes"]
@@ -279,18 +284,13 @@ def headline_text(docs):
     rows = [["mpi", "experiment", "metric", "native", "wisp", "ratio",
              "async", "ratio"]]
     f = bench_run.fmt_value
-    for mpi, exps in docs.items():
-        for doc in exps:
-            row = next((r for r in doc["results"]
-                        if r["metric"] == doc["headline"]), None)
-            if row is None:
-                continue
-            cells = [mpi, doc["experiment"], f"{row['metric']} ({row['unit']})",
-                     f(row["native"]["median"])]
-            for mode in ("wisp", "async"):
-                cells += [f(row[mode]["median"]), fmt_ratio(row[f"ratio_{mode}"])] \
-                    if mode in row else ["-", "-"]
-            rows.append(cells)
+    for mpi, doc, row in headline_rows(docs):
+        cells = [mpi, doc["experiment"], f"{row['metric']} ({row['unit']})",
+                 f(row["native"]["median"])]
+        for mode in ("wisp", "async"):
+            cells += [f(row[mode]["median"]), fmt_ratio(row[f"ratio_{mode}"])] \
+                if mode in row else ["-", "-"]
+        rows.append(cells)
     return bench_run.format_table(rows)
 
 
