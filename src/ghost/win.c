@@ -521,6 +521,8 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 int wisp_ghost_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                           MPI_Win *win)
 {
+    if (!wisp_ghost_node.board) /* no ghosts: nothing to ask of the communicator */
+        return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     int inter = 1;
     if (comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         inter = 1;
