@@ -7,7 +7,7 @@
 MPIS        := mpich openmpi
 BUILD       := build
 DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
-                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev clang-format \
+                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev libboost-context-dev clang-format \
                 netpipe-mpich2 netpipe-openmpi \
                 dpkg-dev perl bzip2 xz-utils debian-archive-keyring
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's

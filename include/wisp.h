@@ -70,6 +70,45 @@ WISP_API int wisp_heap_contains(const void *p);
  *  0 for another name. */
 WISP_API unsigned long long wisp_shm_counter(const char *name);
 
+/* ---- user-level threads (docs/ult.md) ---------------------------------
+ *
+ * Many user-level threads (ULTs) run on few kernel threads; a blocking MPI
+ * call made in a ULT yields to the others while it waits. The API works
+ * with or without MPI_Init. ULTs placed on the thread that first used the
+ * API run while that thread yields, joins or waits in MPI; with
+ * WISP_ULT_THREADS=N, N - 1 threads of wisp run the others. */
+
+/** A user-level thread, from wisp_ult_fork until wisp_ult_join. */
+typedef struct wisp_ult *wisp_ult_t;
+
+/** Ask MPI_Init_thread for this level to run many ULTs that call MPI on
+ *  one kernel thread: wisp takes no lock on entry, asks the MPI for
+ *  MPI_THREAD_SERIALIZED (MPI_THREAD_MULTIPLE with WISP_ULT_THREADS > 1),
+ *  converts blocking collectives where every process asked for it, and
+ *  returns this level in `provided`. */
+#define WISP_THREAD_ULT 0x5755
+
+/** Start `fn(arg)` in a new ULT (its stack: WISP_ULT_STACK bytes).
+ *  @return 0, EINVAL (no fn or ult, or a bad WISP_ULT_* value, printed on
+ *  stderr), or ENOMEM. */
+WISP_API int wisp_ult_fork(void (*fn)(void *), void *arg, wisp_ult_t *ult);
+
+/** Wait until `ult` has returned, running the other ULTs of this thread
+ *  meanwhile, and free it. Each ULT is joined exactly once.
+ *  @return 0, EINVAL (NULL), or EDEADLK (the caller itself). */
+WISP_API int wisp_ult_join(wisp_ult_t ult);
+
+/** Let the next ready ULT of this kernel thread run; returns at once when
+ *  there is none. */
+WISP_API void wisp_ult_yield(void);
+
+/** @return the calling ULT, or NULL outside one. */
+WISP_API wisp_ult_t wisp_ult_self(void);
+
+/** @return the number of kernel threads that run ULTs (starting them), 0 if
+ *  they cannot start. */
+WISP_API int wisp_ult_threads(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/topo.h"
+#include "wisp.h"
 #include "wrap/wrap.h"
 
 extern char **environ;
@@ -41,24 +42,50 @@ void wisp_core_stop(const char *line)
     exit(1);
 }
 
+bool wisp_core_nonblocking_collectives;
+
+/* The level to ask of the MPI for `required`, which may be WISP_THREAD_ULT
+ * (many ULTs that call MPI on one kernel thread, seed 003's MPI_THREAD_ULT),
+ * and whether this process wants blocking collectives to go through their
+ * nonblocking forms (so that ULTs waiting in them yield, docs/ult.md). */
+static int level_for_mpi(int required, bool *nonblocking_collectives)
+{
+    enum { AUTO, ON, OFF };
+    bool ult_level = required == WISP_THREAD_ULT;
+    *nonblocking_collectives =
+        wisp_config.ULT_COLLECTIVES == ON || (wisp_config.ULT_COLLECTIVES == AUTO && ult_level);
+    if (!ult_level)
+        return required;
+    /* ULTs of one kernel thread call MPI one at a time (they switch only
+     * between calls); ULTs of several call it at once. */
+    return wisp_config.ULT_THREADS > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+}
+
 int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 {
     static struct problems problems; /* static: 4 KiB off the user's stack */
     int bad = wisp_core_config_parse(&wisp_config, environ, collect, &problems);
-    int rc =
-        required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, provided);
+    bool ult_collectives;
+    int level = level_for_mpi(required, &ult_collectives);
+    int rc = required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, level, provided);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (required == WISP_THREAD_ULT && *provided >= level)
+        *provided = WISP_THREAD_ULT;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wisp_core_log_rank);
-    int any_bad = 0;
-    PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* Anyone's bad configuration stops everyone; collectives are converted
+     * only if everyone wants it (max of -want is minus the min). */
+    int mine[3] = {bad, ult_collectives, -(int)ult_collectives}, all[3];
+    PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int any_bad = all[0];
+    wisp_core_nonblocking_collectives = all[2] == -1;
     if (any_bad) {
         for (int i = 0; i < problems.count; i++)
             wisp_log_error("%s", problems.lines[i]);
         wisp_core_stop(NULL);
     }
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
-    int level = MPI_THREAD_SINGLE;
+    level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
     for (const struct wisp_component *c = wisp_components; c->name; c++)
         c->start(level);

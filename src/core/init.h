@@ -2,11 +2,19 @@
 #ifndef WISP_CORE_INIT_H
 #define WISP_CORE_INIT_H
 
+#include <stdbool.h>
+
 #pragma GCC visibility push(hidden)
 
 /* MPI_Init (required < 0) or MPI_Init_thread, with wisp's set-up around it. */
 int wisp_core_init(int *argc, char ***argv, int required, int *provided);
 int wisp_core_finalize(void);
+
+/* Blocking collectives go through their nonblocking forms, so that a
+ * user-level thread waiting in one yields (src/ult/yields.def): set by
+ * MPI_Init only where every process asked for it, since a blocking and a
+ * nonblocking collective never match. */
+extern bool wisp_core_nonblocking_collectives;
 
 /* Every rank calls it together: print `line` (if not NULL), finalize the
  * underlying MPI and exit with status 1. For set-up problems that all ranks

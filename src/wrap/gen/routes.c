@@ -8,6 +8,8 @@
 #include "ghost/world_attr.h"
 #include "p2p/p2p.h"
 #include "shm/heap.h"
+#include "core/init.h"
+#include "ult/ult.h"
 #include "wrap/impls.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */
@@ -20,21 +22,45 @@ int wisp_impl_MPI_Abort(MPI_Comm comm, int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Accumulate
-int wisp_impl_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int route_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_ACC, .large = false, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Raccumulate
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Accumulate_c
-int wisp_impl_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int route_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_ACC, .large = true, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Raccumulate_c
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather
-int wisp_impl_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -42,10 +68,22 @@ int wisp_impl_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iallgather
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_c
-int wisp_impl_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -53,10 +91,22 @@ int wisp_impl_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iallgather_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv
-int wisp_impl_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -64,16 +114,40 @@ int wisp_impl_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iallgatherv
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_c
-int wisp_impl_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+
+int wisp_impl_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iallgatherv_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 #endif
 
@@ -85,7 +159,7 @@ int wisp_impl_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce
-int wisp_impl_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -93,10 +167,22 @@ int wisp_impl_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_D
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iallreduce
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_c
-int wisp_impl_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -104,10 +190,22 @@ int wisp_impl_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iallreduce_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall
-int wisp_impl_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -115,10 +213,22 @@ int wisp_impl_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ialltoall
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_c
-int wisp_impl_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -126,10 +236,22 @@ int wisp_impl_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ialltoall_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv
-int wisp_impl_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -137,10 +259,22 @@ int wisp_impl_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const i
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ialltoallv
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_c
-int wisp_impl_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int route_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -148,10 +282,22 @@ int wisp_impl_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ialltoallv_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw
-int wisp_impl_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int route_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -159,16 +305,40 @@ int wisp_impl_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const i
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ialltoallw
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_c
-int wisp_impl_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int route_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+
+int wisp_impl_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ialltoallw_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 #endif
 
@@ -180,7 +350,7 @@ int wisp_impl_MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Barrier
-int wisp_impl_MPI_Barrier(MPI_Comm comm)
+static int route_MPI_Barrier(MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Barrier(comm);
@@ -188,10 +358,22 @@ int wisp_impl_MPI_Barrier(MPI_Comm comm)
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Barrier(MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ibarrier
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ibarrier(comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Barrier(comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast
-int wisp_impl_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int route_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
@@ -199,10 +381,22 @@ int wisp_impl_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ibcast
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ibcast(buffer, count, datatype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Bcast(buffer, count, datatype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_c
-int wisp_impl_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int route_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Bcast_c(buffer, count, datatype, root, comm);
@@ -210,19 +404,55 @@ int wisp_impl_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, 
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ibcast_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ibcast_c(buffer, count, datatype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Bcast_c(buffer, count, datatype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend
-int wisp_impl_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_BUFFERED);
+}
+
+int wisp_impl_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ibsend
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ibsend(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Bsend(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_c
-int wisp_impl_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_BUFFERED);
+}
+
+int wisp_impl_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ibsend_c
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Bsend_c(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
@@ -422,7 +652,7 @@ int wisp_impl_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan
-int wisp_impl_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -430,16 +660,40 @@ int wisp_impl_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Data
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iexscan
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_c
-int wisp_impl_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+
+int wisp_impl_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iexscan_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
 #endif
 
@@ -872,7 +1126,7 @@ int wisp_impl_MPI_Free_mem(void* base)
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather
-int wisp_impl_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -880,10 +1134,22 @@ int wisp_impl_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendty
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Igather
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_c
-int wisp_impl_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -891,10 +1157,22 @@ int wisp_impl_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Igather_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv
-int wisp_impl_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -902,10 +1180,22 @@ int wisp_impl_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendt
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Igatherv
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_c
-int wisp_impl_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -913,33 +1203,93 @@ int wisp_impl_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Igatherv_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Get
-int wisp_impl_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int route_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET, .large = false, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Rget
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_accumulate
-int wisp_impl_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int route_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET_ACC, .large = false, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Rget_accumulate
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_accumulate_c
-int wisp_impl_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static int route_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET_ACC, .large = true, .op = op, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .result = result_addr, .rcount = result_count, .rtype = result_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Rget_accumulate_c
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_c
-int wisp_impl_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int route_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_GET, .large = true, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Rget_c
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 #endif
 
@@ -1124,23 +1474,54 @@ MPI_Message wisp_impl_MPI_Message_f2c(MPI_Fint message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Mprobe
-int wisp_impl_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+static int route_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
     return wisp_p2p_mprobe(source, tag, comm, message, status);
+}
+
+int wisp_impl_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_mprobe(source, tag, comm, message, status);
+    return route_MPI_Mprobe(source, tag, comm, message, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv
-int wisp_impl_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+static int route_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     return wisp_p2p_mrecv(buf, count, datatype, message, status);
+}
+
+int wisp_impl_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+#ifdef WISP_HAVE_MPI_Imrecv
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Imrecv(buf, count, datatype, message, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
+    }
+#endif
+    return route_MPI_Mrecv(buf, count, datatype, message, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv_c
-int wisp_impl_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+static int route_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     return wisp_p2p_mrecv(buf, count, datatype, message, status);
+}
+
+int wisp_impl_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+#ifdef WISP_HAVE_MPI_Imrecv_c
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Imrecv_c(buf, count, datatype, message, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
+    }
+#endif
+    return route_MPI_Mrecv_c(buf, count, datatype, message, status);
 }
 #endif
 
@@ -1255,23 +1636,54 @@ int wisp_impl_MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count send
 #endif
 
 #ifdef WISP_HAVE_MPI_Probe
-int wisp_impl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
+static int route_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     return wisp_p2p_probe(source, tag, comm, status);
+}
+
+int wisp_impl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_probe(source, tag, comm, status);
+    return route_MPI_Probe(source, tag, comm, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Put
-int wisp_impl_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int route_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_PUT, .large = false, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Rput
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Put_c
-int wisp_impl_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+static int route_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return wisp_ghost_rma(win, &(struct wisp_ghost_op){ .kind = WISP_GHOST_PUT, .large = true, .origin = origin_addr, .ocount = origin_count, .otype = origin_datatype, .target = target_rank, .disp = target_disp, .tcount = target_count, .ttype = target_datatype});
+}
+
+int wisp_impl_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+#ifdef WISP_HAVE_MPI_Rput_c
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
+    return route_MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 #endif
 
@@ -1290,16 +1702,40 @@ int wisp_impl_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count,
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv
-int wisp_impl_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+static int route_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     return wisp_p2p_recv(buf, count, datatype, source, tag, comm, status);
+}
+
+int wisp_impl_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+#ifdef WISP_HAVE_MPI_Irecv
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Irecv(buf, count, datatype, source, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
+    }
+#endif
+    return route_MPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_c
-int wisp_impl_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+static int route_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     return wisp_p2p_recv(buf, count, datatype, source, tag, comm, status);
+}
+
+int wisp_impl_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+#ifdef WISP_HAVE_MPI_Irecv_c
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Irecv_c(buf, count, datatype, source, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
+    }
+#endif
+    return route_MPI_Recv_c(buf, count, datatype, source, tag, comm, status);
 }
 #endif
 
@@ -1318,7 +1754,7 @@ int wisp_impl_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype,
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce
-int wisp_impl_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+static int route_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -1326,10 +1762,22 @@ int wisp_impl_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Data
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ireduce
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_c
-int wisp_impl_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+static int route_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -1337,10 +1785,22 @@ int wisp_impl_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ireduce_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter
-int wisp_impl_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -1348,10 +1808,22 @@ int wisp_impl_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int r
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ireduce_scatter
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block
-int wisp_impl_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -1359,10 +1831,22 @@ int wisp_impl_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int r
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
-int wisp_impl_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -1370,16 +1854,40 @@ int wisp_impl_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
-int wisp_impl_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+
+int wisp_impl_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 #endif
 
@@ -1470,16 +1978,40 @@ int wisp_impl_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend
-int wisp_impl_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_READY);
+}
+
+int wisp_impl_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Irsend
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Irsend(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Rsend(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_c
-int wisp_impl_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_READY);
+}
+
+int wisp_impl_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Irsend_c
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Irsend_c(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Rsend_c(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
@@ -1498,7 +2030,7 @@ int wisp_impl_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan
-int wisp_impl_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1506,10 +2038,22 @@ int wisp_impl_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iscan
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_c
-int wisp_impl_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int route_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1517,10 +2061,22 @@ int wisp_impl_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iscan_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter
-int wisp_impl_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -1528,10 +2084,22 @@ int wisp_impl_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendt
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iscatter
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_c
-int wisp_impl_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -1539,10 +2107,22 @@ int wisp_impl_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iscatter_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv
-int wisp_impl_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -1550,10 +2130,22 @@ int wisp_impl_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const in
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iscatterv
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_c
-int wisp_impl_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int route_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     bool lent = wisp_p2p_lend();
     int rc = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -1561,19 +2153,55 @@ int wisp_impl_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], 
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Iscatterv_c
+    if (wisp_core_nonblocking_collectives) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Send
-int wisp_impl_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_STANDARD);
+}
+
+int wisp_impl_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Isend
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Isend(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Send(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_c
-int wisp_impl_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_STANDARD);
+}
+
+int wisp_impl_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Isend_c
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Isend_c(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Send_c(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
@@ -1592,30 +2220,68 @@ int wisp_impl_MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv
-int wisp_impl_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int route_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     return wisp_p2p_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+
+int wisp_impl_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    return route_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_c
-int wisp_impl_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int route_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     return wisp_p2p_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+
+int wisp_impl_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    return route_MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_replace
-int wisp_impl_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int route_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     return wisp_p2p_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+int wisp_impl_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+#ifdef WISP_HAVE_MPI_Isendrecv_replace
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
+    }
+#endif
+    return route_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_replace_c
-int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+static int route_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     return wisp_p2p_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+#ifdef WISP_HAVE_MPI_Isendrecv_replace_c
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
+    }
+#endif
+    return route_MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 #endif
 
@@ -1624,16 +2290,40 @@ int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend
-int wisp_impl_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_SYNC);
+}
+
+int wisp_impl_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Issend
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Issend(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Ssend(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_c
-int wisp_impl_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+static int route_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return wisp_p2p_send(buf, count, datatype, dest, tag, comm, WISP_P2P_SYNC);
+}
+
+int wisp_impl_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+#ifdef WISP_HAVE_MPI_Issend_c
+    if (wisp_ult_may_yield()) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Issend_c(buf, count, datatype, dest, tag, comm, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
+    }
+#endif
+    return route_MPI_Ssend_c(buf, count, datatype, dest, tag, comm);
 }
 #endif
 
@@ -1701,30 +2391,58 @@ int wisp_impl_MPI_Type_free(MPI_Datatype* datatype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Wait
-int wisp_impl_MPI_Wait(MPI_Request* request, MPI_Status* status)
+static int route_MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
     return wisp_p2p_wait1(request, status, false, NULL);
+}
+
+int wisp_impl_MPI_Wait(MPI_Request* request, MPI_Status* status)
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_wait(request, status);
+    return route_MPI_Wait(request, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitall
-int wisp_impl_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+static int route_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     return wisp_p2p_waitall(count, array_of_requests, array_of_statuses, false, NULL, true);
+}
+
+int wisp_impl_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_waitall(count, array_of_requests, array_of_statuses);
+    return route_MPI_Waitall(count, array_of_requests, array_of_statuses);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitany
-int wisp_impl_MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+static int route_MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
     return wisp_p2p_waitany(count, array_of_requests, index, status, false, NULL);
+}
+
+int wisp_impl_MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_waitany(count, array_of_requests, index, status);
+    return route_MPI_Waitany(count, array_of_requests, index, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitsome
-int wisp_impl_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+static int route_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return wisp_p2p_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
+}
+
+int wisp_impl_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return route_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 #endif
 
@@ -1828,7 +2546,7 @@ int wisp_impl_MPI_Win_fence(int assert, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush
-int wisp_impl_MPI_Win_flush(int rank, MPI_Win win)
+static int route_MPI_Win_flush(int rank, MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_flush(win, rank, false);
@@ -1836,10 +2554,17 @@ int wisp_impl_MPI_Win_flush(int rank, MPI_Win win)
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Win_flush(int rank, MPI_Win win)
+{
+    if (wisp_ult_rma_windows)
+        return wisp_ult_win_settle(rank, win, false, route_MPI_Win_flush);
+    return route_MPI_Win_flush(rank, win);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_all
-int wisp_impl_MPI_Win_flush_all(MPI_Win win)
+static int route_MPI_Win_flush_all(MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_win_flush_all(win, false);
@@ -1847,10 +2572,17 @@ int wisp_impl_MPI_Win_flush_all(MPI_Win win)
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Win_flush_all(MPI_Win win)
+{
+    if (wisp_ult_rma_windows)
+        return wisp_ult_win_settle_all(win, false, route_MPI_Win_flush_all);
+    return route_MPI_Win_flush_all(win);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_local
-int wisp_impl_MPI_Win_flush_local(int rank, MPI_Win win)
+static int route_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_flush(win, rank, true);
@@ -1858,16 +2590,30 @@ int wisp_impl_MPI_Win_flush_local(int rank, MPI_Win win)
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Win_flush_local(int rank, MPI_Win win)
+{
+    if (wisp_ult_rma_windows)
+        return wisp_ult_win_settle(rank, win, false, route_MPI_Win_flush_local);
+    return route_MPI_Win_flush_local(rank, win);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_local_all
-int wisp_impl_MPI_Win_flush_local_all(MPI_Win win)
+static int route_MPI_Win_flush_local_all(MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_win_flush_all(win, true);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+
+int wisp_impl_MPI_Win_flush_local_all(MPI_Win win)
+{
+    if (wisp_ult_rma_windows)
+        return wisp_ult_win_settle_all(win, false, route_MPI_Win_flush_local_all);
+    return route_MPI_Win_flush_local_all(win);
 }
 #endif
 
@@ -1890,7 +2636,7 @@ int wisp_impl_MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val,
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_lock
-int wisp_impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+static int route_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_win_lock(lock_type, rank, assert, win);
@@ -1898,16 +2644,26 @@ int wisp_impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    return wisp_ult_win_lock(lock_type, rank, assert, win, route_MPI_Win_lock);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_lock_all
-int wisp_impl_MPI_Win_lock_all(int assert, MPI_Win win)
+static int route_MPI_Win_lock_all(int assert, MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_win_lock_all(assert, win);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+
+int wisp_impl_MPI_Win_lock_all(int assert, MPI_Win win)
+{
+    return wisp_ult_win_lock_all(assert, win, route_MPI_Win_lock_all);
 }
 #endif
 
@@ -1962,7 +2718,7 @@ int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock
-int wisp_impl_MPI_Win_unlock(int rank, MPI_Win win)
+static int route_MPI_Win_unlock(int rank, MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_win_unlock(rank, win);
@@ -1970,10 +2726,17 @@ int wisp_impl_MPI_Win_unlock(int rank, MPI_Win win)
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Win_unlock(int rank, MPI_Win win)
+{
+    if (wisp_ult_rma_windows)
+        return wisp_ult_win_settle(rank, win, true, route_MPI_Win_unlock);
+    return route_MPI_Win_unlock(rank, win);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock_all
-int wisp_impl_MPI_Win_unlock_all(MPI_Win win)
+static int route_MPI_Win_unlock_all(MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_win_unlock_all(win);
@@ -1981,15 +2744,29 @@ int wisp_impl_MPI_Win_unlock_all(MPI_Win win)
         wisp_p2p_reclaim();
     return rc;
 }
+
+int wisp_impl_MPI_Win_unlock_all(MPI_Win win)
+{
+    if (wisp_ult_rma_windows)
+        return wisp_ult_win_settle_all(win, true, route_MPI_Win_unlock_all);
+    return route_MPI_Win_unlock_all(win);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_wait
-int wisp_impl_MPI_Win_wait(MPI_Win win)
+static int route_MPI_Win_wait(MPI_Win win)
 {
     bool lent = wisp_p2p_lend();
     int rc = wisp_ghost_win_wait(win);
     if (lent)
         wisp_p2p_reclaim();
     return rc;
+}
+
+int wisp_impl_MPI_Win_wait(MPI_Win win)
+{
+    if (wisp_ult_may_yield())
+        return wisp_ult_win_wait(win);
+    return route_MPI_Win_wait(win);
 }
 #endif
