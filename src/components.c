@@ -2,7 +2,8 @@
  * The components of wisp, in the order core starts them (core/component.h).
  * The heap comes first, so that it spans the ghosts too; the ghosts next,
  * since carving them out changes the world and the topology everyone after
- * them sees; the point-to-point engine last, over the application's nodes.
+ * them sees; the point-to-point engine over the application's nodes; the
+ * progress thread last, as it moves the engine too.
  */
 #include "core/component.h"
 
@@ -10,11 +11,13 @@
 
 #include "ghost/ghost.h"
 #include "p2p/p2p.h"
+#include "progress/progress.h"
 #include "shm/heap.h"
 
 const struct wisp_component wisp_components[] = {
     {"shm", wisp_shm_start, wisp_shm_heap_stop},
     {"ghost", wisp_ghost_start, wisp_ghost_release},
     {"p2p", wisp_p2p_init, wisp_p2p_fini},
+    {"progress", wisp_progress_start, wisp_progress_stop},
     {NULL, NULL, NULL},
 };

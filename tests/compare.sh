@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # compare.sh WISPRUN NP --compare-output|--compare-exit-code -- PROGRAM [ARGS...]
 # Runs PROGRAM natively, then under wisp with default settings, under wisp
-# with virtual nodes of one rank and statistics on, and under wisp with one
-# ghost process (one more process launched, set aside by wisp); the stdout
+# with virtual nodes of one rank and statistics on, under wisp with one
+# ghost process (one more process launched, set aside by wisp), and under
+# wisp with the progress thread (WISP_PROGRESS=thread); the stdout
 # and exit status of every wisp run must equal the native run's (only the
 # exit status with --compare-exit-code, for programs whose output is not
 # deterministic).
@@ -24,9 +25,10 @@ run native "$np" --native
 run wisp "$np"
 run wisp-vnodes "$np" --env WISP_VNODE_SIZE=1 --env WISP_STATS=1
 run wisp-ghost $((np + 1)) --env WISP_GHOSTS=1
+run wisp-progress "$np" --env WISP_PROGRESS=thread
 
 failed=0
-for name in wisp wisp-vnodes wisp-ghost; do
+for name in wisp wisp-vnodes wisp-ghost wisp-progress; do
     if ! cmp -s "$work/native.status" "$work/$name.status"; then
         echo "exit status differs: native $(cat "$work/native.status"), $name $(cat "$work/$name.status")"
         failed=1

@@ -73,9 +73,10 @@ class Function:
     """One C function: return type, name, parameters as (declaration, name),
     the kinds of its parameters, and whether it makes or frees a communicator."""
 
-    def __init__(self, ret, name, params, comms_in, kinds=frozenset(), comm_out=False):
+    def __init__(self, ret, name, params, comms_in, kinds=frozenset(), comm_out=False,
+                 event=None):
         self.ret, self.name, self.params, self.comms_in = ret, name, params, comms_in
-        self.kinds, self.comm_out = kinds, comm_out
+        self.kinds, self.comm_out, self.event = kinds, comm_out, event
         self.large = False  # the large-count form of another function
 
     def declaration(self, name=None):
@@ -96,8 +97,15 @@ class Function:
 OWNED_KINDS = {"REQUEST", "MESSAGE", "TAG", "WINDOW"}
 
 
+# What the wrappers' exit hook reports (src/wrap/wrap.h, enum wisp_wrap_event):
+# calls that leave an operation in flight (a request out, or a persistent
+# one started), calls that complete requests, and windows made and freed.
+STARTERS = {"MPI_Start", "MPI_Startall"}
+COMPLETERS = {f"MPI_{w}{s}" for w in ("Wait", "Test") for s in ("", "all", "any", "some")}
+
+
 def from_standard(c):
-    params, comms_in, kinds, comm_out = [], [], set(), False
+    params, comms_in, kinds, comm_out, event = [], [], set(), False, None
     for p in c.parameters:
         if p.kind.name == "VARARGS":
             params.append(("...", None))
@@ -109,7 +117,18 @@ def from_standard(c):
                 comms_in.append(p.name)
             elif p.direction is not std.Direction.IN:
                 comm_out = True  # it makes (or frees) a communicator
-    return Function(str(c.return_type), c.name, params, comms_in, frozenset(kinds), comm_out)
+        if p.direction is std.Direction.OUT and p.kind.name == "REQUEST":
+            event = "WISP_WRAP_STARTS"
+        if p.direction is std.Direction.OUT and p.kind.name == "WINDOW":
+            event = "WISP_WRAP_WIN_MADE"
+    if c.name in STARTERS:
+        event = "WISP_WRAP_STARTS"
+    if c.name in COMPLETERS:
+        event = "WISP_WRAP_COMPLETES"
+    if c.name == "MPI_Win_free":
+        event = "WISP_WRAP_WIN_FREED"
+    return Function(str(c.return_type), c.name, params, comms_in, frozenset(kinds), comm_out,
+                    event)
 
 
 def from_removed(name, proto):
@@ -327,6 +346,11 @@ def render_hooked_table(funcs):
     lines = ["const struct wisp_dispatch wisp_hooked = {"]
     for f in funcs:
         lines += [f"#ifdef WISP_HAVE_{f.name}", f"    .{f.name} = hooked_{f.name},", "#endif"]
+    lines += ["};", "", "const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {"]
+    for f in funcs:
+        if f.event:
+            lines += [f"#ifdef WISP_HAVE_{f.name}", f"    [WISP_FN_ID_{f.name}] = {f.event},",
+                      "#endif"]
     return "\n".join(lines + ["};", ""])
 
 

@@ -43,22 +43,49 @@ void wisp_core_stop(const char *line)
 }
 
 bool wisp_core_nonblocking_collectives;
+static int thread_level; /* what the application was given */
 
-/* The level to ask of the MPI for `required`, which may be WISP_THREAD_ULT
- * (many ULTs that call MPI on one kernel thread, seed 003's MPI_THREAD_ULT),
- * and whether this process wants blocking collectives to go through their
- * nonblocking forms (so that ULTs waiting in them yield, docs/ult.md). */
-static int level_for_mpi(int required, bool *nonblocking_collectives)
+int wisp_core_query_thread(int *provided)
+{
+    int initialized = 0;
+    PMPI_Initialized(&initialized);
+    if (!initialized) /* the MPI reports the error its way */
+        return PMPI_Query_thread(provided);
+    *provided = thread_level;
+    return MPI_SUCCESS;
+}
+
+/* The thread level the application may use for `required` (-1: MPI_Init),
+ * which may be WISP_THREAD_ULT (many ULTs that call MPI on one kernel
+ * thread, seed 003's MPI_THREAD_ULT), and whether this process wants
+ * blocking collectives to go through their nonblocking forms (so that ULTs
+ * waiting in them yield, docs/ult.md). */
+static int level_for_application(int required, bool *nonblocking_collectives)
 {
     enum { AUTO, ON, OFF };
     bool ult_level = required == WISP_THREAD_ULT;
     *nonblocking_collectives =
         wisp_config.ULT_COLLECTIVES == ON || (wisp_config.ULT_COLLECTIVES == AUTO && ult_level);
     if (!ult_level)
-        return required;
+        return required < 0 ? MPI_THREAD_SINGLE : required;
     /* ULTs of one kernel thread call MPI one at a time (they switch only
      * between calls); ULTs of several call it at once. */
     return wisp_config.ULT_THREADS > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+}
+
+/* MPI_Init or MPI_Init_thread of the MPI: at the application's level, or at
+ * MPI_THREAD_MULTIPLE for wisp's progress thread, which calls the MPI from
+ * a thread of its own. Returns the level the application got, which wisp's
+ * locking follows (a level raised for wisp is not passed on). */
+static int init_mpi(int *argc, char ***argv, int required, int app, int *rc)
+{
+    enum { PROGRESS_OFF, PROGRESS_THREAD };
+    int mpi = wisp_config.PROGRESS == PROGRESS_THREAD ? MPI_THREAD_MULTIPLE : app, got = app;
+    *rc = required < 0 && mpi == app ? PMPI_Init(argc, argv)
+                                     : PMPI_Init_thread(argc, argv, mpi, &got);
+    if (required < 0 && mpi == app)
+        PMPI_Query_thread(&got);
+    return mpi == app ? got : got < app ? got : app;
 }
 
 int wisp_core_init(int *argc, char ***argv, int required, int *provided)
@@ -66,12 +93,13 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     static struct problems problems; /* static: 4 KiB off the user's stack */
     int bad = wisp_core_config_parse(&wisp_config, environ, collect, &problems);
     bool ult_collectives;
-    int level = level_for_mpi(required, &ult_collectives);
-    int rc = required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, level, provided);
+    int app = level_for_application(required, &ult_collectives), rc;
+    int level = init_mpi(argc, argv, required, app, &rc);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (required == WISP_THREAD_ULT && *provided >= level)
-        *provided = WISP_THREAD_ULT;
+    thread_level = required == WISP_THREAD_ULT && level >= app ? WISP_THREAD_ULT : level;
+    if (required >= 0)
+        *provided = thread_level;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wisp_core_log_rank);
     /* Anyone's bad configuration stops everyone; collectives are converted
      * only if everyone wants it (max of -want is minus the min). */
@@ -85,14 +113,13 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         wisp_core_stop(NULL);
     }
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
-    level = MPI_THREAD_SINGLE;
-    PMPI_Query_thread(&level);
     for (const struct wisp_component *c = wisp_components; c->name; c++)
         c->start(level);
     wisp_core_topo_log();
     wisp_core_stats_start();
-    /* Translation and accounting live in the hooked path. */
-    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD);
+    /* Translation, accounting and events live in the hooked path. */
+    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD ||
+                           wisp_wrap_event_hook);
     if (wisp_topo.world_rank == 0)
         wisp_log(1,
                  "%d ranks on %d nodes%s, %d ghosts per node; %d processes on %d cores here%s; "

@@ -9,6 +9,8 @@
 /* MPI_Init (required < 0) or MPI_Init_thread, with wisp's set-up around it. */
 int wisp_core_init(int *argc, char ***argv, int required, int *provided);
 int wisp_core_finalize(void);
+/* MPI_Query_thread: the level the application was given. */
+int wisp_core_query_thread(int *provided);
 
 /* Blocking collectives go through their nonblocking forms, so that a
  * user-level thread waiting in one yields (src/ult/yields.def): set by

@@ -228,7 +228,9 @@ void wisp_p2p_init(int thread_level)
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
-    wisp_p2p_lock_init(n > 1, wisp_p2p.threads); /* n > 1: the rescuer */
+    enum { PROGRESS_OFF, PROGRESS_THREAD };
+    /* n > 1: the rescuer; and the progress thread (src/progress) */
+    wisp_p2p_lock_init(n > 1 || wisp_config.PROGRESS == PROGRESS_THREAD, wisp_p2p.threads);
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
     if (n > 1)
@@ -870,6 +872,17 @@ static void *rescue(void *unused)
         }
     }
     return NULL;
+}
+
+void wisp_p2p_progress_async(void)
+{
+    /* Unlocked looks: work that appears meanwhile waits for the next call. */
+    if (!wisp_p2p.on || (!wisp_p2p.outstanding && !wisp_p2p.deferred && !wisp_p2p_remote_waiting()))
+        return;
+    if (!wisp_p2p_rescuer_enter())
+        return; /* an application thread is inside: it moves the engine */
+    wisp_p2p_progress();
+    wisp_p2p_rescuer_leave();
 }
 
 static bool has_message(void *unused)

@@ -30,22 +30,30 @@ void wisp_p2p_lock_fini(void)
     wisp_p2p_locking = (struct wisp_p2p_locking){0};
 }
 
+/* The rescuer and the progress thread (src/progress) take turns. */
+static pthread_mutex_t rescuers = PTHREAD_MUTEX_INITIALIZER;
+
 bool wisp_p2p_rescuer_enter(void)
 {
     if (!wisp_p2p_locking.asym)
         return !pthread_mutex_trylock(&wisp_p2p_mutex);
+    if (pthread_mutex_trylock(&rescuers))
+        return false;
     atomic_store_explicit(&wisp_p2p_rescuer_inside, true, memory_order_relaxed);
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     if (!atomic_load_explicit(&wisp_p2p_inside, memory_order_acquire))
         return true;
     atomic_store_explicit(&wisp_p2p_rescuer_inside, false, memory_order_release);
+    pthread_mutex_unlock(&rescuers);
     return false;
 }
 
 void wisp_p2p_rescuer_leave(void)
 {
-    if (wisp_p2p_locking.asym)
+    if (wisp_p2p_locking.asym) {
         atomic_store_explicit(&wisp_p2p_rescuer_inside, false, memory_order_release);
-    else
+        pthread_mutex_unlock(&rescuers);
+    } else {
         pthread_mutex_unlock(&wisp_p2p_mutex);
+    }
 }

@@ -326,6 +326,11 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
     return false;
 }
 
+bool wisp_p2p_remote_waiting(void)
+{
+    return !wisp_list_empty(&remote_comms);
+}
+
 bool wisp_p2p_remote_advance(void)
 {
     bool moved = false;

@@ -327,6 +327,10 @@ void wisp_p2p_fini(void);
 
 /* One pass over everything in flight; true when something moved. Lock held. */
 bool wisp_p2p_progress(void);
+/* The progress thread (src/progress; the MPI is MPI_THREAD_MULTIPLE): one
+ * pass, calls into the MPI included, unless an application thread is inside
+ * the engine or nothing waits. Takes the lock. */
+void wisp_p2p_progress_async(void);
 
 /* Start a send to a local peer (node rank `node`, comm->rank for self). Lock held. */
 void wisp_p2p_send_start(struct wisp_p2p_req *req, int node);
@@ -378,6 +382,8 @@ static inline void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* Hand receives blocked behind wildcards to the MPI when allowed. */
 bool wisp_p2p_remote_advance(void);
+/* Are receives waiting in `remote` queues (a look without the lock)? */
+bool wisp_p2p_remote_waiting(void);
 /* Around a blocking call that only the MPI serves (a collective): post the
  * receives waiting in `remote` queues to the MPI (true if any), and take
  * them back afterwards (match.c explains). */

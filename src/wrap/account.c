@@ -1,7 +1,7 @@
 /*
  * Enter/exit accounting of the wrappers: calls and time inside MPI, per MPI
- * function and per process. Only the outermost call of a thread is timed, so
- * an MPI library calling MPI_* internally (ROMIO does) is not counted twice.
+ * function and per process; and the events a component asked to hear of. Only the outermost call of
+ * a thread is timed, so an MPI library calling MPI_* internally (ROMIO does) is not counted twice.
  */
 #include <stdatomic.h>
 #include <time.h>
@@ -28,8 +28,12 @@ uint64_t wisp_wrap_enter(void)
     return depth++ == 0 ? now_ns() : 0;
 }
 
+void (*wisp_wrap_event_hook)(enum wisp_wrap_event event);
+
 void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start)
 {
+    if (wisp_wrap_event_hook && wisp_wrap_events[id])
+        wisp_wrap_event_hook((enum wisp_wrap_event)wisp_wrap_events[id]);
     if (!wisp_wrap_accounting)
         return;
     atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);

@@ -52,6 +52,19 @@ static inline MPI_Comm wisp_wrap_comm_in(MPI_Comm comm)
     return comm == MPI_COMM_WORLD ? wisp_wrap_user_world : comm;
 }
 
+/* What the exit hook reports, per function (generated): a call that left
+ * an operation in flight, one that completes requests (MPI_Wait*,
+ * MPI_Test*), a window made or freed. A component that needs
+ * to know (the progress thread) sets the hook before the hooks are enabled. */
+enum wisp_wrap_event {
+    WISP_WRAP_STARTS = 1,
+    WISP_WRAP_COMPLETES,
+    WISP_WRAP_WIN_MADE,
+    WISP_WRAP_WIN_FREED
+};
+extern const unsigned char wisp_wrap_events[WISP_FN_COUNT];
+extern void (*wisp_wrap_event_hook)(enum wisp_wrap_event event);
+
 /* Accounting in the hooked path, when WISP_STATS or a feature that needs the
  * time spent in MPI switches it on. */
 extern bool wisp_wrap_accounting;

@@ -1687,6 +1687,13 @@ int wisp_impl_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Dat
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Query_thread
+int wisp_impl_MPI_Query_thread(int* provided)
+{
+    return wisp_core_query_thread(provided);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Raccumulate
 int wisp_impl_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {

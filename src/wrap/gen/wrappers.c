@@ -10757,3 +10757,504 @@ const struct wisp_dispatch wisp_hooked = {
     .MPI_Wtime = hooked_MPI_Wtime,
 #endif
 };
+
+const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
+#ifdef WISP_HAVE_MPI_Allgather_init
+    [WISP_FN_ID_MPI_Allgather_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_init_c
+    [WISP_FN_ID_MPI_Allgather_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init
+    [WISP_FN_ID_MPI_Allgatherv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init_c
+    [WISP_FN_ID_MPI_Allgatherv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init
+    [WISP_FN_ID_MPI_Allreduce_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init_c
+    [WISP_FN_ID_MPI_Allreduce_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init
+    [WISP_FN_ID_MPI_Alltoall_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init_c
+    [WISP_FN_ID_MPI_Alltoall_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init
+    [WISP_FN_ID_MPI_Alltoallv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init_c
+    [WISP_FN_ID_MPI_Alltoallv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init
+    [WISP_FN_ID_MPI_Alltoallw_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init_c
+    [WISP_FN_ID_MPI_Alltoallw_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Barrier_init
+    [WISP_FN_ID_MPI_Barrier_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init
+    [WISP_FN_ID_MPI_Bcast_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init_c
+    [WISP_FN_ID_MPI_Bcast_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init
+    [WISP_FN_ID_MPI_Bsend_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init_c
+    [WISP_FN_ID_MPI_Bsend_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_iflush
+    [WISP_FN_ID_MPI_Buffer_iflush] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup
+    [WISP_FN_ID_MPI_Comm_idup] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup_with_info
+    [WISP_FN_ID_MPI_Comm_idup_with_info] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_iflush_buffer
+    [WISP_FN_ID_MPI_Comm_iflush_buffer] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init
+    [WISP_FN_ID_MPI_Exscan_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init_c
+    [WISP_FN_ID_MPI_Exscan_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread
+    [WISP_FN_ID_MPI_File_iread] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all
+    [WISP_FN_ID_MPI_File_iread_all] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all_c
+    [WISP_FN_ID_MPI_File_iread_all_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at
+    [WISP_FN_ID_MPI_File_iread_at] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all
+    [WISP_FN_ID_MPI_File_iread_at_all] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all_c
+    [WISP_FN_ID_MPI_File_iread_at_all_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_c
+    [WISP_FN_ID_MPI_File_iread_at_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_c
+    [WISP_FN_ID_MPI_File_iread_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared
+    [WISP_FN_ID_MPI_File_iread_shared] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared_c
+    [WISP_FN_ID_MPI_File_iread_shared_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite
+    [WISP_FN_ID_MPI_File_iwrite] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all
+    [WISP_FN_ID_MPI_File_iwrite_all] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all_c
+    [WISP_FN_ID_MPI_File_iwrite_all_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at
+    [WISP_FN_ID_MPI_File_iwrite_at] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all
+    [WISP_FN_ID_MPI_File_iwrite_at_all] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
+    [WISP_FN_ID_MPI_File_iwrite_at_all_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_c
+    [WISP_FN_ID_MPI_File_iwrite_at_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_c
+    [WISP_FN_ID_MPI_File_iwrite_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared
+    [WISP_FN_ID_MPI_File_iwrite_shared] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared_c
+    [WISP_FN_ID_MPI_File_iwrite_shared_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init
+    [WISP_FN_ID_MPI_Gather_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init_c
+    [WISP_FN_ID_MPI_Gather_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init
+    [WISP_FN_ID_MPI_Gatherv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init_c
+    [WISP_FN_ID_MPI_Gatherv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Grequest_start
+    [WISP_FN_ID_MPI_Grequest_start] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather
+    [WISP_FN_ID_MPI_Iallgather] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather_c
+    [WISP_FN_ID_MPI_Iallgather_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv
+    [WISP_FN_ID_MPI_Iallgatherv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv_c
+    [WISP_FN_ID_MPI_Iallgatherv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce
+    [WISP_FN_ID_MPI_Iallreduce] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce_c
+    [WISP_FN_ID_MPI_Iallreduce_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall
+    [WISP_FN_ID_MPI_Ialltoall] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall_c
+    [WISP_FN_ID_MPI_Ialltoall_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv
+    [WISP_FN_ID_MPI_Ialltoallv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv_c
+    [WISP_FN_ID_MPI_Ialltoallv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw
+    [WISP_FN_ID_MPI_Ialltoallw] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw_c
+    [WISP_FN_ID_MPI_Ialltoallw_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ibarrier
+    [WISP_FN_ID_MPI_Ibarrier] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast
+    [WISP_FN_ID_MPI_Ibcast] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast_c
+    [WISP_FN_ID_MPI_Ibcast_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend
+    [WISP_FN_ID_MPI_Ibsend] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend_c
+    [WISP_FN_ID_MPI_Ibsend_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan
+    [WISP_FN_ID_MPI_Iexscan] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan_c
+    [WISP_FN_ID_MPI_Iexscan_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Igather
+    [WISP_FN_ID_MPI_Igather] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Igather_c
+    [WISP_FN_ID_MPI_Igather_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv
+    [WISP_FN_ID_MPI_Igatherv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv_c
+    [WISP_FN_ID_MPI_Igatherv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv
+    [WISP_FN_ID_MPI_Imrecv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv_c
+    [WISP_FN_ID_MPI_Imrecv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather
+    [WISP_FN_ID_MPI_Ineighbor_allgather] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
+    [WISP_FN_ID_MPI_Ineighbor_allgather_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
+    [WISP_FN_ID_MPI_Ineighbor_allgatherv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
+    [WISP_FN_ID_MPI_Ineighbor_allgatherv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall
+    [WISP_FN_ID_MPI_Ineighbor_alltoall] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
+    [WISP_FN_ID_MPI_Ineighbor_alltoall_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
+    [WISP_FN_ID_MPI_Ineighbor_alltoallv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
+    [WISP_FN_ID_MPI_Ineighbor_alltoallv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
+    [WISP_FN_ID_MPI_Ineighbor_alltoallw] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
+    [WISP_FN_ID_MPI_Ineighbor_alltoallw_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv
+    [WISP_FN_ID_MPI_Irecv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv_c
+    [WISP_FN_ID_MPI_Irecv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce
+    [WISP_FN_ID_MPI_Ireduce] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_c
+    [WISP_FN_ID_MPI_Ireduce_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter
+    [WISP_FN_ID_MPI_Ireduce_scatter] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block
+    [WISP_FN_ID_MPI_Ireduce_scatter_block] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
+    [WISP_FN_ID_MPI_Ireduce_scatter_block_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
+    [WISP_FN_ID_MPI_Ireduce_scatter_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend
+    [WISP_FN_ID_MPI_Irsend] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend_c
+    [WISP_FN_ID_MPI_Irsend_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan
+    [WISP_FN_ID_MPI_Iscan] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan_c
+    [WISP_FN_ID_MPI_Iscan_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter
+    [WISP_FN_ID_MPI_Iscatter] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter_c
+    [WISP_FN_ID_MPI_Iscatter_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv
+    [WISP_FN_ID_MPI_Iscatterv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv_c
+    [WISP_FN_ID_MPI_Iscatterv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Isend
+    [WISP_FN_ID_MPI_Isend] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Isend_c
+    [WISP_FN_ID_MPI_Isend_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv
+    [WISP_FN_ID_MPI_Isendrecv] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_c
+    [WISP_FN_ID_MPI_Isendrecv_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace
+    [WISP_FN_ID_MPI_Isendrecv_replace] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace_c
+    [WISP_FN_ID_MPI_Isendrecv_replace_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Issend
+    [WISP_FN_ID_MPI_Issend] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Issend_c
+    [WISP_FN_ID_MPI_Issend_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init
+    [WISP_FN_ID_MPI_Neighbor_allgather_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
+    [WISP_FN_ID_MPI_Neighbor_allgather_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
+    [WISP_FN_ID_MPI_Neighbor_allgatherv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
+    [WISP_FN_ID_MPI_Neighbor_allgatherv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
+    [WISP_FN_ID_MPI_Neighbor_alltoall_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
+    [WISP_FN_ID_MPI_Neighbor_alltoall_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
+    [WISP_FN_ID_MPI_Neighbor_alltoallv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
+    [WISP_FN_ID_MPI_Neighbor_alltoallv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
+    [WISP_FN_ID_MPI_Neighbor_alltoallw_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
+    [WISP_FN_ID_MPI_Neighbor_alltoallw_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Precv_init
+    [WISP_FN_ID_MPI_Precv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Psend_init
+    [WISP_FN_ID_MPI_Psend_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate
+    [WISP_FN_ID_MPI_Raccumulate] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate_c
+    [WISP_FN_ID_MPI_Raccumulate_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init
+    [WISP_FN_ID_MPI_Recv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init_c
+    [WISP_FN_ID_MPI_Recv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init
+    [WISP_FN_ID_MPI_Reduce_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init_c
+    [WISP_FN_ID_MPI_Reduce_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
+    [WISP_FN_ID_MPI_Reduce_scatter_block_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
+    [WISP_FN_ID_MPI_Reduce_scatter_block_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init
+    [WISP_FN_ID_MPI_Reduce_scatter_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
+    [WISP_FN_ID_MPI_Reduce_scatter_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rget
+    [WISP_FN_ID_MPI_Rget] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate
+    [WISP_FN_ID_MPI_Rget_accumulate] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate_c
+    [WISP_FN_ID_MPI_Rget_accumulate_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_c
+    [WISP_FN_ID_MPI_Rget_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rput
+    [WISP_FN_ID_MPI_Rput] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rput_c
+    [WISP_FN_ID_MPI_Rput_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init
+    [WISP_FN_ID_MPI_Rsend_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init_c
+    [WISP_FN_ID_MPI_Rsend_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init
+    [WISP_FN_ID_MPI_Scan_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init_c
+    [WISP_FN_ID_MPI_Scan_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init
+    [WISP_FN_ID_MPI_Scatter_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init_c
+    [WISP_FN_ID_MPI_Scatter_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init
+    [WISP_FN_ID_MPI_Scatterv_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init_c
+    [WISP_FN_ID_MPI_Scatterv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init
+    [WISP_FN_ID_MPI_Send_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init_c
+    [WISP_FN_ID_MPI_Send_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Session_iflush_buffer
+    [WISP_FN_ID_MPI_Session_iflush_buffer] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init
+    [WISP_FN_ID_MPI_Ssend_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init_c
+    [WISP_FN_ID_MPI_Ssend_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Start
+    [WISP_FN_ID_MPI_Start] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Startall
+    [WISP_FN_ID_MPI_Startall] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Test
+    [WISP_FN_ID_MPI_Test] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Testall
+    [WISP_FN_ID_MPI_Testall] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Testany
+    [WISP_FN_ID_MPI_Testany] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Testsome
+    [WISP_FN_ID_MPI_Testsome] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Wait
+    [WISP_FN_ID_MPI_Wait] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Waitall
+    [WISP_FN_ID_MPI_Waitall] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Waitany
+    [WISP_FN_ID_MPI_Waitany] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Waitsome
+    [WISP_FN_ID_MPI_Waitsome] = WISP_WRAP_COMPLETES,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate
+    [WISP_FN_ID_MPI_Win_allocate] = WISP_WRAP_WIN_MADE,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_c
+    [WISP_FN_ID_MPI_Win_allocate_c] = WISP_WRAP_WIN_MADE,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_shared
+    [WISP_FN_ID_MPI_Win_allocate_shared] = WISP_WRAP_WIN_MADE,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_shared_c
+    [WISP_FN_ID_MPI_Win_allocate_shared_c] = WISP_WRAP_WIN_MADE,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create
+    [WISP_FN_ID_MPI_Win_create] = WISP_WRAP_WIN_MADE,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_c
+    [WISP_FN_ID_MPI_Win_create_c] = WISP_WRAP_WIN_MADE,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_dynamic
+    [WISP_FN_ID_MPI_Win_create_dynamic] = WISP_WRAP_WIN_MADE,
+#endif
+#ifdef WISP_HAVE_MPI_Win_free
+    [WISP_FN_ID_MPI_Win_free] = WISP_WRAP_WIN_FREED,
+#endif
+};

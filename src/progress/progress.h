@@ -1,0 +1,47 @@
+/*
+ * The progress thread (seed 004): with WISP_PROGRESS=thread, one thread per
+ * process moves the MPI's outstanding requests while the application
+ * computes. It cannot see the MPI's requests complete, so it looks while
+ * they may be outstanding: from a nonblocking call until the application
+ * next waits for or tests requests, then WISP_PROGRESS_LINGER longer (a
+ * test may have left some); and while a window is open. The rest of the
+ * time it sleeps on a futex that the next nonblocking call rings
+ * (thread.c, docs/ult.md).
+ */
+#ifndef WISP_PROGRESS_PROGRESS_H
+#define WISP_PROGRESS_PROGRESS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#pragma GCC visibility push(hidden)
+
+struct wisp_progress {
+    bool on;                 /* the thread runs */
+    _Atomic unsigned starts; /* nonblocking calls made, ever */
+    _Atomic unsigned ends;   /* MPI_Wait* and MPI_Test* calls made, ever */
+    _Atomic int windows;     /* windows created and not freed */
+    _Atomic bool asleep;     /* the thread waits on `bell` */
+    _Atomic unsigned bell;   /* futex word */
+};
+extern struct wisp_progress wisp_progress;
+
+/* Component start/stop (src/components.c); collective. */
+void wisp_progress_start(int thread_level);
+void wisp_progress_stop(void);
+
+/* The application made a nonblocking call (or opened a window): wake the
+ * thread if it sleeps. Cheap when it does not: one load. */
+void wisp_progress_wake(void);
+static inline void wisp_progress_started(void)
+{
+    /* Sequentially consistent, both: the thread sets `asleep` and then reads
+     * `starts`; so either it sees this call or this call sees it asleep. */
+    atomic_fetch_add(&wisp_progress.starts, 1);
+    if (atomic_load(&wisp_progress.asleep))
+        wisp_progress_wake();
+}
+
+#pragma GCC visibility pop
+
+#endif

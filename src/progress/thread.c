@@ -1,0 +1,215 @@
+/*
+ * The progress thread (progress.h). It moves the MPI by probing a
+ * communicator of its own (the MPI advances everything it has in flight on
+ * any call; no request of the application is ever tested here, since a
+ * test that completes one would free it under the application). It also
+ * hands wisp's receives waiting behind remote wildcards to the MPI, under
+ * the engine's lock. Placement: on a core set aside at the end of the
+ * machine (WISP_PROGRESS_CORES), else wherever its process may run, where
+ * it looks less often (WISP_PROGRESS_INTERVAL), so as to leave the core to
+ * the application.
+ */
+#include "progress/progress.h"
+
+#include <hwloc.h>
+#include <linux/futex.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/topo.h"
+#include "p2p/p2p.h"
+#include "wrap/wrap.h"
+
+struct wisp_progress wisp_progress;
+
+static struct {
+    pthread_t thread;
+    _Atomic bool stop;
+    MPI_Comm comm; /* probed to move the MPI */
+    long interval_ns;
+    long linger_ns;
+    bool own_core;
+} pt = {.comm = MPI_COMM_NULL};
+
+static long futex(_Atomic unsigned *word, int op, unsigned value, long timeout_ns)
+{
+    struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
+    return syscall(SYS_futex, (unsigned *)word, op, value, timeout_ns < 0 ? NULL : &ts, NULL, 0);
+}
+
+/* The wrappers' exit hook (src/wrap/wrap.h). */
+static void on_event(enum wisp_wrap_event event)
+{
+    if (event == WISP_WRAP_COMPLETES)
+        atomic_store_explicit(&wisp_progress.ends,
+                              atomic_load_explicit(&wisp_progress.ends, memory_order_relaxed) + 1,
+                              memory_order_relaxed); /* no wake-up: a lost count only lingers */
+    else if (event == WISP_WRAP_WIN_FREED)
+        atomic_fetch_sub(&wisp_progress.windows, 1);
+    else if (event == WISP_WRAP_WIN_MADE && atomic_fetch_add(&wisp_progress.windows, 1) == 0)
+        wisp_progress_wake(); /* the window's target side needs looks from now on */
+    else
+        wisp_progress_started();
+}
+
+void wisp_progress_wake(void)
+{
+    atomic_fetch_add(&wisp_progress.bell, 1);
+    futex(&wisp_progress.bell, FUTEX_WAKE_PRIVATE, 1, -1);
+}
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* What the thread last saw of the application. */
+struct seen {
+    unsigned starts, ends;
+    bool started; /* a nonblocking call came after the last wait or test */
+    long ended;   /* when it last saw a wait or test */
+};
+
+/* Something may be outstanding: a nonblocking call not followed by a wait
+ * or test yet (when both came since the last look, the order is unknown:
+ * assume the call came last), a wait or test within the linger interval,
+ * or an open window. */
+static bool armed(struct seen *seen, long now)
+{
+    unsigned ends = atomic_load(&wisp_progress.ends);
+    unsigned starts = atomic_load(&wisp_progress.starts);
+    if (ends != seen->ends) {
+        seen->ends = ends;
+        seen->ended = now;
+        seen->started = false;
+    }
+    if (starts != seen->starts) {
+        seen->starts = starts;
+        seen->started = true;
+    }
+    return seen->started || now - seen->ended < pt.linger_ns ||
+           atomic_load(&wisp_progress.windows) > 0;
+}
+
+static void look(void)
+{
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pt.comm, &flag, MPI_STATUS_IGNORE);
+    wisp_p2p_progress_async();
+}
+
+static void *run(void *unused)
+{
+    (void)unused;
+    prctl(PR_SET_TIMERSLACK, 1UL); /* naps as long as asked, not 50 us more */
+    struct seen seen = {.starts = atomic_load(&wisp_progress.starts),
+                        .ends = atomic_load(&wisp_progress.ends)};
+    while (!atomic_load(&pt.stop)) {
+        long now = now_ns();
+        if (armed(&seen, now)) {
+            look();
+            nanosleep(&(struct timespec){0, pt.interval_ns}, NULL);
+            continue;
+        }
+        /* Nothing outstanding: sleep until the next nonblocking call (or
+         * a second, should its wake-up have crossed this going to sleep). */
+        unsigned bell = atomic_load(&wisp_progress.bell);
+        atomic_store(&wisp_progress.asleep, true);
+        if (atomic_load(&wisp_progress.starts) == seen.starts && !atomic_load(&pt.stop))
+            futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
+        atomic_store(&wisp_progress.asleep, false);
+    }
+    return NULL;
+}
+
+/* The (r mod N)-th of the last N cores of the machine, r this process's
+ * node rank; false when there is no such core or binding failed. */
+static bool bind_to_spare_core(void)
+{
+    int spare = (int)wisp_config.PROGRESS_CORES;
+    if (!spare)
+        return false;
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) || hwloc_topology_load(topo))
+        return false;
+    int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    bool bound = false;
+    if (spare <= cores) {
+        unsigned pick = (unsigned)(cores - 1 - wisp_topo.node_rank % spare);
+        hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, pick);
+        bound = core && !hwloc_set_cpubind(topo, core->cpuset, HWLOC_CPUBIND_THREAD);
+    }
+    if (!bound)
+        wisp_log(1,
+                 "progress thread: cannot bind to one of the last %d of %d cores; it runs "
+                 "unbound",
+                 spare, cores);
+    hwloc_topology_destroy(topo);
+    return bound;
+}
+
+static void *start_here(void *arg)
+{
+    pt.own_core = bind_to_spare_core() || wisp_topo.machine_cores > wisp_topo.machine_procs;
+    long us = wisp_config.PROGRESS_INTERVAL ? wisp_config.PROGRESS_INTERVAL
+              : pt.own_core                 ? 10
+                                            : 200;
+    pt.interval_ns = us * 1000L;
+    wisp_log(2, "progress thread on: %s core, a look every %ld us while work is outstanding",
+             pt.own_core ? "its own" : "a shared", us);
+    return run(arg);
+}
+
+void wisp_progress_start(int thread_level)
+{
+    enum { OFF, THREAD };
+    (void)thread_level; /* the application's; the thread needs the MPI's */
+    int mpi_level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&mpi_level);
+    if (wisp_config.PROGRESS != THREAD)
+        return;
+    if (mpi_level != MPI_THREAD_MULTIPLE) { /* every process says the same */
+        wisp_log(1, "progress thread off: the MPI gave no MPI_THREAD_MULTIPLE");
+        return;
+    }
+    /* Of the world: MPICH answers a probe of MPI_COMM_SELF without moving
+     * anything. */
+    PMPI_Comm_dup(MPI_COMM_WORLD, &pt.comm);
+    pt.linger_ns = wisp_config.PROGRESS_LINGER * 1000L;
+    atomic_store(&pt.stop, false);
+    sigset_t all, old; /* the application's signal handlers run on its own threads */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&pt.thread, NULL, start_here, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        wisp_log(1, "progress thread off: cannot start it: %s", strerror(rc));
+        PMPI_Comm_free(&pt.comm);
+        return;
+    }
+    pthread_setname_np(pt.thread, "wisp-progress");
+    wisp_progress.on = true;
+    wisp_wrap_event_hook = on_event;
+}
+
+void wisp_progress_stop(void)
+{
+    if (!wisp_progress.on)
+        return;
+    wisp_wrap_event_hook = NULL;
+    atomic_store(&pt.stop, true);
+    wisp_progress_wake();
+    pthread_join(pt.thread, NULL);
+    PMPI_Comm_free(&pt.comm);
+    wisp_progress.on = false;
+}
