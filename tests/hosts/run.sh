@@ -35,7 +35,8 @@ failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 
 # hrun PER_HOST WISPRUN-OPTIONS... -n NP PROGRAM ARGS...: from host 1, on
-# PER_HOST slots of each host; output in $out, exit status in $status.
+# PER_HOST slots of each host; stdout in $stdout, with stderr in $out,
+# exit status in $status.
 hrun() {
     local per=$1 launch=()
     shift
@@ -56,8 +57,12 @@ hrun() {
             -host "10.77.0.1:$per,10.77.0.2:$per"
         ;;
     esac
-    out=$(timeout 90 bash "$hosts" exec "$bed" 1 "$wisprun" "${launch[@]}" "$@" 2>&1)
+    local err
+    err=$(mktemp)
+    stdout=$(timeout 90 bash "$hosts" exec "$bed" 1 "$wisprun" "${launch[@]}" "$@" 2>"$err")
     status=$?
+    out="$stdout"$'\n'"$(cat "$err")"
+    rm -f "$err"
     echo "$out"
 }
 
@@ -110,12 +115,15 @@ transparency)
     for prog in p2p_wildcard p2p_nonblocking p2p_probe; do
         echo "== $prog"
         hrun 2 --native -n 4 "$bin/t_$prog"
-        native=$out native_status=$status
+        native=$stdout native_status=$status
         [ "$native_status" = 0 ] || fail "$prog natively: exit status $native_status"
         for setting in "" WISP_VNODE_SIZE=1; do
             hrun 2 ${setting:+--env "$setting"} -n 4 "$bin/t_$prog" >/dev/null
             expect_ok "$prog ${setting:-wisp}"
-            [ "$out" = "$native" ] || fail "$prog ${setting:-wisp}: output differs from the native run"
+            [ "$stdout" = "$native" ] || {
+                fail "$prog ${setting:-wisp}: output differs from the native run"
+                diff <(echo "$native") <(echo "$stdout")
+            }
         done
     done
     ;;
