@@ -30,8 +30,7 @@ static char because[160] = "";
 
 bool wisp_ghost_windows_served(void)
 {
-    return wisp_config.GHOST_WINDOWS == ON ||
-           (wisp_config.GHOST_WINDOWS == AUTO && target_helps);
+    return wisp_config.GHOST_WINDOWS == ON || (wisp_config.GHOST_WINDOWS == AUTO && target_helps);
 }
 
 const char *wisp_ghost_windows_because(void)
