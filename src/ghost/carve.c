@@ -76,6 +76,7 @@ MPI_Comm wisp_ghost_carve(int ghosts)
     int ghost = n->all_rank - n->users; /* < 0: not a ghost */
 
     n->board = map_board();
+    wisp_ghost_windows_decide();
     /* Where each process of the node runs, for the ghosts' placement (place.c). */
     int here = wisp_ghost_numa_here();
     int *numa = malloc(sizeof *numa * (size_t)wisp_topo.node_size);

@@ -288,20 +288,6 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     return true;
 }
 
-/* WISP_GHOST_WINDOWS: whether windows are served at all. Open MPI's one-sided
- * components progress without the target here, so ghosts would only add a
- * hop; and its osc/rdma, which an MPI_Win_create window gets, returns wrong
- * MPI_Get_accumulate results with derived datatypes (getacc_split.c). */
-static bool windows_served(void)
-{
-    enum { AUTO, ON, OFF };
-#ifdef OPEN_MPI
-    return wisp_config.GHOST_WINDOWS == ON;
-#else
-    return wisp_config.GHOST_WINDOWS != OFF;
-#endif
-}
-
 static const char *flavor_name(int flavor)
 {
     return flavor == MPI_WIN_FLAVOR_SHARED   ? "MPI_Win_allocate_shared"
@@ -460,14 +446,13 @@ static bool can_serve(const char *name, int inter, MPI_Aint size, int disp_unit,
 {
     if (!wisp_ghost_node.board)
         return false;
-    if (!windows_served()) {
+    if (!wisp_ghost_windows_served()) {
         static bool said;
         if (!said && wisp_ghost_node.world_rank == wisp_ghost_node.leader &&
             wisp_ghost_node.leader == 0)
-            wisp_log(1, "%s: windows not served by ghosts (WISP_GHOST_WINDOWS%s)", name,
-                     wisp_config.GHOST_WINDOWS ? "=off"
-                                               : "=auto: this MPI progresses "
-                                                 "one-sided operations without the target");
+            wisp_log(1, "%s: windows not served by ghosts (WISP_GHOST_WINDOWS=%s%s)", name,
+                     wisp_config.GHOST_WINDOWS ? "off" : "auto: ",
+                     wisp_config.GHOST_WINDOWS ? "" : wisp_ghost_windows_because());
         said = true;
         return false;
     }

@@ -185,6 +185,14 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w);
 /* At MPI_Finalize: free the served windows the application left, oldest first. */
 void wisp_ghost_win_free_all(void);
 
+/* WISP_GHOST_WINDOWS=auto (target_help.c): collective over MPI_COMM_WORLD at
+ * MPI_Init, ghosts included: find out whether the MPI needs the target's
+ * help for one-sided operations, and say so with WISP_VERBOSE. */
+void wisp_ghost_windows_decide(void);
+/* Whether the ghosts serve windows at all; and, under auto, why (or why not). */
+bool wisp_ghost_windows_served(void);
+const char *wisp_ghost_windows_because(void);
+
 /* MPI_Win_lock and MPI_Win_unlock on a served window (epoch.c). */
 int wisp_ghost_lock(struct wisp_ghost_win *w, int lock_type, int rank, int assert);
 int wisp_ghost_unlock(struct wisp_ghost_win *w, int rank);

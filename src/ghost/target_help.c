@@ -1,0 +1,110 @@
+/*
+ * WISP_GHOST_WINDOWS=auto: serve windows where the MPI needs the target's
+ * help for one-sided operations, that is where an origin waits while the
+ * target computes outside MPI. MPICH applies accumulates (and, without
+ * RDMA, every operation) only when the target calls into MPI. Open MPI
+ * picks a one-sided component (osc) per window, and each component names
+ * the windows it makes ("pt2pt window 3"): one window made at MPI_Init on
+ * the whole job says which component the application's windows get.
+ * osc/pt2pt carries every operation as a message that the target's MPI
+ * must receive; osc/rdma runs only over transports that read and write
+ * the target's memory themselves (shared memory, InfiniBand), and osc/sm is
+ * shared memory; osc/ucx needs the target only when UCX carries operations
+ * between machines over TCP, which it does where the machine has no RDMA
+ * device.
+ */
+#include "ghost/win.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/topo.h"
+
+enum { AUTO, ON, OFF };
+
+static bool target_helps = true;
+static char because[160] = "";
+
+bool wisp_ghost_windows_served(void)
+{
+    return wisp_config.GHOST_WINDOWS == ON || (wisp_config.GHOST_WINDOWS == AUTO && target_helps);
+}
+
+const char *wisp_ghost_windows_because(void)
+{
+    return because;
+}
+
+#ifdef OPEN_MPI
+/* Whether this machine has an RDMA device UCX could use instead of TCP. */
+static bool rdma_device_here(void)
+{
+    DIR *d = opendir("/sys/class/infiniband");
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool found = false;
+    while (!found && (e = readdir(d)))
+        found = e->d_name[0] != '.';
+    closedir(d);
+    return found;
+}
+
+/* The name of the one-sided component a window of the whole job gets, or
+ * "" when the MPI can make none. */
+static void probe_component(char *osc, size_t size)
+{
+    MPI_Comm comm;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    void *base;
+    MPI_Win win;
+    osc[0] = '\0';
+    if (PMPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, comm, &base, &win) ==
+        MPI_SUCCESS) {
+        char name[MPI_MAX_OBJECT_NAME] = "";
+        int len = 0;
+        PMPI_Win_get_name(win, name, &len);
+        PMPI_Win_free(&win);
+        snprintf(osc, size, "%.*s", (int)strcspn(name, " "), name); /* "pt2pt window 3" */
+    }
+    PMPI_Comm_free(&comm);
+}
+
+static bool component_needs_target(const char *osc)
+{
+    if (!osc[0]) /* the application's windows fail as they would without wisp */
+        return false;
+    if (!strcmp(osc, "rdma") || !strcmp(osc, "sm"))
+        return false;
+    if (!strcmp(osc, "ucx"))
+        return wisp_topo.machine_procs < wisp_topo.world_size && !rdma_device_here();
+    return true; /* pt2pt, and any component this rule does not know */
+}
+#endif
+
+void wisp_ghost_windows_decide(void)
+{
+    if (wisp_config.GHOST_WINDOWS != AUTO)
+        return;
+#ifdef OPEN_MPI
+    char osc[MPI_MAX_OBJECT_NAME];
+    probe_component(osc, sizeof osc);
+    int mine = component_needs_target(osc), any = 0;
+    PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    target_helps = any;
+    if (!osc[0])
+        snprintf(because, sizeof because, "Open MPI has no one-sided component for this job");
+    else
+        snprintf(because, sizeof because, "Open MPI's osc/%s %s the target's help", osc,
+                 target_helps ? "needs" : "progresses without");
+#else
+    snprintf(because, sizeof because, "MPICH needs the target's help");
+#endif
+    if (wisp_topo.world_rank == 0)
+        wisp_log(1, "ghost windows %s (WISP_GHOST_WINDOWS=auto: %s)",
+                 target_helps ? "served" : "not served", because);
+}
