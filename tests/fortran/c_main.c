@@ -1,9 +1,9 @@
 /*
  * A C main with Fortran kernels (kernel.f90): requests and messages of the
  * two languages mix on MPI_COMM_WORLD (with ghosts, the application's): the
- * C side initializes MPI, a Fortran kernel exchanges a halo (Isend/Irecv +
- * MPI_WAITALL), and a request started in C is completed in Fortran. Every
- * value is checked.
+ * C side initializes MPI, Fortran kernels exchange a halo (Isend/Irecv +
+ * MPI_WAITALL, in `use mpi` and in `use mpi_f08`), and a request started in
+ * C is completed in Fortran. Every value is checked.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -11,6 +11,8 @@
 
 void kernel_exchange(MPI_Fint comm, int peer, int n, const double *sendbuf, double *recvbuf,
                      int *err);
+void kernel_exchange_f08(MPI_Fint comm, int peer, int n, const double *sendbuf, double *recvbuf,
+                         int *err);
 void kernel_wait(MPI_Fint *request, int *source, int *err);
 
 static int rank;
@@ -33,12 +35,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     check(size == 2, "needs 2 processes");
     int peer = 1 - rank;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 4; round++) {
         for (int i = 0; i < N; i++) {
             send[i] = rank * 1e6 + round * 1e5 + i;
             recv[i] = -1;
         }
-        kernel_exchange(MPI_Comm_c2f(MPI_COMM_WORLD), peer, N, send, recv, &err);
+        if (round % 2)
+            kernel_exchange_f08(MPI_Comm_c2f(MPI_COMM_WORLD), peer, N, send, recv, &err);
+        else
+            kernel_exchange(MPI_Comm_c2f(MPI_COMM_WORLD), peer, N, send, recv, &err);
         check(err == MPI_SUCCESS, "the Fortran exchange");
         for (int i = 0; i < N; i++)
             check(recv[i] == peer * 1e6 + round * 1e5 + i, "the halo's values");

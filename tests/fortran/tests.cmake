@@ -35,10 +35,13 @@ wisp_add_fortran_test(f08 NP 2 SOURCES "${dir}/f08.f90")
 wisp_add_fortran_test(wildcard NP 3 SOURCES "${dir}/wildcard.f90")
 wisp_add_fortran_test(collective NP 3 SOURCES "${dir}/collective.f90")
 wisp_add_fortran_test(rma NP 2 SOURCES "${dir}/rma.f90")
-wisp_add_fortran_test(c_main NP 2 SOURCES "${dir}/c_main.c" "${dir}/kernel.f90")
+wisp_add_fortran_test(c_main NP 2 SOURCES "${dir}/c_main.c" "${dir}/kernel.f90" "${dir}/kernel_f08.f90")
 
 # WISP_STATS=1 counts the Fortran calls as the C functions they are.
-wisp_add_script_test(fortran_stats NP 2 "${dir}/stats.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_pingpong>)
+wisp_add_script_test(fortran_stats NP 2 "${dir}/stats.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_pingpong>
+                     "MPI_Send 6x")
+wisp_add_script_test(fortran_stats_f08 NP 2 "${dir}/stats.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_f08>
+                     "MPI_Waitall 2x")
 # The MPI's own mpiexec with LD_PRELOAD, nothing else (the README's recipe).
 add_test(NAME preload.fortran_pingpong.np2
          COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/mpiexec_preload.sh" ${WISP_MPI} 2
