@@ -18,9 +18,13 @@ exports that symbol (docs/fortran.md says which and why):
 
 MPICH's mpif.h / `use mpi` need nothing: they call the C MPI_X already.
 
-Functions left out (strings, callbacks, attribute values, files, sessions,
-arrays whose length the call does not give) are listed with the reason in
-src/fortran/gen/left_out.txt.
+Functions left out (strings the call writes, callbacks, attribute values,
+sessions, arrays whose length the call does not give) are listed with the
+reason in src/fortran/gen/left_out.txt. Those that wisp needs to see when
+ghost processes are on (a communicator argument that may be MPI_COMM_WORLD,
+or a function a routes.def serves) get an entry point all the same, which
+forwards the call to the MPI's own (dlsym RTLD_NEXT) or, with ghosts and the
+application's world, stops the job with one line naming the function.
 
 Usage: gen_fortran.py [--check] OUTDIR
 """
@@ -33,9 +37,11 @@ import sys
 
 import pympistandard as std
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group", "MPI_Op": "Op",
            "MPI_Win": "Win", "MPI_Info": "Info", "MPI_Errhandler": "Errhandler",
-           "MPI_Request": "Request", "MPI_Message": "Message"}
+           "MPI_Request": "Request", "MPI_Message": "Message", "MPI_File": "File"}
 # Handles wisp itself makes: converted by wisp (src/fortran/convert.c), the
 # others by the MPI's own PMPI_X_f2c / PMPI_X_c2f.
 WISP_HANDLES = {"MPI_Request", "MPI_Message"}
@@ -99,12 +105,11 @@ LEFT_OUT = {
     "MPI_Aint_diff": "a function returning MPI_Aint",
 }
 UNSUPPORTED_KINDS = {
-    "STRING": "a string argument (hidden length)", "STRING_ARRAY": "an array of strings",
+    "STRING_ARRAY": "an array of strings",
     "STRING_2DARRAY": "arrays of strings", "FUNCTION": "a callback",
     "POLYFUNCTION": "a callback", "ATTRIBUTE_VAL": "an attribute value",
     "ATTRIBUTE_VAL_10": "an attribute value", "EXTRA_STATE": "a callback's extra state",
     "EXTRA_STATE2": "a callback's extra state", "LOGICAL_VOID": "an untyped flag",
-    "FILE": "a file (MPI-IO, which wisp does not route)",
     "SESSION": "a session (MPI-4, which wisp does not route)",
     "F08_STATUS": "a status conversion", "F90_STATUS": "a status conversion",
     "VARARGS": "variadic in C", "WEIGHT": "graph weights (MPI_UNWEIGHTED)",
@@ -135,6 +140,7 @@ class Body:
     def __init__(self, name):
         self.name, self.fparams, self.pre, self.args, self.post, self.cleanup = name, [], [], [], [], []
         self.late = []  # array conversions, after the scalars their lengths use
+        self.hidden = []  # the hidden lengths of CHARACTER arguments, after ierror
 
     def param(self, p):
         name, kind, direction = p.name, p.kind.name, p.direction
@@ -142,6 +148,16 @@ class Body:
         if kind in UNSUPPORTED_KINDS:
             raise Skip(UNSUPPORTED_KINDS[kind])
         base, stars, array = split_decl(str(p))
+        c = f"c_{name}"
+        if kind == "STRING":
+            if direction is not std.Direction.IN or array or stars != 1:
+                raise Skip("a string written by the call")
+            self.fparams.append(f"char *{name}")
+            self.hidden.append(f"size_t {name}_len")
+            self.pre.append(f"char *{c} = wisp_f_string_in({name}, {name}_len);")
+            self.args.append(c)
+            self.cleanup.append(f"free({c});")
+            return
         inp = direction in (std.Direction.IN, std.Direction.INOUT)
         out = direction in (std.Direction.OUT, std.Direction.INOUT)
         c = f"c_{name}"
@@ -275,7 +291,7 @@ def build(c):
 
 
 def render_body(c, b):
-    fparams = ", ".join(b.fparams + ["MPI_Fint *ierror"])
+    fparams = ", ".join(b.fparams + ["MPI_Fint *ierror"] + b.hidden)
     lines = [f"static inline __attribute__((always_inline)) void f_{c.name}({fparams}, "
              "enum wisp_f_abi abi)", "{"]
     if not any("abi" in x for x in b.pre + b.post):
@@ -287,19 +303,62 @@ def render_body(c, b):
     return lines
 
 
+def routed_by_wisp():
+    """Functions a layer of wisp serves itself (call or lend in routes.def)."""
+    names = set()
+    for path in sorted((ROOT / "src").glob("*/routes.def")):
+        for line in path.read_text().splitlines():
+            m = re.match(r"^(MPI_[A-Za-z0-9_]+)\s+(lend|call)\b", line)
+            if m:
+                names.add(m.group(1))
+    return names
+
+
+def unserved_check(c, routed):
+    """For a function left out: the C expression naming the Fortran
+    communicator argument that must not be the application's world while
+    ghosts are on ("NULL": the call itself needs wisp with ghosts), or None
+    when the MPI can serve it alone whatever wisp does."""
+    params = [p for p in c.parameters if p.kind.name != "VARARGS"]
+    for i, p in enumerate(params):
+        if p.kind.name == "COMMUNICATOR" and p.direction is std.Direction.IN and \
+                p.pointer_level == 0 and "[" not in str(p):
+            return f"(const MPI_Fint *)a{i}"
+    return "NULL" if c.name in routed else None
+
+
+def render_unserved(c, check):
+    lower = c.name[4:].lower()
+    return [f"#ifdef WISP_F_MPIF_{c.name}",
+            f"WISP_EXPORT void ompi_{lower}_f(WISP_F_ANY_PARAMS)", "{",
+            f'    WISP_F_UNSERVED("{c.name.upper()}", "ompi_{lower}_f", {check});', "}",
+            f"WISP_F_MPIF_ALIASES({lower}, {lower.upper()}, (WISP_F_ANY_PARAMS))", "#endif",
+            f"#ifdef WISP_F_F08_{c.name}",
+            f"WISP_EXPORT void mpi_{lower}_f08_(WISP_F_ANY_PARAMS)", "{",
+            f'    WISP_F_UNSERVED("{c.name}", "mpi_{lower}_f08_", {check});', "}", "#endif", ""]
+
+
 def render(funcs):
     out = [HEADER, '#include "fortran/fortran.h"', ""]
     left = []
     served = []
+    routed = routed_by_wisp()
+    unserved = []
     for c in funcs:
         try:
             b = build(c)
         except Skip as why:
-            left.append(f"{c.name}: {why}")
+            check = unserved_check(c, routed)
+            refused = " (refused with ghosts)" if check else ""
+            left.append(f"{c.name}: {why}{refused}")
+            if check:
+                unserved += render_unserved(c, check)
+                served.append(c.name)
             continue
         served.append(c.name)
-        fparams = ", ".join(b.fparams + ["MPI_Fint *ierror"])
-        fargs = ", ".join([re.split(r"[ *]+", x)[-1] for x in b.fparams] + ["ierror"])
+        fparams = ", ".join(b.fparams + ["MPI_Fint *ierror"] + b.hidden)
+        fargs = ", ".join([re.split(r"[ *]+", x)[-1] for x in b.fparams] + ["ierror"] +
+                          [x.split()[-1] for x in b.hidden])
         lower = c.name[4:].lower()
         guard = f"WISP_HAVE_{c.name}"
         out.append(f"#if defined({guard}) && (defined(WISP_F_MPIF_{c.name}) || "
@@ -316,6 +375,8 @@ def render(funcs):
         out.append("#endif")
         out.append("#endif")
         out.append("")
+    out.append("/* Left out, and needed by wisp with ghosts: forwarded to the MPI, or refused. */")
+    out += unserved
     functions = HEADER.replace("/*", "#").replace(" */", "") + "".join(
         f"{n}\n" for n in served)
     left_out = HEADER.replace("/*", "#").replace(" */", "") + "".join(f"{x}\n" for x in left)

@@ -5,6 +5,7 @@
  */
 #include "fortran/fortran.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,4 +205,35 @@ int wisp_f_comm_size(MPI_Comm comm)
     else
         PMPI_Comm_size(comm, &size);
     return size;
+}
+
+char *wisp_f_string_in(const char *string, size_t len)
+{
+    while (len > 0 && string[len - 1] == ' ')
+        len--;
+    char *c = malloc(len + 1);
+    if (!c)
+        wisp_fatal("cannot allocate a string of %zu characters", len);
+    memcpy(c, string, len);
+    c[len] = '\0';
+    return c;
+}
+
+wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, const MPI_Fint *comm,
+                              wisp_f_any_fn *cache)
+{
+    bool ghosts = wisp_wrap_user_world != MPI_COMM_WORLD;
+    if (ghosts && (!comm || *comm == PMPI_Comm_c2f(MPI_COMM_WORLD)))
+        wisp_fatal("%s from Fortran is not served by wisp and would see the ghost processes "
+                   "(WISP_GHOSTS); run without ghosts (docs/fortran.md)",
+                   name);
+    wisp_f_any_fn next = __atomic_load_n(cache, __ATOMIC_RELAXED);
+    if (!next) {
+        next = (wisp_f_any_fn)dlsym(RTLD_NEXT, symbol);
+        if (!next)
+            wisp_fatal("%s: the MPI's Fortran entry point %s is missing: %s", name, symbol,
+                       dlerror());
+        __atomic_store_n(cache, next, __ATOMIC_RELAXED);
+    }
+    return next;
 }

@@ -16,6 +16,7 @@
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "wisp_fortran_have.h" /* WISP_F_MPIF_MPI_X, WISP_F_F08_MPI_X: the symbols to define */
 #include "wisp_have.h"
@@ -70,6 +71,10 @@ MPI_Fint wisp_f_request_c2f(MPI_Request request);
 MPI_Message wisp_f_message_f2c(MPI_Fint message);
 MPI_Fint wisp_f_message_c2f(MPI_Message message);
 
+/* A CHARACTER argument of `len` characters, without its trailing blanks,
+ * as a C string (from malloc). */
+char *wisp_f_string_in(const char *string, size_t len);
+
 /* Array lengths the Fortran call does not pass. */
 int wisp_f_cartdim(MPI_Comm comm);
 int wisp_f_comm_size(MPI_Comm comm);
@@ -82,6 +87,32 @@ int wisp_f_comm_size(MPI_Comm comm);
     WISP_EXPORT void mpi_##lower##__ params __attribute__((alias("ompi_" #lower "_f")));           \
     WISP_EXPORT void mpi_##lower params __attribute__((alias("ompi_" #lower "_f")));               \
     WISP_EXPORT void MPI_##upper params __attribute__((alias("ompi_" #lower "_f")));
+
+/*
+ * Entry points of functions wisp does not convert but must see with ghosts
+ * (tools/gen_fortran.py): they take the arguments as 16 integer registers
+ * and stack slots, whatever the function's, and pass them on unchanged to
+ * the MPI's own entry point; every Fortran argument is an address or a
+ * hidden length, so this is exact on x86-64 (System V).
+ */
+#if !defined(__x86_64__)
+#error "wisp's forwarding Fortran entry points assume the x86-64 System V calling convention"
+#endif
+#define WISP_F_ANY_PARAMS                                                                          \
+    long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8, long a9,      \
+        long a10, long a11, long a12, long a13, long a14, long a15
+typedef void (*wisp_f_any_fn)(WISP_F_ANY_PARAMS);
+
+/* The MPI's own `symbol`, after stopping the job with one line if ghosts
+ * are on and `comm` is NULL or the application's MPI_COMM_WORLD. */
+wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, const MPI_Fint *comm,
+                              wisp_f_any_fn *cache);
+#define WISP_F_UNSERVED(name, symbol, comm)                                                        \
+    do {                                                                                           \
+        static wisp_f_any_fn next_;                                                                \
+        wisp_f_unserved(name, symbol, comm, &next_)(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,   \
+                                                    a11, a12, a13, a14, a15);                      \
+    } while (0)
 
 #pragma GCC visibility pop
 

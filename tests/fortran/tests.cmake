@@ -50,3 +50,15 @@ add_test(NAME preload.fortran_pingpong.np2
 set_tests_properties(preload.fortran_pingpong.np2 PROPERTIES PASS_REGULAR_EXPRESSION "MPI_Send 6x"
                      FAIL_REGULAR_EXPRESSION "FAILED")
 wisp_test_properties(preload.fortran_pingpong.np2 2 fortran preload)
+# A function left out (an attribute value): forwarded, and refused with ghosts.
+add_executable(tf_unserved "${dir}/unserved.f90")
+target_link_libraries(tf_unserved PRIVATE MPI::MPI_C)
+set_target_properties(tf_unserved PROPERTIES Fortran_MODULE_DIRECTORY
+                      "${CMAKE_CURRENT_BINARY_DIR}/fortran_modules/unserved")
+if(WISP_MPI STREQUAL "openmpi")
+  set(expect refused)
+else()
+  set(expect served) # MPICH's mpif.h calls the C MPI_Comm_get_attr: wisp serves it
+endif()
+wisp_add_script_test(fortran_unserved NP 3 "${dir}/unserved.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_unserved>
+                     ${expect})

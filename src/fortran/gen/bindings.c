@@ -206,6 +206,32 @@ WISP_EXPORT void mpi_add_error_code_f08_(MPI_Fint *errorclass, MPI_Fint *errorco
 #endif
 #endif
 
+#if defined(WISP_HAVE_MPI_Add_error_string) && (defined(WISP_F_MPIF_MPI_Add_error_string) || defined(WISP_F_F08_MPI_Add_error_string))
+static inline __attribute__((always_inline)) void f_MPI_Add_error_string(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    int c_errorcode = (int)*errorcode;
+    char *c_string = wisp_f_string_in(string, string_len);
+    int rc = MPI_Add_error_string(c_errorcode, c_string);
+    free(c_string);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Add_error_string
+WISP_EXPORT void ompi_add_error_string_f(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
+{
+    f_MPI_Add_error_string(errorcode, string, ierror, string_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(add_error_string, ADD_ERROR_STRING, (MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len))
+#endif
+#ifdef WISP_F_F08_MPI_Add_error_string
+WISP_EXPORT void mpi_add_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
+{
+    f_MPI_Add_error_string(errorcode, string, ierror, string_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
 #if defined(WISP_HAVE_MPI_Allgather) && (defined(WISP_F_MPIF_MPI_Allgather) || defined(WISP_F_F08_MPI_Allgather))
 static inline __attribute__((always_inline)) void f_MPI_Allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
@@ -1101,6 +1127,62 @@ WISP_EXPORT void mpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint 
 #endif
 #endif
 
+#if defined(WISP_HAVE_MPI_Close_port) && (defined(WISP_F_MPIF_MPI_Close_port) || defined(WISP_F_F08_MPI_Close_port))
+static inline __attribute__((always_inline)) void f_MPI_Close_port(char *port_name, MPI_Fint *ierror, size_t port_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    char *c_port_name = wisp_f_string_in(port_name, port_name_len);
+    int rc = MPI_Close_port(c_port_name);
+    free(c_port_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Close_port
+WISP_EXPORT void ompi_close_port_f(char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    f_MPI_Close_port(port_name, ierror, port_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(close_port, CLOSE_PORT, (char *port_name, MPI_Fint *ierror, size_t port_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Close_port
+WISP_EXPORT void mpi_close_port_f08_(char *port_name, MPI_Fint *ierror, size_t port_name_len)
+{
+    f_MPI_Close_port(port_name, ierror, port_name_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_Comm_accept) && (defined(WISP_F_MPIF_MPI_Comm_accept) || defined(WISP_F_F08_MPI_Comm_accept))
+static inline __attribute__((always_inline)) void f_MPI_Comm_accept(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    char *c_port_name = wisp_f_string_in(port_name, port_name_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    int c_root = (int)*root;
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_newcomm;
+    int rc = MPI_Comm_accept(c_port_name, c_info, c_root, c_comm, &c_newcomm);
+    if (rc == MPI_SUCCESS)
+        *newcomm = PMPI_Comm_c2f(c_newcomm);
+    free(c_port_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Comm_accept
+WISP_EXPORT void ompi_comm_accept_f(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    f_MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror, port_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(comm_accept, COMM_ACCEPT, (char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_accept
+WISP_EXPORT void mpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    f_MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror, port_name_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
 #if defined(WISP_HAVE_MPI_Comm_attach_buffer) && (defined(WISP_F_MPIF_MPI_Comm_attach_buffer) || defined(WISP_F_F08_MPI_Comm_attach_buffer))
 static inline __attribute__((always_inline)) void f_MPI_Comm_attach_buffer(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
@@ -1177,6 +1259,37 @@ WISP_EXPORT void mpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fin
 #endif
 #endif
 
+#if defined(WISP_HAVE_MPI_Comm_connect) && (defined(WISP_F_MPIF_MPI_Comm_connect) || defined(WISP_F_F08_MPI_Comm_connect))
+static inline __attribute__((always_inline)) void f_MPI_Comm_connect(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    char *c_port_name = wisp_f_string_in(port_name, port_name_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    int c_root = (int)*root;
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Comm c_newcomm;
+    int rc = MPI_Comm_connect(c_port_name, c_info, c_root, c_comm, &c_newcomm);
+    if (rc == MPI_SUCCESS)
+        *newcomm = PMPI_Comm_c2f(c_newcomm);
+    free(c_port_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Comm_connect
+WISP_EXPORT void ompi_comm_connect_f(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    f_MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror, port_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(comm_connect, COMM_CONNECT, (char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_connect
+WISP_EXPORT void mpi_comm_connect_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+{
+    f_MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror, port_name_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
 #if defined(WISP_HAVE_MPI_Comm_create) && (defined(WISP_F_MPIF_MPI_Comm_create) || defined(WISP_F_F08_MPI_Comm_create))
 static inline __attribute__((always_inline)) void f_MPI_Comm_create(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
@@ -1201,6 +1314,37 @@ WISP_F_MPIF_ALIASES(comm_create, COMM_CREATE, (MPI_Fint *comm, MPI_Fint *group, 
 WISP_EXPORT void mpi_comm_create_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     f_MPI_Comm_create(comm, group, newcomm, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_Comm_create_from_group) && (defined(WISP_F_MPIF_MPI_Comm_create_from_group) || defined(WISP_F_F08_MPI_Comm_create_from_group))
+static inline __attribute__((always_inline)) void f_MPI_Comm_create_from_group(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Group c_group = PMPI_Group_f2c(*group);
+    char *c_stringtag = wisp_f_string_in(stringtag, stringtag_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Comm c_newcomm;
+    int rc = MPI_Comm_create_from_group(c_group, c_stringtag, c_info, c_errhandler, &c_newcomm);
+    if (rc == MPI_SUCCESS)
+        *newcomm = PMPI_Comm_c2f(c_newcomm);
+    free(c_stringtag);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Comm_create_from_group
+WISP_EXPORT void ompi_comm_create_from_group_f(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    f_MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(comm_create_from_group, COMM_CREATE_FROM_GROUP, (MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_create_from_group
+WISP_EXPORT void mpi_comm_create_from_group_f08_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    f_MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len, WISP_F_ABI_F08);
 }
 #endif
 #endif
@@ -1788,6 +1932,32 @@ WISP_EXPORT void mpi_comm_set_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint
 #endif
 #endif
 
+#if defined(WISP_HAVE_MPI_Comm_set_name) && (defined(WISP_F_MPIF_MPI_Comm_set_name) || defined(WISP_F_F08_MPI_Comm_set_name))
+static inline __attribute__((always_inline)) void f_MPI_Comm_set_name(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    char *c_comm_name = wisp_f_string_in(comm_name, comm_name_len);
+    int rc = MPI_Comm_set_name(c_comm, c_comm_name);
+    free(c_comm_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Comm_set_name
+WISP_EXPORT void ompi_comm_set_name_f(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len)
+{
+    f_MPI_Comm_set_name(comm, comm_name, ierror, comm_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(comm_set_name, COMM_SET_NAME, (MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_set_name
+WISP_EXPORT void mpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len)
+{
+    f_MPI_Comm_set_name(comm, comm_name, ierror, comm_name_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
 #if defined(WISP_HAVE_MPI_Comm_size) && (defined(WISP_F_MPIF_MPI_Comm_size) || defined(WISP_F_F08_MPI_Comm_size))
 static inline __attribute__((always_inline)) void f_MPI_Comm_size(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
@@ -2109,6 +2279,1530 @@ WISP_F_MPIF_ALIASES(fetch_and_op, FETCH_AND_OP, (void *origin_addr, void *result
 WISP_EXPORT void mpi_fetch_and_op_f08_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     f_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_call_errhandler) && (defined(WISP_F_MPIF_MPI_File_call_errhandler) || defined(WISP_F_F08_MPI_File_call_errhandler))
+static inline __attribute__((always_inline)) void f_MPI_File_call_errhandler(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_errorcode = (int)*errorcode;
+    int rc = MPI_File_call_errhandler(c_fh, c_errorcode);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_call_errhandler
+WISP_EXPORT void ompi_file_call_errhandler_f(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    f_MPI_File_call_errhandler(fh, errorcode, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_call_errhandler, FILE_CALL_ERRHANDLER, (MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_call_errhandler
+WISP_EXPORT void mpi_file_call_errhandler_f08_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    f_MPI_File_call_errhandler(fh, errorcode, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_close) && (defined(WISP_F_MPIF_MPI_File_close) || defined(WISP_F_F08_MPI_File_close))
+static inline __attribute__((always_inline)) void f_MPI_File_close(MPI_Fint *fh, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_close(&c_fh);
+    if (rc == MPI_SUCCESS)
+        *fh = PMPI_File_c2f(c_fh);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_close
+WISP_EXPORT void ompi_file_close_f(MPI_Fint *fh, MPI_Fint *ierror)
+{
+    f_MPI_File_close(fh, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_close, FILE_CLOSE, (MPI_Fint *fh, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_close
+WISP_EXPORT void mpi_file_close_f08_(MPI_Fint *fh, MPI_Fint *ierror)
+{
+    f_MPI_File_close(fh, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_delete) && (defined(WISP_F_MPIF_MPI_File_delete) || defined(WISP_F_F08_MPI_File_delete))
+static inline __attribute__((always_inline)) void f_MPI_File_delete(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    char *c_filename = wisp_f_string_in(filename, filename_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    int rc = MPI_File_delete(c_filename, c_info);
+    free(c_filename);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_delete
+WISP_EXPORT void ompi_file_delete_f(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
+{
+    f_MPI_File_delete(filename, info, ierror, filename_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_delete, FILE_DELETE, (char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len))
+#endif
+#ifdef WISP_F_F08_MPI_File_delete
+WISP_EXPORT void mpi_file_delete_f08_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
+{
+    f_MPI_File_delete(filename, info, ierror, filename_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_amode) && (defined(WISP_F_MPIF_MPI_File_get_amode) || defined(WISP_F_F08_MPI_File_get_amode))
+static inline __attribute__((always_inline)) void f_MPI_File_get_amode(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int *c_amode = (int *)amode;
+    int rc = MPI_File_get_amode(c_fh, c_amode);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_amode
+WISP_EXPORT void ompi_file_get_amode_f(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
+{
+    f_MPI_File_get_amode(fh, amode, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_amode, FILE_GET_AMODE, (MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_amode
+WISP_EXPORT void mpi_file_get_amode_f08_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
+{
+    f_MPI_File_get_amode(fh, amode, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_atomicity) && (defined(WISP_F_MPIF_MPI_File_get_atomicity) || defined(WISP_F_F08_MPI_File_get_atomicity))
+static inline __attribute__((always_inline)) void f_MPI_File_get_atomicity(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_flag = 0;
+    int rc = MPI_File_get_atomicity(c_fh, &c_flag);
+    *flag = wisp_f_logical_out(c_flag);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_atomicity
+WISP_EXPORT void ompi_file_get_atomicity_f(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    f_MPI_File_get_atomicity(fh, flag, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_atomicity, FILE_GET_ATOMICITY, (MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_atomicity
+WISP_EXPORT void mpi_file_get_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    f_MPI_File_get_atomicity(fh, flag, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_byte_offset) && (defined(WISP_F_MPIF_MPI_File_get_byte_offset) || defined(WISP_F_F08_MPI_File_get_byte_offset))
+static inline __attribute__((always_inline)) void f_MPI_File_get_byte_offset(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_get_byte_offset(c_fh, *offset, disp);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_byte_offset
+WISP_EXPORT void ompi_file_get_byte_offset_f(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
+{
+    f_MPI_File_get_byte_offset(fh, offset, disp, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_byte_offset, FILE_GET_BYTE_OFFSET, (MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_byte_offset
+WISP_EXPORT void mpi_file_get_byte_offset_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
+{
+    f_MPI_File_get_byte_offset(fh, offset, disp, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_errhandler) && (defined(WISP_F_MPIF_MPI_File_get_errhandler) || defined(WISP_F_F08_MPI_File_get_errhandler))
+static inline __attribute__((always_inline)) void f_MPI_File_get_errhandler(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_file = PMPI_File_f2c(*file);
+    MPI_Errhandler c_errhandler;
+    int rc = MPI_File_get_errhandler(c_file, &c_errhandler);
+    if (rc == MPI_SUCCESS)
+        *errhandler = PMPI_Errhandler_c2f(c_errhandler);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_errhandler
+WISP_EXPORT void ompi_file_get_errhandler_f(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    f_MPI_File_get_errhandler(file, errhandler, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_errhandler, FILE_GET_ERRHANDLER, (MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_errhandler
+WISP_EXPORT void mpi_file_get_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    f_MPI_File_get_errhandler(file, errhandler, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_group) && (defined(WISP_F_MPIF_MPI_File_get_group) || defined(WISP_F_F08_MPI_File_get_group))
+static inline __attribute__((always_inline)) void f_MPI_File_get_group(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Group c_group;
+    int rc = MPI_File_get_group(c_fh, &c_group);
+    if (rc == MPI_SUCCESS)
+        *group = PMPI_Group_c2f(c_group);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_group
+WISP_EXPORT void ompi_file_get_group_f(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
+{
+    f_MPI_File_get_group(fh, group, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_group, FILE_GET_GROUP, (MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_group
+WISP_EXPORT void mpi_file_get_group_f08_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
+{
+    f_MPI_File_get_group(fh, group, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_info) && (defined(WISP_F_MPIF_MPI_File_get_info) || defined(WISP_F_F08_MPI_File_get_info))
+static inline __attribute__((always_inline)) void f_MPI_File_get_info(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Info c_info_used;
+    int rc = MPI_File_get_info(c_fh, &c_info_used);
+    if (rc == MPI_SUCCESS)
+        *info_used = PMPI_Info_c2f(c_info_used);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_info
+WISP_EXPORT void ompi_file_get_info_f(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
+{
+    f_MPI_File_get_info(fh, info_used, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_info, FILE_GET_INFO, (MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_info
+WISP_EXPORT void mpi_file_get_info_f08_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
+{
+    f_MPI_File_get_info(fh, info_used, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_position) && (defined(WISP_F_MPIF_MPI_File_get_position) || defined(WISP_F_F08_MPI_File_get_position))
+static inline __attribute__((always_inline)) void f_MPI_File_get_position(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_get_position(c_fh, offset);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_position
+WISP_EXPORT void ompi_file_get_position_f(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
+{
+    f_MPI_File_get_position(fh, offset, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_position, FILE_GET_POSITION, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_position
+WISP_EXPORT void mpi_file_get_position_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
+{
+    f_MPI_File_get_position(fh, offset, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_position_shared) && (defined(WISP_F_MPIF_MPI_File_get_position_shared) || defined(WISP_F_F08_MPI_File_get_position_shared))
+static inline __attribute__((always_inline)) void f_MPI_File_get_position_shared(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_get_position_shared(c_fh, offset);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_position_shared
+WISP_EXPORT void ompi_file_get_position_shared_f(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
+{
+    f_MPI_File_get_position_shared(fh, offset, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_position_shared, FILE_GET_POSITION_SHARED, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_position_shared
+WISP_EXPORT void mpi_file_get_position_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
+{
+    f_MPI_File_get_position_shared(fh, offset, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_size) && (defined(WISP_F_MPIF_MPI_File_get_size) || defined(WISP_F_F08_MPI_File_get_size))
+static inline __attribute__((always_inline)) void f_MPI_File_get_size(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_get_size(c_fh, size);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_size
+WISP_EXPORT void ompi_file_get_size_f(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    f_MPI_File_get_size(fh, size, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_size, FILE_GET_SIZE, (MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_size
+WISP_EXPORT void mpi_file_get_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    f_MPI_File_get_size(fh, size, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_get_type_extent) && (defined(WISP_F_MPIF_MPI_File_get_type_extent) || defined(WISP_F_F08_MPI_File_get_type_extent))
+static inline __attribute__((always_inline)) void f_MPI_File_get_type_extent(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = MPI_File_get_type_extent(c_fh, c_datatype, extent);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_get_type_extent
+WISP_EXPORT void ompi_file_get_type_extent_f(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
+{
+    f_MPI_File_get_type_extent(fh, datatype, extent, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_get_type_extent, FILE_GET_TYPE_EXTENT, (MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_get_type_extent
+WISP_EXPORT void mpi_file_get_type_extent_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
+{
+    f_MPI_File_get_type_extent(fh, datatype, extent, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iread) && (defined(WISP_F_MPIF_MPI_File_iread) || defined(WISP_F_F08_MPI_File_iread))
+static inline __attribute__((always_inline)) void f_MPI_File_iread(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iread(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iread
+WISP_EXPORT void ompi_file_iread_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread(fh, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iread, FILE_IREAD, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iread
+WISP_EXPORT void mpi_file_iread_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread(fh, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iread_all) && (defined(WISP_F_MPIF_MPI_File_iread_all) || defined(WISP_F_F08_MPI_File_iread_all))
+static inline __attribute__((always_inline)) void f_MPI_File_iread_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iread_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iread_all
+WISP_EXPORT void ompi_file_iread_all_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_all(fh, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iread_all, FILE_IREAD_ALL, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iread_all
+WISP_EXPORT void mpi_file_iread_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_all(fh, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iread_at) && (defined(WISP_F_MPIF_MPI_File_iread_at) || defined(WISP_F_F08_MPI_File_iread_at))
+static inline __attribute__((always_inline)) void f_MPI_File_iread_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iread_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iread_at
+WISP_EXPORT void ompi_file_iread_at_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iread_at, FILE_IREAD_AT, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iread_at
+WISP_EXPORT void mpi_file_iread_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iread_at_all) && (defined(WISP_F_MPIF_MPI_File_iread_at_all) || defined(WISP_F_F08_MPI_File_iread_at_all))
+static inline __attribute__((always_inline)) void f_MPI_File_iread_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iread_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iread_at_all
+WISP_EXPORT void ompi_file_iread_at_all_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iread_at_all, FILE_IREAD_AT_ALL, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iread_at_all
+WISP_EXPORT void mpi_file_iread_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iread_shared) && (defined(WISP_F_MPIF_MPI_File_iread_shared) || defined(WISP_F_F08_MPI_File_iread_shared))
+static inline __attribute__((always_inline)) void f_MPI_File_iread_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iread_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iread_shared
+WISP_EXPORT void ompi_file_iread_shared_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_shared(fh, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iread_shared, FILE_IREAD_SHARED, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iread_shared
+WISP_EXPORT void mpi_file_iread_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iread_shared(fh, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iwrite) && (defined(WISP_F_MPIF_MPI_File_iwrite) || defined(WISP_F_F08_MPI_File_iwrite))
+static inline __attribute__((always_inline)) void f_MPI_File_iwrite(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iwrite(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iwrite
+WISP_EXPORT void ompi_file_iwrite_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite(fh, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iwrite, FILE_IWRITE, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iwrite
+WISP_EXPORT void mpi_file_iwrite_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite(fh, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iwrite_all) && (defined(WISP_F_MPIF_MPI_File_iwrite_all) || defined(WISP_F_F08_MPI_File_iwrite_all))
+static inline __attribute__((always_inline)) void f_MPI_File_iwrite_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iwrite_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iwrite_all
+WISP_EXPORT void ompi_file_iwrite_all_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iwrite_all, FILE_IWRITE_ALL, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iwrite_all
+WISP_EXPORT void mpi_file_iwrite_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iwrite_at) && (defined(WISP_F_MPIF_MPI_File_iwrite_at) || defined(WISP_F_F08_MPI_File_iwrite_at))
+static inline __attribute__((always_inline)) void f_MPI_File_iwrite_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iwrite_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iwrite_at
+WISP_EXPORT void ompi_file_iwrite_at_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iwrite_at, FILE_IWRITE_AT, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iwrite_at
+WISP_EXPORT void mpi_file_iwrite_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iwrite_at_all) && (defined(WISP_F_MPIF_MPI_File_iwrite_at_all) || defined(WISP_F_F08_MPI_File_iwrite_at_all))
+static inline __attribute__((always_inline)) void f_MPI_File_iwrite_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iwrite_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iwrite_at_all
+WISP_EXPORT void ompi_file_iwrite_at_all_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iwrite_at_all, FILE_IWRITE_AT_ALL, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iwrite_at_all
+WISP_EXPORT void mpi_file_iwrite_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_iwrite_shared) && (defined(WISP_F_MPIF_MPI_File_iwrite_shared) || defined(WISP_F_F08_MPI_File_iwrite_shared))
+static inline __attribute__((always_inline)) void f_MPI_File_iwrite_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Request c_request;
+    int rc = MPI_File_iwrite_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
+    if (rc == MPI_SUCCESS)
+        *request = wisp_f_request_c2f(c_request);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_iwrite_shared
+WISP_EXPORT void ompi_file_iwrite_shared_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_iwrite_shared, FILE_IWRITE_SHARED, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_iwrite_shared
+WISP_EXPORT void mpi_file_iwrite_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+{
+    f_MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_open) && (defined(WISP_F_MPIF_MPI_File_open) || defined(WISP_F_F08_MPI_File_open))
+static inline __attribute__((always_inline)) void f_MPI_File_open(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    char *c_filename = wisp_f_string_in(filename, filename_len);
+    int c_amode = (int)*amode;
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_File c_fh;
+    int rc = MPI_File_open(c_comm, c_filename, c_amode, c_info, &c_fh);
+    if (rc == MPI_SUCCESS)
+        *fh = PMPI_File_c2f(c_fh);
+    free(c_filename);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_open
+WISP_EXPORT void ompi_file_open_f(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
+{
+    f_MPI_File_open(comm, filename, amode, info, fh, ierror, filename_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_open, FILE_OPEN, (MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len))
+#endif
+#ifdef WISP_F_F08_MPI_File_open
+WISP_EXPORT void mpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
+{
+    f_MPI_File_open(comm, filename, amode, info, fh, ierror, filename_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_preallocate) && (defined(WISP_F_MPIF_MPI_File_preallocate) || defined(WISP_F_F08_MPI_File_preallocate))
+static inline __attribute__((always_inline)) void f_MPI_File_preallocate(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_preallocate(c_fh, *size);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_preallocate
+WISP_EXPORT void ompi_file_preallocate_f(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    f_MPI_File_preallocate(fh, size, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_preallocate, FILE_PREALLOCATE, (MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_preallocate
+WISP_EXPORT void mpi_file_preallocate_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    f_MPI_File_preallocate(fh, size, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read) && (defined(WISP_F_MPIF_MPI_File_read) || defined(WISP_F_F08_MPI_File_read))
+static inline __attribute__((always_inline)) void f_MPI_File_read(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read
+WISP_EXPORT void ompi_file_read_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read, FILE_READ, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read
+WISP_EXPORT void mpi_file_read_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_all) && (defined(WISP_F_MPIF_MPI_File_read_all) || defined(WISP_F_F08_MPI_File_read_all))
+static inline __attribute__((always_inline)) void f_MPI_File_read_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_all
+WISP_EXPORT void ompi_file_read_all_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_all(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_all, FILE_READ_ALL, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_all
+WISP_EXPORT void mpi_file_read_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_all(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_all_begin) && (defined(WISP_F_MPIF_MPI_File_read_all_begin) || defined(WISP_F_F08_MPI_File_read_all_begin))
+static inline __attribute__((always_inline)) void f_MPI_File_read_all_begin(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = MPI_File_read_all_begin(c_fh, wisp_f_buf(buf), c_count, c_datatype);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_all_begin
+WISP_EXPORT void ompi_file_read_all_begin_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_read_all_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_all_begin, FILE_READ_ALL_BEGIN, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_all_begin
+WISP_EXPORT void mpi_file_read_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_read_all_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_all_end) && (defined(WISP_F_MPIF_MPI_File_read_all_end) || defined(WISP_F_F08_MPI_File_read_all_end))
+static inline __attribute__((always_inline)) void f_MPI_File_read_all_end(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_all_end(c_fh, wisp_f_buf(buf), c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_all_end
+WISP_EXPORT void ompi_file_read_all_end_f(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_all_end(fh, buf, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_all_end, FILE_READ_ALL_END, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_all_end
+WISP_EXPORT void mpi_file_read_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_all_end(fh, buf, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_at) && (defined(WISP_F_MPIF_MPI_File_read_at) || defined(WISP_F_F08_MPI_File_read_at))
+static inline __attribute__((always_inline)) void f_MPI_File_read_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_at
+WISP_EXPORT void ompi_file_read_at_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_at, FILE_READ_AT, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_at
+WISP_EXPORT void mpi_file_read_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_at_all) && (defined(WISP_F_MPIF_MPI_File_read_at_all) || defined(WISP_F_F08_MPI_File_read_at_all))
+static inline __attribute__((always_inline)) void f_MPI_File_read_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_at_all
+WISP_EXPORT void ompi_file_read_at_all_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_at_all, FILE_READ_AT_ALL, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_at_all
+WISP_EXPORT void mpi_file_read_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_at_all_begin) && (defined(WISP_F_MPIF_MPI_File_read_at_all_begin) || defined(WISP_F_F08_MPI_File_read_at_all_begin))
+static inline __attribute__((always_inline)) void f_MPI_File_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = MPI_File_read_at_all_begin(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_at_all_begin
+WISP_EXPORT void ompi_file_read_at_all_begin_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_at_all_begin, FILE_READ_AT_ALL_BEGIN, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_at_all_begin
+WISP_EXPORT void mpi_file_read_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_at_all_end) && (defined(WISP_F_MPIF_MPI_File_read_at_all_end) || defined(WISP_F_F08_MPI_File_read_at_all_end))
+static inline __attribute__((always_inline)) void f_MPI_File_read_at_all_end(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_at_all_end(c_fh, wisp_f_buf(buf), c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_at_all_end
+WISP_EXPORT void ompi_file_read_at_all_end_f(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at_all_end(fh, buf, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_at_all_end, FILE_READ_AT_ALL_END, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_at_all_end
+WISP_EXPORT void mpi_file_read_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_at_all_end(fh, buf, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_ordered) && (defined(WISP_F_MPIF_MPI_File_read_ordered) || defined(WISP_F_F08_MPI_File_read_ordered))
+static inline __attribute__((always_inline)) void f_MPI_File_read_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_ordered(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_ordered
+WISP_EXPORT void ompi_file_read_ordered_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_ordered(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_ordered, FILE_READ_ORDERED, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_ordered
+WISP_EXPORT void mpi_file_read_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_ordered(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_ordered_begin) && (defined(WISP_F_MPIF_MPI_File_read_ordered_begin) || defined(WISP_F_F08_MPI_File_read_ordered_begin))
+static inline __attribute__((always_inline)) void f_MPI_File_read_ordered_begin(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = MPI_File_read_ordered_begin(c_fh, wisp_f_buf(buf), c_count, c_datatype);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_ordered_begin
+WISP_EXPORT void ompi_file_read_ordered_begin_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_ordered_begin, FILE_READ_ORDERED_BEGIN, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_ordered_begin
+WISP_EXPORT void mpi_file_read_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_ordered_end) && (defined(WISP_F_MPIF_MPI_File_read_ordered_end) || defined(WISP_F_F08_MPI_File_read_ordered_end))
+static inline __attribute__((always_inline)) void f_MPI_File_read_ordered_end(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_ordered_end(c_fh, wisp_f_buf(buf), c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_ordered_end
+WISP_EXPORT void ompi_file_read_ordered_end_f(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_ordered_end(fh, buf, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_ordered_end, FILE_READ_ORDERED_END, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_ordered_end
+WISP_EXPORT void mpi_file_read_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_ordered_end(fh, buf, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_read_shared) && (defined(WISP_F_MPIF_MPI_File_read_shared) || defined(WISP_F_F08_MPI_File_read_shared))
+static inline __attribute__((always_inline)) void f_MPI_File_read_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_read_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_read_shared
+WISP_EXPORT void ompi_file_read_shared_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_shared(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_read_shared, FILE_READ_SHARED, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_read_shared
+WISP_EXPORT void mpi_file_read_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_read_shared(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_seek) && (defined(WISP_F_MPIF_MPI_File_seek) || defined(WISP_F_F08_MPI_File_seek))
+static inline __attribute__((always_inline)) void f_MPI_File_seek(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_whence = (int)*whence;
+    int rc = MPI_File_seek(c_fh, *offset, c_whence);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_seek
+WISP_EXPORT void ompi_file_seek_f(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    f_MPI_File_seek(fh, offset, whence, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_seek, FILE_SEEK, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_seek
+WISP_EXPORT void mpi_file_seek_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    f_MPI_File_seek(fh, offset, whence, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_seek_shared) && (defined(WISP_F_MPIF_MPI_File_seek_shared) || defined(WISP_F_F08_MPI_File_seek_shared))
+static inline __attribute__((always_inline)) void f_MPI_File_seek_shared(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_whence = (int)*whence;
+    int rc = MPI_File_seek_shared(c_fh, *offset, c_whence);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_seek_shared
+WISP_EXPORT void ompi_file_seek_shared_f(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    f_MPI_File_seek_shared(fh, offset, whence, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_seek_shared, FILE_SEEK_SHARED, (MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_seek_shared
+WISP_EXPORT void mpi_file_seek_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+{
+    f_MPI_File_seek_shared(fh, offset, whence, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_set_atomicity) && (defined(WISP_F_MPIF_MPI_File_set_atomicity) || defined(WISP_F_F08_MPI_File_set_atomicity))
+static inline __attribute__((always_inline)) void f_MPI_File_set_atomicity(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_set_atomicity(c_fh, wisp_f_logical_in(*flag));
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_set_atomicity
+WISP_EXPORT void ompi_file_set_atomicity_f(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    f_MPI_File_set_atomicity(fh, flag, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_set_atomicity, FILE_SET_ATOMICITY, (MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_set_atomicity
+WISP_EXPORT void mpi_file_set_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    f_MPI_File_set_atomicity(fh, flag, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_set_errhandler) && (defined(WISP_F_MPIF_MPI_File_set_errhandler) || defined(WISP_F_F08_MPI_File_set_errhandler))
+static inline __attribute__((always_inline)) void f_MPI_File_set_errhandler(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_file = PMPI_File_f2c(*file);
+    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    int rc = MPI_File_set_errhandler(c_file, c_errhandler);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_set_errhandler
+WISP_EXPORT void ompi_file_set_errhandler_f(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    f_MPI_File_set_errhandler(file, errhandler, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_set_errhandler, FILE_SET_ERRHANDLER, (MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_set_errhandler
+WISP_EXPORT void mpi_file_set_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    f_MPI_File_set_errhandler(file, errhandler, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_set_info) && (defined(WISP_F_MPIF_MPI_File_set_info) || defined(WISP_F_F08_MPI_File_set_info))
+static inline __attribute__((always_inline)) void f_MPI_File_set_info(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    int rc = MPI_File_set_info(c_fh, c_info);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_set_info
+WISP_EXPORT void ompi_file_set_info_f(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
+{
+    f_MPI_File_set_info(fh, info, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_set_info, FILE_SET_INFO, (MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_set_info
+WISP_EXPORT void mpi_file_set_info_f08_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
+{
+    f_MPI_File_set_info(fh, info, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_set_size) && (defined(WISP_F_MPIF_MPI_File_set_size) || defined(WISP_F_F08_MPI_File_set_size))
+static inline __attribute__((always_inline)) void f_MPI_File_set_size(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_set_size(c_fh, *size);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_set_size
+WISP_EXPORT void ompi_file_set_size_f(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    f_MPI_File_set_size(fh, size, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_set_size, FILE_SET_SIZE, (MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_set_size
+WISP_EXPORT void mpi_file_set_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+{
+    f_MPI_File_set_size(fh, size, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_set_view) && (defined(WISP_F_MPIF_MPI_File_set_view) || defined(WISP_F_F08_MPI_File_set_view))
+static inline __attribute__((always_inline)) void f_MPI_File_set_view(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Datatype c_etype = PMPI_Type_f2c(*etype);
+    MPI_Datatype c_filetype = PMPI_Type_f2c(*filetype);
+    char *c_datarep = wisp_f_string_in(datarep, datarep_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    int rc = MPI_File_set_view(c_fh, *disp, c_etype, c_filetype, c_datarep, c_info);
+    free(c_datarep);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_set_view
+WISP_EXPORT void ompi_file_set_view_f(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
+{
+    f_MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror, datarep_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_set_view, FILE_SET_VIEW, (MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len))
+#endif
+#ifdef WISP_F_F08_MPI_File_set_view
+WISP_EXPORT void mpi_file_set_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
+{
+    f_MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror, datarep_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_sync) && (defined(WISP_F_MPIF_MPI_File_sync) || defined(WISP_F_F08_MPI_File_sync))
+static inline __attribute__((always_inline)) void f_MPI_File_sync(MPI_Fint *fh, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int rc = MPI_File_sync(c_fh);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_sync
+WISP_EXPORT void ompi_file_sync_f(MPI_Fint *fh, MPI_Fint *ierror)
+{
+    f_MPI_File_sync(fh, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_sync, FILE_SYNC, (MPI_Fint *fh, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_sync
+WISP_EXPORT void mpi_file_sync_f08_(MPI_Fint *fh, MPI_Fint *ierror)
+{
+    f_MPI_File_sync(fh, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write) && (defined(WISP_F_MPIF_MPI_File_write) || defined(WISP_F_F08_MPI_File_write))
+static inline __attribute__((always_inline)) void f_MPI_File_write(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write
+WISP_EXPORT void ompi_file_write_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write, FILE_WRITE, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write
+WISP_EXPORT void mpi_file_write_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_all) && (defined(WISP_F_MPIF_MPI_File_write_all) || defined(WISP_F_F08_MPI_File_write_all))
+static inline __attribute__((always_inline)) void f_MPI_File_write_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_all
+WISP_EXPORT void ompi_file_write_all_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_all(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_all, FILE_WRITE_ALL, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_all
+WISP_EXPORT void mpi_file_write_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_all(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_all_begin) && (defined(WISP_F_MPIF_MPI_File_write_all_begin) || defined(WISP_F_F08_MPI_File_write_all_begin))
+static inline __attribute__((always_inline)) void f_MPI_File_write_all_begin(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = MPI_File_write_all_begin(c_fh, wisp_f_buf(buf), c_count, c_datatype);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_all_begin
+WISP_EXPORT void ompi_file_write_all_begin_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_write_all_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_all_begin, FILE_WRITE_ALL_BEGIN, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_all_begin
+WISP_EXPORT void mpi_file_write_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_write_all_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_all_end) && (defined(WISP_F_MPIF_MPI_File_write_all_end) || defined(WISP_F_F08_MPI_File_write_all_end))
+static inline __attribute__((always_inline)) void f_MPI_File_write_all_end(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_all_end(c_fh, wisp_f_buf(buf), c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_all_end
+WISP_EXPORT void ompi_file_write_all_end_f(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_all_end(fh, buf, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_all_end, FILE_WRITE_ALL_END, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_all_end
+WISP_EXPORT void mpi_file_write_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_all_end(fh, buf, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_at) && (defined(WISP_F_MPIF_MPI_File_write_at) || defined(WISP_F_F08_MPI_File_write_at))
+static inline __attribute__((always_inline)) void f_MPI_File_write_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_at
+WISP_EXPORT void ompi_file_write_at_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_at, FILE_WRITE_AT, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_at
+WISP_EXPORT void mpi_file_write_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_at_all) && (defined(WISP_F_MPIF_MPI_File_write_at_all) || defined(WISP_F_F08_MPI_File_write_at_all))
+static inline __attribute__((always_inline)) void f_MPI_File_write_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_at_all
+WISP_EXPORT void ompi_file_write_at_all_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_at_all, FILE_WRITE_AT_ALL, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_at_all
+WISP_EXPORT void mpi_file_write_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_at_all_begin) && (defined(WISP_F_MPIF_MPI_File_write_at_all_begin) || defined(WISP_F_F08_MPI_File_write_at_all_begin))
+static inline __attribute__((always_inline)) void f_MPI_File_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = MPI_File_write_at_all_begin(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_at_all_begin
+WISP_EXPORT void ompi_file_write_at_all_begin_f(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_at_all_begin, FILE_WRITE_AT_ALL_BEGIN, (MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_at_all_begin
+WISP_EXPORT void mpi_file_write_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_at_all_end) && (defined(WISP_F_MPIF_MPI_File_write_at_all_end) || defined(WISP_F_F08_MPI_File_write_at_all_end))
+static inline __attribute__((always_inline)) void f_MPI_File_write_at_all_end(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_at_all_end(c_fh, wisp_f_buf(buf), c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_at_all_end
+WISP_EXPORT void ompi_file_write_at_all_end_f(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at_all_end(fh, buf, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_at_all_end, FILE_WRITE_AT_ALL_END, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_at_all_end
+WISP_EXPORT void mpi_file_write_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_at_all_end(fh, buf, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_ordered) && (defined(WISP_F_MPIF_MPI_File_write_ordered) || defined(WISP_F_F08_MPI_File_write_ordered))
+static inline __attribute__((always_inline)) void f_MPI_File_write_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_ordered(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_ordered
+WISP_EXPORT void ompi_file_write_ordered_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_ordered(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_ordered, FILE_WRITE_ORDERED, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_ordered
+WISP_EXPORT void mpi_file_write_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_ordered(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_ordered_begin) && (defined(WISP_F_MPIF_MPI_File_write_ordered_begin) || defined(WISP_F_F08_MPI_File_write_ordered_begin))
+static inline __attribute__((always_inline)) void f_MPI_File_write_ordered_begin(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    int rc = MPI_File_write_ordered_begin(c_fh, wisp_f_buf(buf), c_count, c_datatype);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_ordered_begin
+WISP_EXPORT void ompi_file_write_ordered_begin_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_ordered_begin, FILE_WRITE_ORDERED_BEGIN, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_ordered_begin
+WISP_EXPORT void mpi_file_write_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+{
+    f_MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_ordered_end) && (defined(WISP_F_MPIF_MPI_File_write_ordered_end) || defined(WISP_F_F08_MPI_File_write_ordered_end))
+static inline __attribute__((always_inline)) void f_MPI_File_write_ordered_end(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_ordered_end(c_fh, wisp_f_buf(buf), c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_ordered_end
+WISP_EXPORT void ompi_file_write_ordered_end_f(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_ordered_end(fh, buf, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_ordered_end, FILE_WRITE_ORDERED_END, (MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_ordered_end
+WISP_EXPORT void mpi_file_write_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_ordered_end(fh, buf, status, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_File_write_shared) && (defined(WISP_F_MPIF_MPI_File_write_shared) || defined(WISP_F_F08_MPI_File_write_shared))
+static inline __attribute__((always_inline)) void f_MPI_File_write_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror, enum wisp_f_abi abi)
+{
+    MPI_File c_fh = PMPI_File_f2c(*fh);
+    int c_count = (int)*count;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Status c_status_local;
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    int rc = MPI_File_write_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
+    wisp_f_status_out(c_status, status);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_File_write_shared
+WISP_EXPORT void ompi_file_write_shared_f(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_shared(fh, buf, count, datatype, status, ierror, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(file_write_shared, FILE_WRITE_SHARED, (MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror))
+#endif
+#ifdef WISP_F_F08_MPI_File_write_shared
+WISP_EXPORT void mpi_file_write_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+{
+    f_MPI_File_write_shared(fh, buf, count, datatype, status, ierror, WISP_F_ABI_F08);
 }
 #endif
 #endif
@@ -3600,6 +5294,32 @@ WISP_EXPORT void mpi_info_create_f08_(MPI_Fint *info, MPI_Fint *ierror)
 #endif
 #endif
 
+#if defined(WISP_HAVE_MPI_Info_delete) && (defined(WISP_F_MPIF_MPI_Info_delete) || defined(WISP_F_F08_MPI_Info_delete))
+static inline __attribute__((always_inline)) void f_MPI_Info_delete(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    char *c_key = wisp_f_string_in(key, key_len);
+    int rc = MPI_Info_delete(c_info, c_key);
+    free(c_key);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Info_delete
+WISP_EXPORT void ompi_info_delete_f(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
+{
+    f_MPI_Info_delete(info, key, ierror, key_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(info_delete, INFO_DELETE, (MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len))
+#endif
+#ifdef WISP_F_F08_MPI_Info_delete
+WISP_EXPORT void mpi_info_delete_f08_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
+{
+    f_MPI_Info_delete(info, key, ierror, key_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
 #if defined(WISP_HAVE_MPI_Info_dup) && (defined(WISP_F_MPIF_MPI_Info_dup) || defined(WISP_F_F08_MPI_Info_dup))
 static inline __attribute__((always_inline)) void f_MPI_Info_dup(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
@@ -3674,6 +5394,63 @@ WISP_F_MPIF_ALIASES(info_get_nkeys, INFO_GET_NKEYS, (MPI_Fint *info, MPI_Fint *n
 WISP_EXPORT void mpi_info_get_nkeys_f08_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
 {
     f_MPI_Info_get_nkeys(info, nkeys, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_Info_get_valuelen) && (defined(WISP_F_MPIF_MPI_Info_get_valuelen) || defined(WISP_F_F08_MPI_Info_get_valuelen))
+static inline __attribute__((always_inline)) void f_MPI_Info_get_valuelen(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    char *c_key = wisp_f_string_in(key, key_len);
+    int *c_valuelen = (int *)valuelen;
+    int c_flag = 0;
+    int rc = MPI_Info_get_valuelen(c_info, c_key, c_valuelen, &c_flag);
+    *flag = wisp_f_logical_out(c_flag);
+    free(c_key);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Info_get_valuelen
+WISP_EXPORT void ompi_info_get_valuelen_f(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
+{
+    f_MPI_Info_get_valuelen(info, key, valuelen, flag, ierror, key_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(info_get_valuelen, INFO_GET_VALUELEN, (MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len))
+#endif
+#ifdef WISP_F_F08_MPI_Info_get_valuelen
+WISP_EXPORT void mpi_info_get_valuelen_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
+{
+    f_MPI_Info_get_valuelen(info, key, valuelen, flag, ierror, key_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_Info_set) && (defined(WISP_F_MPIF_MPI_Info_set) || defined(WISP_F_F08_MPI_Info_set))
+static inline __attribute__((always_inline)) void f_MPI_Info_set(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    char *c_key = wisp_f_string_in(key, key_len);
+    char *c_value = wisp_f_string_in(value, value_len);
+    int rc = MPI_Info_set(c_info, c_key, c_value);
+    free(c_key);
+    free(c_value);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Info_set
+WISP_EXPORT void ompi_info_set_f(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    f_MPI_Info_set(info, key, value, ierror, key_len, value_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(info_set, INFO_SET, (MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len))
+#endif
+#ifdef WISP_F_F08_MPI_Info_set
+WISP_EXPORT void mpi_info_set_f08_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
+{
+    f_MPI_Info_set(info, key, value, ierror, key_len, value_len, WISP_F_ABI_F08);
 }
 #endif
 #endif
@@ -3778,6 +5555,40 @@ WISP_F_MPIF_ALIASES(intercomm_create, INTERCOMM_CREATE, (MPI_Fint *local_comm, M
 WISP_EXPORT void mpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
 {
     f_MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_Intercomm_create_from_groups) && (defined(WISP_F_MPIF_MPI_Intercomm_create_from_groups) || defined(WISP_F_F08_MPI_Intercomm_create_from_groups))
+static inline __attribute__((always_inline)) void f_MPI_Intercomm_create_from_groups(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Group c_local_group = PMPI_Group_f2c(*local_group);
+    int c_local_leader = (int)*local_leader;
+    MPI_Group c_remote_group = PMPI_Group_f2c(*remote_group);
+    int c_remote_leader = (int)*remote_leader;
+    char *c_stringtag = wisp_f_string_in(stringtag, stringtag_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
+    MPI_Comm c_newintercomm;
+    int rc = MPI_Intercomm_create_from_groups(c_local_group, c_local_leader, c_remote_group, c_remote_leader, c_stringtag, c_info, c_errhandler, &c_newintercomm);
+    if (rc == MPI_SUCCESS)
+        *newintercomm = PMPI_Comm_c2f(c_newintercomm);
+    free(c_stringtag);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Intercomm_create_from_groups
+WISP_EXPORT void ompi_intercomm_create_from_groups_f(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    f_MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(intercomm_create_from_groups, INTERCOMM_CREATE_FROM_GROUPS, (MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len))
+#endif
+#ifdef WISP_F_F08_MPI_Intercomm_create_from_groups
+WISP_EXPORT void mpi_intercomm_create_from_groups_f08_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+{
+    f_MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len, WISP_F_ABI_F08);
 }
 #endif
 #endif
@@ -4856,6 +6667,34 @@ WISP_F_MPIF_ALIASES(psend_init, PSEND_INIT, (void *buf, MPI_Fint *partitions, MP
 WISP_EXPORT void mpi_psend_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     f_MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_Publish_name) && (defined(WISP_F_MPIF_MPI_Publish_name) || defined(WISP_F_F08_MPI_Publish_name))
+static inline __attribute__((always_inline)) void f_MPI_Publish_name(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    char *c_service_name = wisp_f_string_in(service_name, service_name_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    char *c_port_name = wisp_f_string_in(port_name, port_name_len);
+    int rc = MPI_Publish_name(c_service_name, c_info, c_port_name);
+    free(c_service_name);
+    free(c_port_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Publish_name
+WISP_EXPORT void ompi_publish_name_f(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    f_MPI_Publish_name(service_name, info, port_name, ierror, service_name_len, port_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(publish_name, PUBLISH_NAME, (char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Publish_name
+WISP_EXPORT void mpi_publish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    f_MPI_Publish_name(service_name, info, port_name, ierror, service_name_len, port_name_len, WISP_F_ABI_F08);
 }
 #endif
 #endif
@@ -7141,6 +8980,32 @@ WISP_EXPORT void mpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, M
 #endif
 #endif
 
+#if defined(WISP_HAVE_MPI_Type_set_name) && (defined(WISP_F_MPIF_MPI_Type_set_name) || defined(WISP_F_F08_MPI_Type_set_name))
+static inline __attribute__((always_inline)) void f_MPI_Type_set_name(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    char *c_type_name = wisp_f_string_in(type_name, type_name_len);
+    int rc = MPI_Type_set_name(c_datatype, c_type_name);
+    free(c_type_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Type_set_name
+WISP_EXPORT void ompi_type_set_name_f(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
+{
+    f_MPI_Type_set_name(datatype, type_name, ierror, type_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(type_set_name, TYPE_SET_NAME, (MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Type_set_name
+WISP_EXPORT void mpi_type_set_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
+{
+    f_MPI_Type_set_name(datatype, type_name, ierror, type_name_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
 #if defined(WISP_HAVE_MPI_Type_size) && (defined(WISP_F_MPIF_MPI_Type_size) || defined(WISP_F_F08_MPI_Type_size))
 static inline __attribute__((always_inline)) void f_MPI_Type_size(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
@@ -7244,6 +9109,34 @@ WISP_F_MPIF_ALIASES(unpack, UNPACK, (void *inbuf, MPI_Fint *insize, MPI_Fint *po
 WISP_EXPORT void mpi_unpack_f08_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     f_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
+#if defined(WISP_HAVE_MPI_Unpublish_name) && (defined(WISP_F_MPIF_MPI_Unpublish_name) || defined(WISP_F_F08_MPI_Unpublish_name))
+static inline __attribute__((always_inline)) void f_MPI_Unpublish_name(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    char *c_service_name = wisp_f_string_in(service_name, service_name_len);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    char *c_port_name = wisp_f_string_in(port_name, port_name_len);
+    int rc = MPI_Unpublish_name(c_service_name, c_info, c_port_name);
+    free(c_service_name);
+    free(c_port_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Unpublish_name
+WISP_EXPORT void ompi_unpublish_name_f(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    f_MPI_Unpublish_name(service_name, info, port_name, ierror, service_name_len, port_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(unpublish_name, UNPUBLISH_NAME, (char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Unpublish_name
+WISP_EXPORT void mpi_unpublish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+{
+    f_MPI_Unpublish_name(service_name, info, port_name, ierror, service_name_len, port_name_len, WISP_F_ABI_F08);
 }
 #endif
 #endif
@@ -7998,6 +9891,32 @@ WISP_EXPORT void mpi_win_set_info_f08_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *
 #endif
 #endif
 
+#if defined(WISP_HAVE_MPI_Win_set_name) && (defined(WISP_F_MPIF_MPI_Win_set_name) || defined(WISP_F_F08_MPI_Win_set_name))
+static inline __attribute__((always_inline)) void f_MPI_Win_set_name(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len, enum wisp_f_abi abi)
+{
+    (void)abi;
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    char *c_win_name = wisp_f_string_in(win_name, win_name_len);
+    int rc = MPI_Win_set_name(c_win, c_win_name);
+    free(c_win_name);
+    if (ierror) /* optional in `use mpi_f08` */
+        *ierror = rc;
+}
+#ifdef WISP_F_MPIF_MPI_Win_set_name
+WISP_EXPORT void ompi_win_set_name_f(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
+{
+    f_MPI_Win_set_name(win, win_name, ierror, win_name_len, WISP_F_ABI_MPIF);
+}
+WISP_F_MPIF_ALIASES(win_set_name, WIN_SET_NAME, (MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len))
+#endif
+#ifdef WISP_F_F08_MPI_Win_set_name
+WISP_EXPORT void mpi_win_set_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
+{
+    f_MPI_Win_set_name(win, win_name, ierror, win_name_len, WISP_F_ABI_F08);
+}
+#endif
+#endif
+
 #if defined(WISP_HAVE_MPI_Win_shared_query) && (defined(WISP_F_MPIF_MPI_Win_shared_query) || defined(WISP_F_F08_MPI_Win_shared_query))
 static inline __attribute__((always_inline)) void f_MPI_Win_shared_query(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
@@ -8171,4 +10090,201 @@ WISP_EXPORT void mpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror)
     f_MPI_Win_wait(win, ierror, WISP_F_ABI_F08);
 }
 #endif
+#endif
+
+/* Left out, and needed by wisp with ghosts: forwarded to the MPI, or refused. */
+#ifdef WISP_F_MPIF_MPI_Attr_get
+WISP_EXPORT void ompi_attr_get_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_ATTR_GET", "ompi_attr_get_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(attr_get, ATTR_GET, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Attr_get
+WISP_EXPORT void mpi_attr_get_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Attr_get", "mpi_attr_get_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Attr_put
+WISP_EXPORT void ompi_attr_put_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_ATTR_PUT", "ompi_attr_put_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(attr_put, ATTR_PUT, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Attr_put
+WISP_EXPORT void mpi_attr_put_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Attr_put", "mpi_attr_put_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Comm_get_attr
+WISP_EXPORT void ompi_comm_get_attr_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_COMM_GET_ATTR", "ompi_comm_get_attr_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(comm_get_attr, COMM_GET_ATTR, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_get_attr
+WISP_EXPORT void mpi_comm_get_attr_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Comm_get_attr", "mpi_comm_get_attr_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Comm_get_name
+WISP_EXPORT void ompi_comm_get_name_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_COMM_GET_NAME", "ompi_comm_get_name_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(comm_get_name, COMM_GET_NAME, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_get_name
+WISP_EXPORT void mpi_comm_get_name_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Comm_get_name", "mpi_comm_get_name_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Comm_set_attr
+WISP_EXPORT void ompi_comm_set_attr_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_COMM_SET_ATTR", "ompi_comm_set_attr_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(comm_set_attr, COMM_SET_ATTR, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_set_attr
+WISP_EXPORT void mpi_comm_set_attr_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Comm_set_attr", "mpi_comm_set_attr_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Comm_spawn
+WISP_EXPORT void ompi_comm_spawn_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_COMM_SPAWN", "ompi_comm_spawn_f", (const MPI_Fint *)a5);
+}
+WISP_F_MPIF_ALIASES(comm_spawn, COMM_SPAWN, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_spawn
+WISP_EXPORT void mpi_comm_spawn_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Comm_spawn", "mpi_comm_spawn_f08_", (const MPI_Fint *)a5);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Comm_spawn_multiple
+WISP_EXPORT void ompi_comm_spawn_multiple_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_COMM_SPAWN_MULTIPLE", "ompi_comm_spawn_multiple_f", (const MPI_Fint *)a6);
+}
+WISP_F_MPIF_ALIASES(comm_spawn_multiple, COMM_SPAWN_MULTIPLE, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_spawn_multiple
+WISP_EXPORT void mpi_comm_spawn_multiple_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Comm_spawn_multiple", "mpi_comm_spawn_multiple_f08_", (const MPI_Fint *)a6);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Dist_graph_create
+WISP_EXPORT void ompi_dist_graph_create_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_DIST_GRAPH_CREATE", "ompi_dist_graph_create_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(dist_graph_create, DIST_GRAPH_CREATE, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Dist_graph_create
+WISP_EXPORT void mpi_dist_graph_create_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Dist_graph_create", "mpi_dist_graph_create_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Dist_graph_create_adjacent
+WISP_EXPORT void ompi_dist_graph_create_adjacent_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_DIST_GRAPH_CREATE_ADJACENT", "ompi_dist_graph_create_adjacent_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(dist_graph_create_adjacent, DIST_GRAPH_CREATE_ADJACENT, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Dist_graph_create_adjacent
+WISP_EXPORT void mpi_dist_graph_create_adjacent_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Dist_graph_create_adjacent", "mpi_dist_graph_create_adjacent_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Dist_graph_neighbors
+WISP_EXPORT void ompi_dist_graph_neighbors_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_DIST_GRAPH_NEIGHBORS", "ompi_dist_graph_neighbors_f", (const MPI_Fint *)a0);
+}
+WISP_F_MPIF_ALIASES(dist_graph_neighbors, DIST_GRAPH_NEIGHBORS, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Dist_graph_neighbors
+WISP_EXPORT void mpi_dist_graph_neighbors_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Dist_graph_neighbors", "mpi_dist_graph_neighbors_f08_", (const MPI_Fint *)a0);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Ineighbor_alltoallw
+WISP_EXPORT void ompi_ineighbor_alltoallw_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_INEIGHBOR_ALLTOALLW", "ompi_ineighbor_alltoallw_f", (const MPI_Fint *)a8);
+}
+WISP_F_MPIF_ALIASES(ineighbor_alltoallw, INEIGHBOR_ALLTOALLW, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Ineighbor_alltoallw
+WISP_EXPORT void mpi_ineighbor_alltoallw_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Ineighbor_alltoallw", "mpi_ineighbor_alltoallw_f08_", (const MPI_Fint *)a8);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Neighbor_alltoallw
+WISP_EXPORT void ompi_neighbor_alltoallw_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_NEIGHBOR_ALLTOALLW", "ompi_neighbor_alltoallw_f", (const MPI_Fint *)a8);
+}
+WISP_F_MPIF_ALIASES(neighbor_alltoallw, NEIGHBOR_ALLTOALLW, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Neighbor_alltoallw
+WISP_EXPORT void mpi_neighbor_alltoallw_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Neighbor_alltoallw", "mpi_neighbor_alltoallw_f08_", (const MPI_Fint *)a8);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Neighbor_alltoallw_init
+WISP_EXPORT void ompi_neighbor_alltoallw_init_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_NEIGHBOR_ALLTOALLW_INIT", "ompi_neighbor_alltoallw_init_f", (const MPI_Fint *)a8);
+}
+WISP_F_MPIF_ALIASES(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Neighbor_alltoallw_init
+WISP_EXPORT void mpi_neighbor_alltoallw_init_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Neighbor_alltoallw_init", "mpi_neighbor_alltoallw_init_f08_", (const MPI_Fint *)a8);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Win_get_attr
+WISP_EXPORT void ompi_win_get_attr_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_WIN_GET_ATTR", "ompi_win_get_attr_f", NULL);
+}
+WISP_F_MPIF_ALIASES(win_get_attr, WIN_GET_ATTR, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Win_get_attr
+WISP_EXPORT void mpi_win_get_attr_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Win_get_attr", "mpi_win_get_attr_f08_", NULL);
+}
 #endif
