@@ -62,3 +62,8 @@ else()
 endif()
 wisp_add_script_test(fortran_unserved NP 3 "${dir}/unserved.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_unserved>
                      ${expect})
+# Not a test: the 1 MiB one-way time of a Fortran ping-pong (docs/fortran.md).
+add_executable(tf_latency "${dir}/latency.f90")
+target_link_libraries(tf_latency PRIVATE MPI::MPI_C)
+set_target_properties(tf_latency PROPERTIES Fortran_MODULE_DIRECTORY
+                      "${CMAKE_CURRENT_BINARY_DIR}/fortran_modules/latency")
