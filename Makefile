@@ -7,7 +7,8 @@
 MPIS        := mpich openmpi
 BUILD       := build
 DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
-                mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev libboost-context-dev clang-format \
+                gfortran mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
+                libboost-context-dev clang-format \
                 netpipe-mpich2 netpipe-openmpi \
                 dpkg-dev perl bzip2 xz-utils debian-archive-keyring
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
@@ -86,9 +87,10 @@ $(VENV)/stamp: tools/requirements.txt bench/requirements.txt
 # Regenerate the committed generated sources (tests fail while they are stale).
 generate: build-mpich
 	$(VENV)/bin/python tools/gen_wrappers.py src/wrap/gen
+	$(VENV)/bin/python tools/gen_fortran.py src/fortran/gen
 	$(BUILD)/mpich/wisp-info --markdown > docs/config.md
 
-FORMATTED = $(shell git ls-files '*.c' '*.h' ':!:src/wrap/gen/*')
+FORMATTED = $(shell git ls-files '*.c' '*.h' ':!:src/wrap/gen/*' ':!:src/fortran/gen/*')
 format:
 	clang-format -i $(FORMATTED)
 format-check: deps
