@@ -24,6 +24,11 @@ endforeach()
 wisp_bench(ult_msgrate_threads NP 1 REPS 5 COMMAND $<TARGET_FILE:bench_ult_msgrate> threads)
 wisp_bench(ult_msgrate_ults NP 1 REPS 5 COMMAND $<TARGET_FILE:bench_ult_msgrate> ults)
 # Blocking, nonblocking and ULT send and collectives (Figs. 4, 5).
-wisp_bench(ult_overhead NP 2 REPS 5 COMMAND $<TARGET_FILE:bench_ult_overhead>)
+wisp_bench(ult_overhead NP 2 REPS 3 COMMAND $<TARGET_FILE:bench_ult_overhead>)
 # Get-compute-accumulate with 1-16 ULTs, the target on another virtual node (Fig. 6).
 wisp_bench(ult_gcu NP 2 REPS 3 OPTIONS --env WISP_VNODE_SIZE=1 COMMAND $<TARGET_FILE:bench_ult_gcu>)
+# CG with the allreduce of r.r in a ULT behind A r (seed 003, Listing 4), and
+# the plain CG beside it: compare their iter_ms (docs/benchmarks.md).
+foreach(variant plain ult)
+  wisp_bench(ult_cg_${variant} NP 2 REPS 3 COMMAND $<TARGET_FILE:app_cg> n=32 variant=${variant})
+endforeach()

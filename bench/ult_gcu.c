@@ -37,7 +37,7 @@
 
 #define BLOCK  1024 /* ints: 4 KiB per operation, as the seed's */
 #define BLOCKS 64   /* in each window */
-#define TASKS  512
+#define TASKS  4096
 #define REPS   5
 #define MAXN   16
 

@@ -26,9 +26,9 @@
 #include "bench_rma.h"   /* bench_now */
 #include "ult_bench.h"
 
-#define MSGS   2000
-#define CALLS  2000
-#define TRIALS 7
+#define MSGS   500
+#define CALLS  1000
+#define TRIALS 5
 #define MAXB   65536
 
 enum mode { BLOCKING, NONBLOCKING, ULT, MODES };
