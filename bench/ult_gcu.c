@@ -37,8 +37,8 @@
 
 #define BLOCK  1024 /* ints: 4 KiB per operation, as the seed's */
 #define BLOCKS 64   /* in each window */
-#define TASKS  4096
-#define REPS   5
+#define TASKS  1024
+#define REPS   3
 #define MAXN   16
 
 static const int counts[] = {1, 2, 4, 8, 16};
