@@ -14,9 +14,10 @@
  * median of TRIALS, the aggregate rate (messages / time from the start of
  * the first to the end of the last). Threads are timed by the clock; ULTs,
  * all on the calling thread, by its CPU time (CLOCK_THREAD_CPUTIME_ID), so
- * that the turns other processes take on a shared machine do not count. In `ults` mode
- * `ults16_vs_plain` is 16 ULTs' rate over the thread alone, measured in the same run (seed 003's
- * claim: ULTs need no lock, so the rate stays; target >= 0.9).
+ * that the turns other processes take on a shared machine do not count.
+ * In `ults` mode `ults16_vs_plain` is 16 ULTs' rate over the thread alone,
+ * measured in the same run (seed 003's claim: ULTs need no lock, so the
+ * rate stays; target >= 0.9).
  *
  * Usage: ult_msgrate threads|ults   (one process is enough)
  */

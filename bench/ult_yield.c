@@ -17,9 +17,11 @@
  * wall time would count the others' turns; everything measured here runs on
  * the CPU the whole time (ULTs switch without the kernel, the pthreads spin
  * on sched_yield), so CPU time is its cost. No MPI: the ULT API works
- * without MPI_Init. Each figure is the median of REPS repetitions. Linked with libwisp. Usage:
- * ult_yield [reps] Prints `metric <name> <value> ns lower` lines and whether the yield meets the
- * issue's target (< 50 ns).
+ * without MPI_Init. Each figure is the median of REPS repetitions.
+ *
+ * Usage: ult_yield [reps]   (linked with libwisp)
+ * Prints `metric <name> <value> ns lower` lines and whether the yield meets
+ * the issue's target (< 50 ns).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
