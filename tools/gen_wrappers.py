@@ -307,7 +307,10 @@ def yield_body(f, kind, text):
     status = "status" if "status" in names else "MPI_STATUS_IGNORE"
     finish = ("wisp_ult_rma_track(win, target_rank, request_)" if kind == "rma"
               else f"wisp_ult_wait(&request_, {status})")
-    return [f"#ifdef WISP_HAVE_{fn}", f"    if ({Yields.KINDS[kind]}) {{",
+    # A call with MPI_PROC_NULL returns at once: no request to wait for.
+    cond = Yields.KINDS[kind] + "".join(f" && {p} != MPI_PROC_NULL" for p in ("dest", "source")
+                                        if kind == "start" and p in names)
+    return [f"#ifdef WISP_HAVE_{fn}", f"    if ({cond}) {{",
             "        MPI_Request request_;",
             f"        int rc_ = wisp_impl.{fn}({args.replace('@request', '&request_')};",
             f"        return rc_ != MPI_SUCCESS ? rc_ : {finish};", "    }", "#endif"]

@@ -83,7 +83,10 @@ static struct {
 
 enum { SPARES_MAX = 64 };
 
-static _Thread_local struct ult_stream *here;
+/* Read by every blocking MPI call of a program with ULTs: initial-exec, not
+ * a call to __tls_get_addr (8 bytes, which glibc's reserve holds even when
+ * libwisp is loaded with dlopen). */
+static _Thread_local struct ult_stream *here __attribute__((tls_model("initial-exec")));
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t value, long timeout_ns)
 {
