@@ -104,6 +104,10 @@ static bool armed(struct seen *seen, long now)
 static void look(void)
 {
     int flag;
+    /* An application thread inside MPI moves it already; a probe now would
+     * only contend for the MPI's lock with it. */
+    if (atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed))
+        return;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pt.comm, &flag, MPI_STATUS_IGNORE);
     wisp_p2p_progress_async();
 }
@@ -118,7 +122,9 @@ static void *run(void *unused)
         long now = now_ns();
         if (armed(&seen, now)) {
             look();
-            nanosleep(&(struct timespec){0, pt.interval_ns}, NULL);
+            /* A nap that MPI_Finalize can cut short. */
+            futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, atomic_load(&wisp_progress.bell),
+                  pt.interval_ns);
             continue;
         }
         /* Nothing outstanding: sleep until the next nonblocking call (or

@@ -1,5 +1,5 @@
 /*
- * The three hook points of every generated MPI wrapper (src/wrap/gen/):
+ * The hook points of every generated MPI wrapper (src/wrap/gen/):
  * communicator translation, dispatch to an implementation, and enter/exit
  * accounting. The exported MPI_X is a single indirect jump through
  * `wisp_entry`. While no feature needs translation or accounting, an entry
@@ -11,6 +11,7 @@
 #define WISP_WRAP_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -64,6 +65,8 @@ enum wisp_wrap_event {
 };
 extern const unsigned char wisp_wrap_events[WISP_FN_COUNT];
 extern void (*wisp_wrap_event_hook)(enum wisp_wrap_event event);
+/* While an event hook is set: the application's threads inside an MPI call. */
+extern _Atomic int wisp_wrap_inside;
 
 /* Accounting in the hooked path, when WISP_STATS or a feature that needs the
  * time spent in MPI switches it on. */
