@@ -37,6 +37,10 @@
 #include <sanitizer/asan_interface.h>
 #define WISP_ULT_ASAN 1
 #endif
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define WISP_ULT_TSAN 1
+#endif
 
 struct wisp_ult {
     wisp_fcontext ctx; /* where it resumes, while it does not run */
@@ -51,7 +55,8 @@ struct wisp_ult {
     _Atomic bool join_sleeps; /* a joiner waits in the kernel for `done` */
     const void *stack_bottom; /* AddressSanitizer: the stack it runs on, */
     size_t stack_size;
-    void *fake; /* and its fake stack while it does not run */
+    void *fake;       /* and its fake stack while it does not run */
+    void *tsan_fiber; /* ThreadSanitizer: its fiber */
 };
 
 struct ult_stream {
@@ -167,6 +172,9 @@ static void switch_to(struct ult_stream *s, struct wisp_ult *from, struct wisp_u
     __sanitizer_start_switch_fiber(from->finished ? NULL : &from->fake, to->stack_bottom,
                                    to->stack_size);
 #endif
+#ifdef WISP_ULT_TSAN
+    __tsan_switch_to_fiber(to->tsan_fiber, 0);
+#endif
     resumed(wisp_ult_jump_fcontext(to->ctx, from));
 }
 
@@ -222,6 +230,9 @@ static void *stream_loop(void *arg)
 {
     struct ult_stream *s = arg;
     here = s;
+#ifdef WISP_ULT_TSAN
+    s->base.tsan_fiber = __tsan_get_current_fiber();
+#endif
     for (;;) {
         queue_lock(s);
         struct wisp_ult *next = pop_locked(s);
@@ -283,8 +294,13 @@ static void start(void)
         atomic_flag_clear(&ult.streams[i].lock);
     }
     here = &ult.streams[0];
+#ifdef WISP_ULT_TSAN
+    here->base.tsan_fiber = __tsan_get_current_fiber();
+#endif
     for (int i = 1; i < ult.count; i++) {
         int rc = pthread_create(&ult.streams[i].thread, NULL, stream_loop, &ult.streams[i]);
+        if (rc == 0)
+            pthread_detach(ult.streams[i].thread); /* never joined (stop_streams) */
         if (rc) {
             fprintf(stderr, "wisp: cannot start user-level thread stream %d of %d: %s\n", i,
                     ult.count, strerror(rc));
@@ -340,6 +356,9 @@ static struct wisp_ult *new_ult(void)
 
 static void free_ult(struct wisp_ult *u)
 {
+#ifdef WISP_ULT_TSAN
+    __tsan_destroy_fiber(u->tsan_fiber);
+#endif
     pthread_mutex_lock(&ult.spare_lock);
     if (ult.spares < SPARES_MAX) {
         u->next = ult.spare;
@@ -368,6 +387,9 @@ int wisp_ult_fork(void (*fn)(void *), void *arg, wisp_ult_t *handle)
     u->stack_bottom = u->map + ult.page;
     u->stack_size = ult.stack_size;
     u->ctx = wisp_ult_make_fcontext(u->map + ult.page + ult.stack_size, ult.stack_size, entry);
+#ifdef WISP_ULT_TSAN
+    u->tsan_fiber = __tsan_create_fiber(0);
+#endif
     atomic_fetch_add_explicit(&u->stream->live, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&wisp_ult_alive, 1, memory_order_relaxed);
     *handle = u;
