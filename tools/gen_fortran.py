@@ -30,12 +30,13 @@ Usage: gen_fortran.py [--check] OUTDIR
 """
 
 import argparse
-import difflib
 import pathlib
 import re
 import sys
 
 import pympistandard as std
+
+from generated import write_or_check
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -399,21 +400,7 @@ def main():
     ap.add_argument("outdir", type=pathlib.Path)
     ap.add_argument("--check", action="store_true", help="fail if OUTDIR differs")
     args = ap.parse_args()
-    stale = False
-    for name, text in render(all_functions()).items():
-        path = args.outdir / name
-        old = path.read_text() if path.exists() else ""
-        if old == text:
-            continue
-        if args.check:
-            stale = True
-            sys.stdout.writelines(difflib.unified_diff(
-                old.splitlines(True), text.splitlines(True), str(path), "regenerated", n=1))
-        else:
-            args.outdir.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    if stale:
-        sys.exit("gen_fortran: committed output is stale; run `make generate`")
+    write_or_check(args.outdir, render(all_functions()), args.check, "gen_fortran")
 
 
 if __name__ == "__main__":

@@ -31,12 +31,13 @@ Usage: gen_wrappers.py [--check] OUTDIR [--tables FILE...] [--yields FILE]
 """
 
 import argparse
-import difflib
 import fnmatch
 import pathlib
 import sys
 
 import pympistandard as std
+
+from generated import write_or_check
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -390,21 +391,7 @@ def main():
     yields = Yields(args.yields.resolve(), funcs, tables)
     if tables.errors:
         sys.exit("gen_wrappers: the route tables are wrong:\n  " + "\n  ".join(tables.errors))
-    stale = False
-    for name, text in render(funcs, tables, routes, yields).items():
-        path = args.outdir / name
-        old = path.read_text() if path.exists() else ""
-        if old == text:
-            continue
-        if args.check:
-            stale = True
-            sys.stdout.writelines(difflib.unified_diff(
-                old.splitlines(True), text.splitlines(True), str(path), "regenerated", n=1))
-        else:
-            args.outdir.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    if stale:
-        sys.exit("gen_wrappers: committed output is stale; run `make generate`")
+    write_or_check(args.outdir, render(funcs, tables, routes, yields), args.check, "gen_wrappers")
 
 
 if __name__ == "__main__":
