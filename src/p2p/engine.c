@@ -615,8 +615,13 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
         struct slot *s = slot_at(msg->from, msg->slot);
         /* A sender taking it back (STAGING) writes STAGED: DONE must come after. */
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
-        while (state == SLOT_STAGING || !atomic_compare_exchange_weak(&s->state, &state, SLOT_DONE))
+        unsigned rounds = 0;
+        while (state == SLOT_STAGING ||
+               !atomic_compare_exchange_weak(&s->state, &state, SLOT_DONE)) {
+            if (state == SLOT_STAGING)
+                wisp_backoff(&rounds); /* the sender may be preempted mid-copy */
             state = atomic_load_explicit(&s->state, memory_order_acquire);
+        }
         wake(msg->from);
     }
     free(msg);
@@ -806,6 +811,8 @@ static void call_rescuers(void)
 bool wisp_p2p_progress(void)
 {
     static unsigned idle_passes;
+    if (!wisp_p2p.on) /* WISP_SHM=off: only MPI_Isendrecv's requests of wisp */
+        return false;
     /* The lock is held: a plain increment (no locked instruction) will do. */
     atomic_store_explicit(&passes, atomic_load_explicit(&passes, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -884,7 +891,16 @@ static bool has_message(void *unused)
 void wisp_p2p_poke(void)
 {
     int flag;
+    if (poke_comm == MPI_COMM_NULL) /* WISP_SHM=off: no engine to keep moving */
+        return;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, poke_comm, &flag, MPI_STATUS_IGNORE);
+}
+
+void wisp_p2p_poke_idle(void)
+{
+    static unsigned polls; /* threads may race on it: it only spaces the pokes */
+    if (++polls % POKE_EVERY == 0)
+        wisp_p2p_poke();
 }
 
 void wisp_p2p_wait_until(bool (*done)(void *), void *arg)

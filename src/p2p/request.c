@@ -128,7 +128,7 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
     wisp_list_init(&req->link);
     wisp_list_init(&req->rlink);
     req->kind = kind;
-    req->inner = MPI_REQUEST_NULL;
+    req->inner = req->anchor = MPI_REQUEST_NULL;
     req->slot = -1;
     return req;
 }
@@ -164,6 +164,8 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         wisp_p2p_type_unhold(req->type);
     if (req->persistent && req->comm)
         wisp_p2p_comm_unhold(req->comm);
+    if (req->anchor != MPI_REQUEST_NULL)
+        PMPI_Request_free(&req->anchor);
     req->kind = 0;
     req->link.next = (struct wisp_list *)free_list;
     free_list = req;
