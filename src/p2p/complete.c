@@ -164,7 +164,14 @@ static bool all_done(void *arg)
 int wisp_p2p_waitall_mixed(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, int *flag,
                            bool raise)
 {
-    struct all a = {.n = n, .reqs = reqs};
+    /* Field by field: an initializer would zero the arrays of `mpi` too,
+     * kilobytes on every poll. */
+    struct all a;
+    a.n = n;
+    a.checked = 0;
+    a.reqs = reqs;
+    a.mpi_done = false;
+    a.mpi_rc = MPI_SUCCESS;
     if (!split(n, reqs, &a.mpi)) {
         split_free(&a.mpi);
         return MPI_ERR_NO_MEM;
@@ -263,7 +270,12 @@ static bool any_done(void *arg)
 int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test,
                            int *flag)
 {
-    struct any a = {.n = n, .reqs = reqs, .index = MPI_UNDEFINED};
+    struct any a; /* field by field, as in waitall */
+    a.n = n;
+    a.reqs = reqs;
+    a.index = MPI_UNDEFINED;
+    a.settled = false;
+    a.mpi_rc = MPI_SUCCESS;
     if (!split(n, reqs, &a.mpi)) {
         split_free(&a.mpi);
         return MPI_ERR_NO_MEM;
@@ -339,7 +351,12 @@ static bool some_done(void *arg)
 int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indices,
                             MPI_Status *statuses, bool test)
 {
-    struct some s = {.n = n, .reqs = reqs, .indices = indices};
+    struct some s; /* field by field, as in waitall */
+    s.n = n;
+    s.reqs = reqs;
+    s.indices = indices;
+    s.out = s.mpi_out = 0;
+    s.mpi_rc = MPI_SUCCESS;
     s.mpi_indices = malloc(sizeof(int) * (size_t)n + 1);
     if (!s.mpi_indices || !split(n, reqs, &s.mpi)) {
         free(s.mpi_indices);

@@ -42,14 +42,16 @@
 enum {
     SLOTS = 64,  /* rendezvous messages in flight per process */
     CHUNKS = 16, /* staging area pieces: the sender fills one while the receiver empties another */
-    POKE_EVERY = 128,          /* idle polls between calls into the MPI's own progress */
-    SPIN_BEFORE_SLEEP = 20000, /* idle polls before a sleepy process naps */
-    NAP_NS = 200000,           /* longest nap: events the doorbell misses (the MPI's) */
-    RESCUE_NS = 50000,         /* the rescuer's second look, once the application went quiet */
-    RESCUE_IDLE_NS = 1000000,  /* its look while the application moves the engine */
-    CALL_AFTER_PASSES = 1024,  /* idle progress passes before a waiting process calls rescuers */
-    CALL_EVERY_NS = 1000000,   /* and then at most this often */
-    TAKE_BACK_PASSES = 256,    /* progress passes a single-copy sender waits before it stages */
+    POKE_EVERY = 128,         /* idle polls between calls into the MPI's own progress */
+    SPIN_SLEEPY = 256,        /* idle polls before a sleepy process naps */
+    SPIN_AWAKE = 1 << 16,     /* idle polls before any other yields now and then */
+    NAP_MIN_NS = 10000,       /* first nap; each next one twice as long, up to: */
+    NAP_NS = 200000,          /* longest nap: events the doorbell misses (the MPI's) */
+    RESCUE_NS = 50000,        /* the rescuer's second look, once the application went quiet */
+    RESCUE_IDLE_NS = 1000000, /* its look while the application moves the engine */
+    CALL_AFTER_PASSES = 1024, /* idle progress passes before a waiting process calls rescuers */
+    CALL_EVERY_NS = 1000000,  /* and then at most this often */
+    TAKE_BACK_PASSES = 256,   /* progress passes a single-copy sender waits before it stages */
 };
 
 /*
@@ -903,30 +905,42 @@ void wisp_p2p_poke_idle(void)
         wisp_p2p_poke();
 }
 
+/*
+ * Waiting backs off. On a node with more processes than cores (sleepy),
+ * the process this one waits for may well be waiting for its core: after a
+ * short spin it naps on its doorbell, which a local peer rings when it
+ * gives it something, each nap longer (events of the MPI ring no bell: a
+ * short wait of the MPI's loses little, a long one costs no core). Elsewhere
+ * it spins, as the MPI's own waits do, yielding now and then after a long
+ * while, for a core shared with other jobs.
+ */
 void wisp_p2p_wait_until(bool (*done)(void *), void *arg)
 {
-    unsigned idle = 0;
+    unsigned idle = 0, naps = 0;
     while (!done(arg)) {
         if (wisp_p2p_progress()) {
-            idle = 0;
+            idle = naps = 0;
             continue;
         }
         idle++;
         wisp_cpu_relax(); /* fewer loads of the line a peer is about to write */
-        if (idle % POKE_EVERY == 0)
+        bool nap = wisp_p2p.sleepy && idle > SPIN_SLEEPY;
+        if (idle % POKE_EVERY == 0 || nap)
             wisp_p2p_poke();
+        bool yield = !nap && idle > SPIN_AWAKE && idle % 64 == 0;
         /* The rescuer looks only when no pass was made for a while, so the
          * lock is let go between polls only for other application threads
          * and around a yield or a nap. */
-        bool rest = wisp_p2p.sleepy && idle > SPIN_BEFORE_SLEEP;
-        if (!rest && !wisp_p2p.threads)
+        if (!nap && !yield && !wisp_p2p.threads)
             continue;
         wisp_p2p_unlock();
-        if (rest) {
-            if (idle % 64 == 0)
-                wisp_doorbell_wait_for(bell(wisp_p2p.node_rank), has_message, NULL, NAP_NS);
-            else
-                sched_yield();
+        if (nap) {
+            long ns = (long)NAP_MIN_NS << (naps < 5 ? naps : 5);
+            naps++;
+            wisp_doorbell_wait_for(bell(wisp_p2p.node_rank), has_message, NULL,
+                                   ns < NAP_NS ? ns : NAP_NS);
+        } else if (yield) {
+            sched_yield();
         }
         wisp_p2p_lock();
     }
