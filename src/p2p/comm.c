@@ -162,6 +162,7 @@ static int serve(MPI_Comm handle, int ctx)
     wisp_list_init(&c->unexpected);
     wisp_list_init(&c->remote);
     wisp_list_init(&c->remote_link);
+    wisp_wrap_begin(WISP_WRAP_SERVED);          /* sends, receives and probes look from now on */
     if (wisp_p2p_comm_cache.unserved == handle) /* a handle the MPI used before */
         wisp_p2p_comm_cache.unserved = MPI_COMM_NULL;
     size_t b = bucket_of(handle);

@@ -19,9 +19,52 @@ struct wisp_dispatch wisp_entry =
 #include "wrap/implementations.inc"
     ;
 
+/*
+ * Functions that are the MPI's own until wisp has something to do in them:
+ * their slots of `wisp_entry` hold PMPI_X until then, so the call costs one
+ * jump, not even a look at each request handle or at the communicator.
+ * - WISP_WRAP_REQUESTS, the polls and waits, until wisp makes its first
+ *   request (a loop of MPI_Testany over the MPI's receives);
+ * - WISP_WRAP_SERVED, sends, receives and probes, until wisp serves its
+ *   first communicator (one process, WISP_VNODE_SIZE=1, WISP_SHM=off).
+ * Both begin before the first handle of wisp's or the served communicator
+ * exists anywhere, so no call can hold one and the MPI's function.
+ */
+#define WISP_REQUESTS_FNS(X)                                                                       \
+    X(MPI_Test)                                                                                    \
+    X(MPI_Testall) X(MPI_Testany) X(MPI_Testsome) X(MPI_Wait) X(MPI_Waitall) X(MPI_Waitany)        \
+        X(MPI_Waitsome) X(MPI_Request_get_status)
+#define WISP_SERVED_FNS(X)                                                                         \
+    X(MPI_Send) X(MPI_Isend) X(MPI_Recv) X(MPI_Irecv) X(MPI_Iprobe) X(MPI_Probe)
+
+static bool begun[2], hooked;
+
+static void point(enum wisp_wrap_group group, bool mpi)
+{
+#define SLOT(f) __atomic_store_n(&wisp_entry.f, mpi ? P##f : wisp_impl.f, __ATOMIC_RELAXED);
+    if (group == WISP_WRAP_REQUESTS) {
+        WISP_REQUESTS_FNS(SLOT)
+    } else {
+        WISP_SERVED_FNS(SLOT)
+    }
+#undef SLOT
+}
+
 void wisp_wrap_hooks_enable(bool on)
 {
     memcpy(&wisp_entry, on ? &wisp_hooked : &wisp_impl, sizeof wisp_entry);
+    hooked = on;
+    for (int g = 0; g < 2 && !on; g++)
+        if (!__atomic_load_n(&begun[g], __ATOMIC_ACQUIRE))
+            point((enum wisp_wrap_group)g, true);
+}
+
+void wisp_wrap_begin(enum wisp_wrap_group group)
+{
+    if (__atomic_exchange_n(&begun[group], true, __ATOMIC_ACQ_REL))
+        return;
+    if (!hooked) /* hooked: every slot calls wisp_impl already */
+        point(group, false);
 }
 
 const char *const wisp_fn_names[WISP_FN_COUNT] = {
