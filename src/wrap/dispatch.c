@@ -30,22 +30,28 @@ struct wisp_dispatch wisp_entry =
  * Both begin before the first handle of wisp's or the served communicator
  * exists anywhere, so no call can hold one and the MPI's function.
  */
-#define WISP_REQUESTS_FNS(X)                                                                       \
-    X(MPI_Test)                                                                                    \
-    X(MPI_Testall) X(MPI_Testany) X(MPI_Testsome) X(MPI_Wait) X(MPI_Waitall) X(MPI_Waitany)        \
-        X(MPI_Waitsome) X(MPI_Request_get_status)
-#define WISP_SERVED_FNS(X)                                                                         \
-    X(MPI_Send) X(MPI_Isend) X(MPI_Recv) X(MPI_Irecv) X(MPI_Iprobe) X(MPI_Probe)
-
 static bool begun[2], hooked;
 
 static void point(enum wisp_wrap_group group, bool mpi)
 {
-#define SLOT(f) __atomic_store_n(&wisp_entry.f, mpi ? P##f : wisp_impl.f, __ATOMIC_RELAXED);
+#define SLOT(f) __atomic_store_n(&wisp_entry.f, mpi ? P##f : wisp_impl.f, __ATOMIC_RELAXED)
     if (group == WISP_WRAP_REQUESTS) {
-        WISP_REQUESTS_FNS(SLOT)
+        SLOT(MPI_Test);
+        SLOT(MPI_Testall);
+        SLOT(MPI_Testany);
+        SLOT(MPI_Testsome);
+        SLOT(MPI_Wait);
+        SLOT(MPI_Waitall);
+        SLOT(MPI_Waitany);
+        SLOT(MPI_Waitsome);
+        SLOT(MPI_Request_get_status);
     } else {
-        WISP_SERVED_FNS(SLOT)
+        SLOT(MPI_Send);
+        SLOT(MPI_Isend);
+        SLOT(MPI_Recv);
+        SLOT(MPI_Irecv);
+        SLOT(MPI_Iprobe);
+        SLOT(MPI_Probe);
     }
 #undef SLOT
 }
