@@ -3,15 +3,26 @@
  *
  * Measures what an interposition layer adds to the cheapest MPI calls, with
  * the method of the MPI+ULT paper (section IV-B): the call rate of
- *   MPI_Send(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD)
- * and of
+ *   MPI_Send(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD),
  *   MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status)
- * with nothing pending. Both return almost at once inside the MPI library, so
- * any time a wrapper adds shows up directly in the per-call cost.
+ *     with nothing pending, and
+ *   MPI_Testany(8, reqs, &index, &flag, &status)
+ *     over 8 receives of the MPI's own that nothing will match (posted on
+ *     MPI_COMM_SELF, which wisp leaves to the MPI),
+ * which all return almost at once inside the MPI library, so any time a
+ * wrapper adds shows up directly in the per-call cost.
  *
- * Usage: overhead [iterations]      (default 2000000 per call type)
+ * Each call type is also timed through its PMPI_ name, which no wrapper
+ * intercepts, in the same process: rounds of the two loops alternate
+ * (ROUNDS of each, the order swapped every round), so that a busy machine
+ * slows both alike, and <name>_vs_pmpi is the median MPI_ rate over the
+ * median PMPI_ rate, the wrapper's rate relative to the MPI's own in one
+ * run: about 1 natively, and what the wrapper keeps of it under wisp,
+ * whatever the launcher (wisprun or a plain LD_PRELOAD).
  *
- * Rank 0 prints the slowest rank's figures (MPI_MIN of the rates) as lines
+ * Usage: overhead [iterations]      (default 2000000 per call type and name)
+ *
+ * Rank 0 prints the slowest rank's figures (MPI_MIN over ranks) as lines
  * that bench/run.py reads:
  *   metric <name> <value> <unit> <higher|lower>
  */
@@ -22,36 +33,83 @@
 #include <stdlib.h>
 
 #define DEFAULT_ITERS 2000000L
+#define ROUNDS        11 /* timed rounds of each name; odd: a true median */
+#define PENDING       8  /* receives under MPI_Testany */
 
-/* A timed loop; returns non-zero if any call misbehaved. */
-typedef int (*loop_fn)(long iters);
+/* A loop of `iters` calls through MPI_ (pmpi = 0) or PMPI_ (pmpi = 1);
+ * returns non-zero if any call misbehaved. */
+typedef int (*loop_fn)(long iters, int pmpi);
 
-static int send_proc_null_loop(long iters)
+/* OR-ing every return code both catches failures and gives each call a used
+ * result, so no call can be treated as dead code. */
+static int send_proc_null_loop(long iters, int pmpi)
 {
     static char buf[1];
     int err = MPI_SUCCESS;
-
-    /* OR-ing every return code both catches failures and gives each call a
-     * used result, so no call can be treated as dead code. */
-    for (long i = 0; i < iters; i++)
-        err |= MPI_Send(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+    if (pmpi)
+        for (long i = 0; i < iters; i++)
+            err |= PMPI_Send(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+    else
+        for (long i = 0; i < iters; i++)
+            err |= MPI_Send(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
     return err != MPI_SUCCESS;
 }
 
-static int iprobe_empty_loop(long iters)
+static int iprobe_empty_loop(long iters, int pmpi)
 {
     MPI_Status status;
-    int err = MPI_SUCCESS;
-    int found = 0;
-
+    int err = MPI_SUCCESS, found = 0;
     for (long i = 0; i < iters; i++) {
         int flag = 0;
-        err |= MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+        if (pmpi)
+            err |= PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+        else
+            err |= MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
         found |= flag;
     }
     /* Nobody sends, so a match means the measurement is not of the empty
      * case (or a wrapper invented a message). */
     return err != MPI_SUCCESS || found;
+}
+
+static MPI_Request pending[PENDING];
+
+static int testany_pending_loop(long iters, int pmpi)
+{
+    MPI_Status status;
+    int err = MPI_SUCCESS, found = 0;
+    for (long i = 0; i < iters; i++) {
+        int flag = 0, index = 0;
+        if (pmpi)
+            err |= PMPI_Testany(PENDING, pending, &index, &flag, &status);
+        else
+            err |= MPI_Testany(PENDING, pending, &index, &flag, &status);
+        found |= flag;
+    }
+    return err != MPI_SUCCESS || found; /* nothing is sent: none may complete */
+}
+
+/* Receives from self on MPI_COMM_SELF with tags nobody sends. */
+static void post_pending(void)
+{
+    static int bufs[PENDING];
+    for (int i = 0; i < PENDING; i++)
+        MPI_Irecv(&bufs[i], 1, MPI_INT, 0, 1000 + i, MPI_COMM_SELF, &pending[i]);
+}
+
+/* Returns non-zero unless every pending receive ends cancelled. */
+static int cancel_pending(void)
+{
+    int failed = 0;
+    for (int i = 0; i < PENDING; i++) {
+        MPI_Status status;
+        int cancelled = 0;
+        MPI_Cancel(&pending[i]);
+        failed |= MPI_Wait(&pending[i], &status) != MPI_SUCCESS;
+        MPI_Test_cancelled(&status, &cancelled);
+        failed |= !cancelled;
+    }
+    return failed;
 }
 
 /* Returns the iteration count, or -1 (after a message) if argv is invalid. */
@@ -63,26 +121,34 @@ static long parse_iters(int argc, char **argv, int rank)
     char *end = NULL;
     errno = 0;
     long n = strtol(argv[1], &end, 10);
-    if (argc > 2 || errno != 0 || end == argv[1] || *end != '\0' || n < 1) {
+    if (argc > 2 || errno != 0 || end == argv[1] || *end != '\0' || n < ROUNDS) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s [iterations >= 1]\n", argv[0]);
+            fprintf(stderr, "usage: %s [iterations >= %d]\n", argv[0], ROUNDS);
         return -1;
     }
     return n;
 }
 
-static double timed_loop(loop_fn loop, long iters, int *failed)
+static double rate_of(loop_fn loop, long iters, int pmpi, int *failed)
 {
-    /* Start all ranks together so they contend for the cores the same way
-     * in every run. */
-    MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    *failed |= loop(iters);
+    *failed |= loop(iters, pmpi);
     double elapsed = MPI_Wtime() - t0;
-
     /* Only reachable with tiny counts on a coarse clock; avoids a division
      * by zero rather than reporting an infinite rate. */
-    return elapsed > 0.0 ? elapsed : MPI_Wtick();
+    return (double)iters / (elapsed > 0.0 ? elapsed : MPI_Wtick());
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return v[n / 2];
 }
 
 /* Runs one call type on every rank and prints its metrics on rank 0.
@@ -90,22 +156,34 @@ static double timed_loop(loop_fn loop, long iters, int *failed)
 static int measure(const char *name, loop_fn loop, long iters, int rank)
 {
     int failed = 0;
+    long chunk = iters / ROUNDS;
 
     /* Warm-up: first calls pay for lazy initialisation, page faults and
      * cold caches, in the MPI library and in the wrapper alike. */
-    failed |= loop(iters / 10 + 1);
-    double rate = (double)iters / timed_loop(loop, iters, &failed);
+    failed |= loop(iters / 10 + 1, 0);
+    failed |= loop(iters / 10 + 1, 1);
+    /* Start all ranks together so they contend for the cores the same way
+     * in every run. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    double rates[2][ROUNDS];
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < 2; k++) {
+            int pmpi = (r + k) % 2;
+            rates[pmpi][r] = rate_of(loop, chunk, pmpi, &failed);
+        }
+    double mine[2] = {median(rates[0], ROUNDS), 0.0}, least[2];
+    mine[1] = mine[0] / median(rates[1], ROUNDS);
 
-    double min_rate = 0.0;
     int any_failed = 0;
-    MPI_Reduce(&rate, &min_rate, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, least, 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
     if (rank == 0 && any_failed)
         fprintf(stderr, "overhead: %s: a call failed or found a message\n", name);
     if (rank == 0 && !any_failed) {
-        printf("metric %s_rate %.1f calls/s higher\n", name, min_rate);
-        printf("metric %s_ns %.3f ns lower\n", name, 1e9 / min_rate);
+        printf("metric %s_rate %.1f calls/s higher\n", name, least[0]);
+        printf("metric %s_ns %.3f ns lower\n", name, 1e9 / least[0]);
+        printf("metric %s_vs_pmpi %.3f ratio higher\n", name, least[1]);
         fflush(stdout);
     }
     return any_failed;
@@ -127,11 +205,14 @@ int main(int argc, char **argv)
         return 2;
     }
     if (rank == 0)
-        printf("# overhead: np=%d iterations=%ld\n", size, iters);
+        printf("# overhead: np=%d iterations=%ld per name\n", size, iters);
 
     int failed = 0;
     failed |= measure("send_proc_null", send_proc_null_loop, iters, rank);
     failed |= measure("iprobe_empty", iprobe_empty_loop, iters, rank);
+    post_pending();
+    failed |= measure("testany_pending8", testany_pending_loop, iters, rank);
+    failed |= cancel_pending();
 
     MPI_Finalize();
     return failed ? 1 : 0;

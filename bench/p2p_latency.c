@@ -29,7 +29,12 @@
  * mismatch (an interposed engine that delivers stale, short or misplaced
  * data) prints what was wrong and aborts with exit code 1.
  *
- * Usage: p2p_latency [fresh] [validate]     (exactly 2 processes)
+ * With more processes (an even number), rank i and rank i + n/2 make a pair,
+ * as in osu_multi_lat, every pair timing its own ping-pongs at once; the
+ * figure is rank 0's pair. Run with more processes than cores, it is how
+ * an oversubscribed node waits.
+ *
+ * Usage: p2p_latency [fresh] [validate]     (2 processes, or any even number)
  *
  * Rank 0 prints, per size, a line that bench/run.py reads:
  *   metric latency_<size>B <microseconds> us lower
@@ -53,32 +58,33 @@
 #define TAG_PONG  2
 
 static const char *prog = "p2p_latency";
-static int fresh; /* rewrite the whole send buffer before each send */
+static int fresh;   /* rewrite the whole send buffer before each send */
+static int partner; /* the other rank of this one's pair */
+static int pinger;  /* this rank sends first (the lower half) */
 
 /* n round trips of `size` bytes, numbered from *msg on (both ranks count
  * alike). Returns the elapsed time, meaningful on rank 0. */
-static double pingpong(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t size, long n,
-                       long *msg)
+static double pingpong(unsigned char *sbuf, unsigned char *rbuf, size_t size, long n, long *msg)
 {
     MPI_Status status;
     int count = (int)size;
     double t0 = MPI_Wtime();
 
     for (long i = 0; i < n; i++, (*msg)++) {
-        if (rank == 0) {
+        if (pinger) {
             if (fresh)
                 memset(sbuf, (int)(*msg & 0xff), size);
             bench_stamp(sbuf, size, *msg, 0);
-            MPI_Send(sbuf, count, MPI_BYTE, 1, TAG_PING, MPI_COMM_WORLD);
-            MPI_Recv(rbuf, count, MPI_BYTE, 1, TAG_PONG, MPI_COMM_WORLD, &status);
+            MPI_Send(sbuf, count, MPI_BYTE, partner, TAG_PING, MPI_COMM_WORLD);
+            MPI_Recv(rbuf, count, MPI_BYTE, partner, TAG_PONG, MPI_COMM_WORLD, &status);
             bench_verify(prog, rbuf, size, *msg, 1, &status);
         } else {
-            MPI_Recv(rbuf, count, MPI_BYTE, 0, TAG_PING, MPI_COMM_WORLD, &status);
+            MPI_Recv(rbuf, count, MPI_BYTE, partner, TAG_PING, MPI_COMM_WORLD, &status);
             bench_verify(prog, rbuf, size, *msg, 0, &status);
             if (fresh)
                 memset(sbuf, (int)(*msg & 0xff), size);
             bench_stamp(sbuf, size, *msg, 1);
-            MPI_Send(sbuf, count, MPI_BYTE, 0, TAG_PONG, MPI_COMM_WORLD);
+            MPI_Send(sbuf, count, MPI_BYTE, partner, TAG_PONG, MPI_COMM_WORLD);
         }
     }
     return MPI_Wtime() - t0;
@@ -87,13 +93,13 @@ static double pingpong(int rank, unsigned char *sbuf, unsigned char *rbuf, size_
 /* Warm-up: passes of 1, 2, 4, ... round trips until one lasts pass_s.
  * Returns the time per round trip of the last pass. Rank 0's time,
  * broadcast, makes every decision, so both ranks run the same passes. */
-static double warm_up(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t size,
-                      double pass_s, long *msg)
+static double warm_up(unsigned char *sbuf, unsigned char *rbuf, size_t size, double pass_s,
+                      long *msg)
 {
     long n = 1;
     double t;
     for (;;) {
-        t = pingpong(rank, sbuf, rbuf, size, n, msg);
+        t = pingpong(sbuf, rbuf, size, n, msg);
         MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         if (t >= pass_s || n >= MAX_ITERS)
             return t / (double)n;
@@ -102,9 +108,9 @@ static double warm_up(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t
 }
 
 /* Warms up and times one size; returns the one-way latency in seconds. */
-static double measure(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t size, long *msg)
+static double measure(unsigned char *sbuf, unsigned char *rbuf, size_t size, long *msg)
 {
-    double per_trip = warm_up(rank, sbuf, rbuf, size, CALIB_S, msg);
+    double per_trip = warm_up(sbuf, rbuf, size, CALIB_S, msg);
     double want = per_trip > 0.0 ? TARGET_S / TRIALS / per_trip : (double)MAX_ITERS;
     long chunk = want < (double)MIN_CHUNK   ? MIN_CHUNK
                  : want > (double)MAX_ITERS ? MAX_ITERS
@@ -116,7 +122,7 @@ static double measure(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t
     double t[TRIALS];
     for (int i = 0; i < TRIALS; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        t[i] = pingpong(rank, sbuf, rbuf, size, chunk, msg);
+        t[i] = pingpong(sbuf, rbuf, size, chunk, msg);
     }
     return bench_median(t, TRIALS) / (2.0 * (double)chunk);
 }
@@ -135,16 +141,19 @@ int main(int argc, char **argv)
     fresh = argc == 2 && !strcmp(argv[1], "fresh");
     if (argc > 2 || (argc == 2 && !fresh)) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s [fresh] [validate]    (run with 2 processes)\n", argv[0]);
+            fprintf(stderr, "usage: %s [fresh] [validate]    (an even number of processes)\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }
-    if (nprocs != 2) {
+    if (nprocs % 2) {
         if (rank == 0)
-            fprintf(stderr, "%s: needs exactly 2 processes, got %d\n", prog, nprocs);
+            fprintf(stderr, "%s: needs an even number of processes, got %d\n", prog, nprocs);
         MPI_Finalize();
         return 2;
     }
+    pinger = rank < nprocs / 2;
+    partner = pinger ? rank + nprocs / 2 : rank - nprocs / 2;
 
     /* Allocated after MPI_Init, so that a shared heap set up there can serve
      * them, and written once so that no page fault lands in a timed loop. */
@@ -166,10 +175,10 @@ int main(int argc, char **argv)
     /* Until both processes run on their own cores, every message waits for
      * a context switch; the first size would pay for it. */
     long msg = 0;
-    warm_up(rank, sbuf, rbuf, 0, STARTUP_S, &msg);
+    warm_up(sbuf, rbuf, 0, STARTUP_S, &msg);
 
     for (size_t size = 0; size <= MAX_SIZE; size = size ? 2 * size : 1) {
-        double latency = measure(rank, sbuf, rbuf, size, &msg);
+        double latency = measure(sbuf, rbuf, size, &msg);
         if (rank == 0) {
             printf("metric latency_%s%zuB %.4f us lower\n", fresh ? "fresh_" : "", size,
                    latency * 1e6);

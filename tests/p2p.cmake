@@ -15,6 +15,13 @@ wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 # Two nodes of one process: every wildcard waits for a remote sender.
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_mpi_test(wildcard_blocking NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
+# Polls and calls that carry nothing (issue 10): every peer local, some
+# remote, none (each process its own node), and under a plain LD_PRELOAD.
+wisp_add_mpi_test(p2p_polling NP 2)
+wisp_add_mpi_test(p2p_polling NP 3)
+wisp_add_mpi_test(p2p_polling NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
+wisp_add_mpi_test(p2p_polling NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
+wisp_add_preload_test(p2p_polling NP 2)
 wisp_add_mpi_test(p2p_threads NP 2)
 wisp_add_mpi_test(p2p_comm_create NP 2)
 wisp_add_mpi_test(p2p_finalize NP 2)

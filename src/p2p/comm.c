@@ -4,7 +4,8 @@
  * picks the lowest free everywhere, so a message's context names the same
  * communicator in sender and receiver. Intercommunicators and
  * communicators made without a collective wisp sees (MPI_Comm_idup) are
- * not served: all their traffic goes to the MPI, in every member alike.
+ * not served: all their traffic goes to the MPI, in every member alike; so
+ * are those with no two members on one node (serve()).
  */
 #include "p2p/p2p.h"
 
@@ -29,8 +30,7 @@ static bool agreeing; /* the whole job takes part in context agreement */
 static uint64_t free_ctx[WORDS];
 static struct wisp_p2p_comm *by_ctx[CONTEXTS];
 static struct entry *buckets[BUCKETS];
-static struct wisp_p2p_comm *last; /* the one looked up last: most programs use one or two */
-static struct entry *freed;        /* freed by the application, still used by wisp */
+static struct entry *freed; /* freed by the application, still used by wisp */
 /* Messages that arrived (drained by another thread or the rescuer) while
  * their communicator was still being created here: the sender may finish
  * its agreement and send before this process has. In arrival order. */
@@ -41,15 +41,16 @@ static size_t bucket_of(MPI_Comm handle)
     return (size_t)(((uintptr_t)handle * 0x9e3779b97f4a7c15u) >> 54) % BUCKETS;
 }
 
-struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm handle)
+struct wisp_p2p_comm_cache wisp_p2p_comm_cache = {NULL, MPI_COMM_NULL};
+
+struct wisp_p2p_comm *wisp_p2p_comm_lookup(MPI_Comm handle)
 {
     if (!wisp_p2p.on)
         return NULL;
-    if (last && last->handle == handle)
-        return last;
     for (struct entry *e = buckets[bucket_of(handle)]; e; e = e->next)
         if (e->comm.handle == handle)
-            return last = &e->comm;
+            return wisp_p2p_comm_cache.last = &e->comm;
+    wisp_p2p_comm_cache.unserved = handle;
     return NULL;
 }
 
@@ -100,7 +101,12 @@ static void take(int ctx)
     free_ctx[ctx / 64] &= ~(1ull << (ctx % 64));
 }
 
-/* Build the served communicator; `ctx` agreed. */
+/* Serve `handle` with the agreed `ctx`, if another member lives on this
+ * node. Without one wisp would carry only messages to self, yet every
+ * wildcard receive would cost matched probes and every poll a pass of the
+ * engine: the MPI keeps such a communicator whole (MPI_COMM_SELF, every
+ * communicator under WISP_VNODE_SIZE=1), as each member on this node alike
+ * decides. */
 static int serve(MPI_Comm handle, int ctx)
 {
     struct entry *e = calloc(1, sizeof *e);
@@ -132,21 +138,33 @@ static int serve(MPI_Comm handle, int ctx)
     PMPI_Group_free(&world_group);
     for (int p = 0; p < wisp_p2p.node_size; p++)
         c->rank_of[p] = -1;
+    int locals = 0;
     for (int r = 0; r < c->size; r++) {
         int node = -1;
         for (int p = 0; p < wisp_p2p.node_size && world[r] != MPI_UNDEFINED; p++)
             if (wisp_topo.node_peers[p] == world[r])
                 node = p;
         c->node_of[r] = node;
-        if (node >= 0)
+        if (node >= 0) {
             c->rank_of[node] = r;
-        else
+            locals++;
+        } else {
             c->has_remote = true;
+        }
+    }
+    if (locals < 2) { /* no peer on this node: nothing for wisp to carry */
+        free(c->node_of);
+        free(c->rank_of);
+        free(e);
+        return MPI_SUCCESS;
     }
     wisp_list_init(&c->posted);
     wisp_list_init(&c->unexpected);
     wisp_list_init(&c->remote);
     wisp_list_init(&c->remote_link);
+    wisp_wrap_begin(WISP_WRAP_SERVED);          /* sends, receives and probes look from now on */
+    if (wisp_p2p_comm_cache.unserved == handle) /* a handle the MPI used before */
+        wisp_p2p_comm_cache.unserved = MPI_COMM_NULL;
     size_t b = bucket_of(handle);
     e->next = buckets[b];
     buckets[b] = e;
@@ -267,8 +285,8 @@ static void drop_unexpected(struct wisp_p2p_comm *c)
 static void destroy(struct entry *e)
 {
     struct wisp_p2p_comm *c = &e->comm;
-    if (last == c)
-        last = NULL;
+    if (wisp_p2p_comm_cache.last == c)
+        wisp_p2p_comm_cache.last = NULL;
     if (c->anchor != MPI_REQUEST_NULL)
         PMPI_Request_free(&c->anchor);
     by_ctx[c->ctx] = NULL;
@@ -318,7 +336,8 @@ void wisp_p2p_comm_freeing(MPI_Comm comm)
         for (struct entry *e = buckets[bucket_of(comm)]; e; e = e->next)
             if (e->comm.handle == comm && !e->comm.freed) {
                 e->comm.freed = true;
-                last = NULL; /* the handle names no live communicator of the user's */
+                /* the handle names no live communicator of the user's */
+                wisp_p2p_comm_cache.last = NULL;
                 user_freed(e);
                 break;
             }
@@ -348,12 +367,7 @@ void wisp_p2p_comm_init(MPI_Comm world)
 {
     memset(free_ctx, 0xff, sizeof free_ctx);
     agreeing = true;
-    wisp_p2p_comm_created(world);
-    if (wisp_p2p.on) { /* MPI_COMM_SELF: nobody to agree with */
-        int ctx = lowest_free(free_ctx);
-        take(ctx);
-        serve(MPI_COMM_SELF, ctx);
-    }
+    wisp_p2p_comm_created(world); /* MPI_COMM_SELF has no peer: the MPI's alone */
 }
 
 void wisp_p2p_comm_fini(void)
@@ -371,6 +385,7 @@ void wisp_p2p_comm_fini(void)
         wisp_p2p_msg_drop(wisp_list_entry(l, struct wisp_p2p_msg, link));
     }
     memset(by_ctx, 0, sizeof by_ctx);
-    last = NULL;
+    wisp_p2p_comm_cache.last = NULL;
+    wisp_p2p_comm_cache.unserved = MPI_COMM_NULL;
     agreeing = false;
 }

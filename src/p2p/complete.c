@@ -25,11 +25,6 @@ static void empty_status(MPI_Status *status)
         status->MPI_ERROR = MPI_SUCCESS;
 }
 
-static bool busy(void)
-{
-    return wisp_p2p.on && wisp_p2p.outstanding;
-}
-
 /* Finish a completed request of wisp for the user: status, retire. Returns
  * its error code; `raise` says whether wisp must still report it. */
 static int hand_over(struct wisp_p2p_req *req, MPI_Request *handle, MPI_Status *status,
@@ -100,14 +95,9 @@ static bool req_done(void *req)
     return wisp_p2p_req_test(req);
 }
 
-int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool test, int *flag)
+int wisp_p2p_wait1_ours(MPI_Request *request, MPI_Status *status, bool test, int *flag)
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
-    if (!req) {
-        if (test)
-            return PMPI_Test(request, flag, status);
-        return busy() ? wisp_p2p_wait_mpi(request, status) : PMPI_Wait(request, status);
-    }
     wisp_p2p_lock();
     if (inactive(req)) {
         wisp_p2p_unlock();
@@ -120,7 +110,7 @@ int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool test, int *fla
         wisp_p2p_progress();
         if (!wisp_p2p_req_test(req)) {
             wisp_p2p_unlock();
-            wisp_p2p_poke();
+            wisp_p2p_poke_idle();
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -171,12 +161,17 @@ static bool all_done(void *arg)
     return ours && a->mpi_done;
 }
 
-int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, int *flag,
-                     bool raise)
+int wisp_p2p_waitall_mixed(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, int *flag,
+                           bool raise)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && (test || !busy()))
-        return test ? PMPI_Testall(n, reqs, flag, statuses) : PMPI_Waitall(n, reqs, statuses);
-    struct all a = {.n = n, .reqs = reqs};
+    /* Field by field: an initializer would zero the arrays of `mpi` too,
+     * kilobytes on every poll. */
+    struct all a;
+    a.n = n;
+    a.checked = 0;
+    a.reqs = reqs;
+    a.mpi_done = false;
+    a.mpi_rc = MPI_SUCCESS;
     if (!split(n, reqs, &a.mpi)) {
         split_free(&a.mpi);
         return MPI_ERR_NO_MEM;
@@ -187,7 +182,7 @@ int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, 
         /* Nothing may change unless everything is complete. */
         if (!ours_done(&a)) {
             wisp_p2p_unlock();
-            wisp_p2p_poke();
+            wisp_p2p_poke_idle();
             split_free(&a.mpi);
             *flag = 0;
             return MPI_SUCCESS;
@@ -259,8 +254,8 @@ static bool any_done(void *arg)
             return a->settled = true;
         }
     }
-    int k = MPI_UNDEFINED, flag = 0;
-    a->mpi_rc = PMPI_Testany(a->mpi.n, a->mpi.reqs, &k, &flag, &a->status);
+    int k = MPI_UNDEFINED, flag = 1; /* none of the MPI's: no call into it */
+    a->mpi_rc = a->mpi.n ? PMPI_Testany(a->mpi.n, a->mpi.reqs, &k, &flag, &a->status) : MPI_SUCCESS;
     if (a->mpi_rc != MPI_SUCCESS || (flag && k != MPI_UNDEFINED)) {
         a->index = k == MPI_UNDEFINED ? MPI_UNDEFINED : a->mpi.at[k];
         return a->settled = true;
@@ -272,12 +267,15 @@ static bool any_done(void *arg)
     return false;
 }
 
-int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test, int *flag)
+int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test,
+                           int *flag)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && (test || !busy()))
-        return test ? PMPI_Testany(n, reqs, index, flag, status)
-                    : PMPI_Waitany(n, reqs, index, status);
-    struct any a = {.n = n, .reqs = reqs, .index = MPI_UNDEFINED};
+    struct any a; /* field by field, as in waitall */
+    a.n = n;
+    a.reqs = reqs;
+    a.index = MPI_UNDEFINED;
+    a.settled = false;
+    a.mpi_rc = MPI_SUCCESS;
     if (!split(n, reqs, &a.mpi)) {
         split_free(&a.mpi);
         return MPI_ERR_NO_MEM;
@@ -306,7 +304,7 @@ int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status, b
     wisp_p2p_unlock();
     split_free(&a.mpi);
     if (!a.settled)
-        wisp_p2p_poke();
+        wisp_p2p_poke_idle();
     return raise_if(report, rc);
 }
 
@@ -336,8 +334,10 @@ static bool some_done(void *arg)
         if (wisp_p2p_req_test(req))
             s->indices[s->out++] = i;
     }
-    s->mpi_out = 0;
-    s->mpi_rc = PMPI_Testsome(s->mpi.n, s->mpi.reqs, &s->mpi_out, s->mpi_indices, s->mpi.statuses);
+    s->mpi_out = MPI_UNDEFINED; /* none of the MPI's: no call into it */
+    s->mpi_rc = s->mpi.n ? PMPI_Testsome(s->mpi.n, s->mpi.reqs, &s->mpi_out, s->mpi_indices,
+                                         s->mpi.statuses)
+                         : MPI_SUCCESS;
     if (s->mpi_out == MPI_UNDEFINED) {
         s->mpi_out = 0;
         if (!active && s->mpi_rc == MPI_SUCCESS) {
@@ -348,13 +348,15 @@ static bool some_done(void *arg)
     return s->out + s->mpi_out > 0 || s->mpi_rc != MPI_SUCCESS;
 }
 
-int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *statuses,
-                      bool test)
+int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indices,
+                            MPI_Status *statuses, bool test)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && (test || !busy()))
-        return test ? PMPI_Testsome(n, reqs, outcount, indices, statuses)
-                    : PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-    struct some s = {.n = n, .reqs = reqs, .indices = indices};
+    struct some s; /* field by field, as in waitall */
+    s.n = n;
+    s.reqs = reqs;
+    s.indices = indices;
+    s.out = s.mpi_out = 0;
+    s.mpi_rc = MPI_SUCCESS;
     s.mpi_indices = malloc(sizeof(int) * (size_t)n + 1);
     if (!s.mpi_indices || !split(n, reqs, &s.mpi)) {
         free(s.mpi_indices);
@@ -397,7 +399,7 @@ int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices, MPI
     free(s.mpi_indices);
     split_free(&s.mpi);
     if (test && *outcount == 0)
-        wisp_p2p_poke();
+        wisp_p2p_poke_idle();
     return failed ? raise_if(report, MPI_ERR_IN_STATUS) : MPI_SUCCESS;
 }
 
@@ -462,7 +464,7 @@ int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *stat
     }
     wisp_p2p_unlock();
     if (!*flag)
-        wisp_p2p_poke();
+        wisp_p2p_poke_idle();
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #define WISP_P2P_LOCK_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -37,6 +38,17 @@ static inline void wisp_cpu_relax(void)
 #endif
 }
 
+/* One round of waiting for another thread or process: a pause at first,
+ * then, as the wait goes on, the core given away, since what it waits for
+ * may need it (more threads than cores). `rounds` starts at 0. */
+static inline void wisp_backoff(unsigned *rounds)
+{
+    if (++*rounds < 1024)
+        wisp_cpu_relax();
+    else
+        sched_yield();
+}
+
 /* Set up for a process with a rescuer thread and/or application threads. */
 void wisp_p2p_lock_init(bool rescuer, bool threads);
 void wisp_p2p_lock_fini(void);
@@ -55,8 +67,10 @@ static inline void wisp_p2p_lock(void)
         if (!atomic_load_explicit(&wisp_p2p_rescuer_inside, memory_order_acquire))
             return;
         atomic_store_explicit(&wisp_p2p_inside, false, memory_order_relaxed);
-        while (atomic_load_explicit(&wisp_p2p_rescuer_inside, memory_order_acquire))
-            wisp_cpu_relax();
+        /* The rescuer may have been preempted inside: back off, not spin. */
+        for (unsigned rounds = 0;
+             atomic_load_explicit(&wisp_p2p_rescuer_inside, memory_order_acquire);)
+            wisp_backoff(&rounds);
     }
 }
 

@@ -8,7 +8,6 @@
 #include "p2p/p2p.h"
 
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,8 +177,8 @@ static int finish(struct wisp_p2p_req *req, MPI_Status *status, MPI_Comm comm)
     return rc != MPI_SUCCESS && !raised ? wisp_p2p_error(comm, rc) : rc;
 }
 
-int wisp_p2p_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, int mode)
+int wisp_p2p_send_to(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm comm, int mode)
 {
     wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, dest, tag, count, false);
@@ -290,31 +289,54 @@ static int persistent(uint8_t kind, int mode, const void *sbuf, void *rbuf, MPI_
     return MPI_SUCCESS;
 }
 
+/* Persistent requests are wisp's on every communicator, also one the MPI
+ * serves whole: so MPI_Start of an active one is reported through the
+ * communicator's handler everywhere alike (MPICH's own aborts on the
+ * world's). Where wisp does not serve, the MPI's own request checks the
+ * arguments first and then, inactive, keeps the communicator alive for
+ * wisp's (the user may free it meanwhile). */
+
 int wisp_p2p_send_init(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                        MPI_Comm comm, int mode, MPI_Request *request)
 {
     wisp_p2p_lock();
-    bool served = wisp_p2p_comm_of(comm) && count >= 0;
-    int rc = MPI_SUCCESS;
-    if (served)
-        rc = persistent(WISP_P2P_SEND, mode, buf, NULL, count, type, dest, tag, comm, request);
+    bool served = wisp_p2p_comm_of(comm) != NULL;
     wisp_p2p_unlock();
-    if (served)
-        return rc;
-    return BY_MODE(mpi_send_inits, mode, count, buf, count, type, dest, tag, comm, request);
+    MPI_Request mpi_request = MPI_REQUEST_NULL;
+    if (count < 0 || !served) {
+        int rc =
+            BY_MODE(mpi_send_inits, mode, count, buf, count, type, dest, tag, comm, &mpi_request);
+        if (count < 0 || rc != MPI_SUCCESS) {
+            *request = mpi_request;
+            return rc;
+        }
+    }
+    wisp_p2p_lock();
+    persistent(WISP_P2P_SEND, mode, buf, NULL, count, type, dest, tag, comm, request);
+    wisp_p2p_req_of(*request)->anchor = mpi_request;
+    wisp_p2p_unlock();
+    return MPI_SUCCESS;
 }
 
 int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                        MPI_Comm comm, MPI_Request *request)
 {
     wisp_p2p_lock();
-    bool served = wisp_p2p_comm_of(comm) && count >= 0;
-    int rc = MPI_SUCCESS;
-    if (served)
-        rc = persistent(WISP_P2P_RECV, 0, NULL, buf, count, type, source, tag, comm, request);
+    bool served = wisp_p2p_comm_of(comm) != NULL;
     wisp_p2p_unlock();
-    return served ? rc
-                  : WISP_P2P_MPI(Recv_init, count, buf, count, type, source, tag, comm, request);
+    MPI_Request mpi_request = MPI_REQUEST_NULL;
+    if (count < 0 || !served) {
+        int rc = WISP_P2P_MPI(Recv_init, count, buf, count, type, source, tag, comm, &mpi_request);
+        if (count < 0 || rc != MPI_SUCCESS) {
+            *request = mpi_request;
+            return rc;
+        }
+    }
+    wisp_p2p_lock();
+    persistent(WISP_P2P_RECV, 0, NULL, buf, count, type, source, tag, comm, request);
+    wisp_p2p_req_of(*request)->anchor = mpi_request;
+    wisp_p2p_unlock();
+    return MPI_SUCCESS;
 }
 
 int wisp_p2p_start(MPI_Request *request)
@@ -351,14 +373,18 @@ int wisp_p2p_startall(int count, MPI_Request requests[])
 
 /* ---- probes -------------------------------------------------------------- */
 
-/* MPI_Iprobe, or MPI_Improbe when `message` is not NULL (which then takes
- * the message out of matching). */
-static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                      MPI_Status *status)
+/* A probe as wisp answers it, lock held: from its queues, or from the
+ * MPI's through a communicator's `remote` queue (*rc, *flag set). False:
+ * the MPI alone answers (not served, a remote source, malformed, or nothing
+ * here on a communicator with remote members). With `message` (MPI_Improbe)
+ * a message found leaves matching. */
+static bool probe_wisp(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                       MPI_Status *status, int *rc)
 {
-    wisp_p2p_lock();
     struct wisp_p2p_comm *c = carrier(comm, source, tag, 0, true);
-    bool local = c && !(source >= 0 && c->node_of[source] < 0);
+    if (!c)
+        return false;
+    bool local = !(source >= 0 && c->node_of[source] < 0);
     struct wisp_p2p_msg *msg = NULL;
     if (local) {
         wisp_p2p_progress();
@@ -375,36 +401,77 @@ static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Message
             *message = wisp_p2p_msg_handle(req);
         }
     }
+    /* A communicator with every member on this node needs no MPI call. */
     bool ask_mpi = !local || (!msg && source == MPI_ANY_SOURCE && c->has_remote);
-    if (ask_mpi && c && !wisp_list_empty(&c->remote)) {
-        int rc = wisp_p2p_probe_remote(c, source, tag, flag, message, status);
-        wisp_p2p_unlock();
-        return rc;
+    if (ask_mpi && !wisp_list_empty(&c->remote)) {
+        *rc = wisp_p2p_probe_remote(c, source, tag, flag, message, status);
+        return true;
     }
-    wisp_p2p_unlock();
     if (ask_mpi)
-        return message ? PMPI_Improbe(source, tag, comm, flag, message, status)
-                       : PMPI_Iprobe(source, tag, comm, flag, status);
+        return false;
     *flag = msg != NULL;
-    if (!msg)
-        wisp_p2p_poke();
-    return MPI_SUCCESS;
+    *rc = MPI_SUCCESS;
+    return true;
 }
 
-/* MPI_Probe, or MPI_Mprobe when `message` is not NULL. */
+static int mpi_probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                     MPI_Status *status)
+{
+    return message ? PMPI_Improbe(source, tag, comm, flag, message, status)
+                   : PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+/* MPI_Iprobe, or MPI_Improbe when `message` is not NULL. */
+static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                      MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+    wisp_p2p_lock();
+    bool answered = probe_wisp(source, tag, comm, flag, message, status, &rc);
+    wisp_p2p_unlock();
+    if (!answered)
+        return mpi_probe(source, tag, comm, flag, message, status);
+    if (!*flag)
+        wisp_p2p_poke_idle();
+    return rc;
+}
+
+struct probe_wait {
+    int source, tag;
+    MPI_Comm comm;
+    MPI_Message *message;
+    MPI_Status *status;
+    int flag, rc;
+};
+
+static bool probe_found(void *arg)
+{
+    struct probe_wait *w = arg;
+    if (!probe_wisp(w->source, w->tag, w->comm, &w->flag, w->message, w->status, &w->rc))
+        w->rc = mpi_probe(w->source, w->tag, w->comm, &w->flag, w->message, w->status);
+    return w->flag || w->rc != MPI_SUCCESS;
+}
+
+/* MPI_Probe, or MPI_Mprobe when `message` is not NULL: the MPI's own when
+ * it alone can answer and wisp has nothing in flight, else a wait of the
+ * engine's (which backs off on an oversubscribed node). */
 static int probe_until_found(int source, int tag, MPI_Comm comm, MPI_Message *message,
                              MPI_Status *status)
 {
-    for (unsigned idle = 0;; idle++) {
-        int flag = 0, rc = probe_once(source, tag, comm, &flag, message, status);
-        if (rc != MPI_SUCCESS || flag)
-            return rc;
-        if (wisp_p2p.sleepy && idle > 1000)
-            sched_yield();
+    wisp_p2p_lock();
+    bool mpi = !carrier(comm, source, tag, 0, true) && !wisp_p2p_busy();
+    if (mpi) {
+        wisp_p2p_unlock();
+        return message ? PMPI_Mprobe(source, tag, comm, message, status)
+                       : PMPI_Probe(source, tag, comm, status);
     }
+    struct probe_wait w = {source, tag, comm, message, status, 0, MPI_SUCCESS};
+    wisp_p2p_wait_until(probe_found, &w);
+    wisp_p2p_unlock();
+    return w.rc;
 }
 
-int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+int wisp_p2p_iprobe_from(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     return probe_once(source, tag, comm, flag, NULL, status);
 }

@@ -100,8 +100,23 @@ struct wisp_p2p_comm {
     MPI_Request anchor;           /* the MPI's request that keeps the MPI's comm alive meanwhile */
 };
 
+/* The communicators looked up last, served and not: most programs use one
+ * or two, and every call of a point-to-point function asks. */
+struct wisp_p2p_comm_cache {
+    struct wisp_p2p_comm *last;
+    MPI_Comm unserved;
+};
+extern struct wisp_p2p_comm_cache wisp_p2p_comm_cache;
+struct wisp_p2p_comm *wisp_p2p_comm_lookup(MPI_Comm comm);
+
 /* The served communicator behind `comm`, or NULL (the MPI serves it all). */
-struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm comm);
+static inline struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm comm)
+{
+    struct wisp_p2p_comm *last = wisp_p2p_comm_cache.last;
+    if (last && last->handle == comm)
+        return last;
+    return comm == wisp_p2p_comm_cache.unserved ? NULL : wisp_p2p_comm_lookup(comm);
+}
 /* Does wisp serve `comm` (takes the lock)? */
 bool wisp_p2p_serves(MPI_Comm comm);
 /* The served communicator with context `ctx` here, or NULL. */
@@ -196,6 +211,9 @@ struct wisp_p2p_req {
      * pair: the receive, and the send until it completed (with its error) */
     MPI_Request child;
     MPI_Request partner;
+    /* persistent, on a communicator wisp does not serve: the MPI's own
+     * inactive request, which keeps the communicator alive as long */
+    MPI_Request anchor;
     int partner_error;
     /* send: the bytes to send (the user's, or a packed copy in tmp) */
     const char *data;
@@ -227,6 +245,7 @@ struct wisp_p2p_pool {
     size_t used;               /* high-water mark */
     struct wisp_p2p_req *sent; /* the shared request of sends completed at once */
     const char *sent_range;    /* Open MPI: their handles' addresses (reserved, never mapped) */
+    uintptr_t base, span;      /* Open MPI: one reservation holds both (0 before it exists) */
 };
 extern struct wisp_p2p_pool wisp_p2p_pool;
 
@@ -340,6 +359,9 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
                        MPI_Count count, MPI_Datatype type);
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);
+/* After a poll (test, probe) that wisp answered alone and found nothing:
+ * the same, every so many polls (a poke costs as much as the MPI's own poll). */
+void wisp_p2p_poke_idle(void);
 /* Does a send on `comm` still wait in line for its ring? */
 bool wisp_p2p_sends_queued(const struct wisp_p2p_comm *comm);
 /* A synchronous send to self was matched. */
@@ -403,8 +425,27 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req);
 
 int wisp_p2p_isend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                    MPI_Comm comm, int mode, MPI_Request *request);
-int wisp_p2p_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, int mode);
+int wisp_p2p_send_to(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm comm, int mode);
+/* A send to MPI_PROC_NULL carries nothing: straight to the MPI (its checks,
+ * its return), at the cost of one comparison (inline: `mode` is a constant
+ * in every caller, so one call of the MPI's function remains). */
+static inline int wisp_p2p_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
+                                int tag, MPI_Comm comm, int mode)
+{
+    if (dest != MPI_PROC_NULL)
+        return wisp_p2p_send_to(buf, count, type, dest, tag, comm, mode);
+    switch (mode) {
+    case WISP_P2P_SYNC:
+        return WISP_P2P_MPI(Ssend, count, buf, count, type, dest, tag, comm);
+    case WISP_P2P_BUFFERED:
+        return WISP_P2P_MPI(Bsend, count, buf, count, type, dest, tag, comm);
+    case WISP_P2P_READY:
+        return WISP_P2P_MPI(Rsend, count, buf, count, type, dest, tag, comm);
+    default:
+        return WISP_P2P_MPI(Send, count, buf, count, type, dest, tag, comm);
+    }
+}
 int wisp_p2p_irecv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                    MPI_Comm comm, MPI_Request *request);
 int wisp_p2p_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -415,7 +456,19 @@ int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source
                        MPI_Comm comm, MPI_Request *request);
 int wisp_p2p_start(MPI_Request *request);
 int wisp_p2p_startall(int count, MPI_Request requests[]);
-int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int wisp_p2p_iprobe_from(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+/* A probe of MPI_PROC_NULL (which finds its empty message at once) or of a
+ * communicator wisp does not serve is the MPI's alone: inline, so that it
+ * costs the caller a comparison or two before the MPI's own call. */
+static inline int wisp_p2p_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    /* The communicator found unserved last time, read without the lock when
+     * no second thread may enter; anything else, the call below asks again
+     * (under the lock). */
+    if (source == MPI_PROC_NULL || (!wisp_p2p_locking.on && comm == wisp_p2p_comm_cache.unserved))
+        return PMPI_Iprobe(source, tag, comm, flag, status);
+    return wisp_p2p_iprobe_from(source, tag, comm, flag, status);
+}
 int wisp_p2p_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int wisp_p2p_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                      MPI_Status *status);
@@ -442,25 +495,86 @@ int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status);
 /* Report `code` through the communicator's error handler. */
 int wisp_p2p_error(MPI_Comm comm, int code);
 
-/* complete.c */
-int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, int *flag,
-                     bool raise);
-int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test,
-                     int *flag);
-int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *statuses,
-                      bool test);
-int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool test, int *flag);
+/* complete.c: MPI_Wait and MPI_Test, and their all/any/some forms (`test`:
+ * the Test form, which sets *flag) over arrays that hold a request of wisp,
+ * or while wisp has work in flight that a blocking wait must keep moving. */
+int wisp_p2p_waitall_mixed(int n, MPI_Request *reqs, MPI_Status *statuses, bool test, int *flag,
+                           bool raise);
+int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test,
+                           int *flag);
+int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indices,
+                            MPI_Status *statuses, bool test);
+int wisp_p2p_wait1_ours(MPI_Request *request, MPI_Status *status, bool test, int *flag);
 int wisp_p2p_request_free(MPI_Request *request);
 int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int wisp_p2p_cancel(MPI_Request *request);
 
-/* Does this array hold any of wisp's requests? */
+/* Does this array hold any of wisp's requests? One test per handle, no
+ * branch (a poll over the MPI's requests pays it before the MPI's call);
+ * true for a handle of wisp's form that names none also: the caller then
+ * looks closer. */
+static inline bool wisp_p2p_handle_ours(MPI_Request handle)
+{
+#if defined(MPICH) /* the tag bits are WISP_P2P_HANDLE_TAG or WISP_P2P_SENT_TAG */
+    return ((((unsigned)handle & WISP_P2P_HANDLE_MASK) - WISP_P2P_HANDLE_TAG) &
+            ~(unsigned)WISP_P2P_HANDLE_TAG) == 0;
+#else
+    return (uintptr_t)(const void *)handle - wisp_p2p_pool.base < wisp_p2p_pool.span;
+#endif
+}
+
 static inline bool wisp_p2p_any_ours(int n, const MPI_Request *reqs)
 {
-    for (int i = 0; i < n; i++)
-        if (wisp_p2p_req_of(reqs[i]))
-            return true;
-    return false;
+    bool a = false, b = false, c = false, d = false; /* four at a time, independent */
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        a |= wisp_p2p_handle_ours(reqs[i]);
+        b |= wisp_p2p_handle_ours(reqs[i + 1]);
+        c |= wisp_p2p_handle_ours(reqs[i + 2]);
+        d |= wisp_p2p_handle_ours(reqs[i + 3]);
+    }
+    for (; i < n; i++)
+        a |= wisp_p2p_handle_ours(reqs[i]);
+    return a | b | c | d;
+}
+
+/* The forms the MPI serves alone, inline, so that a poll of the MPI's own
+ * requests (MPI_Testany over receives in a loop, say) costs one look at each
+ * handle before the MPI's call: requests that are all the MPI's, in a test,
+ * or in a wait while wisp has nothing in flight. */
+static inline int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool test, int *flag)
+{
+    if (wisp_p2p_req_of(*request))
+        return wisp_p2p_wait1_ours(request, status, test, flag);
+    if (test)
+        return PMPI_Test(request, flag, status);
+    return wisp_p2p_busy() ? wisp_p2p_wait_mpi(request, status) : PMPI_Wait(request, status);
+}
+
+static inline int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test,
+                                   int *flag, bool raise)
+{
+    if (!wisp_p2p_any_ours(n, reqs) && (test || !wisp_p2p_busy()))
+        return test ? PMPI_Testall(n, reqs, flag, statuses) : PMPI_Waitall(n, reqs, statuses);
+    return wisp_p2p_waitall_mixed(n, reqs, statuses, test, flag, raise);
+}
+
+static inline int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status,
+                                   bool test, int *flag)
+{
+    if (!wisp_p2p_any_ours(n, reqs) && (test || !wisp_p2p_busy()))
+        return test ? PMPI_Testany(n, reqs, index, flag, status)
+                    : PMPI_Waitany(n, reqs, index, status);
+    return wisp_p2p_waitany_mixed(n, reqs, index, status, test, flag);
+}
+
+static inline int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices,
+                                    MPI_Status *statuses, bool test)
+{
+    if (!wisp_p2p_any_ours(n, reqs) && (test || !wisp_p2p_busy()))
+        return test ? PMPI_Testsome(n, reqs, outcount, indices, statuses)
+                    : PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+    return wisp_p2p_waitsome_mixed(n, reqs, outcount, indices, statuses, test);
 }
 
 #pragma GCC visibility pop

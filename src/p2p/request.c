@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "core/log.h"
+#include "wrap/wrap.h"
 
 struct wisp_p2p_pool wisp_p2p_pool;
 static struct wisp_p2p_req *free_list;
@@ -106,16 +107,33 @@ MPI_Message wisp_p2p_message_f2c(MPI_Fint message)
 }
 #endif
 
+/* The pool's address space; with Open MPI after the range of the sent
+ * handles, in one reservation, so that one comparison tells a handle of
+ * wisp's from a pointer of the MPI's (wisp_p2p_any_ours). */
+static void reserve(struct wisp_p2p_pool *p)
+{
+    wisp_wrap_begin(WISP_WRAP_REQUESTS); /* before a handle of wisp's exists */
+    size_t pool = sizeof *p->reqs * WISP_P2P_POOL_SIZE, sent = 0;
+#if !defined(MPICH)
+    sent = WISP_P2P_SENT_RANGE;
+#endif
+    char *range =
+        mmap(NULL, sent + pool, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (range == MAP_FAILED || mprotect(range + sent, pool, PROT_READ | PROT_WRITE))
+        wisp_fatal("cannot reserve address space for %d requests", WISP_P2P_POOL_SIZE);
+    p->reqs = (struct wisp_p2p_req *)(void *)(range + sent);
+#if !defined(MPICH)
+    p->sent_range = range;
+    p->base = (uintptr_t)range;
+    p->span = sent + pool;
+#endif
+}
+
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 {
     struct wisp_p2p_pool *p = &wisp_p2p_pool;
-    if (!p->reqs) {
-        void *reqs = mmap(NULL, sizeof *p->reqs * WISP_P2P_POOL_SIZE, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (reqs == MAP_FAILED)
-            wisp_fatal("cannot reserve address space for %d requests", WISP_P2P_POOL_SIZE);
-        p->reqs = reqs;
-    }
+    if (!p->reqs)
+        reserve(p);
     struct wisp_p2p_req *req = free_list;
     if (req) {
         free_list = (struct wisp_p2p_req *)req->link.next;
@@ -128,7 +146,7 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
     wisp_list_init(&req->link);
     wisp_list_init(&req->rlink);
     req->kind = kind;
-    req->inner = MPI_REQUEST_NULL;
+    req->inner = req->anchor = MPI_REQUEST_NULL;
     req->slot = -1;
     return req;
 }
@@ -137,13 +155,6 @@ struct wisp_p2p_req *wisp_p2p_req_sent(void)
 {
     struct wisp_p2p_pool *p = &wisp_p2p_pool;
     if (!p->sent) {
-#if !defined(MPICH)
-        void *range = mmap(NULL, WISP_P2P_SENT_RANGE, PROT_NONE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (range == MAP_FAILED)
-            wisp_fatal("cannot reserve address space for request handles");
-        p->sent_range = range;
-#endif
         struct wisp_p2p_req *sent = wisp_p2p_req_new(WISP_P2P_SEND);
         sent->shared = sent->active = sent->done = true;
         sent->st_source = MPI_ANY_SOURCE;
@@ -164,6 +175,8 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         wisp_p2p_type_unhold(req->type);
     if (req->persistent && req->comm)
         wisp_p2p_comm_unhold(req->comm);
+    if (req->anchor != MPI_REQUEST_NULL)
+        PMPI_Request_free(&req->anchor);
     req->kind = 0;
     req->link.next = (struct wisp_list *)free_list;
     free_list = req;

@@ -19,9 +19,58 @@ struct wisp_dispatch wisp_entry =
 #include "wrap/implementations.inc"
     ;
 
+/*
+ * Functions that are the MPI's own until wisp has something to do in them:
+ * their slots of `wisp_entry` hold PMPI_X until then, so the call costs one
+ * jump, not even a look at each request handle or at the communicator.
+ * - WISP_WRAP_REQUESTS, the polls and waits, until wisp makes its first
+ *   request (a loop of MPI_Testany over the MPI's receives);
+ * - WISP_WRAP_SERVED, sends, receives and probes, until wisp serves its
+ *   first communicator (one process, WISP_VNODE_SIZE=1, WISP_SHM=off).
+ * Both begin before the first handle of wisp's or the served communicator
+ * exists anywhere, so no call can hold one and the MPI's function.
+ */
+static bool begun[2], hooked;
+
+static void point(enum wisp_wrap_group group, bool mpi)
+{
+#define SLOT(f) __atomic_store_n(&wisp_entry.f, mpi ? P##f : wisp_impl.f, __ATOMIC_RELAXED)
+    if (group == WISP_WRAP_REQUESTS) {
+        SLOT(MPI_Test);
+        SLOT(MPI_Testall);
+        SLOT(MPI_Testany);
+        SLOT(MPI_Testsome);
+        SLOT(MPI_Wait);
+        SLOT(MPI_Waitall);
+        SLOT(MPI_Waitany);
+        SLOT(MPI_Waitsome);
+        SLOT(MPI_Request_get_status);
+    } else {
+        SLOT(MPI_Send);
+        SLOT(MPI_Isend);
+        SLOT(MPI_Recv);
+        SLOT(MPI_Irecv);
+        SLOT(MPI_Iprobe);
+        SLOT(MPI_Probe);
+    }
+#undef SLOT
+}
+
 void wisp_wrap_hooks_enable(bool on)
 {
     memcpy(&wisp_entry, on ? &wisp_hooked : &wisp_impl, sizeof wisp_entry);
+    hooked = on;
+    for (int g = 0; g < 2 && !on; g++)
+        if (!__atomic_load_n(&begun[g], __ATOMIC_ACQUIRE))
+            point((enum wisp_wrap_group)g, true);
+}
+
+void wisp_wrap_begin(enum wisp_wrap_group group)
+{
+    if (__atomic_exchange_n(&begun[group], true, __ATOMIC_ACQ_REL))
+        return;
+    if (!hooked) /* hooked: every slot calls wisp_impl already */
+        point(group, false);
 }
 
 const char *const wisp_fn_names[WISP_FN_COUNT] = {

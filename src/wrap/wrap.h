@@ -34,6 +34,10 @@ extern const struct wisp_dispatch wisp_hooked; /* the generated hooked_MPI_X */
 /* Route every call through its hooks (translation, accounting), or not.
  * Called only while no other thread can be inside MPI (MPI_Init, MPI_Finalize). */
 void wisp_wrap_hooks_enable(bool on);
+/* Groups of functions that are the MPI's own until wisp has something to do
+ * in them (dispatch.c): its first request, its first served communicator. */
+enum wisp_wrap_group { WISP_WRAP_REQUESTS, WISP_WRAP_SERVED };
+void wisp_wrap_begin(enum wisp_wrap_group group);
 
 /* Dense ids for the accounting arrays and the statistics report. */
 enum wisp_fn_id {

@@ -471,7 +471,7 @@ int wisp_impl_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_iflush
-#error "MPI_Buffer_iflush is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190)"
+#error "MPI_Buffer_iflush is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:191)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Cancel
@@ -576,7 +576,7 @@ int wisp_impl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-#error "MPI_Comm_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:189)"
+#error "MPI_Comm_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_errhandler
@@ -1416,28 +1416,28 @@ int wisp_impl_MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatyp
 #ifdef WISP_HAVE_MPI_Isendrecv
 int wisp_impl_MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    return !wisp_p2p_serves(comm) ? PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request) : wisp_p2p_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    return wisp_p2p_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_c
 int wisp_impl_MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    return !wisp_p2p_serves(comm) ? PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request) : wisp_p2p_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    return wisp_p2p_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_replace
 int wisp_impl_MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    return !wisp_p2p_serves(comm) || count < 0 ? PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request) : wisp_p2p_isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    return count < 0 ? PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request) : wisp_p2p_isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_replace_c
 int wisp_impl_MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    return !wisp_p2p_serves(comm) || count < 0 ? PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request) : wisp_p2p_isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    return count < 0 ? PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request) : wisp_p2p_isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
 #endif
 
@@ -1470,7 +1470,7 @@ MPI_Message wisp_impl_MPI_Message_f2c(MPI_Fint message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_toint
-#error "MPI_Message_toint is not routed yet: MPI-5 ABI; would have to know wisp's message handles (src/p2p/routes.def:110)"
+#error "MPI_Message_toint is not routed yet: MPI-5 ABI; would have to know wisp's message handles (src/p2p/routes.def:111)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Mprobe
@@ -1927,19 +1927,19 @@ int wisp_impl_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status*
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_all
-#error "MPI_Request_get_status_all is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:99)"
+#error "MPI_Request_get_status_all is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:100)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_any
-#error "MPI_Request_get_status_any is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:98)"
+#error "MPI_Request_get_status_any is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:99)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_some
-#error "MPI_Request_get_status_some is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:100)"
+#error "MPI_Request_get_status_some is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:101)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_toint
-#error "MPI_Request_toint is not routed yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:109)"
+#error "MPI_Request_toint is not routed yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:110)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget
@@ -2293,7 +2293,7 @@ int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
-#error "MPI_Session_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:189)"
+#error "MPI_Session_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend
