@@ -32,6 +32,7 @@
 
 #include "core/config.h"
 #include "ult/fcontext.h"
+#include "wrap/wrap.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -283,6 +284,11 @@ static void start(void)
         ult.error = EINVAL;
         return;
     }
+    /* Blocking calls in ULTs must reach wisp_impl (yields.def), also where
+     * the dispatch would give the MPI's own function while wisp has no
+     * request or served communicator of its own (src/wrap/dispatch.c). */
+    wisp_wrap_begin(WISP_WRAP_REQUESTS);
+    wisp_wrap_begin(WISP_WRAP_SERVED);
     ult.streams = calloc((size_t)ult.count, sizeof *ult.streams);
     if (!ult.streams) {
         ult.error = ENOMEM;
