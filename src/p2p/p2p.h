@@ -314,7 +314,15 @@ void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes
  * returns its error code. */
 int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status);
 /* Is it complete (progressing `inner` if any)? Engine lock held. */
-bool wisp_p2p_req_test(struct wisp_p2p_req *req);
+bool wisp_p2p_req_test_more(struct wisp_p2p_req *req);
+static inline bool wisp_p2p_req_test(struct wisp_p2p_req *req)
+{
+    if (req->done)
+        return true;
+    if (!req->unpack_later && !req->persistent && !req->pair && req->inner == MPI_REQUEST_NULL)
+        return false; /* the engine completes it (inline: polls ask this of each) */
+    return wisp_p2p_req_test_more(req);
+}
 /* After completion was reported to the user: free or make inactive. */
 void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 

@@ -260,10 +260,8 @@ static bool test_pair(struct wisp_p2p_req *req)
     return req->done = true;
 }
 
-bool wisp_p2p_req_test(struct wisp_p2p_req *req)
+bool wisp_p2p_req_test_more(struct wisp_p2p_req *req)
 {
-    if (req->done)
-        return true;
     if (req->unpack_later) {
         wisp_p2p_recv_finish(req);
         return true;
