@@ -169,7 +169,7 @@ static void *start_here(void *arg)
     pt.own_core = bind_to_spare_core() || wisp_topo.machine_cores > wisp_topo.machine_procs;
     long us = wisp_config.PROGRESS_INTERVAL ? wisp_config.PROGRESS_INTERVAL
               : pt.own_core                 ? 10
-                                            : 200;
+                                            : 1000;
     pt.interval_ns = us * 1000L;
     wisp_log(2, "progress thread on: %s core, a look every %ld us while work is outstanding",
              pt.own_core ? "its own" : "a shared", us);
