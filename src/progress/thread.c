@@ -116,8 +116,9 @@ static void *run(void *unused)
 {
     (void)unused;
     prctl(PR_SET_TIMERSLACK, 1UL); /* naps as long as asked, not 50 us more */
-    struct seen seen = {.starts = atomic_load(&wisp_progress.starts),
-                        .ends = atomic_load(&wisp_progress.ends)};
+    /* From zero, as the counts: a call made before this thread first ran
+     * is seen too. */
+    struct seen seen = {0};
     while (!atomic_load(&pt.stop)) {
         long now = now_ns();
         if (armed(&seen, now)) {
