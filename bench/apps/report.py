@@ -72,7 +72,7 @@ def jacobi_scaling(kind, np):
     oversubscribe 2 cores: optional."""
     grid, small = ("n=64", "n=16") if kind == "strong" else ("local=48", "local=12")
     return jacobi(f"{kind}_np{np}", "nonblocking", np, grid=grid,
-                  small_grid=small, sweeps=50, optional=np > 2)
+                  small_grid=small, optional=np > 2)
 
 
 # The suite: seed 001 (Jacobi, overlap), seed 004 (availability), seed 003
@@ -510,7 +510,7 @@ def draw_scaling(plt, mpi, exps, out, colors):
             if 1 in xs:
                 one = med[xs.index(1)]
                 ax.plot(xs, [one * x for x in xs], ":", color=colors[mode],
-                        label=f"{mode} ideal" if mode == "native" else None)
+                        label="ideal (each mode)" if mode == "native" else None)
         ax.set_xticks(xs)
         ax.set_xlabel("processes")
         ax.set_ylabel("MLUP/s")

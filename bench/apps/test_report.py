@@ -183,7 +183,7 @@ class Session(unittest.TestCase):
         with open(os.path.join(self.out, "report.md")) as f:
             md = f.read()
         self.assertIn("## mpich: Jacobi scaling", md)
-        self.assertIn("### strong scaling: the global grid fixed (`n=64 sweeps=50`)", md)
+        self.assertIn("### strong scaling: the global grid fixed (`n=64 sweeps=100`)", md)
         self.assertIn("| processes | native MLUP/s | efficiency | wisp MLUP/s | efficiency "
                       "| wisp/native |", md)
         # 10 and 19 MLUP/s natively (efficiency 19 / (2 x 10)), twice that under wisp.
