@@ -17,6 +17,11 @@
  *                exchanges the faces while the other threads sweep the
  *                interior (the points that need no ghost), then all threads
  *                sweep the outer shell (MPI_THREAD_FUNNELED)
+ *   tasks        hybrid with OpenMP tasks: one task exchanges the faces (as
+ *                `nonblocking`), tasks of a few planes each sweep the
+ *                interior meanwhile, and the tasks of the outer shell depend
+ *                on the exchange task (any thread may run the exchange:
+ *                MPI_THREAD_SERIALIZED)
  *
  * map=cart|blocked: the mapping of ranks to blocks (grid3d.h). The bytes of
  * halo sent per sweep, and those crossing nodes (virtual nodes under
@@ -27,7 +32,7 @@
  * a sweep of the same variant with the exchange left out; the slowest
  * process's t_comm = (its halo bytes) / b + (its dimensions with a
  * neighbour) x l. Predicted: n^3 / (t_sweep + t_comm), or for task mode
- * n^3 / max(t_sweep, t_comm).
+ * and OpenMP tasks n^3 / max(t_sweep, t_comm).
  *
  * The check: after the timed sweeps every process computes the whole grid
  * serially, with the same update in the same order, and compares its block:
@@ -35,8 +40,10 @@
  * floating-point expression, so it is 0 unless the compiler contracts
  * differently).
  *
- * Usage: jacobi3d [variant=blocking|nonblocking|vector|task] [map=cart|blocked]
- *                 [n=N | nx= ny= nz=] [sweeps=S] [check=0|1]
+ * Usage: jacobi3d [variant=blocking|nonblocking|vector|task|tasks]
+ *                 [map=cart|blocked] [n=N | nx= ny= nz= | local=L] [sweeps=S] [check=0|1]
+ * local=L: weak scaling, L^3 points per process (the global grid is L times
+ * the process grid of MPI_Dims_create along each dimension).
  * Metrics (rank 0): mlups, model_mlups, sweep_ms, t_sweep_ms, t_comm_ms,
  * latency_us, bandwidth_MBps, halo_kB, halo_cross_node_kB.
  */
@@ -47,10 +54,10 @@
 #include "pingping.h"
 
 #define USAGE                                                                                      \
-    "[variant=blocking|nonblocking|vector|task] [map=cart|blocked] [n=N | nx=X ny=Y nz=Z] "        \
-    "[sweeps=S] [check=0|1]"
+    "[variant=blocking|nonblocking|vector|task|tasks] [map=cart|blocked] "                         \
+    "[n=N | nx=X ny=Y nz=Z | local=L] [sweeps=S] [check=0|1]"
 
-enum variant { BLOCKING, NONBLOCKING, VECTOR, TASK };
+enum variant { BLOCKING, NONBLOCKING, VECTOR, TASK, TASKS };
 
 static const char *prog = "jacobi3d";
 static struct grid3d g;
@@ -149,6 +156,37 @@ static void exchange_nonblocking(double *u)
                 grid3d_face_copy(&g, u, d, s, 0, recvbuf[d][s], 1);
 }
 
+/* The OpenMP-tasks step: the exchange task, interior tasks that need no
+ * ghost, and shell tasks that wait for the exchange (depend on halo_ready).
+ * Called by one thread of a parallel region; waits for all the tasks
+ * (halo_ready lives on this stack). */
+static void step_tasks(const int n[3], double *u, double *v, int dry)
+{
+    char halo_ready = 0; /* a dependency token only */
+    (void)halo_ready;
+    int nt = omp_get_num_threads();
+    if (!dry) {
+#pragma omp task depend(out : halo_ready)
+        exchange_nonblocking(u);
+    }
+    /* A few tasks per thread, so that a thread back from the exchange finds work. */
+    int planes = n[0] - 2 > 0 ? n[0] - 2 : 0, chunks = planes < 4 * nt ? planes : 4 * nt;
+    if (n[1] > 2 && n[2] > 2)
+        for (int c = 0; c < chunks; c++) {
+            int first = 2 + planes * c / chunks, last = 1 + planes * (c + 1) / chunks;
+#pragma omp task
+            sweep_box(n, u, v, first, last, 2, n[1] - 1, 2, n[2] - 1);
+        }
+    int shells = n[0] < nt ? n[0] : nt;
+    for (int c = 0; c < shells; c++) {
+        int first = 1 + n[0] * c / shells, last = n[0] * (c + 1) / shells;
+#pragma omp task depend(in : halo_ready)
+        for (int i = first; i <= last; i++)
+            sweep_shell_plane(n, u, v, i);
+    }
+#pragma omp taskwait
+}
+
 /* One time step of a variant: exchange (unless `dry`) and sweep u into v. */
 static void step(enum variant var, double *u, double *v, int dry)
 {
@@ -166,6 +204,11 @@ static void step(enum variant var, double *u, double *v, int dry)
 #pragma omp parallel for schedule(static)
         for (int i = 1; i <= n[0]; i++)
             sweep_box(n, u, v, i, i, 1, n[1], 1, n[2]);
+        break;
+    case TASKS:
+#pragma omp parallel
+#pragma omp single
+        step_tasks(n, u, v, dry);
         break;
     case TASK:
 #pragma omp parallel
@@ -265,27 +308,46 @@ static double compare_serial(const int global[3], int sweeps, const double *mine
 int main(int argc, char **argv)
 {
     const char *vname = "nonblocking", *map = "cart";
-    int n = 0, nx = 48, ny = 48, nz = 48, sweeps = 20, check = 1;
+    int n = 0, nx = 48, ny = 48, nz = 48, local = 0, sweeps = 20, check = 1;
     struct app_opt opts[] = {
-        {"variant", APP_WORD, &vname, 0, 0, "blocking|nonblocking|vector|task"},
+        {"variant", APP_WORD, &vname, 0, 0, "blocking|nonblocking|vector|task|tasks"},
         {"map", APP_WORD, &map, 0, 0, "cart|blocked"},
         {"n", APP_INT, &n, 1, 2000, NULL},
         {"nx", APP_INT, &nx, 1, 2000, NULL},
         {"ny", APP_INT, &ny, 1, 2000, NULL},
         {"nz", APP_INT, &nz, 1, 2000, NULL},
+        {"local", APP_INT, &local, 1, 2000, NULL},
         {"sweeps", APP_INT, &sweeps, 1, 100000, NULL},
         {"check", APP_INT, &check, 0, 1, NULL},
     };
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    /* The thread level the variant needs, asked before the arguments can be
+     * parsed (that needs MPI): tasks may call MPI from any thread. */
+    int required = MPI_THREAD_FUNNELED, provided;
+    for (int a = 1; a < argc; a++)
+        if (strcmp(argv[a], "variant=tasks") == 0)
+            required = MPI_THREAD_SERIALIZED;
+    MPI_Init_thread(&argc, &argv, required, &provided);
     app_parse(prog, USAGE, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]));
     enum variant var = strcmp(vname, "blocking") == 0      ? BLOCKING
                        : strcmp(vname, "nonblocking") == 0 ? NONBLOCKING
                        : strcmp(vname, "vector") == 0      ? VECTOR
-                                                           : TASK;
-    if (var >= VECTOR && provided < MPI_THREAD_FUNNELED)
-        app_usage_exit(prog, USAGE, "the hybrid variants need MPI_THREAD_FUNNELED");
+                       : strcmp(vname, "task") == 0        ? TASK
+                                                           : TASKS;
+    if (var >= VECTOR && provided < required)
+        app_usage_exit(prog, USAGE,
+                       var == TASKS ? "variant=tasks needs MPI_THREAD_SERIALIZED"
+                                    : "the hybrid variants need MPI_THREAD_FUNNELED");
     int global[3] = {n ? n : nx, n ? n : ny, n ? n : nz};
+    if (local && n)
+        app_usage_exit(prog, USAGE,
+                       "n= (the whole grid) and local= (per process) exclude each other");
+    if (local) { /* grid3d_setup's process grid, the same call */
+        int size, dims[3] = {0, 0, 0};
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Dims_create(size, 3, dims);
+        for (int d = 0; d < 3; d++)
+            global[d] = local * dims[d];
+    }
     grid3d_setup(&g, MPI_COMM_WORLD, global, strcmp(map, "blocked") == 0);
     int empty = g.n[0] < 1 || g.n[1] < 1 || g.n[2] < 1, any_empty = 0;
     MPI_Allreduce(&empty, &any_empty, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -323,7 +385,7 @@ int main(int argc, char **argv)
         dims_used += g.nb[d][0] != MPI_PROC_NULL || g.nb[d][1] != MPI_PROC_NULL;
     double t_comm = app_max(g.comm, halo / bandwidth + dims_used * latency);
     double lups = (double)global[0] * global[1] * global[2];
-    double model = lups / (var == TASK ? fmax(t_sweep, t_comm) : t_sweep + t_comm) / 1e6;
+    double model = lups / (var >= TASK ? fmax(t_sweep, t_comm) : t_sweep + t_comm) / 1e6;
 
     double t = run(var, a, b, sweeps, 0, &result);
     double halo_all = 0.0, cross_all = 0.0;

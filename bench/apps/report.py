@@ -40,26 +40,39 @@ FORMAT_VERSION = 1
 OMP = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
 ASYNC = {"MPIR_CVAR_ASYNC_PROGRESS": "1"}
 SERIES_RE = re.compile(r"^(?P<series>.+)_(?P<x>\d+)(?P<unit>B|ms)$")
+SCALING_RE = re.compile(r"^jacobi_(?P<kind>strong|weak)_np(?P<np>\d+)$")
 
 
-def experiment(name, program, np, args, small, headline, env=None, wisp_env=None):
+def experiment(name, program, np, args, small, headline, env=None, wisp_env=None,
+               optional=False):
     """One experiment: `program` (relative to the build directory) with
     `args` (or `small` with --small), np processes, `env` for every mode and
     `wisp_env` for the wisp mode only; `headline` the metric of the headline
-    table."""
+    table. An optional one runs only when --only names it."""
     return {"name": name, "program": program, "np": np, "args": args,
             "small": small, "headline": headline, "env": env or {},
-            "wisp_env": wisp_env or {}}
+            "wisp_env": wisp_env or {}, "optional": optional}
 
 
-def jacobi(name, variant, np=2, mapping="cart", grid="n=96", env=None):
+def jacobi(name, variant, np=2, mapping="cart", grid="n=96", env=None,
+           small_grid="n=24", sweeps=100, optional=False):
     env = dict(env or {})
-    if variant in ("vector", "task"):
+    if variant in ("vector", "task", "tasks"):
         env.update(OMP)
     common = [f"variant={variant}", f"map={mapping}"]
     return experiment(f"jacobi_{name}", "bench/apps/jacobi3d", np,
-                      common + grid.split() + ["sweeps=100"],
-                      common + ["n=24", "sweeps=10"], "mlups", env)
+                      common + grid.split() + [f"sweeps={sweeps}"],
+                      common + small_grid.split() + ["sweeps=10"], "mlups", env,
+                      optional=optional)
+
+
+def jacobi_scaling(kind, np):
+    """A point of a scaling series (pure MPI, nonblocking): strong, the
+    global grid fixed; weak, the grid per process fixed. 4 processes
+    oversubscribe 2 cores: optional."""
+    grid, small = ("n=64", "n=16") if kind == "strong" else ("local=48", "local=12")
+    return jacobi(f"{kind}_np{np}", "nonblocking", np, grid=grid,
+                  small_grid=small, optional=np > 2)
 
 
 # The suite: seed 001 (Jacobi, overlap), seed 004 (availability), seed 003
@@ -71,10 +84,12 @@ SUITE = [
     jacobi("nonblocking", "nonblocking"),
     jacobi("vector", "vector"),
     jacobi("task", "task"),
+    jacobi("tasks", "tasks"),
     jacobi("cart_vnode2", "nonblocking", 4, "cart", "nx=32 ny=128 nz=32",
            {"WISP_VNODE_SIZE": "2"}),
     jacobi("blocked_vnode2", "nonblocking", 4, "blocked", "nx=32 ny=128 nz=32",
            {"WISP_VNODE_SIZE": "2"}),
+    *[jacobi_scaling(kind, np) for kind in ("strong", "weak") for np in (1, 2, 4)],
     experiment("cg", "bench/apps/cg", 2, ["n=32"], ["n=12"], "gflops"),
     experiment("overlap", "bench/apps/overlap", 2, ["reps=5"],
                ["bytes=1048576", "works=0,1,2,4", "reps=3"], "hidden_recv_pct"),
@@ -213,9 +228,12 @@ def fmt_cell(summary):
 
 def headline_rows(docs):
     """(mpi, experiment document, its headline metric's row) of each
-    experiment that measured its headline metric."""
+    experiment that measured its headline metric, but the scaling series
+    (scaling_section)."""
     for mpi, exps in docs.items():
         for doc in exps:
+            if SCALING_RE.match(doc["experiment"]):
+                continue  # their own table
             row = next((r for r in doc["results"] if r["metric"] == doc["headline"]), None)
             if row is not None:
                 yield mpi, doc, row
@@ -256,6 +274,8 @@ def markdown(context, docs, plots):
                 cells += ["-", "-"]
         lines.append("| " + " | ".join(cells) + " |")
     for mpi, exps in docs.items():
+        lines += scaling_section(mpi, exps, plots)
+    for mpi, exps in docs.items():
         for doc in exps:
             modes = doc["signature"]["modes"]
             ctx = doc.get("context", {})
@@ -295,6 +315,92 @@ def headline_text(docs):
 
 
 # --------------------------------------------------------------------------
+# Scaling (Jacobi, strong and weak)
+
+SCALING_TITLE = {"strong": "strong scaling: the global grid fixed",
+                 "weak": "weak scaling: the grid per process fixed"}
+
+
+def scaling_series(exps):
+    """{kind: [document, ...] by process count} of the Jacobi scaling
+    experiments among one MPI's documents."""
+    series = {}
+    for doc in exps:
+        match = SCALING_RE.match(doc["experiment"])
+        if match:
+            series.setdefault(match["kind"], []).append(doc)
+    return {k: sorted(v, key=lambda d: d["signature"]["np"])
+            for k, v in sorted(series.items())}
+
+
+def efficiency(rate, np, rate_one):
+    """Parallel efficiency from rates: rate(p) / (p x rate(1)). With the
+    global grid fixed that is the speed-up over p; with the grid per process
+    fixed, the rate per process against one process's."""
+    if rate_one is None or rate_one <= 0 or np <= 0:
+        return None
+    return rate / (np * rate_one)
+
+
+def scaling_rows(docs):
+    """Per process count: {"np", "modes": {mode: (MLUP/s summary,
+    efficiency against the same mode's 1-process median)}, "ratios":
+    {mode: oriented ratio to native}}."""
+    def mlups(doc):
+        return next((r for r in doc["results"] if r["metric"] == "mlups"), None)
+    one = next((mlups(d) for d in docs if d["signature"]["np"] == 1), None)
+    rows = []
+    for doc in docs:
+        row, np = mlups(doc), doc["signature"]["np"]
+        if row is None:
+            continue
+        modes = doc["signature"]["modes"]
+        rows.append({
+            "np": np,
+            "modes": {m: (row[m], efficiency(row[m]["median"], np,
+                                             one[m]["median"] if one and m in one else None))
+                      for m in modes},
+            "ratios": {m: row[f"ratio_{m}"] for m in modes if m != "native"}})
+    return rows
+
+
+def grid_args(doc):
+    """The grid and sweeps of a Jacobi run, as given to the program."""
+    return " ".join(a for a in doc["command"][1:]
+                    if a.split("=")[0] in ("n", "nx", "ny", "nz", "local", "sweeps"))
+
+
+def scaling_section(mpi, exps, plots):
+    """The Markdown of one MPI's scaling series: a table per kind, the plot."""
+    series = scaling_series(exps)
+    if not series:
+        return []
+    lines = ["", f"## {mpi}: Jacobi scaling", "",
+             "Pure MPI (`variant=nonblocking`); MLUP/s as median (min-max); "
+             "efficiency = rate(p) / (p x rate(1)) of the medians, each mode "
+             "against its own 1-process run; mode/native at the same p (above "
+             "1: faster than native)."]
+    for kind, docs in series.items():
+        modes = docs[0]["signature"]["modes"]
+        head = ["processes"]
+        for m in modes:
+            head += [f"{m} MLUP/s", "efficiency"] + ([f"{m}/native"] if m != "native" else [])
+        lines += ["", f"### {SCALING_TITLE[kind]} (`{grid_args(docs[0])}`)", "",
+                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for row in scaling_rows(docs):
+            cells = [str(row["np"])]
+            for m in modes:
+                summary, eff = row["modes"].get(m, (None, None))
+                cells += [fmt_cell(summary) if summary else "-", fmt_ratio(eff)]
+                if m != "native":
+                    cells.append(fmt_ratio(row["ratios"].get(m)))
+            lines.append("| " + " | ".join(cells) + " |")
+    for path in plots.get((mpi, "jacobi_scaling"), []):
+        lines += ["", f"![{os.path.basename(path)}]({path})"]
+    return lines
+
+
+# --------------------------------------------------------------------------
 # Plots
 
 def series_of(results):
@@ -324,6 +430,8 @@ def draw_plots(docs, out):
     made = {}
     for mpi, exps in docs.items():
         for doc in exps:
+            if SCALING_RE.match(doc["experiment"]):
+                continue  # drawn together by draw_scaling
             modes = doc["signature"]["modes"]
             series = series_of(doc["results"])
             scalars = [r for r in doc["results"] if not SERIES_RE.match(r["metric"])]
@@ -368,9 +476,53 @@ def draw_plots(docs, out):
             made.setdefault((mpi, doc["experiment"]), []).append(path)
         path = draw_jacobi_model(plt, mpi, exps, out, colors)
         if path:
-            first = next(d for d in exps if d["experiment"].startswith("jacobi_"))
+            first = next(d for d in exps if is_jacobi_variant(d))
             made.setdefault((mpi, first["experiment"]), []).insert(0, path)
+        path = draw_scaling(plt, mpi, exps, out, colors)
+        if path:
+            made[(mpi, "jacobi_scaling")] = [path]
     return made
+
+
+def is_jacobi_variant(doc):
+    """A Jacobi experiment of the model plot: not a scaling point."""
+    return doc["experiment"].startswith("jacobi_") and \
+        not SCALING_RE.match(doc["experiment"])
+
+
+def draw_scaling(plt, mpi, exps, out, colors):
+    """MLUP/s against processes, a panel per scaling kind, each mode with
+    its ideal line (p x its 1-process median, dotted)."""
+    series = scaling_series(exps)
+    if not series:
+        return None
+    fig, axes = plt.subplots(1, len(series), figsize=(5.5 * len(series), 4.2),
+                             squeeze=False)
+    for ax, (kind, docs) in zip(axes[0], series.items()):
+        rows = scaling_rows(docs)
+        xs = [r["np"] for r in rows]
+        for mode in docs[0]["signature"]["modes"]:
+            summaries = [r["modes"][mode][0] for r in rows]
+            med = [s["median"] for s in summaries]
+            ax.errorbar(xs, med, yerr=[[s["median"] - s["min"] for s in summaries],
+                                       [s["max"] - s["median"] for s in summaries]],
+                        marker="o", capsize=3, color=colors[mode], label=mode)
+            if 1 in xs:
+                one = med[xs.index(1)]
+                ax.plot(xs, [one * x for x in xs], ":", color=colors[mode],
+                        label="ideal (each mode)" if mode == "native" else None)
+        ax.set_xticks(xs)
+        ax.set_xlabel("processes")
+        ax.set_ylabel("MLUP/s")
+        ax.set_title(f"{SCALING_TITLE[kind]}\n({grid_args(docs[0])})", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"3-D Jacobi scaling ({mpi}); dotted: p x the 1-process rate")
+    fig.tight_layout()
+    path = os.path.join("plots", f"jacobi_scaling-{mpi}.png")
+    fig.savefig(os.path.join(out, path), dpi=90)
+    plt.close(fig)
+    return path
 
 
 def draw_scalars(ax, scalars, modes, colors):
@@ -405,7 +557,7 @@ def draw_scalars(ax, scalars, modes, colors):
 
 def draw_jacobi_model(plt, mpi, exps, out, colors):
     """Measured MLUP/s against the model's prediction, per Jacobi variant."""
-    jac = [d for d in exps if d["experiment"].startswith("jacobi_")]
+    jac = [d for d in exps if is_jacobi_variant(d)]
     if not jac:
         return None
     modes = jac[0]["signature"]["modes"]
@@ -464,13 +616,20 @@ def parse_args(argv):
             any(m not in ("native", "wisp", "async") for m in args.modes):
         p.error("--modes: native and any of wisp, async")
     try:
-        args.selected = [e for e in SUITE if re.search(args.only, e["name"])]
+        args.selected = select(SUITE, args.only)
     except re.error as err:
         p.error(f"--only: {err}")
     if not args.selected:
         p.error(f"--only {args.only!r} matches no experiment "
                 f"({', '.join(e['name'] for e in SUITE)})")
     return args
+
+
+def select(suite, only):
+    """The experiments whose name matches `only`; the optional ones only
+    when `only` is given."""
+    return [e for e in suite if re.search(only, e["name"])
+            and (only or not e.get("optional"))]
 
 
 def load(path):
@@ -485,7 +644,8 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list:
         for e in SUITE:
-            print(f"{e['name']:24} np {e['np']}  {e['program']} {shlex.join(e['args'])}")
+            print(f"{e['name']:24} np {e['np']}  {e['program']} {shlex.join(e['args'])}"
+                  + ("  (optional: only when --only names it)" if e.get("optional") else ""))
         return 0
     builds = [(b, build_mpi(b)) for b in args.build]
     first = bench_run.session_context(argparse.Namespace(mpi=builds[0][1]))

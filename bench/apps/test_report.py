@@ -16,17 +16,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
 
 # Prints what a program of the suite would: native slower than the others,
-# a metric series; fails when FAKE_FAIL is set, counts its calls.
+# a metric series, MLUP/s growing with the processes (-n) by 9 per process
+# from 10 (times the mode's rate); fails when FAKE_FAIL is set, counts its
+# calls.
 FAKE_WISPRUN = """#!/bin/sh
 echo x >> "$(dirname "$0")/calls"
 [ -z "$FAKE_FAIL" ] || { echo "check FAILED" >&2; exit 1; }
-native=0; async=0
+native=0; async=0; np=1; prev=
 for a in "$@"; do
     case "$a" in --native) native=1 ;; MPIR_CVAR_ASYNC_PROGRESS=1) async=1 ;; esac
+    [ "$prev" = "-n" ] && np=$a
+    prev=$a
 done
 rate=2; [ $native = 1 ] && rate=1; [ $async = 1 ] && rate=3
 echo "# a comment"
 echo "metric gflops $rate GFLOP/s higher"
+echo "metric mlups $((rate * (9 * np + 1))) MLUP/s higher"
 echo "metric iter_ms $((4 / rate)) ms lower"
 echo "metric total_recv_0ms 1 ms lower"
 echo "metric total_recv_2ms 3 ms lower"
@@ -71,6 +76,47 @@ class PureFunctions(unittest.TestCase):
         series = report.series_of(rows)
         self.assertEqual(sorted(series), ["avail (B)", "total_recv (ms)"])
         self.assertEqual([x for x, _ in series["avail (B)"]], [1024, 1048576])
+
+    def test_efficiency(self):
+        self.assertEqual(report.efficiency(300.0, 2, 200.0), 0.75)
+        self.assertEqual(report.efficiency(50.0, 1, 50.0), 1.0)
+        self.assertIsNone(report.efficiency(50.0, 2, None))
+        self.assertIsNone(report.efficiency(50.0, 2, 0.0))
+
+    def test_optional_only_when_named(self):
+        default = [e["name"] for e in report.select(report.SUITE, "")]
+        self.assertIn("jacobi_strong_np2", default)
+        self.assertIn("jacobi_tasks", default)
+        self.assertNotIn("jacobi_strong_np4", default)
+        named = [e["name"] for e in report.select(report.SUITE, "strong")]
+        self.assertEqual(named, ["jacobi_strong_np1", "jacobi_strong_np2",
+                                 "jacobi_strong_np4"])
+
+    def test_scaling_points(self):
+        names = {e["name"]: e for e in report.SUITE}
+        for kind in ("strong", "weak"):
+            args = {n: " ".join(names[f"jacobi_{kind}_np{n}"]["args"]) for n in (1, 2, 4)}
+            self.assertEqual(len(set(args.values())), 1)  # the same program arguments
+            self.assertEqual([names[f"jacobi_{kind}_np{n}"]["np"] for n in (1, 2, 4)], [1, 2, 4])
+        self.assertIn("local=", " ".join(names["jacobi_weak_np1"]["args"]))
+
+    def test_scaling_rows(self):
+        def doc(np, native, wisp):
+            row = {"metric": "mlups", "native": {"median": native},
+                   "wisp": {"median": wisp}, "ratio_wisp": wisp / native}
+            return {"experiment": f"jacobi_weak_np{np}", "command": ["p", "local=8", "x=1"],
+                    "signature": {"np": np, "modes": ["native", "wisp"]},
+                    "results": [row]}
+        docs = [doc(2, 150.0, 400.0), doc(1, 100.0, 100.0), {"experiment": "cg"}]
+        series = report.scaling_series(docs)
+        self.assertEqual(list(series), ["weak"])
+        self.assertEqual([d["signature"]["np"] for d in series["weak"]], [1, 2])
+        rows = report.scaling_rows(series["weak"])
+        self.assertEqual(rows[1]["np"], 2)
+        self.assertEqual(rows[1]["modes"]["native"][1], 0.75)
+        self.assertEqual(rows[1]["modes"]["wisp"][1], 2.0)
+        self.assertAlmostEqual(rows[1]["ratios"]["wisp"], 400.0 / 150.0)
+        self.assertEqual(report.grid_args(series["weak"][0]), "local=8")
 
     def test_suite_names_unique(self):
         names = [e["name"] for e in report.SUITE]
@@ -128,6 +174,29 @@ class Session(unittest.TestCase):
         # Other settings: run again.
         status, out, err = self.main("--resume", "--env", "WISP_STATS=0")
         self.assertEqual((status, self.calls()), (0, 18))
+
+    def test_scaling_table(self):
+        status, out, err = self.main("--only", "^jacobi_strong_np[12]$",
+                                     "--modes", "native,wisp", "--reps", "1")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.calls(), 8)  # 2 points x 2 modes x (warm-up + 1)
+        with open(os.path.join(self.out, "report.md")) as f:
+            md = f.read()
+        self.assertIn("## mpich: Jacobi scaling", md)
+        self.assertIn("### strong scaling: the global grid fixed (`n=64 sweeps=100`)", md)
+        self.assertIn("| processes | native MLUP/s | efficiency | wisp MLUP/s | efficiency "
+                      "| wisp/native |", md)
+        # 10 and 19 MLUP/s natively (efficiency 19 / (2 x 10)), twice that under wisp.
+        self.assertIn("| 1 | 10.00 (10.00-10.00) | 1.00 | 20.00 (20.00-20.00) | 1.00 | 2.00 |", md)
+        self.assertIn("| 2 | 19.00 (19.00-19.00) | 0.95 | 38.00 (38.00-38.00) | 0.95 | 2.00 |", md)
+        self.assertNotIn("| mpich | jacobi_strong", md)  # not in the headline
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return
+        self.assertIn("![jacobi_scaling-mpich.png](plots/jacobi_scaling-mpich.png)", md)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "plots",
+                                                    "jacobi_scaling-mpich.png")))
 
     def test_failed_run(self):
         os.environ["FAKE_FAIL"] = "1"
