@@ -14,7 +14,9 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Whole-payload mode: every byte written and checked. */
 static int bench_whole;
@@ -28,6 +30,41 @@ static inline int bench_validate_arg(int argc, char **argv)
         return argc - 1;
     }
     return argc;
+}
+
+/* Private buffers: with a trailing `private` argument, bench_alloc takes
+ * the message buffers from mmap, outside wisp's shared heap (so wisp cannot
+ * copy them once: its staged protocol, or the MPI's own path), instead of
+ * from malloc (which the heap serves under wisp). */
+static int bench_private;
+
+/* Takes a trailing `private` argument off the command line (before or after
+ * `validate`); returns the remaining argc. */
+static inline int bench_private_arg(int argc, char **argv)
+{
+    for (int i = argc - 1; i > 0 && i >= argc - 2; i--)
+        if (strcmp(argv[i], "private") == 0) {
+            bench_private = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+            return argc - 1;
+        }
+    return argc;
+}
+
+static inline void *bench_alloc(size_t bytes)
+{
+    if (!bench_private)
+        return malloc(bytes);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static inline void bench_free(void *p, size_t bytes)
+{
+    if (!bench_private)
+        free(p);
+    else if (p)
+        munmap(p, bytes);
 }
 
 /* The seed of message `msg`'s whole-payload pattern; byte i is

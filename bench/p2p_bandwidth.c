@@ -67,11 +67,11 @@ static size_t slot_stride(size_t size)
     return (size + 63) / 64 * 64;
 }
 
-/* A page-aligned pointer into a malloc'ed block of `bytes` + ALIGN bytes,
+/* A page-aligned pointer into a block (bench_alloc) of `bytes` + ALIGN bytes,
  * written once; *block gets what to free. */
 static unsigned char *alloc_slots(size_t bytes, int fill, void **block)
 {
-    *block = malloc(bytes + ALIGN);
+    *block = bench_alloc(bytes + ALIGN);
     if (!*block)
         return NULL;
     unsigned char *p = (unsigned char *)(((uintptr_t)*block + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
@@ -193,11 +193,13 @@ int main(int argc, char **argv)
 
     /* Every rank sees the same arguments and size, so all of them take the
      * same way out and can finalize cleanly. */
+    argc = bench_private_arg(argc, argv);
     argc = bench_validate_arg(argc, argv);
     int bi = argc == 2 && strcmp(argv[1], "bi") == 0;
     if (argc != 2 || (!bi && strcmp(argv[1], "uni") != 0)) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s uni|bi [validate]    (run with 2 processes)\n", argv[0]);
+            fprintf(stderr, "usage: %s uni|bi [private] [validate]    (run with 2 processes)\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -240,8 +242,8 @@ int main(int argc, char **argv)
         }
     }
 
-    free(send_block);
-    free(recv_block);
+    bench_free(send_block, bytes + ALIGN);
+    bench_free(recv_block, bytes + ALIGN);
     MPI_Finalize();
     return 0;
 }

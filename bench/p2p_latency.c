@@ -137,11 +137,13 @@ int main(int argc, char **argv)
 
     /* Every rank sees the same argc and size, so all of them take the same
      * way out and can finalize cleanly. */
+    argc = bench_private_arg(argc, argv);
     argc = bench_validate_arg(argc, argv);
     fresh = argc == 2 && !strcmp(argv[1], "fresh");
     if (argc > 2 || (argc == 2 && !fresh)) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s [fresh] [validate]    (an even number of processes)\n",
+            fprintf(stderr,
+                    "usage: %s [fresh] [private] [validate]    (an even number of processes)\n",
                     argv[0]);
         MPI_Finalize();
         return 2;
@@ -157,8 +159,8 @@ int main(int argc, char **argv)
 
     /* Allocated after MPI_Init, so that a shared heap set up there can serve
      * them, and written once so that no page fault lands in a timed loop. */
-    unsigned char *sbuf = malloc(MAX_SIZE);
-    unsigned char *rbuf = malloc(MAX_SIZE);
+    unsigned char *sbuf = bench_alloc(MAX_SIZE);
+    unsigned char *rbuf = bench_alloc(MAX_SIZE);
     if (!sbuf || !rbuf) {
         fprintf(stderr, "%s: rank %d: cannot allocate 2 x %zu bytes\n", prog, rank, MAX_SIZE);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -186,8 +188,8 @@ int main(int argc, char **argv)
         }
     }
 
-    free(sbuf);
-    free(rbuf);
+    bench_free(sbuf, MAX_SIZE);
+    bench_free(rbuf, MAX_SIZE);
     MPI_Finalize();
     return 0;
 }
