@@ -237,9 +237,13 @@ void wisp_p2p_init(int thread_level)
     atomic_store(&rescuer_stop, false);
     if (n > 1)
         start_rescuer();
+    wisp_p2p.cma = n > 1 && wisp_p2p_cma_init(wisp_topo.node_comm, wisp_config.SHM_CMA);
     wisp_p2p_comm_init(wisp_wrap_user_world);
-    wisp_log(2, "point-to-point engine on: %d processes on this node, immediate <= %llu B", n,
-             (unsigned long long)wisp_p2p.immediate_max);
+    wisp_log(2,
+             "point-to-point engine on: %d processes on this node, immediate <= %llu B, "
+             "private messages above %llu B %s",
+             n, (unsigned long long)wisp_p2p.immediate_max, (unsigned long long)wisp_p2p.stage,
+             wisp_p2p.cma ? "by cross-memory attach" : "staged");
 }
 
 static bool sends_delivered(void *unused);
@@ -264,6 +268,8 @@ void wisp_p2p_fini(void)
     }
     wisp_p2p.on = false;
     wisp_p2p.threads = false;
+    wisp_p2p.cma = false;
+    wisp_p2p_cma_fini();
     wisp_p2p_lock_fini();
     wisp_p2p_comm_fini();
     munmap(segment, segment_size);
@@ -333,6 +339,13 @@ static bool single_copy(const void *p, uint64_t size)
            wisp_shm_heap_contains((const char *)p + size - 1);
 }
 
+/* Or, from private memory, with cross-memory attach (cma.c)? Only beyond
+ * the staging area: smaller ones are sent eagerly, as the MPIs do. */
+static bool copied_by_cma(uint64_t size)
+{
+    return wisp_p2p.cma && size > wisp_p2p.stage;
+}
+
 static bool advance_slot(int i);
 
 /* Free the slots whose receivers are done, which the next progress pass
@@ -353,7 +366,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
 {
     struct wisp_fastbox_ring *r = ring(wisp_p2p.node_rank, node);
     int ctx = req->comm->ctx;
-    bool single = single_copy(req->data, req->bytes);
+    bool single = single_copy(req->data, req->bytes) || copied_by_cma(req->bytes);
     if (!single && req->bytes <= wisp_p2p.immediate_max && req->mode != WISP_P2P_SYNC) {
         if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_IMMEDIATE), req->data,
                               (uint32_t)req->bytes))
@@ -637,7 +650,12 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     struct slot *s = slot_at(msg->from, msg->slot);
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
     bool moved = false;
-    if (msg->src) {
+    if (msg->src && !wisp_shm_heap_contains(msg->src)) { /* private: cross-memory attach */
+        if (n)
+            wisp_p2p_cma_copy(msg->from, req->dst, msg->src, n);
+        wisp_stats_shm.single_copy++;
+        wisp_stats_shm.copies++;
+    } else if (msg->src) {
         bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && !req->unpack &&
                        wisp_shm_heap_contains(req->dst) && wisp_shm_heap_contains(req->dst + n - 1);
         if (synergy) {

@@ -338,6 +338,7 @@ struct wisp_p2p {
     unsigned outstanding; /* work that needs this process inside wisp */
     unsigned deferred;    /* receives the rescuer completed that still need the MPI */
     bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
+    bool cma;             /* private messages are read with process_vm_readv (cma.c) */
 };
 extern struct wisp_p2p wisp_p2p;
 
@@ -365,6 +366,14 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node);
  * false when it does not go that way. Lock held. */
 bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void *buf,
                        MPI_Count count, MPI_Datatype type);
+/* Cross-memory attach (cma.c): collective over the node; true when every
+ * process `wanted` it (WISP_SHM_CMA) and may read its neighbour's memory
+ * with process_vm_readv. */
+bool wisp_p2p_cma_init(MPI_Comm node, bool wanted);
+void wisp_p2p_cma_fini(void);
+/* Copy `n` bytes at `src` in node process `from` to `dst`. */
+void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n);
+
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);
 /* After a poll (test, probe) that wisp answered alone and found nothing:

@@ -1,0 +1,77 @@
+/*
+ * Cross-memory attach: the receiver of a large message from private memory
+ * (which the other processes of the node cannot map) copies it once, out of
+ * the sender's address space, with process_vm_readv, as MPICH and Open MPI
+ * do for their own large messages, instead of the two copies of the staged
+ * protocol. The kernel allows it between processes of one user unless
+ * ptrace is restricted (Yama, containers): MPI_Init tries it between
+ * neighbours, and the node uses it only if every process succeeded.
+ */
+#include "p2p/p2p.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+static pid_t *pids; /* per node rank */
+static const uint64_t probe_word = 0x5749535043d4a00dULL;
+
+bool wisp_p2p_cma_init(MPI_Comm node, bool wanted)
+{
+    struct {
+        int64_t pid;
+        uint64_t word; /* the address of probe_word in that process */
+    } me = {getpid(), (uint64_t)(uintptr_t)&probe_word}, *all;
+    int n = 0, rank = 0;
+    PMPI_Comm_size(node, &n);
+    PMPI_Comm_rank(node, &rank);
+    all = calloc((size_t)n, sizeof *all);
+    pids = calloc((size_t)n, sizeof *pids);
+    if (!all || !pids)
+        wisp_fatal("out of memory for the point-to-point engine");
+    PMPI_Allgather(&me, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, node);
+    for (int i = 0; i < n; i++)
+        pids[i] = (pid_t)all[i].pid;
+    int next = (rank + 1) % n, ok = wanted;
+    if (ok) {
+        uint64_t seen = 0;
+        struct iovec local = {&seen, sizeof seen};
+        struct iovec remote = {(void *)(uintptr_t)all[next].word, sizeof seen};
+        ok = process_vm_readv(pids[next], &local, 1, &remote, 1, 0) == (ssize_t)sizeof seen &&
+             seen == probe_word;
+        if (!ok)
+            wisp_log(2,
+                     "cross-memory attach to node rank %d refused (%s): private messages "
+                     "are staged",
+                     next, strerror(errno));
+    }
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node);
+    free(all);
+    return all_ok;
+}
+
+void wisp_p2p_cma_fini(void)
+{
+    free(pids);
+    pids = NULL;
+}
+
+void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n)
+{
+    uint64_t done = 0;
+    while (done < n) { /* the kernel may copy less than asked */
+        struct iovec local = {(char *)dst + done, n - done};
+        struct iovec remote = {(char *)src + done, n - done};
+        ssize_t got = process_vm_readv(pids[from], &local, 1, &remote, 1, 0);
+        if (got <= 0)
+            wisp_fatal("cannot read a message of %llu bytes from node rank %d's memory "
+                       "(process_vm_readv: %s); WISP_SHM_CMA=off stages them instead",
+                       (unsigned long long)n, from, strerror(errno));
+        done += (uint64_t)got;
+    }
+}
