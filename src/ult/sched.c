@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,8 +103,10 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t value, long timeout_n
 
 static void queue_lock(struct ult_stream *s)
 {
-    while (atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
-        ;
+    /* Held for a few instructions; but its holder may have lost its core. */
+    for (unsigned spins = 0; atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire);)
+        if (++spins % 64 == 0)
+            sched_yield();
 }
 
 static void queue_unlock(struct ult_stream *s)
