@@ -309,8 +309,8 @@ def yield_body(f, kind, text):
     finish = ("wisp_ult_rma_track(win, target_rank, request_)" if kind == "rma"
               else f"wisp_ult_wait(&request_, {status})")
     # A call with MPI_PROC_NULL returns at once: no request to wait for.
-    cond = Yields.KINDS[kind] + "".join(f" && {p} != MPI_PROC_NULL" for p in ("dest", "source")
-                                        if kind == "start" and p in names)
+    cond = "".join(f"{p} != MPI_PROC_NULL && " for p in ("dest", "source")
+                   if kind == "start" and p in names) + Yields.KINDS[kind]
     return [f"#ifdef WISP_HAVE_{fn}", f"    if ({cond}) {{",
             "        MPI_Request request_;",
             f"        int rc_ = wisp_impl.{fn}({args.replace('@request', '&request_')};",

@@ -427,7 +427,7 @@ static int route_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, in
 int wisp_impl_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Ibsend
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Ibsend(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
@@ -446,7 +446,7 @@ static int route_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype data
 int wisp_impl_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Ibsend_c
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
@@ -1717,7 +1717,7 @@ static int route_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int sourc
 int wisp_impl_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
 #ifdef WISP_HAVE_MPI_Irecv
-    if (wisp_ult_may_yield() && source != MPI_PROC_NULL) {
+    if (source != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Irecv(buf, count, datatype, source, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
@@ -1736,7 +1736,7 @@ static int route_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
 int wisp_impl_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
 #ifdef WISP_HAVE_MPI_Irecv_c
-    if (wisp_ult_may_yield() && source != MPI_PROC_NULL) {
+    if (source != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Irecv_c(buf, count, datatype, source, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
@@ -1993,7 +1993,7 @@ static int route_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, in
 int wisp_impl_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Irsend
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Irsend(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
@@ -2012,7 +2012,7 @@ static int route_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype data
 int wisp_impl_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Irsend_c
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Irsend_c(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
@@ -2183,7 +2183,7 @@ static int route_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int
 int wisp_impl_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Isend
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Isend(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
@@ -2202,7 +2202,7 @@ static int route_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datat
 int wisp_impl_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Isend_c
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Isend_c(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
@@ -2263,7 +2263,7 @@ static int route_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatyp
 int wisp_impl_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
 #ifdef WISP_HAVE_MPI_Isendrecv_replace
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL && source != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && source != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
@@ -2282,7 +2282,7 @@ static int route_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype
 int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
 #ifdef WISP_HAVE_MPI_Isendrecv_replace_c
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL && source != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && source != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, status);
@@ -2305,7 +2305,7 @@ static int route_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, in
 int wisp_impl_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Issend
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Issend(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
@@ -2324,7 +2324,7 @@ static int route_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype data
 int wisp_impl_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 #ifdef WISP_HAVE_MPI_Issend_c
-    if (wisp_ult_may_yield() && dest != MPI_PROC_NULL) {
+    if (dest != MPI_PROC_NULL && wisp_ult_may_yield()) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Issend_c(buf, count, datatype, dest, tag, comm, &request_);
         return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_wait(&request_, MPI_STATUS_IGNORE);
