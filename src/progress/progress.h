@@ -17,12 +17,13 @@
 #pragma GCC visibility push(hidden)
 
 struct wisp_progress {
-    bool on;                 /* the thread runs */
-    _Atomic unsigned starts; /* nonblocking calls made, ever */
-    _Atomic unsigned ends;   /* MPI_Wait* and MPI_Test* calls made, ever */
-    _Atomic int windows;     /* windows created and not freed */
-    _Atomic bool asleep;     /* the thread waits on `bell` */
-    _Atomic unsigned bell;   /* futex word */
+    bool on;                     /* the thread runs */
+    _Atomic unsigned events;     /* nonblocking calls, waits and tests, ever */
+    _Atomic unsigned last_start; /* the number (in `events`) of the last nonblocking call */
+    _Atomic unsigned last_end;   /* and of the last MPI_Wait* or MPI_Test* */
+    _Atomic int windows;         /* windows created and not freed */
+    _Atomic bool asleep;         /* the thread waits on `bell` */
+    _Atomic unsigned bell;       /* futex word */
 };
 extern struct wisp_progress wisp_progress;
 
@@ -36,8 +37,8 @@ void wisp_progress_wake(void);
 static inline void wisp_progress_started(void)
 {
     /* Sequentially consistent, both: the thread sets `asleep` and then reads
-     * `starts`; so either it sees this call or this call sees it asleep. */
-    atomic_fetch_add(&wisp_progress.starts, 1);
+     * `last_start`; so either it sees this call or this call sees it asleep. */
+    atomic_store(&wisp_progress.last_start, atomic_fetch_add(&wisp_progress.events, 1) + 1);
     if (atomic_load(&wisp_progress.asleep))
         wisp_progress_wake();
 }

@@ -48,10 +48,8 @@ static long futex(_Atomic unsigned *word, int op, unsigned value, long timeout_n
 /* The wrappers' exit hook (src/wrap/wrap.h). */
 static void on_event(enum wisp_wrap_event event)
 {
-    if (event == WISP_WRAP_COMPLETES)
-        atomic_store_explicit(&wisp_progress.ends,
-                              atomic_load_explicit(&wisp_progress.ends, memory_order_relaxed) + 1,
-                              memory_order_relaxed); /* no wake-up: a lost count only lingers */
+    if (event == WISP_WRAP_COMPLETES) /* no wake-up: the thread is awake, or has no need */
+        atomic_store(&wisp_progress.last_end, atomic_fetch_add(&wisp_progress.events, 1) + 1);
     else if (event == WISP_WRAP_WIN_FREED)
         atomic_fetch_sub(&wisp_progress.windows, 1);
     else if (event == WISP_WRAP_WIN_MADE && atomic_fetch_add(&wisp_progress.windows, 1) == 0)
@@ -75,29 +73,22 @@ static long now_ns(void)
 
 /* What the thread last saw of the application. */
 struct seen {
-    unsigned starts, ends;
-    bool started; /* a nonblocking call came after the last wait or test */
-    long ended;   /* when it last saw a wait or test */
+    unsigned start, end; /* last_start and last_end */
+    long ended;          /* when it saw a new wait or test */
 };
 
 /* Something may be outstanding: a nonblocking call not followed by a wait
- * or test yet (when both came since the last look, the order is unknown:
- * assume the call came last), a wait or test within the linger interval,
- * or an open window. */
+ * or test yet (their numbers say which came last), a wait or test within
+ * the linger interval, or an open window. */
 static bool armed(struct seen *seen, long now)
 {
-    unsigned ends = atomic_load(&wisp_progress.ends);
-    unsigned starts = atomic_load(&wisp_progress.starts);
-    if (ends != seen->ends) {
-        seen->ends = ends;
+    seen->start = atomic_load(&wisp_progress.last_start);
+    unsigned end = atomic_load(&wisp_progress.last_end);
+    if (end != seen->end) {
+        seen->end = end;
         seen->ended = now;
-        seen->started = false;
     }
-    if (starts != seen->starts) {
-        seen->starts = starts;
-        seen->started = true;
-    }
-    return seen->started || now - seen->ended < pt.linger_ns ||
+    return seen->start > seen->end || now - seen->ended < pt.linger_ns ||
            atomic_load(&wisp_progress.windows) > 0;
 }
 
@@ -116,7 +107,7 @@ static void *run(void *unused)
 {
     (void)unused;
     prctl(PR_SET_TIMERSLACK, 1UL); /* naps as long as asked, not 50 us more */
-    /* From zero, as the counts: a call made before this thread first ran
+    /* From zero, as the numbers: a call made before this thread first ran
      * is seen too. */
     struct seen seen = {0};
     while (!atomic_load(&pt.stop)) {
@@ -132,7 +123,7 @@ static void *run(void *unused)
          * a second, should its wake-up have crossed this going to sleep). */
         unsigned bell = atomic_load(&wisp_progress.bell);
         atomic_store(&wisp_progress.asleep, true);
-        if (atomic_load(&wisp_progress.starts) == seen.starts && !atomic_load(&pt.stop))
+        if (atomic_load(&wisp_progress.last_start) == seen.start && !atomic_load(&pt.stop))
             futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
         atomic_store(&wisp_progress.asleep, false);
     }
