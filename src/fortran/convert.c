@@ -151,41 +151,30 @@ void wisp_f_indices_out(MPI_Fint *indices, int n)
         indices[i] += 1;
 }
 
+/* Under Open MPI wisp's requests and messages convert through wisp's table
+ * (wrap of MPI_Request_c2f); under MPICH a handle is its own Fortran handle,
+ * wisp's too, and the MPI's conversion serves. */
 #if defined(WISP_HAVE_MPI_Request_c2f)
-MPI_Request wisp_f_request_f2c(MPI_Fint request)
-{
-    return wisp_p2p_request_f2c(request);
-}
-MPI_Fint wisp_f_request_c2f(MPI_Request request)
-{
-    return wisp_p2p_request_c2f(request);
-}
-MPI_Message wisp_f_message_f2c(MPI_Fint message)
-{
-    return wisp_p2p_message_f2c(message);
-}
-MPI_Fint wisp_f_message_c2f(MPI_Message message)
-{
-    return wisp_p2p_message_c2f(message);
-}
-#else /* MPICH: a handle is its own Fortran handle, wisp's too */
-MPI_Request wisp_f_request_f2c(MPI_Fint request)
-{
-    return MPI_Request_f2c(request);
-}
-MPI_Fint wisp_f_request_c2f(MPI_Request request)
-{
-    return MPI_Request_c2f(request);
-}
-MPI_Message wisp_f_message_f2c(MPI_Fint message)
-{
-    return MPI_Message_f2c(message);
-}
-MPI_Fint wisp_f_message_c2f(MPI_Message message)
-{
-    return MPI_Message_c2f(message);
-}
+#define CONVERT(wisp_form, mpi_form) wisp_form
+#else
+#define CONVERT(wisp_form, mpi_form) mpi_form
 #endif
+MPI_Request wisp_f_request_f2c(MPI_Fint request)
+{
+    return CONVERT(wisp_p2p_request_f2c, MPI_Request_f2c)(request);
+}
+MPI_Fint wisp_f_request_c2f(MPI_Request request)
+{
+    return CONVERT(wisp_p2p_request_c2f, MPI_Request_c2f)(request);
+}
+MPI_Message wisp_f_message_f2c(MPI_Fint message)
+{
+    return CONVERT(wisp_p2p_message_f2c, MPI_Message_f2c)(message);
+}
+MPI_Fint wisp_f_message_c2f(MPI_Message message)
+{
+    return CONVERT(wisp_p2p_message_c2f, MPI_Message_c2f)(message);
+}
 
 int wisp_f_cartdim(MPI_Comm comm)
 {

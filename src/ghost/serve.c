@@ -21,7 +21,6 @@
  * poll longer than ACTIVE_NS counts as activity; a poll that took long only
  * because the ghost was preempted merely keeps it awake a little longer.
  */
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,15 +74,7 @@ static bool command_pending(void *ctx)
 /* Sleep on the doorbell until a command is posted, or at most `ns` (< 0: no limit). */
 static void sleep_on_bell(long ns)
 {
-    struct wisp_doorbell *bell = &wisp_ghost_node.board->bells[ghost_index];
-    struct timespec timeout = {ns / 1000000000, ns % 1000000000};
-    uint32_t seen = atomic_load_explicit(&bell->rings, memory_order_acquire);
-    atomic_store_explicit(&bell->asleep, 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in wisp_doorbell_ring */
-    if (!command_pending(NULL))
-        syscall(SYS_futex, (uint32_t *)&bell->rings, FUTEX_WAIT, seen, ns < 0 ? NULL : &timeout,
-                NULL, 0);
-    atomic_store_explicit(&bell->asleep, 0, memory_order_relaxed);
+    wisp_doorbell_wait_for(&wisp_ghost_node.board->bells[ghost_index], command_pending, NULL, ns);
 }
 
 /* The ghost's side of wisp_ghost_win_allocate (win.c), in the same order. */

@@ -23,7 +23,7 @@ struct wisp_progress {
     _Atomic unsigned last_end;   /* and of the last MPI_Wait* or MPI_Test* */
     _Atomic int windows;         /* windows created and not freed */
     _Atomic bool asleep;         /* the thread waits on `bell` */
-    _Atomic unsigned bell;       /* futex word */
+    _Atomic uint32_t bell;       /* futex word */
 };
 extern struct wisp_progress wisp_progress;
 

@@ -12,17 +12,16 @@
 #include "progress/progress.h"
 
 #include <hwloc.h>
-#include <linux/futex.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/futex.h"
 #include "core/log.h"
 #include "core/topo.h"
 #include "p2p/p2p.h"
@@ -38,12 +37,6 @@ static struct {
     long linger_ns;
     bool own_core;
 } pt = {.comm = MPI_COMM_NULL};
-
-static long futex(_Atomic unsigned *word, int op, unsigned value, long timeout_ns)
-{
-    struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
-    return syscall(SYS_futex, (unsigned *)word, op, value, timeout_ns < 0 ? NULL : &ts, NULL, 0);
-}
 
 /* The wrappers' exit hook (src/wrap/wrap.h). */
 static void on_event(enum wisp_wrap_event event)
@@ -61,7 +54,7 @@ static void on_event(enum wisp_wrap_event event)
 void wisp_progress_wake(void)
 {
     atomic_fetch_add(&wisp_progress.bell, 1);
-    futex(&wisp_progress.bell, FUTEX_WAKE_PRIVATE, 1, -1);
+    wisp_futex(&wisp_progress.bell, FUTEX_WAKE_PRIVATE, 1, -1);
 }
 
 static long now_ns(void)
@@ -115,7 +108,7 @@ static void *run(void *unused)
         if (armed(&seen, now)) {
             look();
             /* A nap that MPI_Finalize can cut short. */
-            futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, atomic_load(&wisp_progress.bell),
+            wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, atomic_load(&wisp_progress.bell),
                   pt.interval_ns);
             continue;
         }
@@ -124,7 +117,7 @@ static void *run(void *unused)
         unsigned bell = atomic_load(&wisp_progress.bell);
         atomic_store(&wisp_progress.asleep, true);
         if (atomic_load(&wisp_progress.last_start) == seen.start && !atomic_load(&pt.stop))
-            futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
+            wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
         atomic_store(&wisp_progress.asleep, false);
     }
     return NULL;

@@ -8,11 +8,9 @@
  */
 #include "shm/fastbox.h"
 
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "core/futex.h"
 
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size)
@@ -75,12 +73,6 @@ void wisp_fastbox_release(struct wisp_fastbox_ring *ring)
     atomic_store_explicit(&ring->consumed, ring->received, memory_order_release);
 }
 
-static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout)
-{
-    /* Shared (not FUTEX_PRIVATE): the word lives in memory of several processes. */
-    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
-}
-
 void wisp_doorbell_wait(struct wisp_doorbell *bell, bool (*ready)(void *), void *ctx)
 {
     wisp_doorbell_wait_for(bell, ready, ctx, -1);
@@ -89,14 +81,13 @@ void wisp_doorbell_wait(struct wisp_doorbell *bell, bool (*ready)(void *), void 
 void wisp_doorbell_wait_for(struct wisp_doorbell *bell, bool (*ready)(void *), void *ctx,
                             long timeout_ns)
 {
-    struct timespec timeout = {timeout_ns / 1000000000, timeout_ns % 1000000000};
     uint32_t seen = atomic_load_explicit(&bell->rings, memory_order_acquire);
     atomic_store_explicit(&bell->asleep, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in ring */
     /* A sender that put its message before seeing asleep == 1 did not ring:
      * look once more after announcing the sleep. */
     if (!ready(ctx))
-        futex(&bell->rings, FUTEX_WAIT, seen, timeout_ns < 0 ? NULL : &timeout);
+        wisp_futex(&bell->rings, FUTEX_WAIT, seen, timeout_ns); /* shared: not _PRIVATE */
     atomic_store_explicit(&bell->asleep, 0, memory_order_relaxed);
 }
 
@@ -105,6 +96,6 @@ void wisp_doorbell_ring(struct wisp_doorbell *bell)
     atomic_thread_fence(memory_order_seq_cst); /* the put is visible before asleep is read */
     if (atomic_load_explicit(&bell->asleep, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&bell->rings, 1, memory_order_release);
-        futex(&bell->rings, FUTEX_WAKE, 1, NULL);
+        wisp_futex(&bell->rings, FUTEX_WAKE, 1, -1);
     }
 }

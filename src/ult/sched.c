@@ -19,7 +19,6 @@
 #include "ult/ult.h"
 
 #include <errno.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -27,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/futex.h"
 #include "ult/fcontext.h"
 #include "wrap/wrap.h"
 
@@ -95,12 +94,6 @@ enum { SPARES_MAX = 64 };
  * libwisp is loaded with dlopen). */
 static _Thread_local struct ult_stream *here __attribute__((tls_model("initial-exec")));
 
-static long futex(_Atomic uint32_t *word, int op, uint32_t value, long timeout_ns)
-{
-    struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
-    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout_ns < 0 ? NULL : &ts, NULL, 0);
-}
-
 static void queue_lock(struct ult_stream *s)
 {
     /* Held for a few instructions; but its holder may have lost its core. */
@@ -141,7 +134,7 @@ static void make_ready(struct wisp_ult *u)
     queue_unlock(s);
     atomic_fetch_add(&s->bell, 1);
     if (atomic_load(&s->sleeping))
-        futex(&s->bell, FUTEX_WAKE_PRIVATE, 1, -1);
+        wisp_futex(&s->bell, FUTEX_WAKE_PRIVATE, 1, -1);
 }
 
 /* ---- switching -------------------------------------------------------- */
@@ -152,7 +145,7 @@ static void retire(struct wisp_ult *u)
     atomic_fetch_sub_explicit(&wisp_ult_alive, 1, memory_order_relaxed);
     atomic_store_explicit(&u->done, 1, memory_order_release);
     if (atomic_load(&u->join_sleeps))
-        futex(&u->done, FUTEX_WAKE_PRIVATE, INT32_MAX, -1);
+        wisp_futex(&u->done, FUTEX_WAKE_PRIVATE, INT32_MAX, -1);
 }
 
 /* Every switch lands here, in the context switched to: remember where the
@@ -226,7 +219,7 @@ static void stream_nap(struct ult_stream *s, long timeout_ns)
     bool empty = !s->head;
     queue_unlock(s);
     if (empty && !atomic_load(&s->stopping))
-        futex(&s->bell, FUTEX_WAIT_PRIVATE, seen, timeout_ns);
+        wisp_futex(&s->bell, FUTEX_WAIT_PRIVATE, seen, timeout_ns);
     atomic_store(&s->sleeping, false);
 }
 
@@ -255,7 +248,7 @@ static void stop_streams(void)
     for (int i = 1; i < ult.count; i++) {
         atomic_store(&ult.streams[i].stopping, true);
         atomic_fetch_add(&ult.streams[i].bell, 1);
-        futex(&ult.streams[i].bell, FUTEX_WAKE_PRIVATE, 1, -1);
+        wisp_futex(&ult.streams[i].bell, FUTEX_WAKE_PRIVATE, 1, -1);
     }
     /* Not joined: a ULT that never ends would hold up exit(). */
 }
@@ -420,7 +413,7 @@ int wisp_ult_join(wisp_ult_t u)
          * at the run queue now and then (a ULT may be placed here). */
         atomic_store(&u->join_sleeps, true);
         if (!atomic_load(&u->done))
-            futex(&u->done, FUTEX_WAIT_PRIVATE, 0, here ? 1000000 : -1);
+            wisp_futex(&u->done, FUTEX_WAIT_PRIVATE, 0, here ? 1000000 : -1);
         spins = 0;
     }
     free_ult(u);
