@@ -139,7 +139,7 @@ static char *staging(struct slot *s)
 
 static void wake(int proc)
 {
-    if (wisp_p2p.sleepy)
+    if (wisp_p2p.sleepy || wisp_p2p.ring_always)
         wisp_doorbell_ring(bell(proc));
 }
 
@@ -901,15 +901,16 @@ static void *rescue(void *unused)
     return NULL;
 }
 
-void wisp_p2p_progress_async(void)
+bool wisp_p2p_progress_async(void)
 {
     /* Unlocked looks: work that appears meanwhile waits for the next call. */
     if (!wisp_p2p.on || (!wisp_p2p.outstanding && !wisp_p2p.deferred && !wisp_p2p_remote_waiting()))
-        return;
+        return false;
     if (!wisp_p2p_rescuer_enter())
-        return; /* an application thread is inside: it moves the engine */
+        return false; /* an application thread is inside: it moves the engine */
     wisp_p2p_progress();
     wisp_p2p_rescuer_leave();
+    return true;
 }
 
 static bool has_message(void *unused)
@@ -919,6 +920,25 @@ static bool has_message(void *unused)
         if (p != wisp_p2p.node_rank && wisp_fastbox_peek(ring(p, wisp_p2p.node_rank)))
             return true;
     return false;
+}
+
+void wisp_p2p_listen(void)
+{
+    wisp_p2p.ring_always = true;
+}
+
+bool wisp_p2p_nap(long ns)
+{
+    if (!wisp_p2p.on)
+        return false;
+    wisp_doorbell_wait_for(bell(wisp_p2p.node_rank), has_message, NULL, ns);
+    return true;
+}
+
+void wisp_p2p_nap_end(void)
+{
+    if (wisp_p2p.on)
+        wisp_doorbell_ring(bell(wisp_p2p.node_rank));
 }
 
 void wisp_p2p_poke(void)

@@ -339,6 +339,7 @@ struct wisp_p2p {
     unsigned deferred;    /* receives the rescuer completed that still need the MPI */
     bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
     bool cma;             /* private messages are read with process_vm_readv (cma.c) */
+    bool ring_always;     /* the node's processes run progress threads: ring after each put */
 };
 extern struct wisp_p2p wisp_p2p;
 
@@ -357,8 +358,17 @@ void wisp_p2p_fini(void);
 bool wisp_p2p_progress(void);
 /* The progress thread (src/progress; the MPI is MPI_THREAD_MULTIPLE): one
  * pass, calls into the MPI included, unless an application thread is inside
- * the engine or nothing waits. Takes the lock. */
-void wisp_p2p_progress_async(void);
+ * the engine or nothing waits (false then). Takes the lock. */
+bool wisp_p2p_progress_async(void);
+/* The progress thread waits for local work here: on this process's
+ * doorbell, which local peers ring when they give it something, at most
+ * `ns`. From wisp_p2p_listen on, this process rings its peers' doorbells
+ * after every put; WISP_PROGRESS is read alike by every process of a job,
+ * so their threads listen too (one that does not merely wakes on its
+ * timer). False, at once, without the engine. */
+void wisp_p2p_listen(void);
+bool wisp_p2p_nap(long ns);
+void wisp_p2p_nap_end(void); /* wakes the thread from wisp_p2p_nap */
 
 /* Start a send to a local peer (node rank `node`, comm->rank for self). Lock held. */
 void wisp_p2p_send_start(struct wisp_p2p_req *req, int node);

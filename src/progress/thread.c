@@ -85,15 +85,17 @@ static bool armed(struct seen *seen, long now)
            atomic_load(&wisp_progress.windows) > 0;
 }
 
-static void look(void)
+/* True when the engine made a pass, so its rings are empty: the thread may
+ * then sleep on its doorbell until a local peer gives it more. */
+static bool look(void)
 {
     int flag;
     /* An application thread inside MPI moves it already; a probe now would
      * only contend for the MPI's lock with it. */
     if (atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed))
-        return;
+        return false;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pt.comm, &flag, MPI_STATUS_IGNORE);
-    wisp_p2p_progress_async();
+    return wisp_p2p_progress_async();
 }
 
 static void *run(void *unused)
@@ -106,10 +108,12 @@ static void *run(void *unused)
     while (!atomic_load(&pt.stop)) {
         long now = now_ns();
         if (armed(&seen, now)) {
-            look();
-            /* A nap that MPI_Finalize can cut short. */
-            wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, atomic_load(&wisp_progress.bell),
-                  pt.interval_ns);
+            /* A nap that a local peer's message cuts short (the MPI's own
+             * traffic rings no bell: it waits for the interval), and so
+             * does MPI_Finalize. */
+            if (!(look() && wisp_p2p_nap(pt.interval_ns)))
+                wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE,
+                           atomic_load(&wisp_progress.bell), pt.interval_ns);
             continue;
         }
         /* Nothing outstanding: sleep until the next nonblocking call (or
@@ -189,6 +193,7 @@ void wisp_progress_start(int thread_level)
         return;
     }
     pthread_setname_np(pt.thread, "wisp-progress");
+    wisp_p2p_listen();
     wisp_progress.on = true;
     wisp_wrap_event_hook = on_event;
 }
@@ -200,6 +205,7 @@ void wisp_progress_stop(void)
     wisp_wrap_event_hook = NULL;
     atomic_store(&pt.stop, true);
     wisp_progress_wake();
+    wisp_p2p_nap_end();
     pthread_join(pt.thread, NULL);
     PMPI_Comm_free(&pt.comm);
     wisp_progress.on = false;

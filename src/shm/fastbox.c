@@ -82,13 +82,13 @@ void wisp_doorbell_wait_for(struct wisp_doorbell *bell, bool (*ready)(void *), v
                             long timeout_ns)
 {
     uint32_t seen = atomic_load_explicit(&bell->rings, memory_order_acquire);
-    atomic_store_explicit(&bell->asleep, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&bell->asleep, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in ring */
-    /* A sender that put its message before seeing asleep == 1 did not ring:
+    /* A sender that put its message before seeing this sleeper did not ring:
      * look once more after announcing the sleep. */
     if (!ready(ctx))
         wisp_futex(&bell->rings, FUTEX_WAIT, seen, timeout_ns); /* shared: not _PRIVATE */
-    atomic_store_explicit(&bell->asleep, 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&bell->asleep, 1, memory_order_relaxed);
 }
 
 void wisp_doorbell_ring(struct wisp_doorbell *bell)
@@ -96,6 +96,8 @@ void wisp_doorbell_ring(struct wisp_doorbell *bell)
     atomic_thread_fence(memory_order_seq_cst); /* the put is visible before asleep is read */
     if (atomic_load_explicit(&bell->asleep, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&bell->rings, 1, memory_order_release);
-        wisp_futex(&bell->rings, FUTEX_WAKE, 1, -1);
+        /* Every sleeper: a nap of the application and the progress thread
+         * each wait for something of their own. */
+        wisp_futex(&bell->rings, FUTEX_WAKE, INT32_MAX, -1);
     }
 }

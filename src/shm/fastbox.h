@@ -65,7 +65,7 @@ struct wisp_fastbox_ring {
 
 struct wisp_doorbell {
     alignas(WISP_FASTBOX_LINE) _Atomic uint32_t rings; /* futex word */
-    _Atomic uint32_t asleep;
+    _Atomic uint32_t asleep; /* threads sleeping on it (an application's wait, a progress thread) */
 };
 
 /* Bytes of shared memory for the rings and doorbells of `nprocs` processes. */
