@@ -22,6 +22,7 @@
 struct pending {
     MPI_Request request;
     int target;
+    unsigned long seq; /* issue order on its window */
 };
 
 struct window {
@@ -29,6 +30,7 @@ struct window {
     int epochs; /* passive-target epochs open (lock_all counts one) */
     struct pending *ops;
     int count, cap;
+    unsigned long issued; /* operations tracked so far */
 };
 
 static struct {
@@ -94,23 +96,31 @@ int wisp_ult_rma_track(MPI_Win win, int target, MPI_Request request)
     }
     bool kept = w && w->count < w->cap;
     if (kept)
-        w->ops[w->count++] = (struct pending){request, target};
+        w->ops[w->count++] = (struct pending){request, target, w->issued++};
     pthread_mutex_unlock(&rma.lock);
     /* No room to remember it: complete it now, as the blocking call would. */
     return kept ? MPI_SUCCESS : wisp_ult_wait(&request, MPI_STATUS_IGNORE);
 }
 
-/* Wait for the requests of `target` (-1: all) on `win`, one at a time,
- * each taken out of the table first. */
+/* Wait for the requests of `target` (-1: all) on `win` issued before the
+ * call, one at a time, each taken out of the table first. Not those that
+ * other ULTs issue meanwhile: with several ULTs issuing all the time, a
+ * flush would wait for generation after generation of them. (Those that
+ * another ULT settles concurrently are left to it; the MPI's own flush,
+ * called next, completes every operation the process issued.) */
 static int settle(MPI_Win win, int target)
 {
     int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&rma.lock);
+    struct window *entry = find(win, false);
+    unsigned long before = entry ? entry->issued : 0;
+    pthread_mutex_unlock(&rma.lock);
     for (;;) {
         MPI_Request request = MPI_REQUEST_NULL;
         pthread_mutex_lock(&rma.lock);
         struct window *w = find(win, false);
         for (int i = 0; w && i < w->count; i++)
-            if (target < 0 || w->ops[i].target == target) {
+            if ((target < 0 || w->ops[i].target == target) && w->ops[i].seq < before) {
                 request = w->ops[i].request;
                 w->ops[i] = w->ops[--w->count];
                 break;
