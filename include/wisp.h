@@ -95,7 +95,9 @@ WISP_API int wisp_ult_fork(void (*fn)(void *), void *arg, wisp_ult_t *ult);
 
 /** Wait until `ult` has returned, running the other ULTs of this thread
  *  meanwhile, and free it. Each ULT is joined exactly once.
- *  @return 0, EINVAL (NULL), or EDEADLK (the caller itself). */
+ *  @return 0, EINVAL (NULL), EDEADLK (the caller itself), or ESRCH (in the
+ *  child of fork(), a ULT of the parent other than the caller: like the
+ *  parent's other threads, it does not run in the child). */
 WISP_API int wisp_ult_join(wisp_ult_t ult);
 
 /** Let the next ready ULT of this kernel thread run; returns at once when

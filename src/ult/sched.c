@@ -52,6 +52,7 @@ struct wisp_ult {
     char *map; /* its stack mapping, guard page first; NULL for a stream's own flow */
     size_t map_size;
     bool finished;            /* returned from fn; retired by the next to run */
+    bool left_behind;         /* by fork(), in the child: never runs there */
     _Atomic uint32_t done;    /* retired: joinable (a futex word) */
     _Atomic bool join_sleeps; /* a joiner waits in the kernel for `done` */
     const void *stack_bottom; /* AddressSanitizer: the stack it runs on, */
@@ -80,6 +81,7 @@ static struct {
     struct ult_stream *streams;
     int count;
     _Atomic unsigned next_stream; /* round robin of fork */
+    struct ult_stream *only;      /* in the child of fork(): the one stream left */
     size_t stack_size;            /* usable bytes, whole pages */
     size_t page;
     pthread_mutex_t spare_lock; /* finished ULTs kept for their stacks */
@@ -253,6 +255,49 @@ static void stop_streams(void)
     /* Not joined: a ULT that never ends would hold up exit(). */
 }
 
+/* ---- fork ------------------------------------------------------------- */
+
+/* The child of fork() has only the calling kernel thread, and of the ULTs
+ * only the calling one: the others would run in the child a second time
+ * (and send their messages twice). They are left behind: joining one there
+ * returns ESRCH. The calling thread's own flow stays, and every ULT forked
+ * in the child runs on the calling thread. */
+static void leave_behind(struct wisp_ult *u)
+{
+    u->left_behind = true;
+    atomic_store(&u->done, 1);
+}
+
+static void forked_child(void)
+{
+    struct ult_stream *kept = here ? here : &ult.streams[0];
+    pthread_mutex_init(&ult.spare_lock, NULL); /* another thread may have held it */
+    for (int i = 0; i < ult.count; i++) {
+        struct ult_stream *s = &ult.streams[i];
+        atomic_flag_clear(&s->lock);
+        struct wisp_ult *queued = s->head;
+        s->head = s->tail = NULL;
+        for (struct wisp_ult *u = queued, *next; u; u = next) {
+            next = u->next;
+            if (u == &kept->base && here) /* this thread's flow, yielded to a ULT */
+                push_locked(s, u);
+            else if (u != &s->base)
+                leave_behind(u);
+        }
+        if (s != here && s->current != &s->base) /* ran on a thread the child has not */
+            leave_behind(s->current);
+        if (s != here)
+            s->current = &s->base;
+        atomic_store(&s->live, 0);
+        atomic_store(&s->sleeping, false);
+    }
+    bool in_ult = kept->current != &kept->base;
+    atomic_store(&kept->live, in_ult);
+    atomic_store(&wisp_ult_alive, in_ult);
+    here = kept;
+    ult.only = kept;
+}
+
 static void complain(void *ctx, const char *line)
 {
     (void)ctx;
@@ -312,6 +357,7 @@ static void start(void)
     }
     atomic_store(&ult.next_stream, ult.count > 1 ? 1 : 0);
     atexit(stop_streams);
+    pthread_atfork(NULL, NULL, forked_child);
 }
 
 int wisp_ult_start(void)
@@ -385,7 +431,9 @@ int wisp_ult_fork(void (*fn)(void *), void *arg, wisp_ult_t *handle)
         return ENOMEM;
     u->fn = fn;
     u->arg = arg;
-    u->stream = &ult.streams[atomic_fetch_add(&ult.next_stream, 1) % (unsigned)ult.count];
+    u->stream = ult.only
+                    ? ult.only
+                    : &ult.streams[atomic_fetch_add(&ult.next_stream, 1) % (unsigned)ult.count];
     u->stack_bottom = u->map + ult.page;
     u->stack_size = ult.stack_size;
     u->ctx = wisp_ult_make_fcontext(u->map + ult.page + ult.stack_size, ult.stack_size, entry);
@@ -416,8 +464,9 @@ int wisp_ult_join(wisp_ult_t u)
             wisp_futex(&u->done, FUTEX_WAIT_PRIVATE, 0, here ? 1000000 : -1);
         spins = 0;
     }
+    bool left_behind = u->left_behind;
     free_ult(u);
-    return 0;
+    return left_behind ? ESRCH : 0;
 }
 
 void wisp_ult_yield(void)

@@ -2,7 +2,8 @@
  * User-level threads without MPI (the API works without MPI_Init): fork,
  * join, yield order, many ULTs, nested forks, stacks given back, errors,
  * several kernel threads (argv[1]: the WISP_ULT_THREADS the test was
- * started with), and the guard page (an overflow faults, in a child).
+ * started with), the guard page (an overflow faults, in a child), and
+ * fork() from a ULT (the child runs none of the parent's other ULTs).
  */
 #include <errno.h>
 #include <signal.h>
@@ -141,6 +142,62 @@ static void check_guard(void)
           (WIFEXITED(status) && WEXITSTATUS(status) != 0));
 }
 
+/* ---- fork() from a ULT ------------------------------------------------ */
+
+static int fork_pipe[2];
+static _Atomic int go;
+static wisp_ult_t writers[2];
+
+/* Writes one byte once `go` is set: in the parent, never in the child. */
+static void writer(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&go))
+        wisp_ult_yield();
+    CHECK(write(fork_pipe[1], "w", 1) == 1);
+}
+
+static void forker(void *arg)
+{
+    pid_t *pid = arg;
+    *pid = fork();
+    if (*pid != 0)
+        return;
+    /* The child: the writers would write now if they ran here. */
+    atomic_store(&go, 1);
+    wisp_ult_t u;
+    int bad = wisp_ult_fork(leaf, NULL, &u) != 0 || wisp_ult_join(u) != 0;
+    for (int i = 0; i < 100; i++)
+        wisp_ult_yield();
+    for (int i = 0; i < 2; i++)
+        bad |= wisp_ult_join(writers[i]) != ESRCH;
+    _exit(bad);
+}
+
+static void check_fork(void)
+{
+    CHECK(pipe(fork_pipe) == 0);
+    pid_t pid = -1;
+    wisp_ult_t f;
+    for (int i = 0; i < 2; i++)
+        CHECK(wisp_ult_fork(writer, NULL, &writers[i]) == 0);
+    CHECK(wisp_ult_fork(forker, &pid, &f) == 0);
+    CHECK(wisp_ult_join(f) == 0);
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    atomic_store(&go, 1);
+    for (int i = 0; i < 2; i++)
+        CHECK(wisp_ult_join(writers[i]) == 0);
+    close(fork_pipe[1]);
+    char bytes[8];
+    ssize_t n, all = 0;
+    while ((n = read(fork_pipe[0], bytes, sizeof bytes)) > 0)
+        all += n;
+    close(fork_pipe[0]);
+    CHECK(all == 2); /* the parent's two writers, and none from the child */
+}
+
 int main(int argc, char **argv)
 {
     wisp_ult_t u;
@@ -162,6 +219,7 @@ int main(int argc, char **argv)
     check_stacks_freed();
     if (threads == 1)
         check_guard();
+    check_fork();
     if (failures)
         fprintf(stderr, "ult_test: %d checks failed\n", failures);
     else
