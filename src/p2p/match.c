@@ -27,8 +27,8 @@
 
 #include "core/log.h"
 
-static struct wisp_list remote_comms = {&remote_comms,
-                                        &remote_comms}; /* comms with `remote` work */
+/* The communicators with `remote` work. */
+struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
 
 static bool matches(int want_source, int want_tag, int source, int tag)
 {
@@ -211,7 +211,7 @@ static int post_to_mpi(struct wisp_p2p_req *req)
 static void queue_remote(struct wisp_p2p_req *req)
 {
     if (wisp_list_empty(&req->comm->remote))
-        wisp_list_push(&remote_comms, &req->comm->remote_link);
+        wisp_list_push(&wisp_p2p_remote_comms, &req->comm->remote_link);
     wisp_list_push(&req->comm->remote, &req->rlink);
 }
 
@@ -356,15 +356,11 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
     return false;
 }
 
-bool wisp_p2p_remote_waiting(void)
-{
-    return !wisp_list_empty(&remote_comms);
-}
-
-bool wisp_p2p_remote_advance(void)
+bool wisp_p2p_remote_pass(void)
 {
     bool moved = false;
-    for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
+    for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
+         c = cnext) {
         cnext = c->next;
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         /* Each pass changes the queue: start over until nothing moves. */
@@ -441,7 +437,8 @@ bool wisp_p2p_lend(void)
         return false;
     wisp_p2p_lock();
     bool lent = false;
-    for (struct wisp_list *c = remote_comms.next; c != &remote_comms; c = c->next) {
+    for (struct wisp_list *c = wisp_p2p_remote_comms.next; c != &wisp_p2p_remote_comms;
+         c = c->next) {
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
             struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
@@ -496,7 +493,8 @@ static void rematch(struct wisp_p2p_comm *comm)
 void wisp_p2p_reclaim(void)
 {
     wisp_p2p_lock();
-    for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
+    for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
+         c = cnext) {
         cnext = c->next; /* reclaim() may take the communicator off the list */
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         /* The last posted first: a message that arrives meanwhile then goes to
