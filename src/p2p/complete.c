@@ -267,9 +267,53 @@ static bool any_done(void *arg)
     return false;
 }
 
+/* MPI_Testany over requests that are all wisp's, as many as fit `r` (a
+ * poll of receives on a served communicator): one look at each, no
+ * sub-array for the MPI. False, having done nothing, when one is the MPI's
+ * (MPI_REQUEST_NULL included): the general path below takes the call. */
+static bool testany_ours(int n, MPI_Request *reqs, int *index, int *flag, MPI_Status *status,
+                         int *rc)
+{
+    struct wisp_p2p_req *r[16];
+    if (n > (int)(sizeof r / sizeof *r))
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!(r[i] = wisp_p2p_req_of(reqs[i])))
+            return false;
+    wisp_p2p_lock();
+    wisp_p2p_progress();
+    bool active = false;
+    for (int i = 0; i < n; i++) {
+        if (inactive(r[i]))
+            continue;
+        active = true;
+        if (wisp_p2p_req_test(r[i])) {
+            MPI_Comm report = MPI_COMM_NULL;
+            int code = hand_over(r[i], &reqs[i], status, &report);
+            wisp_p2p_unlock();
+            *index = i;
+            *flag = 1;
+            *rc = raise_if(report, code);
+            return true;
+        }
+    }
+    wisp_p2p_unlock();
+    *index = MPI_UNDEFINED;
+    *flag = !active; /* none active: done at once, with the empty status */
+    *rc = MPI_SUCCESS;
+    if (active)
+        wisp_p2p_poke_idle();
+    else
+        empty_status(status);
+    return true;
+}
+
 int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test,
                            int *flag)
 {
+    int rc;
+    if (test && testany_ours(n, reqs, index, flag, status, &rc))
+        return rc;
     struct any a; /* field by field, as in waitall */
     a.n = n;
     a.reqs = reqs;
@@ -288,7 +332,7 @@ int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *sta
         wisp_p2p_wait_until(any_done, &a);
     }
     split_back(&a.mpi, reqs);
-    int rc = a.mpi_rc;
+    rc = a.mpi_rc;
     MPI_Comm report = MPI_COMM_NULL;
     if (flag)
         *flag = a.settled;

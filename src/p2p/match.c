@@ -27,8 +27,8 @@
 
 #include "core/log.h"
 
-static struct wisp_list remote_comms = {&remote_comms,
-                                        &remote_comms}; /* comms with `remote` work */
+/* The communicators with `remote` work. */
+struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
 
 static bool matches(int want_source, int want_tag, int source, int tag)
 {
@@ -211,7 +211,7 @@ static int post_to_mpi(struct wisp_p2p_req *req)
 static void queue_remote(struct wisp_p2p_req *req)
 {
     if (wisp_list_empty(&req->comm->remote))
-        wisp_list_push(&remote_comms, &req->comm->remote_link);
+        wisp_list_push(&wisp_p2p_remote_comms, &req->comm->remote_link);
     wisp_list_push(&req->comm->remote, &req->rlink);
 }
 
@@ -291,6 +291,33 @@ static void take(struct wisp_p2p_req *req, MPI_Message *message)
     }
 }
 
+/* The patterns one pass over a `remote` queue asked the MPI for in vain: a
+ * later receive of the queue whose pattern one of them covers need not ask
+ * again in that pass (a message that came meanwhile is found by the next
+ * pass, as if it had come after this one). So a poll of several wildcards
+ * that finds nothing costs one call into the MPI, not one per receive. */
+enum { ASKED_MAX = 8 };
+struct asked {
+    int n;
+    int source[ASKED_MAX], tag[ASKED_MAX];
+};
+
+static bool asked_covers(const struct asked *a, int source, int tag)
+{
+    for (int i = 0; i < a->n; i++)
+        if (matches(a->source[i], a->tag[i], source, tag))
+            return true;
+    return false;
+}
+
+static void asked_add(struct asked *a, int source, int tag)
+{
+    if (a->n < ASKED_MAX) {
+        a->source[a->n] = source;
+        a->tag[a->n++] = tag;
+    }
+}
+
 /* One pass over a communicator's `remote` queue; true if anything moved. A
  * receive no earlier one overlaps goes to the MPI. The others ask the MPI
  * with a matched probe of their own pattern, and what it finds goes to the
@@ -300,6 +327,7 @@ static void take(struct wisp_p2p_req *req, MPI_Message *message)
  * say, before it sends what the wildcard waits for). */
 static bool advance_remote(struct wisp_p2p_comm *comm)
 {
+    struct asked asked = {.n = 0};
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
         if (req->lent)
@@ -313,28 +341,26 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
             }
             return true;
         }
-        int flag = 0;
+        int source = req->wildcard ? MPI_ANY_SOURCE : req->peer, flag = 0;
+        if (asked_covers(&asked, source, req->tag))
+            continue;
         MPI_Message message;
         MPI_Status status;
-        PMPI_Improbe(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, comm->handle, &flag,
-                     &message, &status);
+        PMPI_Improbe(source, req->tag, comm->handle, &flag, &message, &status);
         if (flag) {
             take(first_taker(comm, status.MPI_SOURCE, status.MPI_TAG), &message);
             return true;
         }
+        asked_add(&asked, source, req->tag);
     }
     return false;
 }
 
-bool wisp_p2p_remote_waiting(void)
-{
-    return !wisp_list_empty(&remote_comms);
-}
-
-bool wisp_p2p_remote_advance(void)
+bool wisp_p2p_remote_pass(void)
 {
     bool moved = false;
-    for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
+    for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
+         c = cnext) {
         cnext = c->next;
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         /* Each pass changes the queue: start over until nothing moves. */
@@ -411,7 +437,8 @@ bool wisp_p2p_lend(void)
         return false;
     wisp_p2p_lock();
     bool lent = false;
-    for (struct wisp_list *c = remote_comms.next; c != &remote_comms; c = c->next) {
+    for (struct wisp_list *c = wisp_p2p_remote_comms.next; c != &wisp_p2p_remote_comms;
+         c = c->next) {
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
             struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
@@ -466,7 +493,8 @@ static void rematch(struct wisp_p2p_comm *comm)
 void wisp_p2p_reclaim(void)
 {
     wisp_p2p_lock();
-    for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
+    for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
+         c = cnext) {
         cnext = c->next; /* reclaim() may take the communicator off the list */
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         /* The last posted first: a message that arrives meanwhile then goes to

@@ -429,10 +429,20 @@ static inline void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
 }
 /* Post a receive (req->peer may be MPI_ANY_SOURCE). */
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
-/* Hand receives blocked behind wildcards to the MPI when allowed. */
-bool wisp_p2p_remote_advance(void);
+/* The communicators with receives waiting in their `remote` queues. */
+extern struct wisp_list wisp_p2p_remote_comms;
 /* Are receives waiting in `remote` queues (a look without the lock)? */
-bool wisp_p2p_remote_waiting(void);
+static inline bool wisp_p2p_remote_waiting(void)
+{
+    return !wisp_list_empty(&wisp_p2p_remote_comms);
+}
+/* Hand receives blocked behind wildcards to the MPI when allowed (inline:
+ * every progress pass asks, and mostly none wait). */
+bool wisp_p2p_remote_pass(void);
+static inline bool wisp_p2p_remote_advance(void)
+{
+    return wisp_p2p_remote_waiting() && wisp_p2p_remote_pass();
+}
 /* Around a blocking call that only the MPI serves (a collective): post the
  * receives waiting in `remote` queues to the MPI (true if any), and take
  * them back afterwards (match.c explains). */

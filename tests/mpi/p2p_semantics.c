@@ -353,6 +353,56 @@ static void rule_held_behind_wildcard(void)
     }
 }
 
+/* Several wildcard receives of different patterns and a later specific
+ * one, polled with MPI_Testany while their messages come (from another node
+ * under virtual nodes of n/2, where one look at the MPI serves the patterns
+ * it covers): each message goes to the first posted receive it matches. */
+static void rule_wildcards_polled(void)
+{
+    MPI_Comm comm = tcomm;
+    int last = size - 1;
+    static const int tags[4] = {2, 1, 1, 3};
+    for (int unexpected = 0; unexpected < 2 && rank == last; unexpected++) {
+        if (!unexpected)
+            await_note(0, 12);
+        for (int i = 0; i < 4; i++)
+            CHECK(MPI_Send(&i, 1, MPI_INT, 0, tags[i], comm) == MPI_SUCCESS);
+        if (unexpected)
+            notify(0, 12);
+    }
+    for (int unexpected = 0; unexpected < 2 && rank == 0; unexpected++) {
+        int got[4] = {-1, -1, -1, -1}, left = 4;
+        MPI_Request req[4];
+        MPI_Status st[4];
+        if (unexpected)
+            await_note(last, 12);
+        MPI_Irecv(&got[0], 1, MPI_INT, MPI_ANY_SOURCE, 1, comm, &req[0]);
+        MPI_Irecv(&got[1], 1, MPI_INT, MPI_ANY_SOURCE, 2, comm, &req[1]);
+        MPI_Irecv(&got[2], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &req[2]);
+        MPI_Irecv(&got[3], 1, MPI_INT, last, MPI_ANY_TAG, comm, &req[3]);
+        if (!unexpected)
+            notify(last, 12);
+        while (left) {
+            int index = -5, flag = 0;
+            MPI_Status s;
+            CHECK(MPI_Testany(4, req, &index, &flag, &s) == MPI_SUCCESS);
+            if (!flag)
+                continue;
+            CHECK(index >= 0 && index < 4 && req[index] == MPI_REQUEST_NULL);
+            if (index >= 0 && index < 4)
+                st[index] = s;
+            left--;
+        }
+        /* messages: 0 (tag 2), 1 (tag 1), 2 (tag 1), 3 (tag 3) */
+        CHECK(got[0] == 1 && st[0].MPI_TAG == 1);
+        CHECK(got[1] == 0 && st[1].MPI_TAG == 2);
+        CHECK(got[2] == 2 && st[2].MPI_TAG == 1);
+        CHECK(got[3] == 3 && st[3].MPI_TAG == 3);
+        for (int i = 0; i < 4; i++)
+            CHECK(st[i].MPI_SOURCE == last);
+    }
+}
+
 /* A pending wildcard receive and a blocking collective: the wildcard's
  * message from another node must arrive while the receiver sits in the
  * collective (its sender waits for it, rendezvous-sized, before it joins);
@@ -1907,6 +1957,8 @@ static void rule_completion(void)
     CHECK(index == MPI_UNDEFINED && is_empty_status(&st[0]));
     MPI_Testany(3, none, &index, &flag, &st[0]);
     CHECK(flag && index == MPI_UNDEFINED);
+    MPI_Testany(1, &none[1], &index, &flag, &st[0]); /* no null: wisp's alone under wisp */
+    CHECK(flag && index == MPI_UNDEFINED && none[1] == m.persistent);
     MPI_Waitsome(3, none, &out, idx, st);
     CHECK(out == MPI_UNDEFINED);
     MPI_Testsome(3, none, &out, idx, st);
@@ -1938,6 +1990,9 @@ static void rule_completion(void)
         MPI_Testall(3, q, &flag, st);
         CHECK(!flag && q[1] != MPI_REQUEST_NULL);
         MPI_Testany(3, q, &index, &flag, &st[0]);
+        CHECK(!flag && index == MPI_UNDEFINED);
+        MPI_Request both[2] = {m.persistent, q[1]}; /* no null: all wisp's under wisp */
+        MPI_Testany(2, both, &index, &flag, &st[0]);
         CHECK(!flag && index == MPI_UNDEFINED);
         notify(peer, 1);
         await_note(peer, 1);
@@ -2189,6 +2244,7 @@ static const struct {
     {"nonovertaking", rule_nonovertaking},
     {"any_source", rule_any_source},
     {"held_behind_wildcard", rule_held_behind_wildcard},
+    {"wildcards_polled", rule_wildcards_polled},
     {"wildcard_collective", rule_wildcard_collective},
     {"probe_behind_wildcard", rule_probe_behind_wildcard},
     {"status", rule_status},
