@@ -24,15 +24,25 @@ static struct wisp_p2p_req *free_list;
  * them): the next value of a range that only these handles use, which
  * wisp_p2p_req_of maps to the shared request. No allocation per send.
  */
-static unsigned long sent_count;
+static unsigned long sent_count; /* lock held */
 
 #if defined(MPICH)
 _Static_assert(WISP_P2P_POOL_SIZE <= WISP_P2P_INDEX_MASK + 1, "indices fit beside the tag");
+enum { SENT_NUMBERS = WISP_P2P_INDEX_MASK + 1 };
 
+/* The handle of a send completed at once, by its number, and back. */
+static MPI_Request sent_handle(unsigned long n)
+{
+    return (MPI_Request)(WISP_P2P_SENT_TAG | (int)n);
+}
+static unsigned long sent_number(MPI_Request handle)
+{
+    return (unsigned)handle & WISP_P2P_INDEX_MASK;
+}
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
     if (req->shared) /* never 0x08000000 itself, MPICH's MPI_GROUP_NULL */
-        return (MPI_Request)(WISP_P2P_SENT_TAG | (int)(sent_count++ % WISP_P2P_INDEX_MASK + 1));
+        return sent_handle(sent_count++ % WISP_P2P_INDEX_MASK + 1);
     return (MPI_Request)(WISP_P2P_HANDLE_TAG | (int)(req - WISP_P2P_POOL(reqs)));
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
@@ -44,11 +54,20 @@ MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
     return (MPI_Message)(WISP_P2P_HANDLE_TAG | (int)(req - WISP_P2P_POOL(reqs)));
 }
 #else
+enum { SENT_NUMBERS = WISP_P2P_SENT_RANGE };
+
+static MPI_Request sent_handle(unsigned long n)
+{
+    return (MPI_Request)(void *)(WISP_P2P_POOL(sent_range) + n);
+}
+static unsigned long sent_number(MPI_Request handle)
+{
+    return (unsigned long)((const char *)(void *)handle - WISP_P2P_POOL(sent_range));
+}
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
     if (req->shared)
-        return (MPI_Request)(void *)(WISP_P2P_POOL(sent_range) +
-                                     sent_count++ % WISP_P2P_SENT_RANGE);
+        return sent_handle(sent_count++ % WISP_P2P_SENT_RANGE);
     return (MPI_Request)(void *)req;
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
@@ -61,10 +80,12 @@ MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 }
 #endif
 
-/* Fortran handles (Open MPI's own are indices of its table, from 0 up). */
-enum { FORTRAN_BASE = 0x40000000 };
-_Static_assert(FORTRAN_BASE + (long long)WISP_P2P_POOL_SIZE <= 0x7fffffff,
-               "Fortran handles fit an int");
+/* Fortran handles (Open MPI's own are indices of its table, from 0 up):
+ * wisp's requests and messages by index, then the sends completed at once
+ * by number, so that MPI_Request_f2c gives each its own handle back (and
+ * makes none, which needs the lock). */
+enum { FORTRAN_BASE = 0x40000000, FORTRAN_SENT = FORTRAN_BASE + WISP_P2P_POOL_SIZE };
+_Static_assert(FORTRAN_SENT + (long long)SENT_NUMBERS <= 0x7fffffff, "Fortran handles fit an int");
 
 MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req)
 {
@@ -83,12 +104,16 @@ struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle)
 MPI_Fint wisp_p2p_request_c2f(MPI_Request request)
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(request);
-    return req ? wisp_p2p_req_c2f(req) : PMPI_Request_c2f(request);
+    if (!req)
+        return PMPI_Request_c2f(request);
+    return req->shared ? (MPI_Fint)(FORTRAN_SENT + sent_number(request)) : wisp_p2p_req_c2f(req);
 }
 #endif
 #ifdef WISP_HAVE_MPI_Request_f2c
 MPI_Request wisp_p2p_request_f2c(MPI_Fint request)
 {
+    if (request >= FORTRAN_SENT && request - FORTRAN_SENT < SENT_NUMBERS && WISP_P2P_POOL(sent))
+        return sent_handle((unsigned long)(request - FORTRAN_SENT));
     struct wisp_p2p_req *req = wisp_p2p_req_of_fint(request);
     return req ? wisp_p2p_req_handle(req) : PMPI_Request_f2c(request);
 }
