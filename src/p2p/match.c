@@ -29,6 +29,8 @@
 
 static struct wisp_list remote_comms = {&remote_comms,
                                         &remote_comms}; /* comms with `remote` work */
+/* Their number, for wisp_p2p_remote_waiting's look without the lock. */
+static _Atomic unsigned remote_count;
 
 static bool matches(int want_source, int want_tag, int source, int tag)
 {
@@ -49,8 +51,10 @@ static bool overlap(const struct wisp_p2p_req *a, const struct wisp_p2p_req *b)
 static void leave_remote(struct wisp_p2p_req *req)
 {
     wisp_list_remove(&req->rlink);
-    if (wisp_list_empty(&req->comm->remote))
+    if (wisp_list_empty(&req->comm->remote)) {
         wisp_list_remove(&req->comm->remote_link);
+        wisp_p2p_count_add(&remote_count, -1);
+    }
 }
 
 /* A receive held back in `remote` (not posted) is let go. */
@@ -210,8 +214,10 @@ static int post_to_mpi(struct wisp_p2p_req *req)
 
 static void queue_remote(struct wisp_p2p_req *req)
 {
-    if (wisp_list_empty(&req->comm->remote))
+    if (wisp_list_empty(&req->comm->remote)) {
         wisp_list_push(&remote_comms, &req->comm->remote_link);
+        wisp_p2p_count_add(&remote_count, 1);
+    }
     wisp_list_push(&req->comm->remote, &req->rlink);
 }
 
@@ -328,7 +334,7 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
 
 bool wisp_p2p_remote_waiting(void)
 {
-    return !wisp_list_empty(&remote_comms);
+    return wisp_p2p_count(&remote_count) != 0;
 }
 
 bool wisp_p2p_remote_advance(void)

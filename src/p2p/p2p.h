@@ -358,7 +358,7 @@ struct wisp_p2p {
 };
 extern struct wisp_p2p wisp_p2p;
 
-/* A look at a counter of wisp_p2p, with or without the lock. */
+/* A look at one of the engine's counters, with or without the lock. */
 static inline unsigned wisp_p2p_count(const _Atomic unsigned *counter)
 {
     return atomic_load_explicit(counter, memory_order_relaxed);

@@ -30,14 +30,10 @@ static unsigned long sent_count; /* lock held */
 _Static_assert(WISP_P2P_POOL_SIZE <= WISP_P2P_INDEX_MASK + 1, "indices fit beside the tag");
 enum { SENT_NUMBERS = WISP_P2P_INDEX_MASK + 1 };
 
-/* The handle of a send completed at once, by its number, and back. */
+/* The handle of a send completed at once, by its number. */
 static MPI_Request sent_handle(unsigned long n)
 {
     return (MPI_Request)(WISP_P2P_SENT_TAG | (int)n);
-}
-static unsigned long sent_number(MPI_Request handle)
-{
-    return (unsigned)handle & WISP_P2P_INDEX_MASK;
 }
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
@@ -59,10 +55,6 @@ enum { SENT_NUMBERS = WISP_P2P_SENT_RANGE };
 static MPI_Request sent_handle(unsigned long n)
 {
     return (MPI_Request)(void *)(WISP_P2P_POOL(sent_range) + n);
-}
-static unsigned long sent_number(MPI_Request handle)
-{
-    return (unsigned long)((const char *)(void *)handle - WISP_P2P_POOL(sent_range));
 }
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
@@ -101,6 +93,15 @@ struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle)
 }
 
 #ifdef WISP_HAVE_MPI_Request_c2f /* a function (Open MPI), not MPICH's macro */
+/* The number of a send completed at once, from its handle. */
+static unsigned long sent_number(MPI_Request handle)
+{
+#if defined(MPICH)
+    return (unsigned)handle & WISP_P2P_INDEX_MASK;
+#else
+    return (unsigned long)((const char *)(void *)handle - WISP_P2P_POOL(sent_range));
+#endif
+}
 MPI_Fint wisp_p2p_request_c2f(MPI_Request request)
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(request);

@@ -12,7 +12,7 @@
  * Checked: every payload and status, the handles of one batch are distinct,
  * survive MPI_Request_c2f / MPI_Request_f2c, and are MPI_REQUEST_NULL after.
  *
- * usage: p2p_threads_requests [rounds]   (default 48)
+ * usage: p2p_threads_requests [rounds]   (default 96)
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    rounds = argc > 1 ? atoi(argv[1]) : 48;
+    rounds = argc > 1 ? atoi(argv[1]) : 96;
     if (rounds < 1) {
         if (rank == 0)
             fprintf(stderr, "usage: p2p_threads_requests [rounds, >= 1]\n");
