@@ -23,6 +23,10 @@ wisp_add_mpi_test(p2p_polling NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(p2p_polling NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_preload_test(p2p_polling NP 2)
 wisp_add_mpi_test(p2p_threads NP 2)
+# Requests made, looked up and completed by threads at once (the pool's and
+# the engine's looks without the lock), also beside the progress thread.
+wisp_add_mpi_test(p2p_threads_requests NP 2)
+wisp_add_mpi_test(p2p_threads_requests NP 2 ENV WISP_PROGRESS=thread SUFFIX .progress)
 wisp_add_mpi_test(p2p_comm_create NP 2)
 wisp_add_mpi_test(p2p_finalize NP 2)
 wisp_add_mpi_test(p2p_rescuer NP 2)

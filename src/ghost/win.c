@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -447,13 +448,12 @@ static bool can_serve(const char *name, int inter, MPI_Aint size, int disp_unit,
     if (!wisp_ghost_node.board)
         return false;
     if (!wisp_ghost_windows_served()) {
-        static bool said;
-        if (!said && wisp_ghost_node.world_rank == wisp_ghost_node.leader &&
-            wisp_ghost_node.leader == 0)
+        static _Atomic bool said; /* threads may create windows at once */
+        if (!atomic_exchange_explicit(&said, true, memory_order_relaxed) &&
+            wisp_ghost_node.world_rank == wisp_ghost_node.leader && wisp_ghost_node.leader == 0)
             wisp_log(1, "%s: windows not served by ghosts (WISP_GHOST_WINDOWS=%s%s)", name,
                      wisp_config.GHOST_WINDOWS ? "off" : "auto: ",
                      wisp_config.GHOST_WINDOWS ? "" : wisp_ghost_windows_because());
-        said = true;
         return false;
     }
     /* Arguments the MPI rejects get its own error. */

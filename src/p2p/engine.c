@@ -276,8 +276,8 @@ void wisp_p2p_fini(void)
     segment = NULL;
     free(pending);
     pending = NULL;
-    wisp_p2p.outstanding = 0;
-    wisp_p2p.deferred = 0;
+    atomic_store_explicit(&wisp_p2p.outstanding, 0, memory_order_relaxed);
+    atomic_store_explicit(&wisp_p2p.deferred, 0, memory_order_relaxed);
     npending = 0;
     mine.nfree = mine.nbusy = 0;
 }
@@ -409,7 +409,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
     req->slot = index;
     req->posted_pass = atomic_load_explicit(&passes, memory_order_relaxed);
     req->engine_holds = true;
-    wisp_p2p.outstanding++;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     if (!single && !s->sync &&
         atomic_load_explicit(&s->staged, memory_order_relaxed) == chunks_of(req->bytes))
         send_complete(req); /* fully staged: an eager send */
@@ -419,7 +419,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
 void wisp_p2p_send_matched(struct wisp_p2p_req *req)
 {
     req->engine_holds = false;
-    wisp_p2p.outstanding--;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     send_complete(req);
     if (req->user_freed)
         wisp_p2p_req_release(req);
@@ -462,7 +462,7 @@ static void send_to_self(struct wisp_p2p_req *req)
     if (req->mode == WISP_P2P_SYNC) {
         msg->waiter = req; /* done when matched */
         req->engine_holds = true;
-        wisp_p2p.outstanding++;
+        wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     } else {
         send_complete(req);
     }
@@ -495,7 +495,7 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
     req->slot = -1;
     wisp_list_push(&pending[node], &req->link);
     npending++;
-    wisp_p2p.outstanding++;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
 }
 
 bool wisp_p2p_sends_queued(const struct wisp_p2p_comm *comm)
@@ -518,7 +518,7 @@ static bool emit_pending(void)
                 break;
             wisp_list_remove(&req->link);
             npending--;
-            wisp_p2p.outstanding--;
+            wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
             moved = true;
             if (req->slot < 0) { /* immediate: sent and done */
                 req->engine_holds = false;
@@ -590,7 +590,7 @@ static bool advance_slot(int i)
     }
     mine.busy[i] = mine.busy[--mine.nbusy];
     mine.free[mine.nfree++] = index;
-    wisp_p2p.outstanding--;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     req->engine_holds = false;
     req->slot = -1;
     if (!req->done)
@@ -702,7 +702,7 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
     wake(msg->from);
     wisp_list_remove(&req->link);
-    wisp_p2p.outstanding--;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     req->msg = NULL;
     free(msg);
     wisp_p2p_recv_finish(req);
@@ -717,7 +717,7 @@ void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
                                                     SLOT_MATCHED))
         msg->src = NULL; /* its sender took it back: it is (being) staged */
     wisp_list_push(&receiving, &req->link);
-    wisp_p2p.outstanding++;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     copy_rendezvous(req);
 }
 
@@ -839,7 +839,7 @@ bool wisp_p2p_progress(void)
     atomic_store_explicit(&passes, atomic_load_explicit(&passes, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     bool moved = progress_local();
-    if (wisp_p2p.deferred)
+    if (wisp_p2p_count(&wisp_p2p.deferred))
         wisp_p2p_finish_deferred();
     moved |= wisp_p2p_remote_advance();
     if (moved)
@@ -864,7 +864,7 @@ bool wisp_p2p_progress(void)
 static bool rescuer_called(void *unused)
 {
     (void)unused;
-    return atomic_load(&rescuer_stop) || wisp_p2p.outstanding;
+    return atomic_load(&rescuer_stop) || wisp_p2p_count(&wisp_p2p.outstanding);
 }
 
 static void *rescue(void *unused)
@@ -873,7 +873,7 @@ static void *rescue(void *unused)
     unsigned long seen = 0;
     bool quiet = false;
     while (!atomic_load(&rescuer_stop)) {
-        if (!wisp_p2p.outstanding) {
+        if (!wisp_p2p_count(&wisp_p2p.outstanding)) {
             wisp_doorbell_wait(rescue_bell(wisp_p2p.node_rank), rescuer_called, NULL);
             seen = atomic_load_explicit(&passes, memory_order_relaxed);
             quiet = true; /* called: look again soon */
@@ -890,9 +890,9 @@ static void *rescue(void *unused)
             continue;
         }
         /* Looking costs the application a barrier (lock.h): only for work. */
-        if (wisp_p2p.outstanding && wisp_p2p_rescuer_enter()) {
+        if (wisp_p2p_count(&wisp_p2p.outstanding) && wisp_p2p_rescuer_enter()) {
             wisp_p2p.rescuing = true;
-            if (wisp_p2p.outstanding)
+            if (wisp_p2p_count(&wisp_p2p.outstanding))
                 progress_local();
             wisp_p2p.rescuing = false;
             wisp_p2p_rescuer_leave();
@@ -904,7 +904,8 @@ static void *rescue(void *unused)
 bool wisp_p2p_progress_async(void)
 {
     /* Unlocked looks: work that appears meanwhile waits for the next call. */
-    if (!wisp_p2p.on || (!wisp_p2p.outstanding && !wisp_p2p.deferred && !wisp_p2p_remote_waiting()))
+    if (!wisp_p2p.on || (!wisp_p2p_count(&wisp_p2p.outstanding) &&
+                         !wisp_p2p_count(&wisp_p2p.deferred) && !wisp_p2p_remote_waiting()))
         return false;
     if (!wisp_p2p_rescuer_enter())
         return false; /* an application thread is inside: it moves the engine */
@@ -951,8 +952,12 @@ void wisp_p2p_poke(void)
 
 void wisp_p2p_poke_idle(void)
 {
-    static unsigned polls; /* threads may race on it: it only spaces the pokes */
-    if (++polls % POKE_EVERY == 0)
+    /* Threads may count over each other (a relaxed load and store, no
+     * locked instruction): it only spaces the pokes. */
+    static _Atomic unsigned polls;
+    unsigned n = atomic_load_explicit(&polls, memory_order_relaxed) + 1;
+    atomic_store_explicit(&polls, n, memory_order_relaxed);
+    if (n % POKE_EVERY == 0)
         wisp_p2p_poke();
 }
 

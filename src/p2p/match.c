@@ -29,6 +29,8 @@
 
 /* The communicators with `remote` work. */
 struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
+/* Their number, for wisp_p2p_remote_waiting's look without the lock. */
+_Atomic unsigned wisp_p2p_remote_count;
 
 static bool matches(int want_source, int want_tag, int source, int tag)
 {
@@ -49,21 +51,23 @@ static bool overlap(const struct wisp_p2p_req *a, const struct wisp_p2p_req *b)
 static void leave_remote(struct wisp_p2p_req *req)
 {
     wisp_list_remove(&req->rlink);
-    if (wisp_list_empty(&req->comm->remote))
+    if (wisp_list_empty(&req->comm->remote)) {
         wisp_list_remove(&req->comm->remote_link);
+        wisp_p2p_count_add(&wisp_p2p_remote_count, -1);
+    }
 }
 
 /* A receive held back in `remote` (not posted) is let go. */
 static void unhold(struct wisp_p2p_req *req)
 {
     leave_remote(req);
-    wisp_p2p.outstanding--;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
 }
 
 static void unpost(struct wisp_p2p_req *req)
 {
     wisp_list_remove(&req->link);
-    wisp_p2p.outstanding--;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     if (req->wildcard) {
         leave_remote(req);
         req->wildcard = false;
@@ -147,12 +151,12 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
     if (wisp_p2p.rescuing && (req->unpack || req->holds_type)) {
         req->unpack_later = true;
         wisp_list_push(&deferred, &req->link);
-        wisp_p2p.deferred++;
+        wisp_p2p_count_add(&wisp_p2p.deferred, 1);
         return;
     }
     if (req->unpack_later) {
         wisp_list_remove(&req->link);
-        wisp_p2p.deferred--;
+        wisp_p2p_count_add(&wisp_p2p.deferred, -1);
     }
     req->unpack_later = false;
     if (req->unpack) {
@@ -210,8 +214,10 @@ static int post_to_mpi(struct wisp_p2p_req *req)
 
 static void queue_remote(struct wisp_p2p_req *req)
 {
-    if (wisp_list_empty(&req->comm->remote))
+    if (wisp_list_empty(&req->comm->remote)) {
         wisp_list_push(&wisp_p2p_remote_comms, &req->comm->remote_link);
+        wisp_p2p_count_add(&wisp_p2p_remote_count, 1);
+    }
     wisp_list_push(&req->comm->remote, &req->rlink);
 }
 
@@ -234,7 +240,7 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
         if (wisp_list_empty(&comm->remote))
             return post_to_mpi(req);
         queue_remote(req); /* maybe behind a wildcard */
-        wisp_p2p.outstanding++;
+        wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
         if (!held_back(req)) {
             unhold(req);
             return post_to_mpi(req);
@@ -253,7 +259,7 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
         return MPI_SUCCESS;
     }
     wisp_list_push(&comm->posted, &req->link);
-    wisp_p2p.outstanding++;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     if (req->peer == MPI_ANY_SOURCE && comm->has_remote) {
         req->wildcard = true;
         queue_remote(req);

@@ -45,7 +45,7 @@ static int mpi_isend(int mode, const void *buf, MPI_Count count, MPI_Datatype ty
 static int mpi_send(int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                     int tag, MPI_Comm comm)
 {
-    if (wisp_p2p.on && wisp_p2p.outstanding) { /* keep wisp's messages moving meanwhile */
+    if (wisp_p2p_busy()) { /* keep wisp's messages moving meanwhile */
         MPI_Request request;
         int rc = mpi_isend(mode, buf, count, type, dest, tag, comm, &request);
         return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&request, MPI_STATUS_IGNORE);
@@ -258,7 +258,7 @@ int wisp_p2p_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int
         return wisp_p2p_error(comm, rc);
     if (c)
         return wisp_p2p_wait_mpi(&handle, status);
-    if (wisp_p2p.on && wisp_p2p.outstanding) {
+    if (wisp_p2p_busy()) {
         rc = WISP_P2P_MPI(Irecv, count, buf, count, type, source, tag, comm, &handle);
         return rc != MPI_SUCCESS ? rc : wisp_p2p_wait_mpi(&handle, status);
     }
@@ -693,7 +693,7 @@ static bool mpi_done(void *arg)
 
 int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status)
 {
-    if (!wisp_p2p.on || !wisp_p2p.outstanding)
+    if (!wisp_p2p_busy())
         return PMPI_Wait(request, status);
     struct mpi_wait w = {request, status, MPI_SUCCESS};
     wisp_p2p_lock();

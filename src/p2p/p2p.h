@@ -31,6 +31,7 @@
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -238,16 +239,26 @@ struct wisp_p2p_req {
 
 /* request.c. wisp's requests and messages are objects of one pool, handed
  * out as handles the MPI never produces (request.c explains); the lookups
- * are inline, as every request function of the MPI asks. */
+ * are inline, as every request function of the MPI asks.
+ *
+ * The pool's fields are written under the engine lock and read without it
+ * by every lookup, from any thread (MPI_THREAD_MULTIPLE): relaxed atomics,
+ * plain loads and stores on the machine. Relaxed is enough: a handle of
+ * wisp's reached its thread after the request was made (the program passes
+ * handles between threads only through its own synchronization), so the
+ * values that make it valid are seen; a handle of the MPI's lies outside
+ * the pool's one reservation (never moved) whatever values are seen. */
 enum { WISP_P2P_POOL_SIZE = 1 << 20 }; /* alive at once; address space until used */
 struct wisp_p2p_pool {
-    struct wisp_p2p_req *reqs; /* NULL until the first request */
-    size_t used;               /* high-water mark */
-    struct wisp_p2p_req *sent; /* the shared request of sends completed at once */
-    const char *sent_range;    /* Open MPI: their handles' addresses (reserved, never mapped) */
-    uintptr_t base, span;      /* Open MPI: one reservation holds both (0 before it exists) */
+    struct wisp_p2p_req *_Atomic reqs; /* NULL until the first request */
+    _Atomic size_t used;               /* high-water mark */
+    struct wisp_p2p_req *_Atomic sent; /* the shared request of sends completed at once */
+    const char
+        *_Atomic sent_range;      /* Open MPI: their handles' addresses (reserved, never mapped) */
+    _Atomic uintptr_t base, span; /* Open MPI: one reservation holds both (0 before it exists) */
 };
 extern struct wisp_p2p_pool wisp_p2p_pool;
+#define WISP_P2P_POOL(field) atomic_load_explicit(&wisp_p2p_pool.field, memory_order_relaxed)
 
 #if defined(MPICH)
 enum {
@@ -258,10 +269,12 @@ enum {
 };
 static inline struct wisp_p2p_req *wisp_p2p_pool_at(unsigned handle)
 {
-    if ((handle & WISP_P2P_HANDLE_MASK) != WISP_P2P_HANDLE_TAG || !wisp_p2p_pool.reqs ||
-        (handle & WISP_P2P_INDEX_MASK) >= wisp_p2p_pool.used)
+    if ((handle & WISP_P2P_HANDLE_MASK) != WISP_P2P_HANDLE_TAG)
         return NULL;
-    return &wisp_p2p_pool.reqs[handle & WISP_P2P_INDEX_MASK];
+    struct wisp_p2p_req *reqs = WISP_P2P_POOL(reqs);
+    if (!reqs || (handle & WISP_P2P_INDEX_MASK) >= WISP_P2P_POOL(used))
+        return NULL;
+    return &reqs[handle & WISP_P2P_INDEX_MASK];
 }
 /* NULL: the MPI's request. */
 static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
@@ -269,23 +282,23 @@ static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
     struct wisp_p2p_req *req = wisp_p2p_pool_at((unsigned)handle);
     if (req || ((unsigned)handle & WISP_P2P_HANDLE_MASK) != WISP_P2P_SENT_TAG)
         return req;
-    return wisp_p2p_pool.sent;
+    return WISP_P2P_POOL(sent);
 }
 #else
 enum { WISP_P2P_SENT_RANGE = 1 << 24 };
 static inline struct wisp_p2p_req *wisp_p2p_pool_at(const void *handle)
 {
-    const struct wisp_p2p_req *r = handle, *reqs = wisp_p2p_pool.reqs;
-    return reqs && r >= reqs && r < reqs + wisp_p2p_pool.used ? (struct wisp_p2p_req *)r : NULL;
+    const struct wisp_p2p_req *r = handle, *reqs = WISP_P2P_POOL(reqs);
+    return reqs && r >= reqs && r < reqs + WISP_P2P_POOL(used) ? (struct wisp_p2p_req *)r : NULL;
 }
 /* NULL: the MPI's request. */
 static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
 {
     struct wisp_p2p_req *req = wisp_p2p_pool_at(handle);
-    const char *p = (const char *)handle, *range = wisp_p2p_pool.sent_range;
+    const char *p = (const char *)handle, *range = WISP_P2P_POOL(sent_range);
     if (req || !range || p < range || p >= range + WISP_P2P_SENT_RANGE)
         return req;
-    return wisp_p2p_pool.sent;
+    return WISP_P2P_POOL(sent);
 }
 #endif
 
@@ -335,19 +348,34 @@ struct wisp_p2p {
     int node_rank, node_size;
     int tag_ub; /* MPI_TAG_UB: larger tags go to the MPI, which reports them */
     uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
-    unsigned outstanding; /* work that needs this process inside wisp */
-    unsigned deferred;    /* receives the rescuer completed that still need the MPI */
-    bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
-    bool cma;             /* private messages are read with process_vm_readv (cma.c) */
-    bool ring_always;     /* the node's processes run progress threads: ring after each put */
+    /* Both counted under the lock and looked at without it (the rescuer,
+     * the progress thread, blocking calls choosing their path): relaxed
+     * atomics, whose loads and stores are plain ones on the machine. */
+    _Atomic unsigned outstanding; /* work that needs this process inside wisp */
+    _Atomic unsigned deferred;    /* receives the rescuer completed that still need the MPI */
+    bool rescuing;                /* the rescuer thread holds the lock: no calls into the MPI */
+    bool cma;                     /* private messages are read with process_vm_readv (cma.c) */
+    bool ring_always; /* the node's processes run progress threads: ring after each put */
 };
 extern struct wisp_p2p wisp_p2p;
+
+/* A look at one of the engine's counters, with or without the lock. */
+static inline unsigned wisp_p2p_count(const _Atomic unsigned *counter)
+{
+    return atomic_load_explicit(counter, memory_order_relaxed);
+}
+/* Lock held (the only writer then): a load and a store, no locked
+ * instruction; a look without the lock sees the old or the new value. */
+static inline void wisp_p2p_count_add(_Atomic unsigned *counter, int delta)
+{
+    atomic_store_explicit(counter, wisp_p2p_count(counter) + (unsigned)delta, memory_order_relaxed);
+}
 
 /* Has this process work in flight that only it can move? Then its blocking
  * calls into the MPI must keep the engine going. */
 static inline bool wisp_p2p_busy(void)
 {
-    return wisp_p2p.on && wisp_p2p.outstanding;
+    return wisp_p2p.on && wisp_p2p_count(&wisp_p2p.outstanding);
 }
 
 /* Collective over the world, after the topology and the heap. */
@@ -431,10 +459,11 @@ static inline void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* The communicators with receives waiting in their `remote` queues. */
 extern struct wisp_list wisp_p2p_remote_comms;
+extern _Atomic unsigned wisp_p2p_remote_count; /* their number */
 /* Are receives waiting in `remote` queues (a look without the lock)? */
 static inline bool wisp_p2p_remote_waiting(void)
 {
-    return !wisp_list_empty(&wisp_p2p_remote_comms);
+    return wisp_p2p_count(&wisp_p2p_remote_count) != 0; /* also without the lock */
 }
 /* Hand receives blocked behind wildcards to the MPI when allowed (inline:
  * every progress pass asks, and mostly none wait). */
@@ -549,29 +578,35 @@ int wisp_p2p_cancel(MPI_Request *request);
 /* Does this array hold any of wisp's requests? One test per handle, no
  * branch (a poll over the MPI's requests pays it before the MPI's call);
  * true for a handle of wisp's form that names none also: the caller then
- * looks closer. */
-static inline bool wisp_p2p_handle_ours(MPI_Request handle)
+ * looks closer. (Open MPI: the pool's range is read once, not per handle.) */
+static inline bool wisp_p2p_handle_ours(MPI_Request handle, uintptr_t base, uintptr_t span)
 {
 #if defined(MPICH) /* the tag bits are WISP_P2P_HANDLE_TAG or WISP_P2P_SENT_TAG */
+    (void)base, (void)span;
     return ((((unsigned)handle & WISP_P2P_HANDLE_MASK) - WISP_P2P_HANDLE_TAG) &
             ~(unsigned)WISP_P2P_HANDLE_TAG) == 0;
 #else
-    return (uintptr_t)(const void *)handle - wisp_p2p_pool.base < wisp_p2p_pool.span;
+    return (uintptr_t)(const void *)handle - base < span;
 #endif
 }
 
 static inline bool wisp_p2p_any_ours(int n, const MPI_Request *reqs)
 {
+#if defined(MPICH)
+    uintptr_t base = 0, span = 0;
+#else
+    uintptr_t base = WISP_P2P_POOL(base), span = WISP_P2P_POOL(span);
+#endif
     bool a = false, b = false, c = false, d = false; /* four at a time, independent */
     int i = 0;
     for (; i + 4 <= n; i += 4) {
-        a |= wisp_p2p_handle_ours(reqs[i]);
-        b |= wisp_p2p_handle_ours(reqs[i + 1]);
-        c |= wisp_p2p_handle_ours(reqs[i + 2]);
-        d |= wisp_p2p_handle_ours(reqs[i + 3]);
+        a |= wisp_p2p_handle_ours(reqs[i], base, span);
+        b |= wisp_p2p_handle_ours(reqs[i + 1], base, span);
+        c |= wisp_p2p_handle_ours(reqs[i + 2], base, span);
+        d |= wisp_p2p_handle_ours(reqs[i + 3], base, span);
     }
     for (; i < n; i++)
-        a |= wisp_p2p_handle_ours(reqs[i]);
+        a |= wisp_p2p_handle_ours(reqs[i], base, span);
     return a | b | c | d;
 }
 

@@ -24,16 +24,22 @@ static struct wisp_p2p_req *free_list;
  * them): the next value of a range that only these handles use, which
  * wisp_p2p_req_of maps to the shared request. No allocation per send.
  */
-static unsigned long sent_count;
+static unsigned long sent_count; /* lock held */
 
 #if defined(MPICH)
 _Static_assert(WISP_P2P_POOL_SIZE <= WISP_P2P_INDEX_MASK + 1, "indices fit beside the tag");
+enum { SENT_NUMBERS = WISP_P2P_INDEX_MASK + 1 };
 
+/* The handle of a send completed at once, by its number. */
+static MPI_Request sent_handle(unsigned long n)
+{
+    return (MPI_Request)(WISP_P2P_SENT_TAG | (int)n);
+}
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
     if (req->shared) /* never 0x08000000 itself, MPICH's MPI_GROUP_NULL */
-        return (MPI_Request)(WISP_P2P_SENT_TAG | (int)(sent_count++ % WISP_P2P_INDEX_MASK + 1));
-    return (MPI_Request)(WISP_P2P_HANDLE_TAG | (int)(req - wisp_p2p_pool.reqs));
+        return sent_handle(sent_count++ % WISP_P2P_INDEX_MASK + 1);
+    return (MPI_Request)(WISP_P2P_HANDLE_TAG | (int)(req - WISP_P2P_POOL(reqs)));
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
 {
@@ -41,13 +47,19 @@ struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
 }
 MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 {
-    return (MPI_Message)(WISP_P2P_HANDLE_TAG | (int)(req - wisp_p2p_pool.reqs));
+    return (MPI_Message)(WISP_P2P_HANDLE_TAG | (int)(req - WISP_P2P_POOL(reqs)));
 }
 #else
+enum { SENT_NUMBERS = WISP_P2P_SENT_RANGE };
+
+static MPI_Request sent_handle(unsigned long n)
+{
+    return (MPI_Request)(void *)(WISP_P2P_POOL(sent_range) + n);
+}
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
     if (req->shared)
-        return (MPI_Request)(void *)(wisp_p2p_pool.sent_range + sent_count++ % WISP_P2P_SENT_RANGE);
+        return sent_handle(sent_count++ % WISP_P2P_SENT_RANGE);
     return (MPI_Request)(void *)req;
 }
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle)
@@ -60,34 +72,49 @@ MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 }
 #endif
 
-/* Fortran handles (Open MPI's own are indices of its table, from 0 up). */
-enum { FORTRAN_BASE = 0x40000000 };
-_Static_assert(FORTRAN_BASE + (long long)WISP_P2P_POOL_SIZE <= 0x7fffffff,
-               "Fortran handles fit an int");
+/* Fortran handles (Open MPI's own are indices of its table, from 0 up):
+ * wisp's requests and messages by index, then the sends completed at once
+ * by number, so that MPI_Request_f2c gives each its own handle back (and
+ * makes none, which needs the lock). */
+enum { FORTRAN_BASE = 0x40000000, FORTRAN_SENT = FORTRAN_BASE + WISP_P2P_POOL_SIZE };
+_Static_assert(FORTRAN_SENT + (long long)SENT_NUMBERS <= 0x7fffffff, "Fortran handles fit an int");
 
 MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req)
 {
-    return (MPI_Fint)(FORTRAN_BASE + (req - wisp_p2p_pool.reqs));
+    return (MPI_Fint)(FORTRAN_BASE + (req - WISP_P2P_POOL(reqs)));
 }
 
 struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle)
 {
-    if (!wisp_p2p_pool.reqs || handle < FORTRAN_BASE ||
-        (size_t)(handle - FORTRAN_BASE) >= wisp_p2p_pool.used)
+    struct wisp_p2p_req *reqs = WISP_P2P_POOL(reqs);
+    if (!reqs || handle < FORTRAN_BASE || (size_t)(handle - FORTRAN_BASE) >= WISP_P2P_POOL(used))
         return NULL;
-    return &wisp_p2p_pool.reqs[handle - FORTRAN_BASE];
+    return &reqs[handle - FORTRAN_BASE];
 }
 
 #ifdef WISP_HAVE_MPI_Request_c2f /* a function (Open MPI), not MPICH's macro */
+/* The number of a send completed at once, from its handle. */
+static unsigned long sent_number(MPI_Request handle)
+{
+#if defined(MPICH)
+    return (unsigned)handle & WISP_P2P_INDEX_MASK;
+#else
+    return (unsigned long)((const char *)(void *)handle - WISP_P2P_POOL(sent_range));
+#endif
+}
 MPI_Fint wisp_p2p_request_c2f(MPI_Request request)
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(request);
-    return req ? wisp_p2p_req_c2f(req) : PMPI_Request_c2f(request);
+    if (!req)
+        return PMPI_Request_c2f(request);
+    return req->shared ? (MPI_Fint)(FORTRAN_SENT + sent_number(request)) : wisp_p2p_req_c2f(req);
 }
 #endif
 #ifdef WISP_HAVE_MPI_Request_f2c
 MPI_Request wisp_p2p_request_f2c(MPI_Fint request)
 {
+    if (request >= FORTRAN_SENT && request - FORTRAN_SENT < SENT_NUMBERS && WISP_P2P_POOL(sent))
+        return sent_handle((unsigned long)(request - FORTRAN_SENT));
     struct wisp_p2p_req *req = wisp_p2p_req_of_fint(request);
     return req ? wisp_p2p_req_handle(req) : PMPI_Request_f2c(request);
 }
@@ -109,11 +136,13 @@ MPI_Message wisp_p2p_message_f2c(MPI_Fint message)
 
 /* The pool's address space; with Open MPI after the range of the sent
  * handles, in one reservation, so that one comparison tells a handle of
- * wisp's from a pointer of the MPI's (wisp_p2p_any_ours). */
+ * wisp's from a pointer of the MPI's (wisp_p2p_any_ours). Lock held: the
+ * fields are stored one by one (p2p.h says why relaxed is enough). */
+#define SET(field, value) atomic_store_explicit(&p->field, value, memory_order_relaxed)
 static void reserve(struct wisp_p2p_pool *p)
 {
     wisp_wrap_begin(WISP_WRAP_REQUESTS); /* before a handle of wisp's exists */
-    size_t pool = sizeof *p->reqs * WISP_P2P_POOL_SIZE, sent = 0;
+    size_t pool = sizeof(struct wisp_p2p_req) * WISP_P2P_POOL_SIZE, sent = 0;
 #if !defined(MPICH)
     sent = WISP_P2P_SENT_RANGE;
 #endif
@@ -121,26 +150,28 @@ static void reserve(struct wisp_p2p_pool *p)
         mmap(NULL, sent + pool, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range == MAP_FAILED || mprotect(range + sent, pool, PROT_READ | PROT_WRITE))
         wisp_fatal("cannot reserve address space for %d requests", WISP_P2P_POOL_SIZE);
-    p->reqs = (struct wisp_p2p_req *)(void *)(range + sent);
+    SET(reqs, (struct wisp_p2p_req *)(void *)(range + sent));
 #if !defined(MPICH)
-    p->sent_range = range;
-    p->base = (uintptr_t)range;
-    p->span = sent + pool;
+    SET(sent_range, range);
+    SET(base, (uintptr_t)range);
+    SET(span, sent + pool);
 #endif
 }
 
 struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 {
     struct wisp_p2p_pool *p = &wisp_p2p_pool;
-    if (!p->reqs)
+    if (!WISP_P2P_POOL(reqs))
         reserve(p);
     struct wisp_p2p_req *req = free_list;
     if (req) {
         free_list = (struct wisp_p2p_req *)req->link.next;
     } else {
-        if (p->used == WISP_P2P_POOL_SIZE)
+        size_t used = WISP_P2P_POOL(used);
+        if (used == WISP_P2P_POOL_SIZE)
             wisp_fatal("more than %d point-to-point requests alive at once", WISP_P2P_POOL_SIZE);
-        req = &p->reqs[p->used++];
+        req = &WISP_P2P_POOL(reqs)[used];
+        SET(used, used + 1); /* a load and a store: the lock makes this the only writer */
     }
     memset(req, 0, sizeof *req);
     wisp_list_init(&req->link);
@@ -154,15 +185,15 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
 struct wisp_p2p_req *wisp_p2p_req_sent(void)
 {
     struct wisp_p2p_pool *p = &wisp_p2p_pool;
-    if (!p->sent) {
+    if (!WISP_P2P_POOL(sent)) {
         struct wisp_p2p_req *sent = wisp_p2p_req_new(WISP_P2P_SEND);
         sent->shared = sent->active = sent->done = true;
         sent->st_source = MPI_ANY_SOURCE;
         sent->st_tag = MPI_ANY_TAG;
         sent->st_error = MPI_SUCCESS;
-        p->sent = sent;
+        SET(sent, sent);
     }
-    return p->sent;
+    return WISP_P2P_POOL(sent);
 }
 
 void wisp_p2p_req_release(struct wisp_p2p_req *req)

@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,13 @@
 enum { LARGE_INTS = 1 << 18 }; /* 1 MiB */
 static int large[LARGE_INTS];  /* private memory: the staged protocol */
 
-static volatile sig_atomic_t handled_on = -1;
+/* Written by the handler on another thread (lock-free: signal-safe). */
+static _Atomic long handled_on = -1;
 
 static void on_usr1(int sig)
 {
     (void)sig;
-    handled_on = (sig_atomic_t)syscall(SYS_gettid);
+    handled_on = syscall(SYS_gettid);
 }
 
 static void sleep_ms(int ms)
