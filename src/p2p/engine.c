@@ -926,6 +926,9 @@ static bool has_message(void *unused)
 void wisp_p2p_listen(void)
 {
     wisp_p2p.ring_always = true;
+#if defined(OPEN_MPI)
+    wisp_p2p.waitall_polls = true;
+#endif
 }
 
 bool wisp_p2p_nap(long ns)

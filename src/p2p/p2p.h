@@ -355,7 +355,8 @@ struct wisp_p2p {
     _Atomic unsigned deferred;    /* receives the rescuer completed that still need the MPI */
     bool rescuing;                /* the rescuer thread holds the lock: no calls into the MPI */
     bool cma;                     /* private messages are read with process_vm_readv (cma.c) */
-    bool ring_always; /* the node's processes run progress threads: ring after each put */
+    bool ring_always;   /* the node's processes run progress threads: ring after each put */
+    bool waitall_polls; /* MPI_Waitall of the MPI's requests polls (wisp_p2p_listen) */
 };
 extern struct wisp_p2p wisp_p2p;
 
@@ -393,7 +394,12 @@ bool wisp_p2p_progress_async(void);
  * `ns`. From wisp_p2p_listen on, this process rings its peers' doorbells
  * after every put; WISP_PROGRESS is read alike by every process of a job,
  * so their threads listen too (one that does not merely wakes on its
- * timer). False, at once, without the engine. */
+ * timer). Under Open MPI, MPI_Waitall of the MPI's requests then polls
+ * MPI_Testall: Open MPI 4.1's MPI_Waitall misses a request that fails (a
+ * truncated receive) while another thread moves the MPI, and hangs
+ * (reproduced without wisp; MPI_Wait, MPI_Waitany, MPI_Waitsome and
+ * MPI_Testall do not). wisp_p2p_nap is false, at once, without the
+ * engine. */
 void wisp_p2p_listen(void);
 bool wisp_p2p_nap(long ns);
 void wisp_p2p_nap_end(void); /* wakes the thread from wisp_p2p_nap */
@@ -626,7 +632,7 @@ static inline int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool 
 static inline int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test,
                                    int *flag, bool raise)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && (test || !wisp_p2p_busy()))
+    if (!wisp_p2p_any_ours(n, reqs) && (test || (!wisp_p2p_busy() && !wisp_p2p.waitall_polls)))
         return test ? PMPI_Testall(n, reqs, flag, statuses) : PMPI_Waitall(n, reqs, statuses);
     return wisp_p2p_waitall_mixed(n, reqs, statuses, test, flag, raise);
 }
