@@ -7,6 +7,9 @@
  */
 #include "ghost/world_attr.h"
 
+#include <pthread.h>
+#include <stdbool.h>
+
 #include "ghost/ghost.h"
 #include "wrap/wrap.h"
 
@@ -23,9 +26,17 @@ int wisp_ghost_world_attr(wisp_attr_get_fn *get, MPI_Comm comm, int keyval, void
         return get(comm, keyval, value, flag);
     int rc = get(MPI_COMM_WORLD, keyval, value, flag);
     if (rc == MPI_SUCCESS && *flag && keyval == MPI_UNIVERSE_SIZE) {
-        /* The universe the application can use: the real one less the ghosts. */
+        /* The universe the application can use: the real one less the
+         * ghosts. Written once: threads may ask at the same time, and
+         * read it through the pointer afterwards without a lock. */
         static int universe;
-        universe = **(int **)value - wisp_ghost_count();
+        static bool known;
+        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+        pthread_mutex_lock(&lock);
+        if (!known)
+            universe = **(int **)value - wisp_ghost_count();
+        known = true;
+        pthread_mutex_unlock(&lock);
         *(int **)value = &universe;
     }
     return rc;
