@@ -120,8 +120,11 @@ static bool look(void)
      * only contend for the MPI's lock with it. */
     if (atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed))
         return false;
+    /* wisp's engine first: a local peer's ring woke this thread, and its
+     * copy should not wait behind the MPI's progress. */
+    bool passed = wisp_p2p_progress_async();
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pt.comm, &flag, MPI_STATUS_IGNORE);
-    return wisp_p2p_progress_async();
+    return passed;
 }
 
 static void *run(void *unused)
