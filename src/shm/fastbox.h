@@ -1,10 +1,13 @@
 /*
  * Fastboxes: the transport of the immediate protocol. For each ordered pair
  * of processes of a node, a ring of one-cache-line cells in shared memory
- * that only the sender writes and only the receiver empties; a cell carries
- * the header and the payload together, so a small message costs the
- * receiver one cache miss. Messages of one ring are read in the order they
- * were written (MPI's non-overtaking rule for one sender).
+ * that only the sender writes and only the receiver empties. A message is a
+ * header (sequence word, size, match) followed by its payload, contiguous
+ * from the header's line on (wrapping at the ring's end), as the MPIs' own
+ * fastboxes do: the sender copies it with one memcpy, the receiver with one,
+ * and a small message costs the receiver one cache miss. Messages of one
+ * ring are read in the order they were written (MPI's non-overtaking rule
+ * for one sender).
  *
  * A doorbell per process lets a receiver with nothing to do sleep in the
  * kernel (futex) instead of spinning on an oversubscribed node; senders
@@ -23,11 +26,12 @@
 
 enum {
     WISP_FASTBOX_LINE = 64,
-    WISP_FASTBOX_CELLS = 64,  /* per ring: messages a sender may have in flight */
-    WISP_FASTBOX_INLINE = 48, /* payload bytes that fit beside the header */
-    WISP_FASTBOX_MORE = 60,   /* payload bytes of each further cell of a message */
+    WISP_FASTBOX_CELLS = 256, /* per ring (16 KiB): about 15 messages of 1 KiB in flight */
+    WISP_FASTBOX_HEADER = 16, /* bytes of the header; the payload follows */
+    WISP_FASTBOX_INLINE = WISP_FASTBOX_LINE - WISP_FASTBOX_HEADER, /* in the header's line */
 };
 
+/* The line a message starts in; its payload goes on into the next ones. */
 struct wisp_fastbox_cell {
     alignas(WISP_FASTBOX_LINE) _Atomic uint32_t seq; /* n + 1 once message n is in */
     uint32_t size;
@@ -35,21 +39,12 @@ struct wisp_fastbox_cell {
     unsigned char payload[WISP_FASTBOX_INLINE];
 };
 
-/* The second and later cells of a message longer than WISP_FASTBOX_INLINE. */
-struct wisp_fastbox_more {
-    alignas(WISP_FASTBOX_LINE) _Atomic uint32_t seq;
-    unsigned char payload[WISP_FASTBOX_MORE];
-};
-
-_Static_assert(sizeof(struct wisp_fastbox_more) == WISP_FASTBOX_LINE, "one line per cell");
 _Static_assert(sizeof(struct wisp_fastbox_cell) == WISP_FASTBOX_LINE, "one line per cell");
 
 /* Cells that a message of `size` payload bytes occupies. */
 static inline uint32_t wisp_fastbox_cells(uint32_t size)
 {
-    return size <= WISP_FASTBOX_INLINE
-               ? 1
-               : 1 + (size - WISP_FASTBOX_INLINE + WISP_FASTBOX_MORE - 1) / WISP_FASTBOX_MORE;
+    return (WISP_FASTBOX_HEADER + size + WISP_FASTBOX_LINE - 1) / WISP_FASTBOX_LINE;
 }
 
 struct wisp_fastbox_ring {
@@ -90,8 +85,9 @@ static inline struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int npro
     return (struct wisp_doorbell *)((struct wisp_fastbox_ring *)region + rings) + proc;
 }
 
-/* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <=
- * WISP_FASTBOX_CELLS cells; false when the ring has not that many free. */
+/* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <
+ * WISP_FASTBOX_CELLS cells; false when the ring has not that many free
+ * (and one more: see fastbox.c). */
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size);
 
