@@ -190,6 +190,7 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.stage = (uint64_t)wisp_config.SHM_STAGE;
     wisp_p2p.immediate_max = (uint64_t)wisp_config.SHM_IMMEDIATE;
     wisp_p2p.single_copy_min = (uint64_t)wisp_config.SHM_SINGLE_COPY;
+    wisp_p2p.cma_min = (uint64_t)wisp_config.SHM_CMA_MIN;
     wisp_p2p.synergy_min = (uint64_t)wisp_config.SHM_SYNERGY;
     wisp_p2p.block = (uint64_t)wisp_config.SHM_BLOCK;
     wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
@@ -241,8 +242,9 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p_comm_init(wisp_wrap_user_world);
     wisp_log(2,
              "point-to-point engine on: %d processes on this node, immediate <= %llu B, "
-             "private messages above %llu B %s",
-             n, (unsigned long long)wisp_p2p.immediate_max, (unsigned long long)wisp_p2p.stage,
+             "private messages from %llu B %s",
+             n, (unsigned long long)wisp_p2p.immediate_max,
+             (unsigned long long)(wisp_p2p.cma ? wisp_p2p.cma_min : wisp_p2p.immediate_max + 1),
              wisp_p2p.cma ? "by cross-memory attach" : "staged");
 }
 
@@ -339,11 +341,12 @@ static bool single_copy(const void *p, uint64_t size)
            wisp_shm_heap_contains((const char *)p + size - 1);
 }
 
-/* Or, from private memory, with cross-memory attach (cma.c)? Only beyond
- * the staging area: smaller ones are sent eagerly, as the MPIs do. */
+/* Or, from private memory, with cross-memory attach (cma.c)? Like single
+ * copy, checked before immediate; messages that fit the staging area are
+ * taken back when the receiver is late (eager, as the MPIs' are). */
 static bool copied_by_cma(uint64_t size)
 {
-    return wisp_p2p.cma && size > wisp_p2p.stage;
+    return wisp_p2p.cma && size >= wisp_p2p.cma_min;
 }
 
 static bool advance_slot(int i);
@@ -433,7 +436,7 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
     MPI_Aint offset;
     int node = comm->node_of[dest];
     if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset, NULL) != MPI_SUCCESS ||
-        !contig || bytes > wisp_p2p.immediate_max ||
+        !contig || bytes > wisp_p2p.immediate_max || copied_by_cma(bytes) ||
         single_copy((const char *)buf + offset, bytes) || !wisp_list_empty(&pending[node]) ||
         !wisp_fastbox_put(ring(wisp_p2p.node_rank, node),
                           match_word(comm->ctx, tag, KIND_IMMEDIATE), (const char *)buf + offset,

@@ -334,7 +334,7 @@ struct wisp_p2p {
     bool sleepy;  /* more processes than cores here: wait in the kernel */
     int node_rank, node_size;
     int tag_ub; /* MPI_TAG_UB: larger tags go to the MPI, which reports them */
-    uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
+    uint64_t immediate_max, stage, single_copy_min, cma_min, synergy_min, block;
     unsigned outstanding; /* work that needs this process inside wisp */
     unsigned deferred;    /* receives the rescuer completed that still need the MPI */
     bool rescuing;        /* the rescuer thread holds the lock: no calls into the MPI */
