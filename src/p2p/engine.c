@@ -8,12 +8,13 @@
  *
  *   immediate    size <= WISP_SHM_IMMEDIATE: the payload rides in the
  *                ring's cells; one miss for the receiver.
- *   staged       private send buffer: the sender copies chunks into the
- *                slot's staging area (WISP_SHM_STAGE bytes, 16 chunks) while
- *                the receiver copies them out; messages that fit are sent
- *                eagerly (the send completes once staged).
+ *   staged       private send buffer below WISP_SHM_CMA_MIN: the sender
+ *                copies chunks into the slot's staging area (WISP_SHM_STAGE
+ *                bytes, 16 chunks) while the receiver copies them out;
+ *                messages that fit are sent eagerly (complete once staged).
  *   single copy  send buffer in the shared heap, size >= WISP_SHM_SINGLE_COPY:
- *                the receiver copies straight from it.
+ *                the receiver copies straight from it; from private memory,
+ *                size >= WISP_SHM_CMA_MIN, with process_vm_readv (cma.c).
  *   synergistic  single copy of >= WISP_SHM_SYNERGY bytes into a receive
  *                buffer in the heap: both sides copy WISP_SHM_BLOCK-sized
  *                blocks claimed from the slot's counter; the receiver
