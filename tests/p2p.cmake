@@ -26,10 +26,10 @@ wisp_add_preload_test(p2p_polling NP 2)
 # bytes, as the environment sets them), with the defaults, with larger
 # immediate messages than cross-memory attach's smallest (it wins), and
 # without cross-memory attach.
-wisp_add_mpi_test(p2p_sizes NP 2 ARGS 4096 512 16384 65536 1048576)
+wisp_add_mpi_test(p2p_sizes NP 2 ARGS 4096 512 16384 65536 262144)
 wisp_add_mpi_test(p2p_sizes NP 2 ENV WISP_SHM_IMMEDIATE=8k WISP_SHM_CMA_MIN=2k SUFFIX .overlap
-                  ARGS 8192 512 2048 65536 1048576)
-wisp_add_mpi_test(p2p_sizes NP 2 ENV WISP_SHM_CMA=off SUFFIX .nocma ARGS 4096 512 16384 65536 1048576 nocma)
+                  ARGS 8192 512 2048 65536 262144)
+wisp_add_mpi_test(p2p_sizes NP 2 ENV WISP_SHM_CMA=off SUFFIX .nocma ARGS 4096 512 16384 65536 262144 nocma)
 wisp_add_mpi_test(p2p_threads NP 2)
 wisp_add_mpi_test(p2p_comm_create NP 2)
 wisp_add_mpi_test(p2p_finalize NP 2)

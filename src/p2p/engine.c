@@ -536,8 +536,34 @@ static bool emit_pending(void)
     return moved;
 }
 
+/* How one side copies its blocks of a synergistic message: in its own
+ * address space (both buffers reachable: its own and the shared heap), or
+ * across into / out of the other process's private memory (cma.c). */
+typedef void copy_fn(int peer, char *dst, const char *src, uint64_t n);
+
+static void copy_here(int peer, char *dst, const char *src, uint64_t n)
+{
+    (void)peer;
+    memcpy(dst, src, n);
+}
+
+static void copy_from_peer(int peer, char *dst, const char *src, uint64_t n)
+{
+    wisp_p2p_cma_copy(peer, dst, src, n);
+}
+
+static void copy_to_peer(int peer, char *dst, const char *src, uint64_t n)
+{
+    wisp_p2p_cma_write(peer, dst, src, n);
+}
+
+static bool in_heap(const char *p, uint64_t n)
+{
+    return wisp_shm_heap_contains(p) && wisp_shm_heap_contains(p + n - 1);
+}
+
 /* Claim and copy blocks of a synergistic message; true if any. */
-static bool claim_blocks(struct slot *s, const char *src, char *dst)
+static bool claim_blocks(struct slot *s, const char *src, char *dst, copy_fn *copy, int peer)
 {
     uint64_t blocks = (s->size + wisp_p2p.block - 1) / wisp_p2p.block;
     bool any = false;
@@ -547,7 +573,7 @@ static bool claim_blocks(struct slot *s, const char *src, char *dst)
             return any;
         uint64_t at = b * wisp_p2p.block;
         uint64_t len = s->size - at < wisp_p2p.block ? s->size - at : wisp_p2p.block;
-        memcpy(dst + at, src + at, len);
+        copy(peer, dst + at, src + at, len);
         atomic_fetch_add_explicit(&s->copied, len, memory_order_release);
         any = true;
     }
@@ -579,7 +605,8 @@ static bool advance_slot(int i)
                 send_complete(req);
         } else if (state == SLOT_MATCHED) {
             char *dst = atomic_load_explicit(&s->dst, memory_order_acquire);
-            if (dst && claim_blocks(s, s->src, dst))
+            if (dst && claim_blocks(s, s->src, dst,
+                                    in_heap(dst, s->size) ? copy_here : copy_to_peer, s->to))
                 moved = true;
         } else if (state == SLOT_POSTED && takes_back(s, req)) {
             memcpy(staging(s), s->src, s->size);
@@ -654,25 +681,26 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     struct slot *s = slot_at(msg->from, msg->slot);
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
     bool moved = false;
-    if (msg->src && !wisp_shm_heap_contains(msg->src)) { /* private: cross-memory attach */
-        if (n)
-            wisp_p2p_cma_copy(msg->from, req->dst, msg->src, n);
-        wisp_stats_shm.single_copy++;
-        wisp_stats_shm.copies++;
-    } else if (msg->src) {
+    if (msg->src) {
+        /* A private side is reached by cross-memory attach: the source by
+         * this receiver, a private receive buffer by the sender. */
+        bool cma = !wisp_shm_heap_contains(msg->src);
         bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && !req->unpack &&
-                       wisp_shm_heap_contains(req->dst) && wisp_shm_heap_contains(req->dst + n - 1);
+                       (wisp_p2p.cma || in_heap(req->dst, n));
         if (synergy) {
             if (!atomic_load_explicit(&s->dst, memory_order_relaxed)) {
                 atomic_store_explicit(&s->dst, req->dst, memory_order_release);
                 wake(msg->from);
             }
-            moved = claim_blocks(s, msg->src, req->dst);
+            moved =
+                claim_blocks(s, msg->src, req->dst, cma ? copy_from_peer : copy_here, msg->from);
             if (atomic_load_explicit(&s->copied, memory_order_acquire) < msg->size)
                 return moved; /* the sender still copies a block */
             wisp_stats_shm.synergistic++;
         } else {
-            if (n)
+            if (n && cma)
+                wisp_p2p_cma_copy(msg->from, req->dst, msg->src, n);
+            else if (n)
                 memcpy(req->dst, msg->src, n);
             wisp_stats_shm.single_copy++;
         }

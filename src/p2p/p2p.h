@@ -373,6 +373,10 @@ bool wisp_p2p_cma_init(MPI_Comm node, bool wanted);
 void wisp_p2p_cma_fini(void);
 /* Copy `n` bytes at `src` in node process `from` to `dst`. */
 void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n);
+/* The same, the other way: `n` bytes from `src` here into `dst` in node rank
+ * `to`'s memory (process_vm_writev: a sender's share of a synergistic copy
+ * into a private receive buffer). */
+void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n);
 
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);

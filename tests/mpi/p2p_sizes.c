@@ -82,9 +82,9 @@ static void check_message(const unsigned char *buf, size_t n, unsigned seed, MPI
 static const char *protocol(size_t n, int heap_send, int heap_recv)
 {
     if (heap_send && n && n >= single_copy)
-        return n >= synergy && heap_recv ? "synergistic" : "single_copy";
+        return n >= synergy && (heap_recv || cma) ? "synergistic" : "single_copy";
     if (!heap_send && cma && n >= cma_min)
-        return "single_copy";
+        return n >= synergy ? "synergistic" : "single_copy";
     return "staged";
 }
 
