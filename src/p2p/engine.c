@@ -948,7 +948,7 @@ static bool has_message(void *unused)
 {
     (void)unused;
     for (int p = 0; p < wisp_p2p.node_size; p++)
-        if (p != wisp_p2p.node_rank && wisp_fastbox_peek(ring(p, wisp_p2p.node_rank)))
+        if (p != wisp_p2p.node_rank && wisp_fastbox_waiting(ring(p, wisp_p2p.node_rank)))
             return true;
     return false;
 }

@@ -42,23 +42,41 @@ static void copy_out(const struct wisp_fastbox_ring *ring, uint32_t at, void *to
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size)
 {
-    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size);
-    if (n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS) { /* + 1: the next header */
+    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size), line = n % WISP_FASTBOX_CELLS;
+    uint32_t at = n;                                /* where the message goes */
+    if (line >= WISP_FASTBOX_HOT && line > cells) { /* the skip mark clear of the message */
+        /* Asked at most once per WISP_FASTBOX_HOT lines: a stream pays little. */
+        if (ring->consumed_seen != n && n - ring->looked >= WISP_FASTBOX_HOT) {
+            ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
+            ring->looked = n;
+        }
+        if (ring->consumed_seen == n) /* empty: back to the first line */
+            at = n + WISP_FASTBOX_CELLS - line;
+    }
+    if (at == n && n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS) { /* + 1: see next */
         ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
         if (n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS)
             return false;
     }
-    struct wisp_fastbox_cell *cell = &ring->cells[n % WISP_FASTBOX_CELLS];
+    struct wisp_fastbox_cell *cell = &ring->cells[at % WISP_FASTBOX_CELLS];
     cell->size = size;
     cell->match = match;
     if (size) /* zero bytes may come from a null buffer */
-        copy_in(ring, (n % WISP_FASTBOX_CELLS) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER, payload,
+        copy_in(ring, (at % WISP_FASTBOX_CELLS) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER, payload,
                 size);
-    struct wisp_fastbox_cell *next = &ring->cells[(n + cells) % WISP_FASTBOX_CELLS];
+    struct wisp_fastbox_cell *next = &ring->cells[(at + cells) % WISP_FASTBOX_CELLS];
     atomic_store_explicit(&next->seq, 0, memory_order_relaxed);
+    struct wisp_fastbox_cell *publish = cell;
+    uint32_t seq = at + 1;
+    if (at != n) { /* the message first; the mark's release store publishes both */
+        atomic_store_explicit(&cell->seq, at + 1, memory_order_relaxed);
+        publish = &ring->cells[line];
+        publish->size = WISP_FASTBOX_SKIP;
+        seq = n + 1;
+    }
     /* Last: the release store publishes the payload and the zeroed word. */
-    atomic_store_explicit(&cell->seq, n + 1, memory_order_release);
-    ring->sent = n + cells;
+    atomic_store_explicit(&publish->seq, seq, memory_order_release);
+    ring->sent = at + cells;
     return true;
 }
 

@@ -26,10 +26,16 @@
 
 enum {
     WISP_FASTBOX_LINE = 64,
-    WISP_FASTBOX_CELLS = 256, /* per ring (16 KiB): 15 messages of 1 KiB in flight, 3 of 4 KiB */
+    WISP_FASTBOX_CELLS = 512, /* per ring (32 KiB): 30 messages of 1 KiB in flight, 7 of 4 KiB */
     WISP_FASTBOX_HEADER = 16, /* bytes of the header; the payload follows */
     WISP_FASTBOX_INLINE = WISP_FASTBOX_LINE - WISP_FASTBOX_HEADER, /* in the header's line */
+    /* A sender that finds the ring empty past its first WISP_FASTBOX_HOT
+     * lines goes on at the first line, and leaves a skip mark (a header of
+     * size WISP_FASTBOX_SKIP) where it was: a ping-pong stays in lines the
+     * caches hold, a stream still has the whole ring. */
+    WISP_FASTBOX_HOT = 64,
 };
+#define WISP_FASTBOX_SKIP UINT32_MAX
 
 /* The line a message starts in; its payload goes on into the next ones. */
 struct wisp_fastbox_cell {
@@ -50,9 +56,11 @@ static inline uint32_t wisp_fastbox_cells(uint32_t size)
 struct wisp_fastbox_ring {
     /* The receiver's progress, read by the sender only when the ring looks full. */
     alignas(WISP_FASTBOX_LINE) _Atomic uint32_t consumed;
-    /* The sender's own state, in its own line: sent, and its view of consumed. */
+    /* The sender's own state, in its own line: sent, its view of consumed,
+     * and where it last looked whether the ring was empty. */
     alignas(WISP_FASTBOX_LINE) uint32_t sent;
     uint32_t consumed_seen;
+    uint32_t looked;
     /* The receiver's own state. */
     alignas(WISP_FASTBOX_LINE) uint32_t received;
     struct wisp_fastbox_cell cells[WISP_FASTBOX_CELLS];
@@ -91,13 +99,27 @@ static inline struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int npro
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size);
 
-/* Receiver: the oldest unread cell, or NULL when there is none. It stays
- * valid (and unread) until wisp_fastbox_release. */
+/* Receiver, without changing the ring (any thread): is a message (or a skip
+ * mark) waiting? */
+static inline bool wisp_fastbox_waiting(const struct wisp_fastbox_ring *ring)
+{
+    const struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+    return atomic_load_explicit(&cell->seq, memory_order_acquire) == ring->received + 1;
+}
+
+/* Receiver (its one reading thread): the oldest unread message, or NULL
+ * when there is none; it passes skip marks. The message stays valid (and
+ * unread) until wisp_fastbox_release. */
 static inline const struct wisp_fastbox_cell *wisp_fastbox_peek(struct wisp_fastbox_ring *ring)
 {
-    struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
-    return atomic_load_explicit(&cell->seq, memory_order_acquire) == ring->received + 1 ? cell
-                                                                                        : NULL;
+    for (;;) {
+        struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+        if (atomic_load_explicit(&cell->seq, memory_order_acquire) != ring->received + 1)
+            return NULL;
+        if (cell->size != WISP_FASTBOX_SKIP)
+            return cell;
+        ring->received += WISP_FASTBOX_CELLS - ring->received % WISP_FASTBOX_CELLS;
+    }
 }
 
 /* Receiver: the payload of the message that starts at `cell` (from
