@@ -45,12 +45,15 @@ bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void
     uint32_t n = ring->sent, cells = wisp_fastbox_cells(size), line = n % WISP_FASTBOX_CELLS;
     uint32_t at = n;                                /* where the message goes */
     if (line >= WISP_FASTBOX_HOT && line > cells) { /* the skip mark clear of the message */
-        /* Asked at most once per WISP_FASTBOX_HOT lines: a stream pays little. */
-        if (ring->consumed_seen != n && n - ring->looked >= WISP_FASTBOX_HOT) {
+        /* Back to the first line once the receiver has read the lines the
+         * message and the next header take there; asked at most once per
+         * WISP_FASTBOX_HOT lines, so a stream pays little. */
+        uint32_t need = n - line + cells + 1;
+        if ((int32_t)(ring->consumed_seen - need) < 0 && n - ring->looked >= WISP_FASTBOX_HOT) {
             ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
             ring->looked = n;
         }
-        if (ring->consumed_seen == n) /* empty: back to the first line */
+        if ((int32_t)(ring->consumed_seen - need) >= 0)
             at = n + WISP_FASTBOX_CELLS - line;
     }
     if (at == n && n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS) { /* + 1: see next */

@@ -29,10 +29,11 @@ enum {
     WISP_FASTBOX_CELLS = 512, /* per ring (32 KiB): 30 messages of 1 KiB in flight, 7 of 4 KiB */
     WISP_FASTBOX_HEADER = 16, /* bytes of the header; the payload follows */
     WISP_FASTBOX_INLINE = WISP_FASTBOX_LINE - WISP_FASTBOX_HEADER, /* in the header's line */
-    /* A sender that finds the ring empty past its first WISP_FASTBOX_HOT
-     * lines goes on at the first line, and leaves a skip mark (a header of
-     * size WISP_FASTBOX_SKIP) where it was: a ping-pong stays in lines the
-     * caches hold, a stream still has the whole ring. */
+    /* A sender past the ring's first WISP_FASTBOX_HOT lines goes on at the
+     * first line as soon as the receiver has read what is there, and leaves
+     * a skip mark (a header of size WISP_FASTBOX_SKIP) where it was: a
+     * ping-pong or a stream the receiver keeps up with stays in lines the
+     * caches hold; a receiver that lags still finds the whole ring. */
     WISP_FASTBOX_HOT = 64,
 };
 #define WISP_FASTBOX_SKIP UINT32_MAX
@@ -57,7 +58,7 @@ struct wisp_fastbox_ring {
     /* The receiver's progress, read by the sender only when the ring looks full. */
     alignas(WISP_FASTBOX_LINE) _Atomic uint32_t consumed;
     /* The sender's own state, in its own line: sent, its view of consumed,
-     * and where it last looked whether the ring was empty. */
+     * and where it last asked for consumed to go back to the first line. */
     alignas(WISP_FASTBOX_LINE) uint32_t sent;
     uint32_t consumed_seen;
     uint32_t looked;
