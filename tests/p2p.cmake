@@ -26,6 +26,14 @@ wisp_add_mpi_test(p2p_polling NP 3)
 wisp_add_mpi_test(p2p_polling NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(p2p_polling NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_preload_test(p2p_polling NP 2)
+# Sizes around every protocol threshold (the arguments: the thresholds in
+# bytes, as the environment sets them), with the defaults, with larger
+# immediate messages than cross-memory attach's smallest (it wins), and
+# without cross-memory attach.
+wisp_add_mpi_test(p2p_sizes NP 2 ARGS 4096 512 16384 65536 262144)
+wisp_add_mpi_test(p2p_sizes NP 2 ENV WISP_SHM_IMMEDIATE=8k WISP_SHM_CMA_MIN=2k SUFFIX .overlap
+                  ARGS 8192 512 2048 65536 262144)
+wisp_add_mpi_test(p2p_sizes NP 2 ENV WISP_SHM_CMA=off SUFFIX .nocma ARGS 4096 512 16384 65536 262144 nocma)
 wisp_add_mpi_test(p2p_threads NP 2)
 # Requests made, looked up and completed by threads at once (the pool's and
 # the engine's looks without the lock), also beside the progress thread.

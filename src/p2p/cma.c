@@ -75,3 +75,18 @@ void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n)
         done += (uint64_t)got;
     }
 }
+
+void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n)
+{
+    uint64_t done = 0;
+    while (done < n) {
+        struct iovec local = {(char *)src + done, n - done};
+        struct iovec remote = {(char *)dst + done, n - done};
+        ssize_t put = process_vm_writev(pids[to], &local, 1, &remote, 1, 0);
+        if (put <= 0)
+            wisp_fatal("cannot write a message of %llu bytes into node rank %d's memory "
+                       "(process_vm_writev: %s); WISP_SHM_CMA=off stages them instead",
+                       (unsigned long long)n, to, strerror(errno));
+        done += (uint64_t)put;
+    }
+}

@@ -8,12 +8,13 @@
  *
  *   immediate    size <= WISP_SHM_IMMEDIATE: the payload rides in the
  *                ring's cells; one miss for the receiver.
- *   staged       private send buffer: the sender copies chunks into the
- *                slot's staging area (WISP_SHM_STAGE bytes, 16 chunks) while
- *                the receiver copies them out; messages that fit are sent
- *                eagerly (the send completes once staged).
+ *   staged       private send buffer below WISP_SHM_CMA_MIN: the sender
+ *                copies chunks into the slot's staging area (WISP_SHM_STAGE
+ *                bytes, 16 chunks) while the receiver copies them out;
+ *                messages that fit are sent eagerly (complete once staged).
  *   single copy  send buffer in the shared heap, size >= WISP_SHM_SINGLE_COPY:
- *                the receiver copies straight from it.
+ *                the receiver copies straight from it; from private memory,
+ *                size >= WISP_SHM_CMA_MIN, with process_vm_readv (cma.c).
  *   synergistic  single copy of >= WISP_SHM_SYNERGY bytes into a receive
  *                buffer in the heap: both sides copy WISP_SHM_BLOCK-sized
  *                blocks claimed from the slot's counter; the receiver
@@ -190,6 +191,7 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.stage = (uint64_t)wisp_config.SHM_STAGE;
     wisp_p2p.immediate_max = (uint64_t)wisp_config.SHM_IMMEDIATE;
     wisp_p2p.single_copy_min = (uint64_t)wisp_config.SHM_SINGLE_COPY;
+    wisp_p2p.cma_min = (uint64_t)wisp_config.SHM_CMA_MIN;
     wisp_p2p.synergy_min = (uint64_t)wisp_config.SHM_SYNERGY;
     wisp_p2p.block = (uint64_t)wisp_config.SHM_BLOCK;
     wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
@@ -241,8 +243,9 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p_comm_init(wisp_wrap_user_world);
     wisp_log(2,
              "point-to-point engine on: %d processes on this node, immediate <= %llu B, "
-             "private messages above %llu B %s",
-             n, (unsigned long long)wisp_p2p.immediate_max, (unsigned long long)wisp_p2p.stage,
+             "private messages from %llu B %s",
+             n, (unsigned long long)wisp_p2p.immediate_max,
+             (unsigned long long)(wisp_p2p.cma ? wisp_p2p.cma_min : wisp_p2p.immediate_max + 1),
              wisp_p2p.cma ? "by cross-memory attach" : "staged");
 }
 
@@ -339,11 +342,12 @@ static bool single_copy(const void *p, uint64_t size)
            wisp_shm_heap_contains((const char *)p + size - 1);
 }
 
-/* Or, from private memory, with cross-memory attach (cma.c)? Only beyond
- * the staging area: smaller ones are sent eagerly, as the MPIs do. */
+/* Or, from private memory, with cross-memory attach (cma.c)? Like single
+ * copy, checked before immediate; messages that fit the staging area are
+ * taken back when the receiver is late (eager, as the MPIs' are). */
 static bool copied_by_cma(uint64_t size)
 {
-    return wisp_p2p.cma && size > wisp_p2p.stage;
+    return wisp_p2p.cma && size >= wisp_p2p.cma_min;
 }
 
 static bool advance_slot(int i);
@@ -433,7 +437,7 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
     MPI_Aint offset;
     int node = comm->node_of[dest];
     if (wisp_p2p_type_bytes(type, count, &bytes, &contig, &offset, NULL) != MPI_SUCCESS ||
-        !contig || bytes > wisp_p2p.immediate_max ||
+        !contig || bytes > wisp_p2p.immediate_max || copied_by_cma(bytes) ||
         single_copy((const char *)buf + offset, bytes) || !wisp_list_empty(&pending[node]) ||
         !wisp_fastbox_put(ring(wisp_p2p.node_rank, node),
                           match_word(comm->ctx, tag, KIND_IMMEDIATE), (const char *)buf + offset,
@@ -532,8 +536,34 @@ static bool emit_pending(void)
     return moved;
 }
 
+/* How one side copies its blocks of a synergistic message: in its own
+ * address space (both buffers reachable: its own and the shared heap), or
+ * across into / out of the other process's private memory (cma.c). */
+typedef void copy_fn(int peer, char *dst, const char *src, uint64_t n);
+
+static void copy_here(int peer, char *dst, const char *src, uint64_t n)
+{
+    (void)peer;
+    memcpy(dst, src, n);
+}
+
+static void copy_from_peer(int peer, char *dst, const char *src, uint64_t n)
+{
+    wisp_p2p_cma_copy(peer, dst, src, n);
+}
+
+static void copy_to_peer(int peer, char *dst, const char *src, uint64_t n)
+{
+    wisp_p2p_cma_write(peer, dst, src, n);
+}
+
+static bool in_heap(const char *p, uint64_t n)
+{
+    return wisp_shm_heap_contains(p) && wisp_shm_heap_contains(p + n - 1);
+}
+
 /* Claim and copy blocks of a synergistic message; true if any. */
-static bool claim_blocks(struct slot *s, const char *src, char *dst)
+static bool claim_blocks(struct slot *s, const char *src, char *dst, copy_fn *copy, int peer)
 {
     uint64_t blocks = (s->size + wisp_p2p.block - 1) / wisp_p2p.block;
     bool any = false;
@@ -543,7 +573,7 @@ static bool claim_blocks(struct slot *s, const char *src, char *dst)
             return any;
         uint64_t at = b * wisp_p2p.block;
         uint64_t len = s->size - at < wisp_p2p.block ? s->size - at : wisp_p2p.block;
-        memcpy(dst + at, src + at, len);
+        copy(peer, dst + at, src + at, len);
         atomic_fetch_add_explicit(&s->copied, len, memory_order_release);
         any = true;
     }
@@ -575,7 +605,8 @@ static bool advance_slot(int i)
                 send_complete(req);
         } else if (state == SLOT_MATCHED) {
             char *dst = atomic_load_explicit(&s->dst, memory_order_acquire);
-            if (dst && claim_blocks(s, s->src, dst))
+            if (dst && claim_blocks(s, s->src, dst,
+                                    in_heap(dst, s->size) ? copy_here : copy_to_peer, s->to))
                 moved = true;
         } else if (state == SLOT_POSTED && takes_back(s, req)) {
             memcpy(staging(s), s->src, s->size);
@@ -650,25 +681,26 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     struct slot *s = slot_at(msg->from, msg->slot);
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
     bool moved = false;
-    if (msg->src && !wisp_shm_heap_contains(msg->src)) { /* private: cross-memory attach */
-        if (n)
-            wisp_p2p_cma_copy(msg->from, req->dst, msg->src, n);
-        wisp_stats_shm.single_copy++;
-        wisp_stats_shm.copies++;
-    } else if (msg->src) {
+    if (msg->src) {
+        /* A private side is reached by cross-memory attach: the source by
+         * this receiver, a private receive buffer by the sender. */
+        bool cma = !wisp_shm_heap_contains(msg->src);
         bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && !req->unpack &&
-                       wisp_shm_heap_contains(req->dst) && wisp_shm_heap_contains(req->dst + n - 1);
+                       (wisp_p2p.cma || in_heap(req->dst, n));
         if (synergy) {
             if (!atomic_load_explicit(&s->dst, memory_order_relaxed)) {
                 atomic_store_explicit(&s->dst, req->dst, memory_order_release);
                 wake(msg->from);
             }
-            moved = claim_blocks(s, msg->src, req->dst);
+            moved =
+                claim_blocks(s, msg->src, req->dst, cma ? copy_from_peer : copy_here, msg->from);
             if (atomic_load_explicit(&s->copied, memory_order_acquire) < msg->size)
                 return moved; /* the sender still copies a block */
             wisp_stats_shm.synergistic++;
         } else {
-            if (n)
+            if (n && cma)
+                wisp_p2p_cma_copy(msg->from, req->dst, msg->src, n);
+            else if (n)
                 memcpy(req->dst, msg->src, n);
             wisp_stats_shm.single_copy++;
         }
@@ -918,7 +950,7 @@ static bool has_message(void *unused)
 {
     (void)unused;
     for (int p = 0; p < wisp_p2p.node_size; p++)
-        if (p != wisp_p2p.node_rank && wisp_fastbox_peek(ring(p, wisp_p2p.node_rank)))
+        if (p != wisp_p2p.node_rank && wisp_fastbox_waiting(ring(p, wisp_p2p.node_rank)))
             return true;
     return false;
 }

@@ -347,7 +347,7 @@ struct wisp_p2p {
     bool sleepy;  /* more processes than cores here: wait in the kernel */
     int node_rank, node_size;
     int tag_ub; /* MPI_TAG_UB: larger tags go to the MPI, which reports them */
-    uint64_t immediate_max, stage, single_copy_min, synergy_min, block;
+    uint64_t immediate_max, stage, single_copy_min, cma_min, synergy_min, block;
     /* Both counted under the lock and looked at without it (the rescuer,
      * the progress thread, blocking calls choosing their path): relaxed
      * atomics, whose loads and stores are plain ones on the machine. */
@@ -417,6 +417,10 @@ bool wisp_p2p_cma_init(MPI_Comm node, bool wanted);
 void wisp_p2p_cma_fini(void);
 /* Copy `n` bytes at `src` in node process `from` to `dst`. */
 void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n);
+/* The same, the other way: `n` bytes from `src` here into `dst` in node rank
+ * `to`'s memory (process_vm_writev: a sender's share of a synergistic copy
+ * into a private receive buffer). */
+void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n);
 
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);

@@ -1,10 +1,16 @@
 /*
  * Fastbox rings and doorbells (see fastbox.h). The ring is single-producer,
- * single-consumer: the sender publishes a cell with a release store of its
- * sequence number, the receiver takes it with an acquire load, so neither
- * needs a lock or a read-modify-write. The sender reads the receiver's
- * progress only when its cached view says the ring is full, so in the common
- * case a message moves exactly one cache line between the two cores.
+ * single-consumer: the sender publishes a message with a release store of
+ * its header's sequence number, the receiver takes it with an acquire load,
+ * so neither needs a lock or a read-modify-write. The sender reads the
+ * receiver's progress only when its cached view says the ring is full, so in
+ * the common case a small message moves exactly one cache line between the
+ * two cores.
+ *
+ * The line after a message, where the next one will start, may hold stale
+ * payload bytes that look like the sequence number the receiver waits for
+ * there; so the sender zeroes that word before it publishes the message
+ * (as Open MPI's fastboxes do), and keeps that line free for it.
  */
 #include "shm/fastbox.h"
 
@@ -12,58 +18,78 @@
 
 #include "core/futex.h"
 
+enum { RING_BYTES = WISP_FASTBOX_CELLS * WISP_FASTBOX_LINE };
+
+/* The ring's bytes from `at` on (modulo its size), `size` of them, wrapping. */
+static void copy_in(struct wisp_fastbox_ring *ring, uint32_t at, const void *from, uint32_t size)
+{
+    unsigned char *bytes = (unsigned char *)ring->cells;
+    uint32_t part = RING_BYTES - at < size ? RING_BYTES - at : size;
+    memcpy(bytes + at, from, part);
+    if (size > part)
+        memcpy(bytes, (const unsigned char *)from + part, size - part);
+}
+
+static void copy_out(const struct wisp_fastbox_ring *ring, uint32_t at, void *to, uint32_t size)
+{
+    const unsigned char *bytes = (const unsigned char *)ring->cells;
+    uint32_t part = RING_BYTES - at < size ? RING_BYTES - at : size;
+    memcpy(to, bytes + at, part);
+    if (size > part)
+        memcpy((unsigned char *)to + part, bytes, size - part);
+}
+
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size)
 {
-    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size);
-    if (n + cells - ring->consumed_seen > WISP_FASTBOX_CELLS) {
+    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size), line = n % WISP_FASTBOX_CELLS;
+    uint32_t at = n;                                /* where the message goes */
+    if (line >= WISP_FASTBOX_HOT && line > cells) { /* the skip mark clear of the message */
+        /* Back to the first line once the receiver has read the lines the
+         * message and the next header take there; asked at most once per
+         * WISP_FASTBOX_HOT lines, so a stream pays little. */
+        uint32_t need = n - line + cells + 1;
+        if ((int32_t)(ring->consumed_seen - need) < 0 && n - ring->looked >= WISP_FASTBOX_HOT) {
+            ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
+            ring->looked = n;
+        }
+        if ((int32_t)(ring->consumed_seen - need) >= 0)
+            at = n + WISP_FASTBOX_CELLS - line;
+    }
+    if (at == n && n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS) { /* + 1: see next */
         ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
-        if (n + cells - ring->consumed_seen > WISP_FASTBOX_CELLS)
+        if (n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS)
             return false;
     }
-    const unsigned char *from = payload;
-    struct wisp_fastbox_cell *cell = &ring->cells[n % WISP_FASTBOX_CELLS];
+    struct wisp_fastbox_cell *cell = &ring->cells[at % WISP_FASTBOX_CELLS];
     cell->size = size;
     cell->match = match;
-    uint32_t first = size < WISP_FASTBOX_INLINE ? size : WISP_FASTBOX_INLINE;
-    if (first) /* zero bytes may come from a null buffer */
-        memcpy(cell->payload, from, first);
-    /* Further cells first: the release store of the first cell's sequence
-     * number publishes them all. Their own numbers keep the ring's invariant
-     * (cell i holds i + 1) for the cells that later messages start in. */
-    for (uint32_t i = 1, done = first; i < cells; i++) {
-        struct wisp_fastbox_more *more = (void *)&ring->cells[(n + i) % WISP_FASTBOX_CELLS];
-        uint32_t part = size - done < WISP_FASTBOX_MORE ? size - done : WISP_FASTBOX_MORE;
-        memcpy(more->payload, from + done, part);
-        atomic_store_explicit(&more->seq, n + i + 1, memory_order_relaxed);
-        done += part;
+    if (size) /* zero bytes may come from a null buffer */
+        copy_in(ring, (at % WISP_FASTBOX_CELLS) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER, payload,
+                size);
+    struct wisp_fastbox_cell *next = &ring->cells[(at + cells) % WISP_FASTBOX_CELLS];
+    atomic_store_explicit(&next->seq, 0, memory_order_relaxed);
+    struct wisp_fastbox_cell *publish = cell;
+    uint32_t seq = at + 1;
+    if (at != n) { /* the message first; the mark's release store publishes both */
+        atomic_store_explicit(&cell->seq, at + 1, memory_order_relaxed);
+        publish = &ring->cells[line];
+        publish->size = WISP_FASTBOX_SKIP;
+        seq = n + 1;
     }
-    atomic_store_explicit(&cell->seq, n + 1, memory_order_release);
-    ring->sent = n + cells;
+    /* Last: the release store publishes the payload and the zeroed word. */
+    atomic_store_explicit(&publish->seq, seq, memory_order_release);
+    ring->sent = at + cells;
     return true;
 }
 
 void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_fastbox_cell *cell,
                        void *dst, uint32_t offset, uint32_t size)
 {
-    unsigned char *to = dst;
     if (!size)
         return;
-    if (offset < WISP_FASTBOX_INLINE) {
-        uint32_t part = WISP_FASTBOX_INLINE - offset < size ? WISP_FASTBOX_INLINE - offset : size;
-        memcpy(to, cell->payload + offset, part);
-        to += part, offset += part, size -= part;
-    }
-    uint32_t first = (uint32_t)(cell - ring->cells);
-    while (size) {
-        uint32_t i = 1 + (offset - WISP_FASTBOX_INLINE) / WISP_FASTBOX_MORE;
-        uint32_t at = (offset - WISP_FASTBOX_INLINE) % WISP_FASTBOX_MORE;
-        const struct wisp_fastbox_more *more =
-            (const void *)&ring->cells[(first + i) % WISP_FASTBOX_CELLS];
-        uint32_t part = WISP_FASTBOX_MORE - at < size ? WISP_FASTBOX_MORE - at : size;
-        memcpy(to, more->payload + at, part);
-        to += part, offset += part, size -= part;
-    }
+    uint32_t at = (uint32_t)(cell - ring->cells) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER + offset;
+    copy_out(ring, at % RING_BYTES, dst, size);
 }
 
 void wisp_fastbox_release(struct wisp_fastbox_ring *ring)

@@ -1,10 +1,13 @@
 /*
  * Fastboxes: the transport of the immediate protocol. For each ordered pair
  * of processes of a node, a ring of one-cache-line cells in shared memory
- * that only the sender writes and only the receiver empties; a cell carries
- * the header and the payload together, so a small message costs the
- * receiver one cache miss. Messages of one ring are read in the order they
- * were written (MPI's non-overtaking rule for one sender).
+ * that only the sender writes and only the receiver empties. A message is a
+ * header (sequence word, size, match) followed by its payload, contiguous
+ * from the header's line on (wrapping at the ring's end), as the MPIs' own
+ * fastboxes do: the sender copies it with one memcpy, the receiver with one,
+ * and a small message costs the receiver one cache miss. Messages of one
+ * ring are read in the order they were written (MPI's non-overtaking rule
+ * for one sender).
  *
  * A doorbell per process lets a receiver with nothing to do sleep in the
  * kernel (futex) instead of spinning on an oversubscribed node; senders
@@ -23,11 +26,19 @@
 
 enum {
     WISP_FASTBOX_LINE = 64,
-    WISP_FASTBOX_CELLS = 64,  /* per ring: messages a sender may have in flight */
-    WISP_FASTBOX_INLINE = 48, /* payload bytes that fit beside the header */
-    WISP_FASTBOX_MORE = 60,   /* payload bytes of each further cell of a message */
+    WISP_FASTBOX_CELLS = 512, /* per ring (32 KiB): 30 messages of 1 KiB in flight, 7 of 4 KiB */
+    WISP_FASTBOX_HEADER = 16, /* bytes of the header; the payload follows */
+    WISP_FASTBOX_INLINE = WISP_FASTBOX_LINE - WISP_FASTBOX_HEADER, /* in the header's line */
+    /* A sender past the ring's first WISP_FASTBOX_HOT lines goes on at the
+     * first line as soon as the receiver has read what is there, and leaves
+     * a skip mark (a header of size WISP_FASTBOX_SKIP) where it was: a
+     * ping-pong or a stream the receiver keeps up with stays in lines the
+     * caches hold; a receiver that lags still finds the whole ring. */
+    WISP_FASTBOX_HOT = 64,
 };
+#define WISP_FASTBOX_SKIP UINT32_MAX
 
+/* The line a message starts in; its payload goes on into the next ones. */
 struct wisp_fastbox_cell {
     alignas(WISP_FASTBOX_LINE) _Atomic uint32_t seq; /* n + 1 once message n is in */
     uint32_t size;
@@ -35,29 +46,22 @@ struct wisp_fastbox_cell {
     unsigned char payload[WISP_FASTBOX_INLINE];
 };
 
-/* The second and later cells of a message longer than WISP_FASTBOX_INLINE. */
-struct wisp_fastbox_more {
-    alignas(WISP_FASTBOX_LINE) _Atomic uint32_t seq;
-    unsigned char payload[WISP_FASTBOX_MORE];
-};
-
-_Static_assert(sizeof(struct wisp_fastbox_more) == WISP_FASTBOX_LINE, "one line per cell");
 _Static_assert(sizeof(struct wisp_fastbox_cell) == WISP_FASTBOX_LINE, "one line per cell");
 
 /* Cells that a message of `size` payload bytes occupies. */
 static inline uint32_t wisp_fastbox_cells(uint32_t size)
 {
-    return size <= WISP_FASTBOX_INLINE
-               ? 1
-               : 1 + (size - WISP_FASTBOX_INLINE + WISP_FASTBOX_MORE - 1) / WISP_FASTBOX_MORE;
+    return (WISP_FASTBOX_HEADER + size + WISP_FASTBOX_LINE - 1) / WISP_FASTBOX_LINE;
 }
 
 struct wisp_fastbox_ring {
     /* The receiver's progress, read by the sender only when the ring looks full. */
     alignas(WISP_FASTBOX_LINE) _Atomic uint32_t consumed;
-    /* The sender's own state, in its own line: sent, and its view of consumed. */
+    /* The sender's own state, in its own line: sent, its view of consumed,
+     * and where it last asked for consumed to go back to the first line. */
     alignas(WISP_FASTBOX_LINE) uint32_t sent;
     uint32_t consumed_seen;
+    uint32_t looked;
     /* The receiver's own state. */
     alignas(WISP_FASTBOX_LINE) uint32_t received;
     struct wisp_fastbox_cell cells[WISP_FASTBOX_CELLS];
@@ -90,18 +94,33 @@ static inline struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int npro
     return (struct wisp_doorbell *)((struct wisp_fastbox_ring *)region + rings) + proc;
 }
 
-/* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <=
- * WISP_FASTBOX_CELLS cells; false when the ring has not that many free. */
+/* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <
+ * WISP_FASTBOX_CELLS cells; false when the ring has not that many free
+ * (and one more: see fastbox.c). */
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size);
 
-/* Receiver: the oldest unread cell, or NULL when there is none. It stays
- * valid (and unread) until wisp_fastbox_release. */
+/* Receiver, without changing the ring (any thread): is a message (or a skip
+ * mark) waiting? */
+static inline bool wisp_fastbox_waiting(const struct wisp_fastbox_ring *ring)
+{
+    const struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+    return atomic_load_explicit(&cell->seq, memory_order_acquire) == ring->received + 1;
+}
+
+/* Receiver (its one reading thread): the oldest unread message, or NULL
+ * when there is none; it passes skip marks. The message stays valid (and
+ * unread) until wisp_fastbox_release. */
 static inline const struct wisp_fastbox_cell *wisp_fastbox_peek(struct wisp_fastbox_ring *ring)
 {
-    struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
-    return atomic_load_explicit(&cell->seq, memory_order_acquire) == ring->received + 1 ? cell
-                                                                                        : NULL;
+    for (;;) {
+        struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+        if (atomic_load_explicit(&cell->seq, memory_order_acquire) != ring->received + 1)
+            return NULL;
+        if (cell->size != WISP_FASTBOX_SKIP)
+            return cell;
+        ring->received += WISP_FASTBOX_CELLS - ring->received % WISP_FASTBOX_CELLS;
+    }
 }
 
 /* Receiver: the payload of the message that starts at `cell` (from

@@ -2,11 +2,12 @@
  * Each protocol of the point-to-point engine is chosen where it should be and
  * copies the payload as often as it should, by wisp's own counters
  * (wisp_shm_counter): a send buffer in the shared heap is copied once (single
- * copy; by both sides together when the receive buffer is shared too), a
- * large private one once too (cross-memory attach, where the kernel lets
- * processes read each other: not with Yama's ptrace_scope >= 1, nor with
- * argument "nocma", for WISP_SHM_CMA=off) or else twice (staged), a small
- * message rides in the fastbox cells.
+ * copy), a large private one once too (cross-memory attach, where the kernel
+ * lets processes read each other: not with Yama's ptrace_scope >= 1, nor
+ * with argument "nocma", for WISP_SHM_CMA=off) or else twice (staged); from
+ * WISP_SHM_SYNERGY on, by both sides together (into a private receive
+ * buffer only with cross-memory attach); a small message rides in the
+ * fastbox ring.
  * A blocking send of a heap buffer that fits the staging area completes even
  * before its receive is posted (the sender takes it back and stages it), as
  * with an MPI's eager protocol: programs that rely on that keep working.
@@ -175,9 +176,12 @@ int main(int argc, char **argv)
         immediate_handles(on);
     } else {
         struct counts none = {0};
-        expect(private_buf, BIG, 1, on ? (struct counts){.single_copy = 1, .copies = 1} : none);
-        struct counts staged = {.staged = 1, .copies = 2}, once = {.single_copy = 1, .copies = 1};
-        expect(private_buf, BIG, 2, !on ? none : cma ? once : staged);
+        /* 1 MiB reaches WISP_SHM_SYNERGY: sender and receiver copy together,
+         * into a private receive buffer by cross-memory attach. */
+        struct counts staged = {.staged = 1, .copies = 2}, once = {.single_copy = 1, .copies = 1},
+                      together = {.synergistic = 1, .copies = 1};
+        expect(private_buf, BIG, 1, !on ? none : cma ? together : once);
+        expect(private_buf, BIG, 2, !on ? none : cma ? together : staged);
         expect(private_buf, 8, 3, on ? (struct counts){.immediate = 1, .copies = 2} : none);
         expect(shared, HUGE, 4, on ? (struct counts){.synergistic = 1, .copies = 1} : none);
         struct counts before = now();

@@ -2,7 +2,10 @@
  * Fastbox rings and doorbells between two real processes (fork, shared
  * anonymous memory), no MPI: every message arrives once, in order, with its
  * payload, also when the ring fills up and when a message spans several
- * cells (sizes 0 to MAX_SIZE, wrapping around the ring's end); a receiver that sleeps on its
+ * cells (sizes 0 to MAX_SIZE, wrapping around the ring's end), and when the
+ * payload is made of words that look like the sequence numbers the receiver
+ * will wait for in the lines it covers (stale payload must never pass for a
+ * message); a receiver that sleeps on its
  * doorbell is always woken (a lost wake-up would hang this test until CTest's
  * timeout).
  */
@@ -17,7 +20,7 @@
 
 #include "shm/fastbox.h"
 
-enum { MESSAGES = 300000, BURSTS = 200, MAX_SIZE = 700 };
+enum { MESSAGES = 300000, BURSTS = 200, MAX_SIZE = 4096 };
 
 /* Mostly one-cell messages, every 7th one longer. */
 static uint32_t size_of(uint32_t n)
@@ -25,10 +28,22 @@ static uint32_t size_of(uint32_t n)
     return n % 7 ? n % (WISP_FASTBOX_INLINE + 1) : n % (MAX_SIZE + 1);
 }
 
-static void fill(unsigned char *buf, uint32_t n, uint32_t size)
+/* The payload of message n, put at ring position `at` (or, when the sender
+ * went back to the ring's first line, one lap on): every 4-byte word but
+ * the first holds the sequence number that a later lap waits for in the
+ * word's line (odd messages), or a byte pattern (even ones). The first word
+ * says `at`, so that the receiver can check. */
+static void fill(unsigned char *buf, uint32_t n, uint32_t size, uint32_t at)
 {
     for (uint32_t i = 0; i < size; i++)
         buf[i] = (unsigned char)(n * 31 + i);
+    for (uint32_t i = 4; n % 2 && i + 4 <= size; i += 4) {
+        uint32_t line = at + (WISP_FASTBOX_HEADER + i) / WISP_FASTBOX_LINE;
+        uint32_t looks_valid = line + WISP_FASTBOX_CELLS + 1;
+        memcpy(buf + i, &looks_valid, 4);
+    }
+    if (n % 2 && size >= 4)
+        memcpy(buf, &at, 4);
 }
 
 static void send_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bell, int pause_every)
@@ -36,7 +51,7 @@ static void send_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bell,
     unsigned char buf[MAX_SIZE];
     for (uint32_t n = 0; n < MESSAGES; n++) {
         uint32_t size = size_of(n);
-        fill(buf, n, size);
+        fill(buf, n, size, ring->sent);
         while (!wisp_fastbox_put(ring, n, buf, size))
             sched_yield(); /* full: the receiver is behind */
         wisp_doorbell_ring(bell);
@@ -47,7 +62,7 @@ static void send_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bell,
 
 static bool has_message(void *ring)
 {
-    return wisp_fastbox_peek(ring) != NULL;
+    return wisp_fastbox_waiting(ring);
 }
 
 /* Returns the number of errors. */
@@ -62,11 +77,14 @@ static int receive_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bel
                 wisp_doorbell_wait(bell, has_message, ring);
         }
         uint32_t size = size_of(n);
-        fill(want, n, size);
         memset(got, 0, size);
         if (cell->size == size) /* in two parts, as a receiver with a small buffer would */
             wisp_fastbox_read(ring, cell, got, 0, size / 2),
                 wisp_fastbox_read(ring, cell, got + size / 2, size / 2, size - size / 2);
+        uint32_t at = 0;
+        if (size >= 4)
+            memcpy(&at, got, 4);
+        fill(want, n, size, at);
         if (cell->match != n || cell->size != size || memcmp(got, want, size)) {
             if (errors++ < 5)
                 fprintf(stderr, "message %u: got match %llu size %u\n", n,
