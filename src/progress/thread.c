@@ -68,33 +68,7 @@ static long now_ns(void)
 struct seen {
     unsigned start, end; /* last_start and last_end */
     long ended;          /* when it saw a new wait or test */
-    unsigned burst;      /* the call that started the last burst */
-    long burst_at;       /* and when */
-    long nap;            /* the current nap between looks */
 };
-
-enum { BURST_FIRST_NS = 10000 };
-
-/* How long to nap after this look. A new nonblocking call starts a burst:
- * naps of 10 us that double up to the interval, since the MPI's part of a
- * message (a rendezvous handshake, the copy it starts) waits for one
- * look soon after the call, where the timer alone would come a millisecond
- * later on a shared core. At most one burst per interval, so that a
- * program that calls all the time costs no more wake-ups than
- * log2(interval / 10 us) per interval. */
-static long next_nap(struct seen *seen, long now)
-{
-    if (seen->start != seen->burst && now - seen->burst_at >= pt.interval_ns) {
-        seen->burst = seen->start;
-        seen->burst_at = now;
-        seen->nap = BURST_FIRST_NS;
-    } else {
-        seen->nap *= 2;
-    }
-    if (seen->nap > pt.interval_ns || seen->nap <= 0)
-        seen->nap = pt.interval_ns;
-    return seen->nap;
-}
 
 /* Something may be outstanding: a nonblocking call not followed by a wait
  * or test yet (their numbers say which came last), a wait or test within
@@ -138,11 +112,11 @@ static void *run(void *unused)
         long now = now_ns();
         if (armed(&seen, now)) {
             /* A nap that a local peer's message cuts short (the MPI's own
-             * traffic rings no bell), and so does MPI_Finalize. */
-            long nap = next_nap(&seen, now);
-            if (!(look() && wisp_p2p_nap(nap)))
+             * traffic rings no bell: it waits for the interval), and so
+             * does MPI_Finalize. */
+            if (!(look() && wisp_p2p_nap(pt.interval_ns)))
                 wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE,
-                           atomic_load(&wisp_progress.bell), nap);
+                           atomic_load(&wisp_progress.bell), pt.interval_ns);
             continue;
         }
         /* Nothing outstanding: sleep until the next nonblocking call (or
