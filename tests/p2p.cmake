@@ -15,7 +15,7 @@ wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 # Two nodes of one process: every wildcard waits for a remote sender.
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 # The progress thread moving the MPI meanwhile (Open MPI's MPI_Waitall hung
-# on a truncated receive then: p2p.h, wisp_p2p_listen).
+# on a truncated receive then: p2p.h, wisp_p2p_progress_thread).
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 WISP_PROGRESS=thread
                   SUFFIX .vnode1.progress)
 wisp_add_mpi_test(wildcard_blocking NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)

@@ -955,9 +955,9 @@ static bool has_message(void *unused)
     return false;
 }
 
-void wisp_p2p_listen(void)
+void wisp_p2p_progress_thread(bool rung)
 {
-    wisp_p2p.ring_always = true;
+    wisp_p2p.ring_always = rung;
 #if defined(OPEN_MPI)
     wisp_p2p.waitall_polls = true;
 #endif

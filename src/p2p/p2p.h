@@ -356,7 +356,7 @@ struct wisp_p2p {
     bool rescuing;                /* the rescuer thread holds the lock: no calls into the MPI */
     bool cma;                     /* private messages are read with process_vm_readv (cma.c) */
     bool ring_always;   /* the node's processes run progress threads: ring after each put */
-    bool waitall_polls; /* MPI_Waitall of the MPI's requests polls (wisp_p2p_listen) */
+    bool waitall_polls; /* MPI_Waitall of the MPI's requests polls (wisp_p2p_progress_thread) */
 };
 extern struct wisp_p2p wisp_p2p;
 
@@ -389,18 +389,19 @@ bool wisp_p2p_progress(void);
  * pass, calls into the MPI included, unless an application thread is inside
  * the engine or nothing waits (false then). Takes the lock. */
 bool wisp_p2p_progress_async(void);
-/* The progress thread waits for local work here: on this process's
- * doorbell, which local peers ring when they give it something, at most
- * `ns`. From wisp_p2p_listen on, this process rings its peers' doorbells
- * after every put; WISP_PROGRESS is read alike by every process of a job,
- * so their threads listen too (one that does not merely wakes on its
+/* A progress thread moves the engine and the MPI from now on. With `rung`
+ * (it has a core of its own), it waits for local work in wisp_p2p_nap: on
+ * this process's doorbell, which local peers ring when they give it
+ * something, at most `ns`; and this process rings its peers' doorbells
+ * after every put (WISP_PROGRESS is read alike by every process of a job,
+ * so their threads wait there too; one that does not merely wakes on its
  * timer). Under Open MPI, MPI_Waitall of the MPI's requests then polls
  * MPI_Testall: Open MPI 4.1's MPI_Waitall misses a request that fails (a
  * truncated receive) while another thread moves the MPI, and hangs
  * (reproduced without wisp; MPI_Wait, MPI_Waitany, MPI_Waitsome and
  * MPI_Testall do not). wisp_p2p_nap is false, at once, without the
  * engine. */
-void wisp_p2p_listen(void);
+void wisp_p2p_progress_thread(bool rung);
 bool wisp_p2p_nap(long ns);
 void wisp_p2p_nap_end(void); /* wakes the thread from wisp_p2p_nap */
 

@@ -114,7 +114,7 @@ static void *run(void *unused)
             /* A nap that a local peer's message cuts short (the MPI's own
              * traffic rings no bell: it waits for the interval), and so
              * does MPI_Finalize. */
-            if (!(look() && wisp_p2p_nap(pt.interval_ns)))
+            if (!(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
                 wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE,
                            atomic_load(&wisp_progress.bell), pt.interval_ns);
             continue;
@@ -196,7 +196,11 @@ void wisp_progress_start(int thread_level)
         return;
     }
     pthread_setname_np(pt.thread, "wisp-progress");
-    wisp_p2p_listen();
+    /* Local peers ring a thread with a core of its own (meant to have one:
+     * its binding may still fail); on a shared core each wake-up would take
+     * the core from the application, at every message. */
+    wisp_p2p_progress_thread(wisp_config.PROGRESS_CORES ||
+                             wisp_topo.machine_cores > wisp_topo.machine_procs);
     wisp_progress.on = true;
     wisp_wrap_event_hook = on_event;
 }
