@@ -61,32 +61,32 @@ void wisp_p2p_cma_fini(void)
     pids = NULL;
 }
 
-void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n)
+/* `n` bytes between this process's `mine` and node rank `peer`'s `theirs`:
+ * into theirs when `write`, else out of it. The kernel may move less than
+ * asked. */
+static void move(int peer, void *mine, void *theirs, uint64_t n, bool write)
 {
     uint64_t done = 0;
-    while (done < n) { /* the kernel may copy less than asked */
-        struct iovec local = {(char *)dst + done, n - done};
-        struct iovec remote = {(char *)src + done, n - done};
-        ssize_t got = process_vm_readv(pids[from], &local, 1, &remote, 1, 0);
-        if (got <= 0)
-            wisp_fatal("cannot read a message of %llu bytes from node rank %d's memory "
-                       "(process_vm_readv: %s); WISP_SHM_CMA=off stages them instead",
-                       (unsigned long long)n, from, strerror(errno));
-        done += (uint64_t)got;
+    while (done < n) {
+        struct iovec local = {(char *)mine + done, n - done};
+        struct iovec remote = {(char *)theirs + done, n - done};
+        ssize_t moved = write ? process_vm_writev(pids[peer], &local, 1, &remote, 1, 0)
+                              : process_vm_readv(pids[peer], &local, 1, &remote, 1, 0);
+        if (moved <= 0)
+            wisp_fatal("cannot %s a message of %llu bytes %s node rank %d's memory (%s: %s); "
+                       "WISP_SHM_CMA=off stages them instead",
+                       write ? "write" : "read", (unsigned long long)n, write ? "into" : "from",
+                       peer, write ? "process_vm_writev" : "process_vm_readv", strerror(errno));
+        done += (uint64_t)moved;
     }
+}
+
+void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n)
+{
+    move(from, dst, (void *)src, n, false);
 }
 
 void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n)
 {
-    uint64_t done = 0;
-    while (done < n) {
-        struct iovec local = {(char *)src + done, n - done};
-        struct iovec remote = {(char *)dst + done, n - done};
-        ssize_t put = process_vm_writev(pids[to], &local, 1, &remote, 1, 0);
-        if (put <= 0)
-            wisp_fatal("cannot write a message of %llu bytes into node rank %d's memory "
-                       "(process_vm_writev: %s); WISP_SHM_CMA=off stages them instead",
-                       (unsigned long long)n, to, strerror(errno));
-        done += (uint64_t)put;
-    }
+    move(to, (void *)src, dst, n, true);
 }

@@ -21,26 +21,13 @@
 #include <sys/mman.h>
 
 #include "check.h"
+#include "ptrace_scope.h"
 #include "wisp.h"
 
 enum { WINDOW = 24, MAX_SIZES = 64 };
 
 static uint64_t immediate, single_copy, cma_min, stage, synergy;
 static int cma;
-
-/* May a process read another's memory (process_vm_readv)? Not under Yama's
- * restricted ptrace, where wisp stages private messages instead. */
-static int ptrace_open(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-    int scope = 0;
-    if (f) {
-        if (fscanf(f, "%d", &scope) != 1)
-            scope = 0;
-        fclose(f);
-    }
-    return scope == 0;
-}
 
 static void *map(size_t n)
 {

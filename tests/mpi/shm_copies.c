@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "ptrace_scope.h"
 #include "wisp.h"
 
 /* EAGER: a single-copy size that both MPIs also send eagerly (WISP_SHM=off). */
@@ -103,20 +104,6 @@ static void immediate_handles(int on)
  * buffered send of 64 GiB, more than the machine has): the error is
  * MPI_ERR_NO_MEM through the communicator's error handler, once; the MPI,
  * where the receiver would never look, does not get the message. */
-/* May a process read another's memory (process_vm_readv)? Not under Yama's
- * restricted ptrace. */
-static int ptrace_open(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-    int scope = 0;
-    if (f) {
-        if (fscanf(f, "%d", &scope) != 1)
-            scope = 0;
-        fclose(f);
-    }
-    return scope == 0;
-}
-
 static int handler_calls, handler_class;
 static void count_error(MPI_Comm *comm, int *code, ...)
 {
