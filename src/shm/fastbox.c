@@ -7,10 +7,12 @@
  * the common case a small message moves exactly one cache line between the
  * two cores.
  *
- * The line after a message, where the next one will start, may hold stale
- * payload bytes that look like the sequence number the receiver waits for
- * there; so the sender zeroes that word before it publishes the message
- * (as Open MPI's fastboxes do), and keeps that line free for it.
+ * A line may hold stale bytes (a message's payload, a header from laps
+ * ago) that look like the sequence number the receiver waits for there; so
+ * the receiver zeroes the first word of every line it has read before it
+ * gives the lines back. Open MPI's fastboxes have the sender zero the line
+ * after each message instead: that line is the one the receiver polls, so
+ * it crossed between the cores twice per message.
  */
 #include "shm/fastbox.h"
 
@@ -56,7 +58,8 @@ bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void
         if ((int32_t)(ring->consumed_seen - need) >= 0)
             at = n + WISP_FASTBOX_CELLS - line;
     }
-    if (at == n && n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS) { /* + 1: see next */
+    if (at == n &&
+        n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS) { /* + 1: a line always spare */
         ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
         if (n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS)
             return false;
@@ -67,8 +70,6 @@ bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void
     if (size) /* zero bytes may come from a null buffer */
         copy_in(ring, (at % WISP_FASTBOX_CELLS) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER, payload,
                 size);
-    struct wisp_fastbox_cell *next = &ring->cells[(at + cells) % WISP_FASTBOX_CELLS];
-    atomic_store_explicit(&next->seq, 0, memory_order_relaxed);
     struct wisp_fastbox_cell *publish = cell;
     uint32_t seq = at + 1;
     if (at != n) { /* the message first; the mark's release store publishes both */
@@ -77,7 +78,7 @@ bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void
         publish->size = WISP_FASTBOX_SKIP;
         seq = n + 1;
     }
-    /* Last: the release store publishes the payload and the zeroed word. */
+    /* Last: the release store publishes the payload. */
     atomic_store_explicit(&publish->seq, seq, memory_order_release);
     ring->sent = at + cells;
     return true;
@@ -94,8 +95,12 @@ void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_f
 
 void wisp_fastbox_release(struct wisp_fastbox_ring *ring)
 {
-    const struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
-    ring->received += wisp_fastbox_cells(cell->size);
+    uint32_t first = ring->received % WISP_FASTBOX_CELLS;
+    uint32_t cells = wisp_fastbox_cells(ring->cells[first].size);
+    for (uint32_t k = 0; k < cells; k++) /* before `consumed` lets the sender reuse them */
+        atomic_store_explicit(&ring->cells[(first + k) % WISP_FASTBOX_CELLS].seq, 0,
+                              memory_order_relaxed);
+    ring->received += cells;
     atomic_store_explicit(&ring->consumed, ring->received, memory_order_release);
 }
 

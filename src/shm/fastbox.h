@@ -96,7 +96,7 @@ static inline struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int npro
 
 /* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <
  * WISP_FASTBOX_CELLS cells; false when the ring has not that many free
- * (and one more: see fastbox.c). */
+ * (and one more, always spare). */
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size);
 
@@ -119,6 +119,7 @@ static inline const struct wisp_fastbox_cell *wisp_fastbox_peek(struct wisp_fast
             return NULL;
         if (cell->size != WISP_FASTBOX_SKIP)
             return cell;
+        atomic_store_explicit(&cell->seq, 0, memory_order_relaxed); /* as a read line (fastbox.c) */
         ring->received += WISP_FASTBOX_CELLS - ring->received % WISP_FASTBOX_CELLS;
     }
 }
