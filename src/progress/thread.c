@@ -111,9 +111,9 @@ static void *run(void *unused)
     while (!atomic_load(&pt.stop)) {
         long now = now_ns();
         if (armed(&seen, now)) {
-            /* A nap that a local peer's message cuts short (the MPI's own
-             * traffic rings no bell: it waits for the interval), and so
-             * does MPI_Finalize. */
+            /* A nap that MPI_Finalize cuts short; with a core of its own,
+             * also on the doorbell that a local peer's message rings (the
+             * MPI's own traffic rings none: it waits for the interval). */
             if (!(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
                 wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE,
                            atomic_load(&wisp_progress.bell), pt.interval_ns);
