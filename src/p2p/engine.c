@@ -250,12 +250,14 @@ void wisp_p2p_init(int thread_level)
 }
 
 static bool sends_delivered(void *unused);
+static void drop_slot_holds(void);
 
 void wisp_p2p_fini(void)
 {
     if (segment) { /* sends reported complete must still reach their receivers */
         wisp_p2p_lock();
         wisp_p2p_wait_until(sends_delivered, NULL);
+        drop_slot_holds();
         wisp_p2p_unlock();
     }
     if (poke_comm != MPI_COMM_NULL)
@@ -653,6 +655,22 @@ static bool sends_delivered(void *unused)
             return false;
     }
     return true;
+}
+
+/* Once the sends are delivered, no receiver reads a sender's bytes any
+ * more (they are staged whole, or copied): the private copies that the
+ * slots' requests hold go, and the requests the user freed with them. */
+static void drop_slot_holds(void)
+{
+    for (int i = 0; i < mine.nbusy; i++) {
+        struct wisp_p2p_req *req = mine.req[mine.busy[i]];
+        req->engine_holds = false;
+        req->slot = -1;
+        free(req->tmp);
+        req->tmp = NULL;
+        if (req->user_freed)
+            wisp_p2p_req_release(req);
+    }
 }
 
 /* ---- receiving --------------------------------------------------------- */
