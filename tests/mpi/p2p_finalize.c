@@ -17,8 +17,11 @@
 
 #include "check.h" /* tests/check.h */
 
-enum { SMALL = 300, LARGE_INTS = 1 << 18, /* 1 MiB: many staging areas */
-       STRIDED_INTS = 2048 };                 /* 8 KiB: one staging area */
+enum {
+    SMALL = 300,
+    LARGE_INTS = 1 << 18, /* 1 MiB: many staging areas */
+    STRIDED_INTS = 2048,  /* 8 KiB: one staging area */
+};
 
 static int large[LARGE_INTS]; /* private memory: the staged protocol */
 static int strided[2 * STRIDED_INTS];
