@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "check.h" /* tests/check.h */
+#include "multiple.h"
 
 /* Windows of whole pages: MPICH 4.0.2 (ch4/ucx) targets the start of the page
  * that holds a smaller MPI_Win_allocate window (fixed by pmodels/mpich PR 6140). */
@@ -114,16 +115,8 @@ static void flush_race(void)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
-            printf("ghost_threads: skipped, no MPI_THREAD_MULTIPLE\n");
-        MPI_Finalize();
+    if (!multiple_init(&argc, &argv, "ghost_threads", &rank, &size))
         return 0;
-    }
     if (argc > 1 && strcmp(argv[1], "flush") == 0) {
         flush_race();
     } else {

@@ -15,13 +15,12 @@
  */
 #include <mpi.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "check.h" /* tests/check.h */
+#include "multiple.h"
 
 enum { THREADS = 2, ROUNDS = 40 };
 
@@ -121,31 +120,19 @@ static void rule_concurrent(void)
         MPI_Comm_free(&parents[t]);
 }
 
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "p2p_comm_create: a hang\n";
-    if (write(2, msg, sizeof msg - 1) < 0)
-        _exit(3);
-    _exit(3);
-}
-
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    peer = rank ^ 1;
     int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2 || provided != MPI_THREAD_MULTIPLE) {
+    if (!multiple_init(&argc, &argv, "p2p_comm_create", &rank, &size))
+        return 0;
+    peer = rank ^ 1;
+    if (size != 2) {
         if (rank == 0)
-            fprintf(stderr, "p2p_comm_create: needs 2 processes and MPI_THREAD_MULTIPLE\n");
+            fprintf(stderr, "p2p_comm_create: needs 2 processes\n");
         MPI_Finalize();
         return 2;
     }
-    signal(SIGALRM, watchdog);
-    alarm(90);
+    multiple_watchdog("p2p_comm_create", 90);
     int any = 0, bad = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "early"))

@@ -17,15 +17,14 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "check.h" /* tests/check.h */
+#include "multiple.h"
 
 enum { THREADS = 4, BATCH = 16, MEDIUM_INTS = 16384, HDR = 4, MAX_REPORTS = 10 };
 
@@ -44,16 +43,6 @@ static int thread_failures[THREADS];
                         __LINE__, rank, t, #cond);                                                 \
         }                                                                                          \
     } while (0)
-
-/* A hang would otherwise only show as CTest's timeout. */
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "p2p_threads: no progress for 90 s: a hang\n";
-    if (write(2, msg, sizeof msg - 1) < 0)
-        _exit(3);
-    _exit(3);
-}
 
 static int len_of(int i)
 {
@@ -199,16 +188,9 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
-            printf("p2p_threads: MPI_THREAD_MULTIPLE not provided, skipped\n");
-        MPI_Finalize();
+    int size;
+    if (!multiple_init(&argc, &argv, "p2p_threads", &rank, &size))
         return 0;
-    }
     nmsg = argc > 1 ? atoi(argv[1]) : 1024;
     nmsg -= nmsg % BATCH;
     if (nmsg < BATCH) {
@@ -218,8 +200,7 @@ int main(int argc, char **argv)
     }
     peer = rank ^ 1;
     MPI_Comm_dup(MPI_COMM_WORLD, &shared);
-    signal(SIGALRM, watchdog);
-    alarm(90);
+    multiple_watchdog("p2p_threads", 90);
     if (peer < size) {
         for (int t = 0; t < THREADS; t++)
             got[t] = calloc((size_t)nmsg, sizeof *got[t]);
@@ -240,7 +221,7 @@ int main(int argc, char **argv)
             free(got[t]);
         }
     }
-    alarm(0);
+    multiple_watchdog("p2p_threads", 0);
     MPI_Comm_free(&shared);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -16,14 +16,13 @@
  */
 #include <mpi.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "check.h" /* tests/check.h */
+#include "multiple.h"
 
 enum { THREADS = 4, FIRST_BATCH = 4, MEDIUM_INTS = 16384, MAX_REPORTS = 10 };
 
@@ -39,16 +38,6 @@ static atomic_int reports, thread_failures;
                         __LINE__, rank, t, #cond);                                                 \
         }                                                                                          \
     } while (0)
-
-/* A hang would otherwise only show as CTest's timeout. */
-static void watchdog(int sig)
-{
-    (void)sig;
-    static const char msg[] = "p2p_threads_requests: no end after 120 s: a hang\n";
-    if (write(2, msg, sizeof msg - 1) < 0)
-        _exit(3);
-    _exit(3);
-}
 
 static int len_of(int i)
 {
@@ -173,16 +162,9 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
-            printf("p2p_threads_requests: MPI_THREAD_MULTIPLE not provided, skipped\n");
-        MPI_Finalize();
+    int size;
+    if (!multiple_init(&argc, &argv, "p2p_threads_requests", &rank, &size))
         return 0;
-    }
     rounds = argc > 1 ? atoi(argv[1]) : 96;
     if (rounds < 1) {
         if (rank == 0)
@@ -190,8 +172,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     peer = rank ^ 1;
-    signal(SIGALRM, watchdog);
-    alarm(120);
+    multiple_watchdog("p2p_threads_requests", 120);
     if (peer < size) {
         pthread_t tid[THREADS];
         for (int t = 0; t < THREADS; t++)
@@ -199,7 +180,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < THREADS; t++)
             pthread_join(tid[t], NULL);
     }
-    alarm(0);
+    multiple_watchdog("p2p_threads_requests", 0);
     failures += atomic_load(&thread_failures);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
