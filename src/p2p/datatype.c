@@ -90,9 +90,37 @@ static inline struct type_info *entry_of(MPI_Datatype type, int *rc)
     return fill(type, h, rc);
 }
 
+/* MPI_DATATYPE_NULL with count 0: MPICH takes it as an empty message,
+ * Open MPI refuses it (MPI_ERR_TYPE). The engine must answer as its MPI
+ * does, and cannot ask the MPI about the type (MPI_Type_size of it is an
+ * error that no communicator's handler catches: fatal), so it asks once
+ * at start, with a send to MPI_PROC_NULL that returns its error. */
+static bool null_type_empty;
+
+void wisp_p2p_type_init(void)
+{
+    MPI_Errhandler was;
+    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &was);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    null_type_empty =
+        PMPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_SELF) == MPI_SUCCESS;
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, was);
+    PMPI_Errhandler_free(&was);
+}
+
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
                         MPI_Aint *offset, bool *predefined)
 {
+    if (type == MPI_DATATYPE_NULL) {
+        if (count || !null_type_empty)
+            return MPI_ERR_TYPE; /* the caller lets the MPI raise it, or raises it */
+        *bytes = 0;
+        *contig = true;
+        *offset = 0;
+        if (predefined)
+            *predefined = true;
+        return MPI_SUCCESS;
+    }
     int rc = MPI_SUCCESS;
     struct type_info *e = entry_of(type, &rc);
     if (!e)

@@ -182,6 +182,7 @@ void wisp_p2p_init(int thread_level)
      * answers one of MPI_COMM_SELF without moving anything. Every process
      * makes it, also where the segment fails below. */
     PMPI_Comm_dup(wisp_wrap_user_world, &poke_comm);
+    wisp_p2p_type_init();
     int *tag_ub = NULL, found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
     wisp_p2p.tag_ub = found && tag_ub ? *tag_ub : 32767; /* the least MPI allows */

@@ -150,6 +150,9 @@ void wisp_p2p_comm_fini(void);
  * (may be NULL): whether the type is one of the MPI's own. */
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
                         MPI_Aint *offset, bool *predefined);
+/* At start, before any other thread calls MPI: ask what the MPI makes of
+ * MPI_DATATYPE_NULL. */
+void wisp_p2p_type_init(void);
 void wisp_p2p_type_forget(void);            /* a derived type was freed */
 int wisp_p2p_type_free(MPI_Datatype *type); /* MPI_Type_free */
 /* A reference of wisp's own to a derived type (a duplicate, in *held), for a

@@ -1244,6 +1244,41 @@ static void rule_errors(void)
     MPI_Errhandler_free(&eh);
 }
 
+/* An empty message of MPI_DATATYPE_NULL (count 0, as MPICH's own tests
+ * send): MPICH takes it, Open MPI refuses it with MPI_ERR_TYPE. A send to
+ * the peer must do what the MPI does to MPI_PROC_NULL (asked of the MPI
+ * itself, through PMPI), and a message taken arrives in order, empty. */
+static void rule_null_type(void)
+{
+    if (peer < 0)
+        return;
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(count_error, &eh);
+    MPI_Comm_set_errhandler(tcomm, eh);
+    int taken = PMPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, tcomm) == MPI_SUCCESS;
+    int x = 41, rc;
+    handler_calls = 0;
+    if (am_a) {
+        rc = MPI_Send(NULL, 0, MPI_DATATYPE_NULL, peer, 5, tcomm);
+        x++;
+        MPI_Send(&x, 1, MPI_INT, peer, 6, tcomm);
+    } else {
+        MPI_Status st;
+        rc = MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, peer, 5, tcomm, &st);
+        if (taken)
+            CHECK(count_of(&st, MPI_BYTE) == 0 && st.MPI_SOURCE == peer && st.MPI_TAG == 5);
+        MPI_Recv(&x, 1, MPI_INT, peer, 6, tcomm, MPI_STATUS_IGNORE);
+        CHECK(x == 42);
+    }
+    if (taken)
+        CHECK(rc == MPI_SUCCESS && handler_calls == 0);
+    else
+        CHECK(error_class(rc) == MPI_ERR_TYPE && handler_calls == 1 &&
+              handler_class == MPI_ERR_TYPE);
+    MPI_Comm_set_errhandler(tcomm, MPI_ERRORS_ARE_FATAL);
+    MPI_Errhandler_free(&eh);
+}
+
 /* MPI_Request_c2f / MPI_Request_f2c round trips, distinct for requests
  * alive at once, and the request still works after the trip. */
 static void rule_fortran_handles(void)
@@ -2263,6 +2298,7 @@ static const struct {
     {"communicators", rule_communicators},
     {"status_set", rule_status_set},
     {"errors", rule_errors},
+    {"null_type", rule_null_type},
     {"fortran_handles", rule_fortran_handles},
     {"truncate", rule_truncate},
     {"datatypes", rule_datatypes},
