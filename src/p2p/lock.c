@@ -2,23 +2,15 @@
 #include "p2p/lock.h"
 
 #include "core/log.h"
-
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include "core/membarrier.h"
 
 struct wisp_p2p_locking wisp_p2p_locking;
 pthread_mutex_t wisp_p2p_mutex = PTHREAD_MUTEX_INITIALIZER;
 _Atomic bool wisp_p2p_inside, wisp_p2p_rescuer_inside;
 
-static bool membarrier_ready(void)
-{
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-}
-
 void wisp_p2p_lock_init(bool rescuer, bool threads)
 {
-    bool asym = rescuer && membarrier_ready();
+    bool asym = rescuer && wisp_membarrier_register();
     wisp_p2p_locking = (struct wisp_p2p_locking){
         .on = rescuer || threads, .mutex = threads || (rescuer && !asym), .asym = asym};
     if (rescuer && !asym)
@@ -40,7 +32,7 @@ bool wisp_p2p_rescuer_enter(void)
     if (pthread_mutex_trylock(&rescuers))
         return false;
     atomic_store_explicit(&wisp_p2p_rescuer_inside, true, memory_order_relaxed);
-    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    wisp_membarrier();
     if (!atomic_load_explicit(&wisp_p2p_inside, memory_order_acquire))
         return true;
     atomic_store_explicit(&wisp_p2p_rescuer_inside, false, memory_order_release);

@@ -23,38 +23,69 @@
 #include "core/config.h"
 #include "core/futex.h"
 #include "core/log.h"
+#include "core/membarrier.h"
 #include "core/topo.h"
 #include "p2p/p2p.h"
 #include "wrap/wrap.h"
 
-struct wisp_progress wisp_progress;
-
 static struct {
+    bool on; /* the thread runs */
     pthread_t thread;
     _Atomic bool stop;
     MPI_Comm comm; /* probed to move the MPI */
     long interval_ns;
     long linger_ns;
     bool own_core;
+    /* What the application did, counted by the wrappers' exit hook. */
+    _Atomic unsigned events;     /* nonblocking calls, waits and tests, ever */
+    _Atomic unsigned last_start; /* the number (in `events`) of the last nonblocking call */
+    _Atomic unsigned last_end;   /* and of the last MPI_Wait* or MPI_Test* */
+    _Atomic int windows;         /* windows created and not freed */
+    _Atomic bool asleep;         /* the thread waits on `bell` */
+    _Atomic uint32_t bell;       /* futex word */
+    /* The application's side pays no fence: one application thread calls
+     * MPI at a time (its counts are plain stores), and the thread, before
+     * it sleeps, makes the process execute a memory barrier (membarrier). */
+    bool unfenced;
 } pt = {.comm = MPI_COMM_NULL};
+
+static void wake(void)
+{
+    atomic_fetch_add(&pt.bell, 1);
+    wisp_futex(&pt.bell, FUTEX_WAKE_PRIVATE, 1, -1);
+}
+
+/* The application made a nonblocking call (or opened a window): wake the
+ * thread if it sleeps. Either the thread, which stores `asleep` and then
+ * reads `last_start`, sees this call, or this call sees it asleep: both
+ * sides sequentially consistent, or, unfenced, the thread's membarrier
+ * between its two steps orders this side's. */
+static void started(void)
+{
+    unsigned n = wisp_wrap_count(&pt.events, 1);
+    if (pt.unfenced) {
+        atomic_store_explicit(&pt.last_start, n, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&pt.asleep, memory_order_relaxed))
+            wake();
+        return;
+    }
+    atomic_store(&pt.last_start, n);
+    if (atomic_load(&pt.asleep))
+        wake();
+}
 
 /* The wrappers' exit hook (src/wrap/wrap.h). */
 static void on_event(enum wisp_wrap_event event)
 {
     if (event == WISP_WRAP_COMPLETES) /* no wake-up: the thread is awake, or has no need */
-        atomic_store(&wisp_progress.last_end, atomic_fetch_add(&wisp_progress.events, 1) + 1);
+        atomic_store_explicit(&pt.last_end, wisp_wrap_count(&pt.events, 1), memory_order_relaxed);
     else if (event == WISP_WRAP_WIN_FREED)
-        atomic_fetch_sub(&wisp_progress.windows, 1);
-    else if (event == WISP_WRAP_WIN_MADE && atomic_fetch_add(&wisp_progress.windows, 1) == 0)
-        wisp_progress_wake(); /* the window's target side needs looks from now on */
+        atomic_fetch_sub(&pt.windows, 1);
+    else if (event == WISP_WRAP_WIN_MADE && atomic_fetch_add(&pt.windows, 1) == 0)
+        wake(); /* the window's target side needs looks from now on */
     else
-        wisp_progress_started();
-}
-
-void wisp_progress_wake(void)
-{
-    atomic_fetch_add(&wisp_progress.bell, 1);
-    wisp_futex(&wisp_progress.bell, FUTEX_WAKE_PRIVATE, 1, -1);
+        started();
 }
 
 static long now_ns(void)
@@ -68,21 +99,33 @@ static long now_ns(void)
 struct seen {
     unsigned start, end; /* last_start and last_end */
     long ended;          /* when it saw a new wait or test */
+    unsigned events;     /* at the last look */
 };
+
+/* Has the application made a nonblocking call, a wait or a test since the
+ * last look? Then it moves the MPI itself, and a look on a shared core
+ * would only take the core from it. */
+static bool moving_itself(struct seen *seen)
+{
+    unsigned events = atomic_load_explicit(&pt.events, memory_order_relaxed);
+    bool moving = events != seen->events;
+    seen->events = events;
+    return moving;
+}
 
 /* Something may be outstanding: a nonblocking call not followed by a wait
  * or test yet (their numbers say which came last), a wait or test within
  * the linger interval, or an open window. */
 static bool armed(struct seen *seen, long now)
 {
-    seen->start = atomic_load(&wisp_progress.last_start);
-    unsigned end = atomic_load(&wisp_progress.last_end);
+    seen->start = atomic_load(&pt.last_start);
+    unsigned end = atomic_load(&pt.last_end);
     if (end != seen->end) {
         seen->end = end;
         seen->ended = now;
     }
     return seen->start > seen->end || now - seen->ended < pt.linger_ns ||
-           atomic_load(&wisp_progress.windows) > 0;
+           atomic_load(&pt.windows) > 0;
 }
 
 /* True when the engine made a pass, so its rings are empty: the thread may
@@ -114,18 +157,20 @@ static void *run(void *unused)
             /* A nap that MPI_Finalize cuts short; with a core of its own,
              * also on the doorbell that a local peer's message rings (the
              * MPI's own traffic rings none: it waits for the interval). */
-            if (!(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
-                wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE,
-                           atomic_load(&wisp_progress.bell), pt.interval_ns);
+            bool skip = !pt.own_core && moving_itself(&seen);
+            if (skip || !(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
+                wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, atomic_load(&pt.bell), pt.interval_ns);
             continue;
         }
         /* Nothing outstanding: sleep until the next nonblocking call (or
          * a second, should its wake-up have crossed this going to sleep). */
-        unsigned bell = atomic_load(&wisp_progress.bell);
-        atomic_store(&wisp_progress.asleep, true);
-        if (atomic_load(&wisp_progress.last_start) == seen.start && !atomic_load(&pt.stop))
-            wisp_futex(&wisp_progress.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
-        atomic_store(&wisp_progress.asleep, false);
+        unsigned bell = atomic_load(&pt.bell);
+        atomic_store(&pt.asleep, true);
+        if (pt.unfenced)
+            wisp_membarrier();
+        if (atomic_load(&pt.last_start) == seen.start && !atomic_load(&pt.stop))
+            wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
+        atomic_store(&pt.asleep, false);
     }
     return NULL;
 }
@@ -171,7 +216,6 @@ static void *start_here(void *arg)
 void wisp_progress_start(int thread_level)
 {
     enum { OFF, THREAD };
-    (void)thread_level; /* the application's; the thread needs the MPI's */
     int mpi_level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&mpi_level);
     if (wisp_config.PROGRESS != THREAD)
@@ -185,6 +229,9 @@ void wisp_progress_start(int thread_level)
     PMPI_Comm_dup(MPI_COMM_WORLD, &pt.comm);
     pt.linger_ns = wisp_config.PROGRESS_LINGER * 1000L;
     atomic_store(&pt.stop, false);
+    /* The application's level, not the MPI's (which the thread needs). */
+    wisp_wrap_one_caller = thread_level != MPI_THREAD_MULTIPLE;
+    pt.unfenced = wisp_wrap_one_caller && wisp_membarrier_register();
     sigset_t all, old; /* the application's signal handlers run on its own threads */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -201,19 +248,19 @@ void wisp_progress_start(int thread_level)
      * the core from the application, at every message. */
     wisp_p2p_progress_thread(wisp_config.PROGRESS_CORES ||
                              wisp_topo.machine_cores > wisp_topo.machine_procs);
-    wisp_progress.on = true;
+    pt.on = true;
     wisp_wrap_event_hook = on_event;
 }
 
 void wisp_progress_stop(void)
 {
-    if (!wisp_progress.on)
+    if (!pt.on)
         return;
     wisp_wrap_event_hook = NULL;
     atomic_store(&pt.stop, true);
-    wisp_progress_wake();
+    wake();
     wisp_p2p_nap_end();
     pthread_join(pt.thread, NULL);
     PMPI_Comm_free(&pt.comm);
-    wisp_progress.on = false;
+    pt.on = false;
 }

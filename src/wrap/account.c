@@ -21,28 +21,18 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-_Atomic int wisp_wrap_inside;
+_Atomic unsigned wisp_wrap_inside;
+bool wisp_wrap_one_caller;
 
-uint64_t wisp_wrap_enter(void)
+uint64_t wisp_wrap_enter_timed(void)
 {
-    if (wisp_wrap_event_hook)
-        atomic_fetch_add_explicit(&wisp_wrap_inside, 1, memory_order_relaxed);
-    if (!wisp_wrap_accounting)
-        return 0;
     return depth++ == 0 ? now_ns() : 0;
 }
 
 void (*wisp_wrap_event_hook)(enum wisp_wrap_event event);
 
-void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start)
+void wisp_wrap_exit_timed(enum wisp_fn_id id, uint64_t start)
 {
-    if (wisp_wrap_event_hook) {
-        atomic_fetch_sub_explicit(&wisp_wrap_inside, 1, memory_order_relaxed);
-        if (wisp_wrap_events[id])
-            wisp_wrap_event_hook((enum wisp_wrap_event)wisp_wrap_events[id]);
-    }
-    if (!wisp_wrap_accounting)
-        return;
     atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);
     if (--depth == 0)
         atomic_fetch_add_explicit(&nanos[id], now_ns() - start, memory_order_relaxed);

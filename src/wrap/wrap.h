@@ -70,13 +70,49 @@ enum wisp_wrap_event {
 extern const unsigned char wisp_wrap_events[WISP_FN_COUNT];
 extern void (*wisp_wrap_event_hook)(enum wisp_wrap_event event);
 /* While an event hook is set: the application's threads inside an MPI call. */
-extern _Atomic int wisp_wrap_inside;
+extern _Atomic unsigned wisp_wrap_inside;
+/* At most one application thread inside MPI at a time (every thread level
+ * but MPI_THREAD_MULTIPLE); set with the hook. */
+extern bool wisp_wrap_one_caller;
+
+/* Add `d` to a counter that the application's threads write and other
+ * threads only read; the new value. With one caller at a time a plain load
+ * and store (the calls are ordered by the application's own
+ * synchronization), so that no locked instruction is paid per call. */
+static inline unsigned wisp_wrap_count(_Atomic unsigned *counter, int d)
+{
+    if (!wisp_wrap_one_caller)
+        return atomic_fetch_add_explicit(counter, (unsigned)d, memory_order_relaxed) + (unsigned)d;
+    unsigned n = atomic_load_explicit(counter, memory_order_relaxed) + (unsigned)d;
+    atomic_store_explicit(counter, n, memory_order_relaxed);
+    return n;
+}
 
 /* Accounting in the hooked path, when WISP_STATS or a feature that needs the
- * time spent in MPI switches it on. */
+ * time spent in MPI switches it on (account.c). */
 extern bool wisp_wrap_accounting;
-uint64_t wisp_wrap_enter(void);
-void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start);
+uint64_t wisp_wrap_enter_timed(void);
+void wisp_wrap_exit_timed(enum wisp_fn_id id, uint64_t start);
+
+/* Around every hooked call; inline, since an event hook alone (the progress
+ * thread's) must cost a message-rate benchmark next to nothing. */
+static inline __attribute__((always_inline)) uint64_t wisp_wrap_enter(void)
+{
+    if (wisp_wrap_event_hook)
+        wisp_wrap_count(&wisp_wrap_inside, 1);
+    return wisp_wrap_accounting ? wisp_wrap_enter_timed() : 0;
+}
+
+static inline __attribute__((always_inline)) void wisp_wrap_exit(enum wisp_fn_id id, uint64_t start)
+{
+    if (wisp_wrap_event_hook) {
+        wisp_wrap_count(&wisp_wrap_inside, -1);
+        if (wisp_wrap_events[id])
+            wisp_wrap_event_hook((enum wisp_wrap_event)wisp_wrap_events[id]);
+    }
+    if (wisp_wrap_accounting)
+        wisp_wrap_exit_timed(id, start);
+}
 
 #define WISP_WRAP_HOOKED(fn, args)                                                                 \
     do {                                                                                           \
