@@ -9,7 +9,7 @@ BUILD       := build
 DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
                 gfortran mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
                 libboost-context-dev clang-format \
-                netpipe-mpich2 netpipe-openmpi \
+                netpipe-mpich2 netpipe-openmpi scalapack-mpi-test \
                 dpkg-dev perl bzip2 xz-utils debian-archive-keyring
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
 # jemalloc, built into each build tree, and for MPICH's test suite.)
