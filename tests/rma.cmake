@@ -61,3 +61,9 @@ wisp_add_mpi_test(ghost_threads NP 3 ENV WISP_GHOSTS=1 ${on} SUFFIX .create.ghos
 wisp_add_mpi_test(ghost_threads NP 3 SUFFIX .flush.ghosts0 ARGS flush)
 wisp_add_mpi_test(ghost_threads NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=segment ${on}
                   SUFFIX .flush.ghosts2 ARGS flush)
+
+# A thousand windows at once: past WISP_GHOST_WINDOWS_MAX (4 here, to keep
+# it short) they are the MPI's own, and the MPI's communicator contexts last.
+wisp_add_mpi_test(rma_many_windows NP 2 SUFFIX .ghosts0)
+wisp_add_mpi_test(rma_many_windows NP 3 ENV WISP_GHOSTS=1 ${on} WISP_GHOST_WINDOWS_MAX=4
+                  SUFFIX .ghosts1)

@@ -46,7 +46,6 @@ enum {
 /* A window as a ghost holds it. */
 struct served {
     uint32_t serial;
-    MPI_Comm icomm;
     int nwins;
     MPI_Win *wins;
     struct wisp_ghost_segment seg;
@@ -91,7 +90,8 @@ static void create_window(void)
     s->serial = msg.serial;
     s->nwins = msg.nwins;
     s->wins = wins;
-    int ok = wisp_ghost_icomm_create(members, msg.nmembers, &s->icomm);
+    MPI_Comm icomm;
+    int ok = wisp_ghost_icomm_create(members, msg.nmembers, &icomm);
     free(members);
     s->heap = msg.heap;
     if (s->heap) /* MPI_Win_create on the heap, which this ghost maps at the same address */
@@ -100,11 +100,11 @@ static void create_window(void)
     else
         ok = wisp_ghost_segment_map(&s->seg, msg.seglen, 0, 0, ok) && ok; /* commits nothing */
     int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s->icomm);
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, icomm);
     if (!all_ok) {
         if (!s->heap)
             wisp_ghost_segment_unmap(&s->seg);
-        PMPI_Comm_free(&s->icomm);
+        PMPI_Comm_free(&icomm);
         free(wins);
         free(s);
         return;
@@ -112,8 +112,9 @@ static void create_window(void)
     for (int i = 0; i < s->nwins; i++) {
         /* Only the ghosts' windows are targeted: the first bytes are the hidden bytes of the
          * self-lock (win.h), then every application process's memory; or the whole heap. */
-        PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, s->icomm, &wins[i]);
+        PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, icomm, &wins[i]);
     }
+    PMPI_Comm_free(&icomm); /* as the application's side does (win.c) */
     s->next = served;
     served = s;
     wisp_log(3, "ghost %d: serving window %u (%d internal windows, %zu bytes)", ghost_index,
@@ -131,7 +132,6 @@ static void free_window(uint32_t serial)
     *p = s->next;
     for (int i = 0; i < s->nwins; i++)
         PMPI_Win_free(&s->wins[i]);
-    PMPI_Comm_free(&s->icomm);
     if (!s->heap)
         wisp_ghost_segment_unmap(&s->seg);
     free(s->wins);

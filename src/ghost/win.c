@@ -265,16 +265,17 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     PMPI_Bcast(&msg, sizeof msg, MPI_BYTE, 0, node->all);
     PMPI_Bcast(members, nmembers, MPI_INT, 0, node->all);
     w->serial = msg.serial;
-    int ok = wisp_ghost_icomm_create(members, nmembers, &w->icomm);
+    MPI_Comm icomm; /* the processes (same ranks), then the ghosts of their nodes */
+    int ok = wisp_ghost_icomm_create(members, nmembers, &icomm);
     if (!w->heap)
         ok = wisp_ghost_segment_map(&w->seg, seglen, (size_t)w->t[w->rank].off,
                                     (size_t)w->t[w->rank].size, ok) &&
              ok;
     int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->icomm);
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, icomm);
     if (!all_ok) {
         wisp_ghost_segment_unmap(&w->seg);
-        PMPI_Comm_free(&w->icomm);
+        PMPI_Comm_free(&icomm);
         return false;
     }
     if (!w->heap)
@@ -282,9 +283,12 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     MPI_Aint size = w->t[w->rank].size;
     for (int i = 0; i <= w->nlock; i++) {
         MPI_Win *iw = i == 0 ? &w->global : &w->lockwin[i - 1];
-        PMPI_Win_create(w->base, size, 1, MPI_INFO_NULL, w->icomm, iw);
+        PMPI_Win_create(w->base, size, 1, MPI_INFO_NULL, icomm, iw);
         PMPI_Win_set_errhandler(*iw, MPI_ERRORS_RETURN);
     }
+    /* The windows keep what they need of it: one communicator context less
+     * per served window (the MPI has few: 2048 in MPICH). */
+    PMPI_Comm_free(&icomm);
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, w->global);
     return true;
 }
@@ -395,15 +399,29 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
     return all_ok;
 }
 
-/* Collective over comm: whether every process of it holds protocol_gate, which
- * it then keeps; otherwise nobody does. */
-static bool enter_protocol(MPI_Comm comm)
+/* Collective over comm: whether every process of it holds protocol_gate,
+ * which it then keeps, and serves fewer than WISP_GHOST_WINDOWS_MAX windows;
+ * otherwise nobody holds the gate, and *why says why. */
+static bool enter_protocol(MPI_Comm comm, const char **why)
 {
-    int mine = pthread_mutex_trylock(&protocol_gate) == 0, all = 0;
+    /* Worst first: the minimum over the processes is the answer. */
+    enum { GATE_TAKEN, AT_MAX, READY };
+    bool gate = pthread_mutex_trylock(&protocol_gate) == 0;
+    int mine = !gate ? GATE_TAKEN
+               : atomic_load_explicit(&wisp_ghost_nserved, memory_order_relaxed) >=
+                       wisp_config.GHOST_WINDOWS_MAX
+                   ? AT_MAX
+                   : READY,
+        all = GATE_TAKEN;
     PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (mine && !all)
+    if (gate && all != READY)
         pthread_mutex_unlock(&protocol_gate);
-    return all;
+    if (all == GATE_TAKEN)
+        *why = "another thread of one of its processes was creating or freeing a served window "
+               "at the same time";
+    else if (all == AT_MAX)
+        *why = "one of its processes has WISP_GHOST_WINDOWS_MAX served windows already";
+    return all == READY;
 }
 
 /* Collective over comm: set up a served window (memory in a new segment,
@@ -421,11 +439,8 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
     PMPI_Comm_dup(comm, &w->comm);
     PMPI_Comm_rank(w->comm, &w->rank);
     PMPI_Comm_size(w->comm, &w->size);
-    bool ok = enter_protocol(w->comm);
-    if (!ok) {
-        *why = "another thread of one of its processes was creating or freeing a served window "
-               "at the same time";
-    } else {
+    bool ok = enter_protocol(w->comm, why);
+    if (ok) {
         ok = set_up(w, size, disp_unit, info, mem, flavor, why);
         pthread_mutex_unlock(&protocol_gate);
     }
@@ -545,7 +560,6 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
         PMPI_Win_free(i == 0 ? &w->global : &w->lockwin[i - 1]);
     if (poster)
         pthread_mutex_unlock(&protocol_gate);
-    PMPI_Comm_free(&w->icomm);
     PMPI_Comm_free(&w->comm);
     wisp_ghost_segment_unmap(&w->seg);
     free_state(w);

@@ -107,11 +107,10 @@ enum wisp_ghost_access {
 };
 
 struct wisp_ghost_win {
-    MPI_Win win;    /* the application's handle */
-    int flavor;     /* MPI_WIN_FLAVOR_ALLOCATE, _SHARED or _CREATE (memory in the heap) */
-    void *base;     /* this process's memory */
-    MPI_Comm comm;  /* duplicate of the application's communicator */
-    MPI_Comm icomm; /* its processes (same ranks), then the ghosts of their nodes */
+    MPI_Win win;   /* the application's handle */
+    int flavor;    /* MPI_WIN_FLAVOR_ALLOCATE, _SHARED or _CREATE (memory in the heap) */
+    void *base;    /* this process's memory */
+    MPI_Comm comm; /* duplicate of the application's communicator */
     int rank, size;
     struct wisp_ghost_segment seg;
     MPI_Win global;
