@@ -99,14 +99,14 @@ static long now_ns(void)
 struct seen {
     unsigned start, end; /* last_start and last_end */
     long ended;          /* when it saw a new wait or test */
-    unsigned events;     /* at the last look */
+    unsigned events;     /* when the thread last woke */
 };
 
 enum { NAP_GROWTH = 64 }; /* the longest nap, in intervals */
 
 /* Has the application made a nonblocking call, a wait or a test since the
- * last look? Then it moves the MPI itself, and a look on a shared core
- * would only take the core from it. */
+ * thread last woke? Then it moves the MPI itself, and a look on a shared
+ * core would only take the core from it. */
 static bool moving_itself(struct seen *seen)
 {
     unsigned events = atomic_load_explicit(&pt.events, memory_order_relaxed);
