@@ -180,18 +180,26 @@ static int serve(MPI_Comm handle, int ctx)
  * one offers only what is left; when the two agreements reserved in
  * opposite orders in two processes, both find nothing in common and try
  * again, after a random pause that soon puts one of them first everywhere.
- * The last word of an offer says whether anything was held back for
- * another agreement: all ones when not, so that an empty result with it
- * still set means every context is used, not a clash.
+ * A first offer is the lowest word of free contexts (64), a second the
+ * lowest four, then all: so that agreements made at once by several
+ * threads, in the same order everywhere, each find a context the first
+ * time instead of the first one taking every context and the others
+ * retrying (4 threads duplicating communicators: 11 times slower than the
+ * MPI alone). The last word of an offer says whether anything free was
+ * held back (for another agreement, or past the words offered): all ones
+ * when not, so that an empty result with it still set means every context
+ * is used, not a clash.
  */
 static uint64_t reserved[WORDS];
 
-static void offer(uint64_t mask[WORDS + 1])
+static void offer(uint64_t mask[WORDS + 1], int words)
 {
     bool held_back = false;
-    for (int w = 0; w < WORDS; w++) {
-        mask[w] = free_ctx[w] & ~reserved[w];
-        held_back |= (free_ctx[w] & reserved[w]) != 0;
+    for (int w = 0, offered = 0; w < WORDS; w++) {
+        uint64_t open = free_ctx[w] & ~reserved[w];
+        mask[w] = offered < words ? open : 0;
+        offered += mask[w] != 0;
+        held_back |= (free_ctx[w] & ~mask[w]) != 0;
         reserved[w] |= mask[w];
     }
     mask[WORDS] = held_back ? 0 : ~0ull;
@@ -218,7 +226,7 @@ static int agree(MPI_Comm comm, int *rc)
     for (int attempt = 0;; attempt++) {
         uint64_t mine[WORDS + 1], common[WORDS + 1];
         wisp_p2p_lock();
-        offer(mine);
+        offer(mine, attempt == 0 ? 1 : attempt == 1 ? 4 : WORDS);
         wisp_p2p_unlock();
         memcpy(common, mine, sizeof common);
         *rc = PMPI_Allreduce(MPI_IN_PLACE, common, WORDS + 1, MPI_UINT64_T, MPI_BAND, comm);
