@@ -1,7 +1,9 @@
 /*
  * Enter/exit accounting of the wrappers: calls and time inside MPI, per MPI
- * function and per process; and the events a component asked to hear of. Only the outermost call of
- * a thread is timed, so an MPI library calling MPI_* internally (ROMIO does) is not counted twice.
+ * function and per process (the inline parts of enter and exit, and the
+ * events a component asked to hear of, are in wrap.h). Only the outermost
+ * call of a thread is timed, so an MPI library calling MPI_* internally
+ * (ROMIO does) is not counted twice.
  */
 #include <stdatomic.h>
 #include <time.h>
