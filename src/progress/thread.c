@@ -99,21 +99,9 @@ static long now_ns(void)
 struct seen {
     unsigned start, end; /* last_start and last_end */
     long ended;          /* when it saw a new wait or test */
-    unsigned events;     /* when the thread last woke */
 };
 
 enum { NAP_GROWTH = 64 }; /* the longest nap, in intervals */
-
-/* Has the application made a nonblocking call, a wait or a test since the
- * thread last woke? Then it moves the MPI itself, and a look on a shared
- * core would only take the core from it. */
-static bool moving_itself(struct seen *seen)
-{
-    unsigned events = atomic_load_explicit(&pt.events, memory_order_relaxed);
-    bool moving = events != seen->events;
-    seen->events = events;
-    return moving;
-}
 
 /* Something may be outstanding: a nonblocking call not followed by a wait
  * or test yet (their numbers say which came last), a wait or test within
@@ -160,12 +148,14 @@ static void *run(void *unused)
             /* A nap that MPI_Finalize cuts short; with a core of its own,
              * also on the doorbell that a local peer's message rings (the
              * MPI's own traffic rings none: it waits for the interval). */
-            bool skip = !pt.own_core && moving_itself(&seen);
-            /* Every wake-up on a shared core costs the application (more
-             * than the look: about 100 us a wake-up on this VM, measured as
-             * 10% of a message rate at 1 kHz); while it keeps moving the MPI
-             * itself, the naps double, and its next compute phase (an
-             * interval without a call) brings them back. */
+            /* On a shared core, no look while the application is inside
+             * MPI, moving it itself; and every wake-up there costs the
+             * application more than the look (about 100 us on this VM:
+             * 10% of a message rate at 1 kHz), so while the thread finds it
+             * inside, the naps double, and the first time it finds it
+             * outside (computing) brings them back. */
+            bool skip =
+                !pt.own_core && atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed);
             nap = skip ? (nap < pt.interval_ns * NAP_GROWTH ? 2 * nap : nap) : pt.interval_ns;
             if (skip || !(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
                 wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, atomic_load(&pt.bell), nap);
