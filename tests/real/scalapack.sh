@@ -7,8 +7,9 @@
 # wisp and with virtual nodes of one process, on 2 processes (the inputs'
 # process grids rewritten to 1x2, 2x1 and 1x1), and every wisp run must give
 # the native run's verdicts: the drivers' counts of tests passed, failed and
-# skipped, PBLAS's PASSED/FAILED lines, and the BLACS tester's, which ends
-# with BLACS_ABORT on purpose (every process must then be gone, as natively).
+# skipped, PBLAS's PASSED/FAILED lines, and the BLACS tester's (its
+# point-to-point, broadcast and combine tests; not the auxiliary ones, which
+# end in BLACS_ABORT and can lose rank 0's last lines natively too).
 set -u
 wisprun=$1 mpi=$2
 bin=/usr/lib/x86_64-linux-gnu/scalapack/$mpi-tests
@@ -49,6 +50,12 @@ for path in glob.glob(os.path.join(work, "*.dat")) + glob.glob(os.path.join(work
     rewrite(path, ["3  number of process grids", "1 2 1  values of P", "2 1 1  values of Q"])
 for path in glob.glob(os.path.join(work, "BLACS", "*.dat")):
     rewrite(path, ["2  Number of grids", "1 2  NPROW", "2 1  NPCOL"])
+# The BLACS tester's auxiliary tests end in BLACS_ABORT, which kills rank 0
+# while its last verdicts may still sit in its stdout buffer: left out.
+bt = os.path.join(work, "BLACS", "bt.dat")
+text = open(bt).read()
+assert "Run AUX?" in text
+open(bt, "w").write(re.sub(r"'T'(\s+Run AUX\?)", r"'F'\1", text))
 EOF
 
 # The verdicts of one run's output, without timings.
