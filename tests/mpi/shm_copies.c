@@ -154,6 +154,9 @@ int main(int argc, char **argv)
             fill(sends[tag - 1].buf, sends[tag - 1].n, tag);
             MPI_Send(sends[tag - 1].buf, (int)sends[tag - 1].n, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
         }
+        /* Nothing more until rank 1 has counted tag 4: the messages below
+         * would otherwise arrive while it still waits for that one. */
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         /* Tag 5 is received only after tag 6, which follows the return of
          * this MPI_Send and the reuse of its buffer. */
         fill(shared, EAGER, 5);
@@ -171,6 +174,7 @@ int main(int argc, char **argv)
         expect(private_buf, BIG, 2, !on ? none : cma ? together : staged);
         expect(private_buf, 8, 3, on ? (struct counts){.immediate = 1, .copies = 2} : none);
         expect(shared, HUGE, 4, on ? (struct counts){.synergistic = 1, .copies = 1} : none);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
         struct counts before = now();
         MPI_Recv(NULL, 0, MPI_BYTE, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Recv(private_buf, EAGER, MPI_BYTE, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
