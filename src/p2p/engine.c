@@ -320,6 +320,18 @@ static void send_complete(struct wisp_p2p_req *req)
     }
 }
 
+/* The engine is done with a send: its private copy goes, and the request
+ * too if the user freed it meanwhile. */
+static void let_go(struct wisp_p2p_req *req)
+{
+    req->engine_holds = false;
+    req->slot = -1;
+    free(req->tmp);
+    req->tmp = NULL;
+    if (req->user_freed)
+        wisp_p2p_req_release(req);
+}
+
 /* Copy the next staging chunks the receiver has room for; true if any. */
 static bool stage_more(struct slot *s, struct wisp_p2p_req *req)
 {
@@ -527,13 +539,8 @@ static bool emit_pending(void)
             npending--;
             wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
             moved = true;
-            if (req->slot < 0) { /* immediate: sent and done */
-                req->engine_holds = false;
-                free(req->tmp);
-                req->tmp = NULL;
-                if (req->user_freed)
-                    wisp_p2p_req_release(req);
-            }
+            if (req->slot < 0) /* immediate: sent and done */
+                let_go(req);
         }
     }
     return moved;
@@ -625,14 +632,9 @@ static bool advance_slot(int i)
     mine.busy[i] = mine.busy[--mine.nbusy];
     mine.free[mine.nfree++] = index;
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
-    req->engine_holds = false;
-    req->slot = -1;
     if (!req->done)
         send_complete(req);
-    free(req->tmp);
-    req->tmp = NULL;
-    if (req->user_freed)
-        wisp_p2p_req_release(req);
+    let_go(req);
     return true;
 }
 
@@ -663,15 +665,8 @@ static bool sends_delivered(void *unused)
  * slots' requests hold go, and the requests the user freed with them. */
 static void drop_slot_holds(void)
 {
-    for (int i = 0; i < mine.nbusy; i++) {
-        struct wisp_p2p_req *req = mine.req[mine.busy[i]];
-        req->engine_holds = false;
-        req->slot = -1;
-        free(req->tmp);
-        req->tmp = NULL;
-        if (req->user_freed)
-            wisp_p2p_req_release(req);
-    }
+    for (int i = 0; i < mine.nbusy; i++)
+        let_go(mine.req[mine.busy[i]]);
 }
 
 /* ---- receiving --------------------------------------------------------- */

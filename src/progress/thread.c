@@ -123,10 +123,6 @@ static bool armed(struct seen *seen, long now)
 static bool look(void)
 {
     int flag;
-    /* An application thread inside MPI moves it already; a probe now would
-     * only contend for the MPI's lock with it. */
-    if (atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed))
-        return false;
     /* wisp's engine first: a local peer's ring woke this thread, and its
      * copy should not wait behind the MPI's progress. */
     bool passed = wisp_p2p_progress_async();
@@ -145,19 +141,20 @@ static void *run(void *unused)
     while (!atomic_load(&pt.stop)) {
         long now = now_ns();
         if (armed(&seen, now)) {
-            /* A nap that MPI_Finalize cuts short; with a core of its own,
-             * also on the doorbell that a local peer's message rings (the
-             * MPI's own traffic rings none: it waits for the interval). */
-            /* On a shared core, no look while the application is inside
-             * MPI, moving it itself; and every wake-up there costs the
-             * application more than the look (about 100 us on this VM:
-             * 10% of a message rate at 1 kHz), so while the thread finds it
-             * inside, the naps double, and the first time it finds it
-             * outside (computing) brings them back. */
-            bool skip =
-                !pt.own_core && atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed);
-            nap = skip ? (nap < pt.interval_ns * NAP_GROWTH ? 2 * nap : nap) : pt.interval_ns;
-            if (skip || !(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
+            /* No look while an application thread is inside MPI: it moves
+             * the MPI already, and a probe would only contend for the MPI's
+             * lock with it. On a shared core every wake-up also costs the
+             * application more than the look (about 100 us on this VM: 10%
+             * of a message rate at 1 kHz), so while the thread finds it
+             * inside, the naps double; the first time it finds it outside
+             * (computing) brings them back. A nap that MPI_Finalize cuts
+             * short; with a core of its own, also on the doorbell that a
+             * local peer's message rings (the MPI's own traffic rings none:
+             * it waits for the interval). */
+            bool inside = atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed);
+            nap = inside && !pt.own_core ? (nap < pt.interval_ns * NAP_GROWTH ? 2 * nap : nap)
+                                         : pt.interval_ns;
+            if (inside || !(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
                 wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, atomic_load(&pt.bell), nap);
             continue;
         }
