@@ -12,7 +12,9 @@
  *
  * Memory is committed with fallocate(2) as jemalloc asks for it: a full
  * /dev/shm then makes the allocation fail cleanly (and the caller falls back
- * to private memory) instead of a SIGBUS when a page is first touched. The
+ * to private memory) instead of a SIGBUS when a page is first touched. tmpfs
+ * places a page when it commits it: on the committing thread's NUMA node,
+ * or as the file range's policy says (WISP_HEAP_NUMA=interleave). The
  * file is unlinked as soon as every process has mapped it, so nothing is
  * left in /dev/shm however the job ends.
  */
@@ -22,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jemalloc/jemalloc.h>
+#include <linux/mempolicy.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +40,9 @@
 #include "core/topo.h"
 #include "shm/segment.h"
 
+enum { HEAP_NUMA_LOCAL, HEAP_NUMA_INTERLEAVE }; /* WISP_HEAP_NUMA, as config.def lists them */
 enum {
+    MAX_NUMA_NODES = 1024,  /* bits of the node masks given to the kernel */
     HEAP_ALIGN = 2 << 20,   /* partitions start on huge-page boundaries */
     MAX_PLACEMENT_TRIES = 4 /* candidate addresses before giving up */
 };
@@ -58,6 +63,9 @@ static _Thread_local int tcache_plus_one __attribute__((tls_model("initial-exec"
 static bool full_reported;
 static size_t shm_reserve; /* bytes of /dev/shm the heap leaves to others; 0: no limit */
 static bool forked;        /* in a child of fork(): the partition is the parent's */
+/* WISP_HEAP_NUMA=interleave: the nodes this process may use; else empty. */
+static unsigned long interleave_nodes[MAX_NUMA_NODES / (8 * sizeof(unsigned long))];
+static bool interleave;
 
 /* jemalloc's options are compiled in (cmake/WispJemalloc.cmake,
  * --with-malloc-conf): its thread caches also keep blocks up to 128 KiB
@@ -83,6 +91,45 @@ static bool leaves_reserve(size_t size)
     return (size_t)st.f_bavail * st.f_frsize >= size + shm_reserve;
 }
 
+/* Sets the policy of the file's pages behind [start, start + size) before
+ * they are committed: tmpfs keeps it with the file (a shared policy), so it
+ * holds whichever process commits or touches them. Page-aligned, as every
+ * extent is. A refusal leaves the pages local, said once. */
+static void place_pages(void *start, size_t size)
+{
+    static bool refused;
+    if (interleave &&
+        syscall(SYS_mbind, start, size, MPOL_INTERLEAVE, interleave_nodes,
+                (unsigned long)MAX_NUMA_NODES + 1, 0UL) &&
+        !__atomic_exchange_n(&refused, true, __ATOMIC_RELAXED))
+        wisp_log(1, "WISP_HEAP_NUMA=interleave: mbind refused (%m): heap pages stay local");
+}
+
+/* Commits [start, start + size) of the heap, placed: 0, or an errno. */
+static int commit_pages(char *start, size_t size)
+{
+    place_pages(start, size);
+    return fallocate(heap_fd, 0, (off_t)(start - wisp_shm_heap.base), (off_t)size) ? errno : 0;
+}
+
+/* The NUMA nodes to interleave over: those this process may allocate from. */
+static void interleave_init(void)
+{
+    if (wisp_config.HEAP_NUMA != HEAP_NUMA_INTERLEAVE)
+        return;
+    if (syscall(SYS_get_mempolicy, NULL, interleave_nodes, (unsigned long)MAX_NUMA_NODES, NULL,
+                MPOL_F_MEMS_ALLOWED)) {
+        wisp_log(1, "WISP_HEAP_NUMA=interleave: cannot read the allowed NUMA nodes (%m): "
+                    "heap pages stay local");
+        return;
+    }
+    interleave = true;
+    int nodes = 0;
+    for (size_t i = 0; i < sizeof interleave_nodes / sizeof *interleave_nodes; i++)
+        nodes += __builtin_popcountl(interleave_nodes[i]);
+    wisp_log(2, "shared heap: pages interleaved over %d NUMA node%s", nodes, nodes == 1 ? "" : "s");
+}
+
 /* jemalloc asks for a new extent: carve it from this process's partition. */
 static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
                           bool *zero, bool *commit, unsigned arena)
@@ -95,13 +142,13 @@ static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, si
     uintptr_t start = ((uintptr_t)part + used + alignment - 1) & ~(uintptr_t)(alignment - 1);
     size_t offset = start - (uintptr_t)part;
     char *p = NULL;
+    int err;
     if (offset + size > wisp_shm_heap.partition_size) {
         report_full("full (WISP_HEAP_SIZE)");
     } else if (!leaves_reserve(size)) {
         report_full("cannot grow: the rest of /dev/shm is left to the MPI");
-    } else if (fallocate(heap_fd, 0, (off_t)(part - wisp_shm_heap.base) + (off_t)offset,
-                         (off_t)size)) {
-        report_full(errno == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
+    } else if ((err = commit_pages((char *)start, size))) {
+        report_full(err == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
     } else {
         p = (char *)start;
         used = offset + size;
@@ -395,6 +442,7 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     if (!fstatvfs(heap_fd, &st) && st.f_blocks)
         shm_reserve = (size_t)st.f_bavail * st.f_frsize / 2;
     wisp_log(2, "shared heap: /dev/shm keeps %zu MiB free for others", shm_reserve >> 20);
+    interleave_init();
     char *base = map_everywhere(node, node_rank, node_size, total);
     if (!base)
         return heap_off(node_rank, "no address range is free in every process");
