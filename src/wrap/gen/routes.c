@@ -4,6 +4,7 @@
 
 #include "core/init.h"
 #include "ghost/errhandler.h"
+#include "ghost/sessions.h"
 #include "ghost/win.h"
 #include "ghost/world_attr.h"
 #include "p2p/p2p.h"
@@ -1304,6 +1305,13 @@ int wisp_impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Group_from_session_pset
+int wisp_impl_MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
+{
+    return wisp_ghost_group_from_pset(session, pset_name, newgroup);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Ibsend
 int wisp_impl_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
@@ -2292,8 +2300,22 @@ int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype da
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Session_get_pset_info
+int wisp_impl_MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
+{
+    return wisp_ghost_pset_info(session, pset_name, info);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
 #error "MPI_Session_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190)"
+#endif
+
+#ifdef WISP_HAVE_MPI_Session_init
+int wisp_impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
+{
+    return wisp_ghost_session_init(info, errhandler, session);
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend
@@ -2721,7 +2743,7 @@ int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:59)"
+#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:60)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock
