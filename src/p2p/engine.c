@@ -53,6 +53,14 @@ enum {
     CALL_AFTER_PASSES = 1024, /* idle progress passes before a waiting process calls rescuers */
     CALL_EVERY_NS = 1000000,  /* and then at most this often */
     TAKE_BACK_PASSES = 256,   /* progress passes a single-copy sender waits before it stages */
+    /* Fastbox rings, unless WISP_SHM_RING says: RING_SHARE bytes shared
+     * among a process's incoming rings, RING_MIN to RING_MAX bytes each.
+     * 128 KiB holds a window of 64 messages of 1 KiB (OSU's osu_bw), where
+     * a full ring makes a sender queue; 64 processes of a node take 16 KiB
+     * rings, 64 MiB in all. */
+    RING_SHARE = 1 << 20,
+    RING_MIN = 16 << 10,
+    RING_MAX = 128 << 10,
 };
 
 /*
@@ -92,6 +100,7 @@ struct wisp_p2p wisp_p2p;
 
 static char *segment;
 static size_t segment_size, slot_stride;
+static uint32_t ring_lines; /* per fastbox ring, the same in every process of the node */
 static MPI_Comm poke_comm = MPI_COMM_NULL;
 static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
 static unsigned npending;
@@ -107,24 +116,26 @@ static struct {
 
 static struct wisp_fastbox_ring *ring(int src, int dst)
 {
-    return wisp_fastbox_ring(segment, wisp_p2p.node_size, src, dst);
+    return wisp_fastbox_ring(segment, wisp_p2p.node_size, ring_lines, src, dst);
 }
 
 static struct wisp_doorbell *bell(int proc)
 {
-    return wisp_fastbox_doorbell(segment, wisp_p2p.node_size, proc);
+    return wisp_fastbox_doorbell(segment, wisp_p2p.node_size, ring_lines, proc);
 }
 
 /* The rings and the doorbells of the application's naps, then one doorbell
  * per process for its rescuer. */
 static size_t bells_end(int n)
 {
-    return wisp_fastbox_region_size(n) + (size_t)n * sizeof(struct wisp_doorbell);
+    return wisp_fastbox_region_size(n, ring_lines) + (size_t)n * sizeof(struct wisp_doorbell);
 }
 
 static struct wisp_doorbell *rescue_bell(int proc)
 {
-    return (struct wisp_doorbell *)(segment + wisp_fastbox_region_size(wisp_p2p.node_size)) + proc;
+    return (struct wisp_doorbell *)(segment +
+                                    wisp_fastbox_region_size(wisp_p2p.node_size, ring_lines)) +
+           proc;
 }
 
 static struct slot *slot_at(int owner, int index)
@@ -155,6 +166,20 @@ static uint64_t chunks_of(uint64_t size)
 }
 
 /* ---- life cycle -------------------------------------------------------- */
+
+/* Lines of a fastbox ring among `n` processes (a power of two, rounded down). */
+static uint32_t lines_for(int n)
+{
+    size_t bytes = (size_t)wisp_config.SHM_RING;
+    if (!bytes) {
+        bytes = RING_SHARE / (size_t)(n > 1 ? n - 1 : 1);
+        bytes = bytes < RING_MIN ? RING_MIN : bytes > RING_MAX ? RING_MAX : bytes;
+    }
+    size_t lines = bytes / WISP_FASTBOX_LINE;
+    while (lines & (lines - 1))
+        lines &= lines - 1;
+    return (uint32_t)lines;
+}
 
 static void *rescue(void *unused);
 
@@ -189,7 +214,12 @@ void wisp_p2p_init(int thread_level)
     int n = wisp_topo.node_size;
     wisp_p2p.node_rank = wisp_topo.node_rank;
     wisp_p2p.node_size = n;
-    wisp_p2p.stage = (uint64_t)wisp_config.SHM_STAGE;
+    /* The segment's layout is the node's: node rank 0's settings decide it
+     * (a process started with other values would read the wrong lines). */
+    uint64_t layout[2] = {lines_for(n), (uint64_t)wisp_config.SHM_STAGE};
+    PMPI_Bcast(layout, 2, MPI_UINT64_T, 0, wisp_topo.node_comm);
+    ring_lines = (uint32_t)layout[0];
+    wisp_p2p.stage = layout[1];
     wisp_p2p.immediate_max = (uint64_t)wisp_config.SHM_IMMEDIATE;
     wisp_p2p.single_copy_min = (uint64_t)wisp_config.SHM_SINGLE_COPY;
     wisp_p2p.cma_min = (uint64_t)wisp_config.SHM_CMA_MIN;
@@ -224,6 +254,7 @@ void wisp_p2p_init(int thread_level)
         return;
     }
     segment = map;
+    wisp_fastbox_join(segment, n, ring_lines, wisp_p2p.node_rank);
     pending = malloc(sizeof *pending * (size_t)n);
     if (!pending)
         wisp_fatal("out of memory for the point-to-point engine");
@@ -243,9 +274,9 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.cma = n > 1 && wisp_p2p_cma_init(wisp_topo.node_comm, wisp_config.SHM_CMA);
     wisp_p2p_comm_init(wisp_wrap_user_world);
     wisp_log(2,
-             "point-to-point engine on: %d processes on this node, immediate <= %llu B, "
-             "private messages from %llu B %s",
-             n, (unsigned long long)wisp_p2p.immediate_max,
+             "point-to-point engine on: %d processes on this node, rings of %u KiB, "
+             "immediate <= %llu B, private messages from %llu B %s",
+             n, ring_lines * WISP_FASTBOX_LINE >> 10, (unsigned long long)wisp_p2p.immediate_max,
              (unsigned long long)(wisp_p2p.cma ? wisp_p2p.cma_min : wisp_p2p.immediate_max + 1),
              wisp_p2p.cma ? "by cross-memory attach" : "staged");
 }

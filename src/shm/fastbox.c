@@ -20,13 +20,20 @@
 
 #include "core/futex.h"
 
-enum { RING_BYTES = WISP_FASTBOX_CELLS * WISP_FASTBOX_LINE };
+void wisp_fastbox_join(void *region, int nprocs, uint32_t lines, int me)
+{
+    for (int peer = 0; peer < nprocs; peer++) {
+        wisp_fastbox_ring(region, nprocs, lines, me, peer)->send_mask = lines - 1;
+        wisp_fastbox_ring(region, nprocs, lines, peer, me)->receive_mask = lines - 1;
+    }
+}
 
 /* The ring's bytes from `at` on (modulo its size), `size` of them, wrapping. */
 static void copy_in(struct wisp_fastbox_ring *ring, uint32_t at, const void *from, uint32_t size)
 {
     unsigned char *bytes = (unsigned char *)ring->cells;
-    uint32_t part = RING_BYTES - at < size ? RING_BYTES - at : size;
+    uint32_t end = (ring->send_mask + 1) * WISP_FASTBOX_LINE;
+    uint32_t part = end - at < size ? end - at : size;
     memcpy(bytes + at, from, part);
     if (size > part)
         memcpy(bytes, (const unsigned char *)from + part, size - part);
@@ -35,7 +42,8 @@ static void copy_in(struct wisp_fastbox_ring *ring, uint32_t at, const void *fro
 static void copy_out(const struct wisp_fastbox_ring *ring, uint32_t at, void *to, uint32_t size)
 {
     const unsigned char *bytes = (const unsigned char *)ring->cells;
-    uint32_t part = RING_BYTES - at < size ? RING_BYTES - at : size;
+    uint32_t end = (ring->receive_mask + 1) * WISP_FASTBOX_LINE;
+    uint32_t part = end - at < size ? end - at : size;
     memcpy(to, bytes + at, part);
     if (size > part)
         memcpy((unsigned char *)to + part, bytes, size - part);
@@ -44,32 +52,34 @@ static void copy_out(const struct wisp_fastbox_ring *ring, uint32_t at, void *to
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size)
 {
-    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size), line = n % WISP_FASTBOX_CELLS;
+    uint32_t mask = ring->send_mask, lines = mask + 1;
+    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size), line = n & mask;
     uint32_t at = n;                                /* where the message goes */
     if (line >= WISP_FASTBOX_HOT && line > cells) { /* the skip mark clear of the message */
         /* Back to the first line once the receiver has read the lines the
-         * message and the next header take there; asked at most once per
-         * WISP_FASTBOX_HOT lines, so a stream pays little. */
-        uint32_t need = n - line + cells + 1;
+         * message and the next header take there, and all but half the hot
+         * lines' worth (little is lost past the mark); asked at most once
+         * per WISP_FASTBOX_HOT lines, so a stream pays little. */
+        uint32_t need = n - line + cells + 1, near = n - WISP_FASTBOX_HOT / 2;
+        if ((int32_t)(near - need) > 0)
+            need = near;
         if ((int32_t)(ring->consumed_seen - need) < 0 && n - ring->looked >= WISP_FASTBOX_HOT) {
             ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
             ring->looked = n;
         }
         if ((int32_t)(ring->consumed_seen - need) >= 0)
-            at = n + WISP_FASTBOX_CELLS - line;
+            at = n + lines - line;
     }
-    if (at == n &&
-        n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS) { /* + 1: a line always spare */
+    if (at == n && n + cells + 1 - ring->consumed_seen > lines) { /* + 1: a line always spare */
         ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
-        if (n + cells + 1 - ring->consumed_seen > WISP_FASTBOX_CELLS)
+        if (n + cells + 1 - ring->consumed_seen > lines)
             return false;
     }
-    struct wisp_fastbox_cell *cell = &ring->cells[at % WISP_FASTBOX_CELLS];
+    struct wisp_fastbox_cell *cell = &ring->cells[at & mask];
     cell->size = size;
     cell->match = match;
     if (size) /* zero bytes may come from a null buffer */
-        copy_in(ring, (at % WISP_FASTBOX_CELLS) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER, payload,
-                size);
+        copy_in(ring, (at & mask) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER, payload, size);
     struct wisp_fastbox_cell *publish = cell;
     uint32_t seq = at + 1;
     if (at != n) { /* the message first; the mark's release store publishes both */
@@ -90,16 +100,15 @@ void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_f
     if (!size)
         return;
     uint32_t at = (uint32_t)(cell - ring->cells) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER + offset;
-    copy_out(ring, at % RING_BYTES, dst, size);
+    copy_out(ring, at % ((ring->receive_mask + 1) * WISP_FASTBOX_LINE), dst, size);
 }
 
 void wisp_fastbox_release(struct wisp_fastbox_ring *ring)
 {
-    uint32_t first = ring->received % WISP_FASTBOX_CELLS;
+    uint32_t mask = ring->receive_mask, first = ring->received & mask;
     uint32_t cells = wisp_fastbox_cells(ring->cells[first].size);
     for (uint32_t k = 0; k < cells; k++) /* before `consumed` lets the sender reuse them */
-        atomic_store_explicit(&ring->cells[(first + k) % WISP_FASTBOX_CELLS].seq, 0,
-                              memory_order_relaxed);
+        atomic_store_explicit(&ring->cells[(first + k) & mask].seq, 0, memory_order_relaxed);
     ring->received += cells;
     atomic_store_explicit(&ring->consumed, ring->received, memory_order_release);
 }

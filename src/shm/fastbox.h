@@ -26,14 +26,15 @@
 
 enum {
     WISP_FASTBOX_LINE = 64,
-    WISP_FASTBOX_CELLS = 512, /* per ring (32 KiB): 30 messages of 1 KiB in flight, 7 of 4 KiB */
     WISP_FASTBOX_HEADER = 16, /* bytes of the header; the payload follows */
     WISP_FASTBOX_INLINE = WISP_FASTBOX_LINE - WISP_FASTBOX_HEADER, /* in the header's line */
     /* A sender past the ring's first WISP_FASTBOX_HOT lines goes on at the
-     * first line as soon as the receiver has read what is there, and leaves
-     * a skip mark (a header of size WISP_FASTBOX_SKIP) where it was: a
-     * ping-pong or a stream the receiver keeps up with stays in lines the
-     * caches hold; a receiver that lags still finds the whole ring. */
+     * first line when the receiver has read all but the last half of them
+     * and leaves a skip mark (a header of size WISP_FASTBOX_SKIP) where it
+     * was: a ping-pong or a stream the receiver keeps up with stays in lines
+     * the caches hold; a receiver that lags still finds the whole ring (the
+     * lines past a mark are lost until the receiver reaches it, so the
+     * sender does not go back while the receiver is far behind). */
     WISP_FASTBOX_HOT = 64,
 };
 #define WISP_FASTBOX_SKIP UINT32_MAX
@@ -54,6 +55,8 @@ static inline uint32_t wisp_fastbox_cells(uint32_t size)
     return (WISP_FASTBOX_HEADER + size + WISP_FASTBOX_LINE - 1) / WISP_FASTBOX_LINE;
 }
 
+/* A ring of `lines` cells, a power of two that the node agrees on (each
+ * side keeps it as a mask in its own line, where it looks on every call). */
 struct wisp_fastbox_ring {
     /* The receiver's progress, read by the sender only when the ring looks full. */
     alignas(WISP_FASTBOX_LINE) _Atomic uint32_t consumed;
@@ -62,9 +65,11 @@ struct wisp_fastbox_ring {
     alignas(WISP_FASTBOX_LINE) uint32_t sent;
     uint32_t consumed_seen;
     uint32_t looked;
+    uint32_t send_mask; /* lines - 1 */
     /* The receiver's own state. */
     alignas(WISP_FASTBOX_LINE) uint32_t received;
-    struct wisp_fastbox_cell cells[WISP_FASTBOX_CELLS];
+    uint32_t receive_mask; /* lines - 1 */
+    struct wisp_fastbox_cell cells[];
 };
 
 struct wisp_doorbell {
@@ -72,30 +77,41 @@ struct wisp_doorbell {
     _Atomic uint32_t asleep; /* threads sleeping on it (an application's wait, a progress thread) */
 };
 
+static inline size_t wisp_fastbox_ring_size(uint32_t lines)
+{
+    return sizeof(struct wisp_fastbox_ring) + (size_t)lines * WISP_FASTBOX_LINE;
+}
+
 /* Bytes of shared memory for the rings and doorbells of `nprocs` processes. */
-static inline size_t wisp_fastbox_region_size(int nprocs)
+static inline size_t wisp_fastbox_region_size(int nprocs, uint32_t lines)
 {
     size_t n = (size_t)nprocs;
-    return n * n * sizeof(struct wisp_fastbox_ring) + n * sizeof(struct wisp_doorbell);
+    return n * n * wisp_fastbox_ring_size(lines) + n * sizeof(struct wisp_doorbell);
 }
 
 /* The ring from `src` to `dst` and the doorbell of `proc` in a region of
- * wisp_fastbox_region_size(nprocs) zeroed bytes (inline: the engine asks on
- * every poll). */
-static inline struct wisp_fastbox_ring *wisp_fastbox_ring(void *region, int nprocs, int src,
-                                                          int dst)
+ * wisp_fastbox_region_size(nprocs, lines) zeroed bytes (inline: the engine
+ * asks on every poll). */
+static inline struct wisp_fastbox_ring *wisp_fastbox_ring(void *region, int nprocs, uint32_t lines,
+                                                          int src, int dst)
 {
-    return (struct wisp_fastbox_ring *)region + (size_t)src * (size_t)nprocs + (size_t)dst;
+    size_t at = (size_t)src * (size_t)nprocs + (size_t)dst;
+    return (struct wisp_fastbox_ring *)((char *)region + at * wisp_fastbox_ring_size(lines));
 }
 
-static inline struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, int proc)
+static inline struct wisp_doorbell *wisp_fastbox_doorbell(void *region, int nprocs, uint32_t lines,
+                                                          int proc)
 {
     size_t rings = (size_t)nprocs * (size_t)nprocs;
-    return (struct wisp_doorbell *)((struct wisp_fastbox_ring *)region + rings) + proc;
+    return (struct wisp_doorbell *)((char *)region + rings * wisp_fastbox_ring_size(lines)) + proc;
 }
 
-/* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) <
- * WISP_FASTBOX_CELLS cells; false when the ring has not that many free
+/* Process `me`, before its first message: its side of each ring it sends
+ * or receives on learns the size, `lines` (a power of two, at least 4). */
+void wisp_fastbox_join(void *region, int nprocs, uint32_t lines, int me);
+
+/* Sender: put a message of `size` bytes, in wisp_fastbox_cells(size) cells,
+ * fewer than the ring's lines; false when the ring has not that many free
  * (and one more, always spare). */
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size);
@@ -104,7 +120,7 @@ bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void
  * mark) waiting? */
 static inline bool wisp_fastbox_waiting(const struct wisp_fastbox_ring *ring)
 {
-    const struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+    const struct wisp_fastbox_cell *cell = &ring->cells[ring->received & ring->receive_mask];
     return atomic_load_explicit(&cell->seq, memory_order_acquire) == ring->received + 1;
 }
 
@@ -114,13 +130,13 @@ static inline bool wisp_fastbox_waiting(const struct wisp_fastbox_ring *ring)
 static inline const struct wisp_fastbox_cell *wisp_fastbox_peek(struct wisp_fastbox_ring *ring)
 {
     for (;;) {
-        struct wisp_fastbox_cell *cell = &ring->cells[ring->received % WISP_FASTBOX_CELLS];
+        struct wisp_fastbox_cell *cell = &ring->cells[ring->received & ring->receive_mask];
         if (atomic_load_explicit(&cell->seq, memory_order_acquire) != ring->received + 1)
             return NULL;
         if (cell->size != WISP_FASTBOX_SKIP)
             return cell;
         atomic_store_explicit(&cell->seq, 0, memory_order_relaxed); /* as a read line (fastbox.c) */
-        ring->received += WISP_FASTBOX_CELLS - ring->received % WISP_FASTBOX_CELLS;
+        ring->received = (ring->received | ring->receive_mask) + 1; /* the next lap */
     }
 }
 

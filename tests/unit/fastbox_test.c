@@ -7,7 +7,8 @@
  * will wait for in the lines it covers (stale payload must never pass for a
  * message); a receiver that sleeps on its
  * doorbell is always woken (a lost wake-up would hang this test until CTest's
- * timeout).
+ * timeout). With the smallest ring the engine uses (16 KiB) and the largest
+ * it chooses (128 KiB).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include "shm/fastbox.h"
 
 enum { MESSAGES = 300000, BURSTS = 200, MAX_SIZE = 4096 };
+
+static uint32_t lines; /* of the ring under test */
 
 /* Mostly one-cell messages, every 7th one longer. */
 static uint32_t size_of(uint32_t n)
@@ -39,7 +42,7 @@ static void fill(unsigned char *buf, uint32_t n, uint32_t size, uint32_t at)
         buf[i] = (unsigned char)(n * 31 + i);
     for (uint32_t i = 4; n % 2 && i + 4 <= size; i += 4) {
         uint32_t line = at + (WISP_FASTBOX_HEADER + i) / WISP_FASTBOX_LINE;
-        uint32_t looks_valid = line + WISP_FASTBOX_CELLS + 1;
+        uint32_t looks_valid = line + lines + 1;
         memcpy(buf + i, &looks_valid, 4);
     }
     if (n % 2 && size >= 4)
@@ -97,24 +100,27 @@ static int receive_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bel
 
 static int run(const char *name, bool sleep, int pause_every)
 {
-    size_t bytes = wisp_fastbox_region_size(2);
+    size_t bytes = wisp_fastbox_region_size(2, lines);
     void *region = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (region == MAP_FAILED) {
         perror("mmap");
         return 1;
     }
-    struct wisp_fastbox_ring *ring = wisp_fastbox_ring(region, 2, 1, 0);
-    struct wisp_doorbell *bell = wisp_fastbox_doorbell(region, 2, 0);
+    struct wisp_fastbox_ring *ring = wisp_fastbox_ring(region, 2, lines, 1, 0);
+    struct wisp_doorbell *bell = wisp_fastbox_doorbell(region, 2, lines, 0);
     pid_t child = fork();
     if (child == 0) {
+        wisp_fastbox_join(region, 2, lines, 1);
         send_all(ring, bell, pause_every);
         _exit(0);
     }
+    wisp_fastbox_join(region, 2, lines, 0);
     int errors = receive_all(ring, bell, sleep);
     int status;
     waitpid(child, &status, 0);
     errors += !WIFEXITED(status) || WEXITSTATUS(status);
-    printf("%s: %d messages, %s\n", name, MESSAGES, errors ? "FAILED" : "ok");
+    printf("%s, ring of %u lines: %d messages, %s\n", name, lines, MESSAGES,
+           errors ? "FAILED" : "ok");
     munmap(region, bytes);
     return errors;
 }
@@ -122,8 +128,10 @@ static int run(const char *name, bool sleep, int pause_every)
 int main(void)
 {
     int errors = 0;
-    errors += run("spinning receiver", false, 0);
-    errors += run("sleeping receiver, sender in bursts", true, MESSAGES / BURSTS);
-    errors += run("sleeping receiver, continuous sender", true, 0);
+    for (lines = 256; lines <= 2048; lines *= 8) {
+        errors += run("spinning receiver", false, 0);
+        errors += run("sleeping receiver, sender in bursts", true, MESSAGES / BURSTS);
+        errors += run("sleeping receiver, continuous sender", true, 0);
+    }
     return errors != 0;
 }
