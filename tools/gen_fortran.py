@@ -111,7 +111,7 @@ UNSUPPORTED_KINDS = {
     "POLYFUNCTION": "a callback", "ATTRIBUTE_VAL": "an attribute value",
     "ATTRIBUTE_VAL_10": "an attribute value", "EXTRA_STATE": "a callback's extra state",
     "EXTRA_STATE2": "a callback's extra state", "LOGICAL_VOID": "an untyped flag",
-    "SESSION": "a session (MPI-4, which wisp does not route)",
+    "SESSION": "a session handle (MPI-4), which these bindings do not convert",
     "F08_STATUS": "a status conversion", "F90_STATUS": "a status conversion",
     "VARARGS": "variadic in C", "WEIGHT": "graph weights (MPI_UNWEIGHTED)",
 }
@@ -308,7 +308,10 @@ def routed_by_wisp():
     """Functions a layer of wisp serves itself (call or lend in routes.def)."""
     names = set()
     for path in sorted((ROOT / "src").glob("*/routes.def")):
-        for line in path.read_text().splitlines():
+        # A long name stands alone, its route on the next (indented) line.
+        text = re.sub(r"^(MPI_[A-Za-z0-9_]+)[ \t]*\n[ \t]+", r"\1 ", path.read_text(),
+                      flags=re.M)
+        for line in text.splitlines():
             m = re.match(r"^(MPI_[A-Za-z0-9_]+)\s+(lend|call)\b", line)
             if m:
                 names.add(m.group(1))

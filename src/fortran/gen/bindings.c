@@ -10121,6 +10121,20 @@ WISP_EXPORT void mpi_attr_put_f08_(WISP_F_ANY_PARAMS)
 }
 #endif
 
+#ifdef WISP_F_MPIF_MPI_Comm_create_errhandler
+WISP_EXPORT void ompi_comm_create_errhandler_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_COMM_CREATE_ERRHANDLER", "ompi_comm_create_errhandler_f", NULL);
+}
+WISP_F_MPIF_ALIASES(comm_create_errhandler, COMM_CREATE_ERRHANDLER, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Comm_create_errhandler
+WISP_EXPORT void mpi_comm_create_errhandler_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Comm_create_errhandler", "mpi_comm_create_errhandler_f08_", NULL);
+}
+#endif
+
 #ifdef WISP_F_MPIF_MPI_Comm_get_attr
 WISP_EXPORT void ompi_comm_get_attr_f(WISP_F_ANY_PARAMS)
 {
@@ -10233,6 +10247,20 @@ WISP_EXPORT void mpi_dist_graph_neighbors_f08_(WISP_F_ANY_PARAMS)
 }
 #endif
 
+#ifdef WISP_F_MPIF_MPI_Group_from_session_pset
+WISP_EXPORT void ompi_group_from_session_pset_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_GROUP_FROM_SESSION_PSET", "ompi_group_from_session_pset_f", NULL);
+}
+WISP_F_MPIF_ALIASES(group_from_session_pset, GROUP_FROM_SESSION_PSET, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Group_from_session_pset
+WISP_EXPORT void mpi_group_from_session_pset_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Group_from_session_pset", "mpi_group_from_session_pset_f08_", NULL);
+}
+#endif
+
 #ifdef WISP_F_MPIF_MPI_Ineighbor_alltoallw
 WISP_EXPORT void ompi_ineighbor_alltoallw_f(WISP_F_ANY_PARAMS)
 {
@@ -10272,6 +10300,34 @@ WISP_F_MPIF_ALIASES(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT, (WISP_F_AN
 WISP_EXPORT void mpi_neighbor_alltoallw_init_f08_(WISP_F_ANY_PARAMS)
 {
     WISP_F_UNSERVED("MPI_Neighbor_alltoallw_init", "mpi_neighbor_alltoallw_init_f08_", (const MPI_Fint *)a8);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Session_get_pset_info
+WISP_EXPORT void ompi_session_get_pset_info_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_SESSION_GET_PSET_INFO", "ompi_session_get_pset_info_f", NULL);
+}
+WISP_F_MPIF_ALIASES(session_get_pset_info, SESSION_GET_PSET_INFO, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Session_get_pset_info
+WISP_EXPORT void mpi_session_get_pset_info_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Session_get_pset_info", "mpi_session_get_pset_info_f08_", NULL);
+}
+#endif
+
+#ifdef WISP_F_MPIF_MPI_Session_init
+WISP_EXPORT void ompi_session_init_f(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_SESSION_INIT", "ompi_session_init_f", NULL);
+}
+WISP_F_MPIF_ALIASES(session_init, SESSION_INIT, (WISP_F_ANY_PARAMS))
+#endif
+#ifdef WISP_F_F08_MPI_Session_init
+WISP_EXPORT void mpi_session_init_f08_(WISP_F_ANY_PARAMS)
+{
+    WISP_F_UNSERVED("MPI_Session_init", "mpi_session_init_f08_", NULL);
 }
 #endif
 
