@@ -30,11 +30,12 @@ enum {
     WISP_FASTBOX_INLINE = WISP_FASTBOX_LINE - WISP_FASTBOX_HEADER, /* in the header's line */
     /* A sender past the ring's first WISP_FASTBOX_HOT lines goes on at the
      * first line when the receiver has read all but the last
-     * WISP_FASTBOX_HOT / 2 lines written, and leaves a skip mark (a header of size
-     * WISP_FASTBOX_SKIP) where it was: a ping-pong or a stream the receiver keeps up with stays in
-     * lines the caches hold; a receiver that lags still finds the whole ring (the lines past a mark
-     * are lost until the receiver reaches it, so the sender does not go back while the receiver is
-     * far behind). */
+     * WISP_FASTBOX_HOT / 2 lines written, and leaves a skip mark (a header
+     * of size WISP_FASTBOX_SKIP) where it was: a ping-pong or a stream the
+     * receiver keeps up with stays in lines the caches hold; a receiver that
+     * lags still finds the whole ring (the lines past a mark are lost until
+     * the receiver reaches it, so the sender does not go back while the
+     * receiver is far behind). */
     WISP_FASTBOX_HOT = 64,
 };
 #define WISP_FASTBOX_SKIP UINT32_MAX
