@@ -103,10 +103,10 @@ def line_key(rel, fields):
                     + [v for k, v in opts if k == "env"])
 
 
-def select(build, suite, rel, listname, maxnp, tests, limits=None):
+def select(build, suite, rel, listname, maxnp, tests, limits=None, fewer=None):
     """Write rel/<listname>: rel/testlist without the tests above maxnp
-    processes, recursively, with the time limits given per test; append
-    the chosen tests to `tests`."""
+    processes, those above `fewer` run with `fewer`, recursively, with the
+    time limits given per test; append the chosen tests to `tests`."""
     keep = []
     for line in read_list(build, suite, rel):
         if not line:
@@ -115,10 +115,13 @@ def select(build, suite, rel, listname, maxnp, tests, limits=None):
         if line.startswith("!"):
             keep.append(line)
         elif os.path.isdir(os.path.join(build, rel, fields[0])):
-            select(build, suite, os.path.join(rel, fields[0]), listname, maxnp, tests, limits)
+            select(build, suite, os.path.join(rel, fields[0]), listname, maxnp, tests, limits, fewer)
             keep.append(fields[0])
         else:
             np = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 2
+            if fewer is not None and np > fewer and len(fields) > 1 and fields[1].isdigit():
+                fields[1] = str(fewer)  # whether the test allows it shows natively
+                line, np = " ".join(fields), fewer
             if maxnp is None or np <= maxnp:
                 limit = (limits or {}).get(line_key(rel, fields))
                 keep.append(line + (" timeLimit=%d" % limit if limit else ""))  # the last one counts
@@ -334,6 +337,9 @@ def main():
     p.add_argument("--subset", choices=sorted(SUBSETS), default="ci")
     p.add_argument("--dirs", help="comma-separated directories of test/mpi (default: the subset's)")
     p.add_argument("--maxnp", type=int, help="leave out tests with more processes")
+    p.add_argument("--fewer", type=int,
+                   help="run tests listed with more processes with this many (one that does not "
+                        "allow it fails natively, which is not counted against wisp)")
     p.add_argument("--settings", help="comma-separated wisp settings: " + ",".join(SETTINGS))
     p.add_argument("--limit", type=int, help="seconds before one test is killed")
     p.add_argument("--expected", default=os.path.join(ROOT, "tests", "conformance", "expected-failures.txt"))
@@ -366,8 +372,10 @@ def main():
     listname = "testlist.wisp-" + args.subset
     tests = []
     for d in dirs:
-        select(build, args.suite, d, listname, maxnp, tests)
-    log("%d tests in %s (at most %s processes)" % (len(tests), ",".join(dirs), maxnp or "any"))
+        select(build, args.suite, d, listname, maxnp, tests, fewer=args.fewer)
+    log("%d tests in %s (at most %s processes%s)" % (
+        len(tests), ",".join(dirs), maxnp or "any",
+        ", those of more run with %d" % args.fewer if args.fewer else ""))
 
     # Build once, natively; runtests' own `make prog` then finds them built.
     start, jobs = time.time(), os.cpu_count() or 2
@@ -390,7 +398,7 @@ def main():
               for t, r in results["native"].items() if r[0] == "pass"}
     for s in settings:
         for d in dirs:
-            select(build, args.suite, d, listname + "." + s, maxnp, [], limits)
+            select(build, args.suite, d, listname + "." + s, maxnp, [], limits, args.fewer)
         results[s] = run_setting(args, build, dirs, listname + "." + s, s, outdir)
     retry_failures(args, build, results, limits)
     unexpected = report(args, results, outdir)
