@@ -23,14 +23,15 @@ Usage: tools/p2p_table.py --build build/mpich [--reps 5]
 """
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+import run as bench_run  # noqa: E402  (bench/run.py: the metric lines and the oriented ratio)
+
 SIZES = [8, 1024, 65536, 1048576]
-METRIC = re.compile(r"^metric (\S+) (\S+) (\S+) (higher|lower)$")
 
 
 def mpi_of(build):
@@ -53,26 +54,21 @@ def launcher(build, mpi, side, np):
 
 
 def run(cmd):
-    """The metrics a run prints: {name: (value, unit, higher)}."""
+    """The metrics a run prints: {name: bench_run.Metric}."""
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode:
         sys.exit("p2p_table: %s failed (%d):\n%s%s" % (" ".join(cmd), out.returncode, out.stdout,
                                                       out.stderr))
-    found = {}
-    for line in out.stdout.splitlines():
-        m = METRIC.match(line.strip())
-        if m:
-            found[m.group(1)] = (float(m.group(2)), m.group(3), m.group(4) == "higher")
-    return found
+    return bench_run.parse_output(out.stdout)
 
 
 def measure(build, mpi, sides, reps, np, program):
-    """{side: {metric: [values]}}, the sides alternated run by run."""
+    """{side: {metric: [Metric of each run]}}, the sides alternated run by run."""
     got = {side: {} for side in sides}
     for _ in range(reps):
         for side in sides:
-            for name, (value, unit, higher) in run(launcher(build, mpi, side, np) + program).items():
-                got[side].setdefault(name, []).append((value, unit, higher))
+            for name, metric in run(launcher(build, mpi, side, np) + program).items():
+                got[side].setdefault(name, []).append(metric)
     return got
 
 
@@ -89,14 +85,13 @@ def table(title, got, names):
     for name in names:
         if not all(name in got[s] for s in sides):
             continue
-        unit, higher = got[sides[0]][name][0][1:]
-        values = {s: [v for v, _, _ in got[s][name]] for s in sides}
+        unit, better = got[sides[0]][name][0].unit, got[sides[0]][name][0].better
+        values = {s: [m.value for m in got[s][name]] for s in sides}
         med = {s: statistics.median(values[s]) for s in sides}
-        best = {s: (max if higher else min)(values[s]) for s in sides}
+        best = {s: (max if better == "higher" else min)(values[s]) for s in sides}
 
         def ratios(of):
-            return [(of[s] / of["native"] if higher else of["native"] / of[s]) if of[s] else 0
-                    for s in sides[1:]]
+            return [bench_run.oriented_ratio(of["native"], of[s], better) or 0 for s in sides[1:]]
 
         print("| %s (%s) | %s | %s | %s |" % (
             name, unit, " | ".join("%.4g" % med[s] for s in sides),
@@ -133,7 +128,7 @@ def main():
     for name in ["send_proc_null_vs_pmpi", "iprobe_empty_vs_pmpi", "testany_pending8_vs_pmpi"]:
         if all(name in calls[s] for s in calls):
             print("| %s | %s |" % (name, " | ".join(
-                "%.2f" % statistics.median(v for v, _, _ in calls[s][name]) for s in calls)))
+                "%.2f" % statistics.median(m.value for m in calls[s][name]) for s in calls)))
 
 
 if __name__ == "__main__":
