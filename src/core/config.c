@@ -257,8 +257,9 @@ void wisp_core_config_free(struct wisp_config *cfg)
     }
 }
 
-int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
-                           wisp_config_complain_fn *complain, void *ctx)
+/* wisp_core_config_parse, over the entries of `env` that start with `prefix`. */
+static int parse_env(struct wisp_config *cfg, char *const *env, const char *prefix,
+                     wisp_config_complain_fn *complain, void *ctx)
 {
     int problems = 0;
     memset(cfg, 0, sizeof *cfg); /* callers pass a fresh or freed struct */
@@ -271,7 +272,7 @@ int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
     }
     for (; env && *env; env++) {
         const char *entry = *env;
-        if (strncmp(entry, "WISP_", 5))
+        if (strncmp(entry, prefix, strlen(prefix)))
             continue;
         const char *eq = strchr(entry, '=');
         size_t namelen = eq ? (size_t)(eq - entry) : strlen(entry);
@@ -289,4 +290,17 @@ int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
         }
     }
     return problems;
+}
+
+int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
+                           wisp_config_complain_fn *complain, void *ctx)
+{
+    return parse_env(cfg, env, "WISP_", complain, ctx);
+}
+
+int wisp_core_config_parse_some(struct wisp_config *cfg, const char *prefix,
+                                wisp_config_complain_fn *complain, void *ctx)
+{
+    extern char **environ;
+    return parse_env(cfg, environ, prefix, complain, ctx);
 }

@@ -54,6 +54,12 @@ typedef void wisp_config_complain_fn(void *ctx, const char *line);
 int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
                            wisp_config_complain_fn *complain, void *ctx);
 
+/* The same, before MPI_Init reads them all: from the process's environment,
+ * only the entries that start with `prefix` ("WISP_ULT_", "WISP_GHOSTS=");
+ * the other variables keep their defaults. */
+int wisp_core_config_parse_some(struct wisp_config *cfg, const char *prefix,
+                                wisp_config_complain_fn *complain, void *ctx);
+
 /* Release the strings that wisp_core_config_parse copied into `cfg`. */
 void wisp_core_config_free(struct wisp_config *cfg);
 

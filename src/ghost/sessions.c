@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 #include <strings.h>
 
 #include "core/config.h"
@@ -36,13 +35,8 @@ static void complain(void *ctx, const char *line)
  * ghosts? A value MPI_Init would refuse counts as asking (and is named). */
 static bool ghosts_asked(void)
 {
-    extern char **environ;
-    char *mine[2] = {NULL, NULL};
-    for (char **e = environ; *e; e++)
-        if (!strncmp(*e, "WISP_GHOSTS=", 12))
-            mine[0] = *e;
     struct wisp_config cfg;
-    bool asked = wisp_core_config_parse(&cfg, mine, complain, NULL) || cfg.GHOSTS;
+    bool asked = wisp_core_config_parse_some(&cfg, "WISP_GHOSTS=", complain, NULL) || cfg.GHOSTS;
     wisp_core_config_free(&cfg);
     return asked;
 }

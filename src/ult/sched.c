@@ -308,15 +308,8 @@ static void complain(void *ctx, const char *line)
  * (WISP_ULT_*) itself; MPI_Init judges the others. */
 static void start(void)
 {
-    extern char **environ;
-    char *mine[64 + 1];
-    int n = 0;
-    for (char **e = environ; *e && n < 64; e++)
-        if (strncmp(*e, "WISP_ULT_", 9) == 0)
-            mine[n++] = *e;
-    mine[n] = NULL;
     struct wisp_config cfg;
-    int problems = wisp_core_config_parse(&cfg, mine, complain, NULL);
+    int problems = wisp_core_config_parse_some(&cfg, "WISP_ULT_", complain, NULL);
     ult.page = (size_t)sysconf(_SC_PAGESIZE);
     ult.stack_size = ((size_t)cfg.ULT_STACK + ult.page - 1) / ult.page * ult.page;
     ult.count = (int)cfg.ULT_THREADS;
