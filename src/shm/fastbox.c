@@ -28,11 +28,17 @@ void wisp_fastbox_join(void *region, int nprocs, uint32_t lines, int me)
     }
 }
 
+/* Bytes of cells in a ring whose side keeps `mask` (lines - 1). */
+static uint32_t bytes_of(uint32_t mask)
+{
+    return (mask + 1) * WISP_FASTBOX_LINE;
+}
+
 /* The ring's bytes from `at` on (modulo its size), `size` of them, wrapping. */
 static void copy_in(struct wisp_fastbox_ring *ring, uint32_t at, const void *from, uint32_t size)
 {
     unsigned char *bytes = (unsigned char *)ring->cells;
-    uint32_t end = (ring->send_mask + 1) * WISP_FASTBOX_LINE;
+    uint32_t end = bytes_of(ring->send_mask);
     uint32_t part = end - at < size ? end - at : size;
     memcpy(bytes + at, from, part);
     if (size > part)
@@ -42,7 +48,7 @@ static void copy_in(struct wisp_fastbox_ring *ring, uint32_t at, const void *fro
 static void copy_out(const struct wisp_fastbox_ring *ring, uint32_t at, void *to, uint32_t size)
 {
     const unsigned char *bytes = (const unsigned char *)ring->cells;
-    uint32_t end = (ring->receive_mask + 1) * WISP_FASTBOX_LINE;
+    uint32_t end = bytes_of(ring->receive_mask);
     uint32_t part = end - at < size ? end - at : size;
     memcpy(to, bytes + at, part);
     if (size > part)
@@ -100,7 +106,7 @@ void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_f
     if (!size)
         return;
     uint32_t at = (uint32_t)(cell - ring->cells) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER + offset;
-    copy_out(ring, at % ((ring->receive_mask + 1) * WISP_FASTBOX_LINE), dst, size);
+    copy_out(ring, at % bytes_of(ring->receive_mask), dst, size);
 }
 
 void wisp_fastbox_release(struct wisp_fastbox_ring *ring)
