@@ -62,6 +62,11 @@ wisp_add_mpi_test(ghost_threads NP 3 SUFFIX .flush.ghosts0 ARGS flush)
 wisp_add_mpi_test(ghost_threads NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=segment ${on}
                   SUFFIX .flush.ghosts2 ARGS flush)
 
+# Windows at neighbouring addresses of one page, one after another: each
+# its own base (MPICH over UCX's registration cache gave the old one).
+wisp_add_mpi_test(rma_same_page NP 2 SUFFIX .ghosts0)
+wisp_add_mpi_test(rma_same_page NP 3 ENV WISP_GHOSTS=1 ${on} SUFFIX .ghosts1)
+
 # A thousand windows at once: past WISP_GHOST_WINDOWS_MAX (4 here, to keep
 # it short) they are the MPI's own, and the MPI's communicator contexts last.
 wisp_add_mpi_test(rma_many_windows NP 2 SUFFIX .ghosts0)

@@ -13,6 +13,7 @@
 #include "core/component.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/quirks.h"
 #include "core/stats.h"
 #include "core/topo.h"
 #include "wisp.h"
@@ -81,6 +82,7 @@ static int init_mpi(int *argc, char ***argv, int required, int app, int *rc)
 {
     enum { PROGRESS_OFF, PROGRESS_THREAD };
     int mpi = wisp_config.PROGRESS == PROGRESS_THREAD ? MPI_THREAD_MULTIPLE : app, got = app;
+    wisp_core_quirks_before_init();
     *rc = required < 0 && mpi == app ? PMPI_Init(argc, argv)
                                      : PMPI_Init_thread(argc, argv, mpi, &got);
     if (required < 0 && mpi == app)
@@ -117,6 +119,8 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         c->start(level);
     wisp_core_topo_log();
     wisp_core_stats_start();
+    if (wisp_topo.world_rank == 0)
+        wisp_core_quirks_report();
     /* Translation, accounting and events live in the hooked path. */
     wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD ||
                            wisp_wrap_event_hook);
