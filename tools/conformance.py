@@ -23,10 +23,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
 
 # What is run: `ci` is the part `make check` runs (2 processes at most: the
-# machine has 2 cores and MPI processes spin), `full` is `make conformance`.
+# machine has 2 cores and MPI processes spin); `gate` is `make conformance`,
+# the directories wisp's correctness is judged by, every test of more
+# processes run with 2 where it allows that; `full` is every directory.
 SUBSETS = {
     "ci": {"dirs": ["pt2pt", "coll", "comm", "rma", "datatype", "group"], "maxnp": 2,
            "settings": ["wisp", "vnode1"], "limit": 60},
+    "gate": {"dirs": ["pt2pt", "coll", "comm", "group", "rma", "datatype", "errhan", "threads"],
+             "maxnp": None, "fewer": 2, "settings": ["wisp", "vnode2", "vnode1", "ghosts1"],
+             "limit": 180},
     "full": {"dirs": None, "maxnp": None, "settings": ["wisp", "vnode2", "vnode1", "ghosts1"],
              "limit": 180},
 }
@@ -349,6 +354,7 @@ def main():
     args.work = os.path.abspath(args.work)  # the steps below run in other directories
     args.limit = args.limit or subset["limit"]
     maxnp = args.maxnp if args.maxnp is not None else subset["maxnp"]
+    args.fewer = args.fewer if args.fewer is not None else subset.get("fewer")
     settings = args.settings.split(",") if args.settings else subset["settings"]
     settings = [s for s in settings if MPIS[args.mpi]["settings"] is None or s in MPIS[args.mpi]["settings"]]
     for s in settings:
