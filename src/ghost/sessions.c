@@ -14,6 +14,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/quirks.h"
 #include "ghost/ghost.h"
 #include "wrap/wrap.h"
 
@@ -49,6 +50,7 @@ static int is_world(const char *pset_name)
 
 int wisp_ghost_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
+    wisp_core_quirks_before_init(); /* a session may be what starts the MPI */
     int rc = PMPI_Session_init(info, errhandler, session), initialized = 0;
     PMPI_Initialized(&initialized);
     if (rc != MPI_SUCCESS || initialized || !ghosts_asked())
