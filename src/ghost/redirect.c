@@ -313,7 +313,7 @@ bool wisp_ghost_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *di
     const struct wisp_ghost_target *t = &w->t[rank];
     *size = t->size;
     *disp_unit = t->disp_unit;
-    *(void **)baseptr = w->seg.base + t->off;
+    *(void **)baseptr = wisp_ghost_app_base(w, rank);
     return true;
 }
 

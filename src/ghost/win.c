@@ -513,7 +513,7 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         say_not_served(comm, flavor, why);
         return native(size, disp_unit, info, comm, baseptr, win);
     }
-    *(void **)baseptr = w->base;
+    *(void **)baseptr = wisp_ghost_app_base(w, w->rank);
     *win = w->win;
     return MPI_SUCCESS;
 }
@@ -610,7 +610,7 @@ int wisp_ghost_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, in
     static int flavors[] = {MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED, MPI_WIN_FLAVOR_CREATE};
     struct wisp_ghost_win *w = wisp_ghost_win_find(win);
     if (w && win_keyval == MPI_WIN_BASE)
-        *(void **)attribute_val = w->base;
+        *(void **)attribute_val = wisp_ghost_app_base(w, w->rank);
     else if (w && win_keyval == MPI_WIN_CREATE_FLAVOR)
         *(int **)attribute_val = &flavors[w->flavor == MPI_WIN_FLAVOR_SHARED   ? 1
                                           : w->flavor == MPI_WIN_FLAVOR_CREATE ? 2

@@ -159,6 +159,26 @@ static inline void wisp_ghost_books_unlock(struct wisp_ghost_win *w)
         pthread_mutex_unlock(&w->books);
 }
 
+/* Where the application is told process `rank`'s part of a served window
+ * begins (baseptr, MPI_WIN_BASE, MPI_Win_shared_query): a part of no bytes
+ * begins at NULL, as in MPICH's own windows, except in Open MPI's shared
+ * windows, which give the address it would begin at (Open MPI 4.1 leaves
+ * it unset in an MPI_Win_allocate window). An MPI_Win_create window is the
+ * application's own memory (rank: w->rank). */
+static inline void *wisp_ghost_app_base(const struct wisp_ghost_win *w, int rank)
+{
+#if defined(OPEN_MPI)
+    bool empty_is_null = w->flavor == MPI_WIN_FLAVOR_ALLOCATE;
+#else
+    bool empty_is_null = true;
+#endif
+    if (w->flavor == MPI_WIN_FLAVOR_CREATE)
+        return w->base;
+    if (w->t[rank].size == 0 && empty_is_null)
+        return NULL;
+    return w->seg.base + w->t[rank].off;
+}
+
 /* Number of served windows in this process: while 0 nothing is looked up. */
 extern _Atomic int wisp_ghost_nserved;
 struct wisp_ghost_win *wisp_ghost_win_lookup(MPI_Win win);

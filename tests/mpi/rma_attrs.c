@@ -7,7 +7,9 @@
  * common mistakes (bad rank, negative displacement, no epoch, unlock
  * without lock), info, and MPI_Win_shared_query on a shared window
  * (contiguous memory, sizes and displacement units of every rank, direct
- * loads of the neighbour's memory).
+ * loads of the neighbour's memory); and the base of a process's part of no
+ * bytes, as the MPI gives it: NULL in MPICH (its rma/win_shared_noncontig_put
+ * asserts it), where the part would begin in Open MPI's shared windows.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -114,6 +116,53 @@ static void check_errors(MPI_Win win, int rank, int size)
     MPI_Errhandler_free(&eh);
 }
 
+/* Odd ranks give no memory: their base is NULL under MPICH; Open MPI 4.1
+ * leaves it unset in an MPI_Win_allocate window (the standard says
+ * nothing) and gives where the part would begin in a shared window. */
+static void check_empty_parts(int rank)
+{
+    int *mem = &rank;
+    void *attr = &rank;
+    int flag = 0;
+    MPI_Win win;
+    MPI_Win_allocate(rank % 2 ? 0 : PAGE, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    MPI_Win_get_attr(win, MPI_WIN_BASE, &attr, &flag);
+#if !defined(OPEN_MPI)
+    CHECK(rank % 2 == 0 || (mem == NULL && flag && attr == NULL));
+#endif
+    MPI_Win_free(&win);
+
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int nrank, nsize;
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Win_allocate_shared(nrank % 2 ? 0 : PAGE, sizeof(int), MPI_INFO_NULL, node, &mem, &win);
+    char *end = NULL;
+    for (int r = 0; r < nsize; r++) {
+        MPI_Aint qsize = -1;
+        int qdisp = -1;
+        static char unset;
+        char *q = &unset;
+        MPI_Win_shared_query(win, r, &qsize, &qdisp, &q);
+        if (r % 2 == 0) {
+            CHECK(qsize == PAGE && q != NULL && (!end || q == end)); /* contiguous */
+            end = q + qsize;
+            continue;
+        }
+        CHECK(qsize == 0);
+#if defined(OPEN_MPI)
+        CHECK(q == end);
+#else
+        CHECK(q == NULL);
+#endif
+        if (r == nrank)
+            CHECK((char *)mem == q);
+    }
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -181,6 +230,7 @@ int main(int argc, char **argv)
     MPI_Win_free(&win);
     MPI_Comm_free(&node);
     MPI_Win_free_keyval(&keyval);
+    check_empty_parts(rank);
 
     int all_failures = 0;
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
