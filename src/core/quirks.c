@@ -10,7 +10,7 @@
  * address and every put and accumulate lands there. Programs that create
  * windows over malloc'd buffers meet it under wisp, whose heap hands out
  * neighbouring addresses of one page where glibc reused the same one
- * (MPICH's rma/accfence2; tests/mpi/win_same_page.c). Without UCX's cache
+ * (MPICH's rma/accfence2; tests/mpi/rma_same_page.c). Without UCX's cache
  * UCX registers each window afresh (and its transports keep their own
  * caches). A value the user set is left alone.
  */
