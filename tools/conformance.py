@@ -186,6 +186,21 @@ def run_setting(args, build, dirs, listname, setting, outdir):
     return results
 
 
+def earlier_native(args, outdir, count):
+    """With --reuse-native, the native results of an earlier run of this
+    subset, when they cover the `count` tests chosen now; else None."""
+    junit = os.path.join(outdir, "native.junit.xml")
+    if not args.reuse_native or not os.path.exists(junit):
+        return None
+    results = parse_junit(junit)
+    if len(results) != count:
+        log("native: the earlier results hold %d tests, not %d: running them again" % (len(results), count))
+        return None
+    log("native: %d of %d passed in the earlier run (%s)" % (
+        sum(1 for r in results.values() if r[0] == "pass"), len(results), junit))
+    return results
+
+
 def launcher(args, setting):
     """The command runtests uses as mpiexec in `setting`, as a list."""
     if setting == "native":
@@ -347,6 +362,9 @@ def main():
                         "allow it fails natively, which is not counted against wisp)")
     p.add_argument("--settings", help="comma-separated wisp settings: " + ",".join(SETTINGS))
     p.add_argument("--limit", type=int, help="seconds before one test is killed")
+    p.add_argument("--reuse-native", action="store_true",
+                   help="take the native results of the last run of this subset instead of running "
+                        "them again (they do not depend on wisp)")
     p.add_argument("--expected", default=os.path.join(ROOT, "tests", "conformance", "expected-failures.txt"))
     args = p.parse_args()
     subset = SUBSETS[args.subset]
@@ -397,11 +415,13 @@ def main():
             logfile=os.path.join(outdir, "build-%s.log" % d.replace("/", "_")))
     log("built in %.0f s" % (time.time() - start))
 
-    results = {"native": run_setting(args, build, dirs, listname, "native", outdir)}
+    results = {"native": earlier_native(args, outdir, len(tests))
+                         or run_setting(args, build, dirs, listname, "native", outdir)}
     # Under wisp a test gets the time it took natively, times SLOWER_OK, at
-    # least FLOOR seconds, at most --limit: a hang costs little.
-    limits = {t: min(args.limit, max(FLOOR, int(SLOWER_OK * r[1]) + 1))
-              for t, r in results["native"].items() if r[0] == "pass"}
+    # least FLOOR seconds, at most --limit: a hang costs little. One that
+    # failed natively gets FLOOR: it is not counted.
+    limits = {t: min(args.limit, max(FLOOR, int(SLOWER_OK * r[1]) + 1)) if r[0] == "pass" else FLOOR
+              for t, r in results["native"].items()}
     for s in settings:
         for d in dirs:
             select(build, args.suite, d, listname + "." + s, maxnp, [], limits, args.fewer)
