@@ -12,12 +12,22 @@ wisp_add_mpi_test(p2p_stress NP 2 ENV WISP_SHM=off SUFFIX .off ARGS ${p2p_stress
 wisp_add_mpi_test(p2p_semantics NP 2)
 wisp_add_mpi_test(p2p_semantics NP 3)
 wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
-# Two nodes of one process: every wildcard waits for a remote sender.
+# Nodes {0, 1} and {2}: served communicators whose wildcards wait for a
+# remote sender. And two nodes of one process: nothing served, no context
+# agreed, every message the MPI's (comm.c).
+wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
+# The same through the staging area: a large message whose receive is lent
+# to the MPI for a collective is copied aside, so its sender gets there.
+wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T
+                  SUFFIX .vnode2.staged ARGS wildcard_collective)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 # The progress thread moving the MPI meanwhile (Open MPI's MPI_Waitall hung
 # on a truncated receive then: p2p.h, wisp_p2p_progress_thread).
+wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 WISP_PROGRESS=thread
+                  SUFFIX .vnode2.progress)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 WISP_PROGRESS=thread
                   SUFFIX .vnode1.progress)
+wisp_add_mpi_test(wildcard_blocking NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(wildcard_blocking NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 # Polls and calls that carry nothing (issue 10): every peer local, some
 # remote, none (each process its own node), and under a plain LD_PRELOAD.
@@ -43,18 +53,19 @@ wisp_add_mpi_test(p2p_comm_create NP 2)
 wisp_add_mpi_test(p2p_finalize NP 2)
 wisp_add_mpi_test(p2p_rescuer NP 2)
 
-# One node without the engine (its segment cannot be made) beside one with
-# it: both still agree on communicator contexts, and messages flow. Not in
-# the sanitizer build, whose runtime must come first in LD_PRELOAD.
+# One node without the engine (its segment cannot be made: nodes {0, 1})
+# beside one with it ({2}, alone, agreeing all the same): both still agree
+# on communicator contexts, and messages flow. Not in the sanitizer build,
+# whose runtime must come first in LD_PRELOAD.
 if(NOT WISP_SANITIZE)
   add_library(no_p2p_segment MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/no_p2p_segment.c")
   target_link_libraries(no_p2p_segment PRIVATE ${CMAKE_DL_LIBS})
   wisp_test_program(t_p2p_semantics "${CMAKE_CURRENT_SOURCE_DIR}/mpi/p2p_semantics.c")
-  add_test(NAME mpi.p2p_semantics.np2.one_node_off
-           COMMAND env LD_PRELOAD=$<TARGET_FILE:no_p2p_segment> NO_P2P_SEGMENT_RANK=1
-                   "${WISP_WISPRUN}" --env WISP_VNODE_SIZE=1 -n 2 $<TARGET_FILE:t_p2p_semantics>
+  add_test(NAME mpi.p2p_semantics.np3.one_node_off
+           COMMAND env LD_PRELOAD=$<TARGET_FILE:no_p2p_segment> NO_P2P_SEGMENT_RANK=0
+                   "${WISP_WISPRUN}" --env WISP_VNODE_SIZE=2 -n 3 $<TARGET_FILE:t_p2p_semantics>
                    sendrecv any_source communicators wildcard_collective)
-  wisp_test_properties(mpi.p2p_semantics.np2.one_node_off 2 mpi)
+  wisp_test_properties(mpi.p2p_semantics.np3.one_node_off 3 mpi)
 endif()
 
 # A peer that sends on a communicator this process is still creating: the

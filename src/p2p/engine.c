@@ -704,6 +704,10 @@ static void drop_slot_holds(void)
 
 void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
 {
+    if (msg->filling) { /* a copy still being filled: freed when whole */
+        msg->dropped = true;
+        return;
+    }
     if (msg->slot >= 0) {
         struct slot *s = slot_at(msg->from, msg->slot);
         /* A sender taking it back (STAGING) writes STAGED: DONE must come after. */
@@ -782,8 +786,48 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     req->msg = NULL;
     free(msg);
-    wisp_p2p_recv_finish(req);
+    if (req->spill)
+        wisp_p2p_spilled(req);
+    else
+        wisp_p2p_recv_finish(req);
     return true;
+}
+
+/*
+ * The sender of a rendezvous message waits until a receiver copies it. When
+ * the receive it belongs to is lent to the MPI for a blocking call (match.c),
+ * the sender may be on its way to that same call (a collective both enter):
+ * it would never get there. The message is then copied into a private
+ * buffer, which takes its place among the unexpected messages, and the
+ * sender completes, as the MPI's eager protocol lets a standard send do.
+ * A synchronous send must wait for its match: left as it is (docs/p2p.md).
+ */
+void wisp_p2p_spill(struct wisp_p2p_msg *msg)
+{
+    if (slot_at(msg->from, msg->slot)->sync)
+        return;
+    struct wisp_p2p_msg *copy = malloc(sizeof *copy + msg->size);
+    struct wisp_p2p_req *fill = copy ? wisp_p2p_req_new(WISP_P2P_RECV) : NULL;
+    if (!fill) { /* the sender waits for the receive, as it would anyway */
+        free(copy);
+        wisp_log(1, "no memory to copy a waiting message of %llu bytes",
+                 (unsigned long long)msg->size);
+        return;
+    }
+    *copy = (struct wisp_p2p_msg){.source = msg->source,
+                                  .tag = msg->tag,
+                                  .size = msg->size,
+                                  .from = msg->from,
+                                  .ctx = msg->ctx,
+                                  .slot = -1,
+                                  .filling = fill};
+    wisp_list_push(&msg->link, &copy->link); /* just before it */
+    wisp_list_remove(&msg->link);
+    fill->spill = copy;
+    fill->dst = (char *)copy->data;
+    fill->cap = msg->size;
+    fill->msg = msg;
+    wisp_p2p_recv_advance(fill);
 }
 
 void wisp_p2p_recv_advance(struct wisp_p2p_req *req)

@@ -74,27 +74,36 @@ static void unpost(struct wisp_p2p_req *req)
     }
 }
 
-struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag)
+static struct wisp_p2p_req *first_posted(struct wisp_p2p_comm *comm, int source, int tag)
 {
     for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
-        if (matches(req->peer, req->tag, source, tag)) {
-            if (req->lent)
-                return NULL; /* the MPI may be taking it: wait until reclaimed */
-            unpost(req);
+        if (matches(req->peer, req->tag, source, tag))
             return req;
-        }
     }
     return NULL;
 }
 
+struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    struct wisp_p2p_req *req = first_posted(comm, source, tag);
+    if (!req || req->lent)
+        return NULL; /* lent: the MPI may be taking it, wait until reclaimed */
+    unpost(req);
+    return req;
+}
+
 void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
-    struct wisp_p2p_req *req = wisp_p2p_match_posted(comm, msg->source, msg->tag);
-    if (req)
+    struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
+    if (req && !req->lent) {
+        unpost(req);
         wisp_p2p_deliver(req, msg);
-    else
-        wisp_list_push(&comm->unexpected, &msg->link);
+        return;
+    }
+    wisp_list_push(&comm->unexpected, &msg->link);
+    if (req && msg->slot >= 0) /* its sender must not wait for the lent receive */
+        wisp_p2p_spill(msg);
 }
 
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
@@ -184,6 +193,11 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
     req->st_error = msg->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     if (msg->waiter)
         wisp_p2p_send_matched(msg->waiter);
+    if (msg->filling) { /* its bytes are still on their way: wisp_p2p_spilled */
+        msg->taker = req;
+        req->msg = msg;
+        return;
+    }
     if (msg->slot >= 0) {
         req->msg = msg;
         wisp_p2p_recv_advance(req);
@@ -194,6 +208,19 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
     wisp_stats_shm.bytes += n;
     free(msg);
     wisp_p2p_recv_finish(req);
+}
+
+void wisp_p2p_spilled(struct wisp_p2p_req *fill)
+{
+    struct wisp_p2p_msg *copy = fill->spill;
+    wisp_p2p_req_release(fill);
+    copy->filling = NULL;
+    if (copy->dropped) {
+        free(copy);
+    } else if (copy->taker) {
+        copy->taker->msg = NULL;
+        wisp_p2p_deliver(copy->taker, copy);
+    }
 }
 
 /* Is `req` held back by an earlier receive in the `remote` queue? */

@@ -184,6 +184,10 @@ struct wisp_p2p_msg {
     const char *src;             /* rendezvous, single copy: the send buffer */
     uint64_t staged, drained;    /* rendezvous, staged: chunks known ready, chunks copied out */
     struct wisp_p2p_req *waiter; /* a synchronous send to self, done at the match */
+    /* A private copy still being filled (wisp_p2p_spill): the request that
+     * fills it, the receive that matched it meanwhile, or dropped unread. */
+    struct wisp_p2p_req *filling, *taker;
+    bool dropped;
     unsigned char data[];
 };
 
@@ -232,6 +236,7 @@ struct wisp_p2p_req {
     bool unpack_later;        /* copied by the rescuer; the MPI unpacks it at the next test */
     bool predefined_type;     /* set by wisp_p2p_recv_prepare: nothing to hold */
     struct wisp_p2p_msg *msg; /* the message being copied in */
+    struct wisp_p2p_msg *spill; /* wisp's own receive filling this private copy */
     /* the result */
     int st_source, st_tag, st_error;
     bool st_cancelled;
@@ -439,6 +444,11 @@ void wisp_p2p_send_matched(struct wisp_p2p_req *req);
 void wisp_p2p_recv_advance(struct wisp_p2p_req *req);
 /* Done with a message of the ring/slot transport that no one will read. */
 void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
+/* Copy unexpected rendezvous message `msg` into a private buffer that takes
+ * its place, so that its sender completes (match.c says when). Lock held. */
+void wisp_p2p_spill(struct wisp_p2p_msg *msg);
+/* The copy of wisp_p2p_spill is whole: `fill` is done. Lock held. */
+void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 
 /* Wait, progressing the engine and the MPI, until `done(arg)`; with the lock
  * held on entry and exit (dropped while idle). */

@@ -1,9 +1,11 @@
 # Fortran programs under wisp (docs/fortran.md), built with the MPI's own
 # Fortran compiler (mpif90.<mpi>, enabled in the top-level CMakeLists.txt).
 # Each program checks its own results; each runs under wisprun with the
-# engine (the defaults), with virtual nodes of one process (every message
-# crosses the MPI) and with one ghost process (one more process launched;
-# the program sees the count it asked for).
+# engine (the defaults), on two virtual nodes (the last process alone on
+# the second: wildcards of served communicators wait for a remote sender;
+# with 2 processes nothing is served, every message crosses the MPI) and
+# with one ghost process (one more process launched; the program sees the
+# count it asked for).
 
 # wisp_add_fortran_test(name NP n SOURCES file...)
 function(wisp_add_fortran_test name)
@@ -14,11 +16,12 @@ function(wisp_add_fortran_test name)
                         Fortran_MODULE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/fortran_modules/${name}")
   target_link_libraries(${target} PRIVATE MPI::MPI_C)
   math(EXPR np_ghost "${T_NP} + 1")
-  foreach(setting engine vnode1 ghosts1)
+  math(EXPR vnode_size "${T_NP} - 1")
+  foreach(setting engine vnode${vnode_size} ghosts1)
     set(np ${T_NP})
     set(envs)
-    if(setting STREQUAL "vnode1")
-      set(envs --env WISP_VNODE_SIZE=1)
+    if(setting STREQUAL "vnode${vnode_size}")
+      set(envs --env WISP_VNODE_SIZE=${vnode_size})
     elseif(setting STREQUAL "ghosts1")
       set(envs --env WISP_GHOSTS=1)
       set(np ${np_ghost})
