@@ -233,9 +233,9 @@ struct wisp_p2p_req {
     char *dst;
     uint64_t cap;
     bool unpack;
-    bool unpack_later;        /* copied by the rescuer; the MPI unpacks it at the next test */
-    bool predefined_type;     /* set by wisp_p2p_recv_prepare: nothing to hold */
-    struct wisp_p2p_msg *msg; /* the message being copied in */
+    bool unpack_later;          /* copied by the rescuer; the MPI unpacks it at the next test */
+    bool predefined_type;       /* set by wisp_p2p_recv_prepare: nothing to hold */
+    struct wisp_p2p_msg *msg;   /* the message being copied in */
     struct wisp_p2p_msg *spill; /* wisp's own receive filling this private copy */
     /* the result */
     int st_source, st_tag, st_error;

@@ -117,7 +117,8 @@ int main(int argc, char **argv)
             MPI_Irecv(big, BIG, MPI_INT, MPI_ANY_SOURCE, (int)i, MPI_COMM_WORLD, &r);
             steps[i].call();
             CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS);
-            CHECK(st.MPI_SOURCE == size - 1 && big[0] == (int)i && big[BIG - 1] == (int)i + BIG - 1);
+            CHECK(st.MPI_SOURCE == size - 1 && big[0] == (int)i &&
+                  big[BIG - 1] == (int)i + BIG - 1);
         } else if (rank == size - 1) {
             for (int k = 0; k < BIG; k++)
                 big[k] = (int)i + k;
