@@ -804,8 +804,17 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
  */
 void wisp_p2p_spill(struct wisp_p2p_msg *msg)
 {
-    if (slot_at(msg->from, msg->slot)->sync)
+    static bool told;
+    if (slot_at(msg->from, msg->slot)->sync) {
+        if (!told)
+            wisp_log(1,
+                     "a synchronous send from node rank %d waits for a receive lent to the MPI "
+                     "during a blocking call; if its sender must finish it before joining that "
+                     "call, the job hangs (docs/p2p.md)",
+                     msg->from);
+        told = true;
         return;
+    }
     struct wisp_p2p_msg *copy = malloc(sizeof *copy + msg->size);
     struct wisp_p2p_req *fill = copy ? wisp_p2p_req_new(WISP_P2P_RECV) : NULL;
     if (!fill) { /* the sender waits for the receive, as it would anyway */
