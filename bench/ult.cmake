@@ -27,6 +27,16 @@ wisp_bench(ult_msgrate_ults NP 1 REPS 5 COMMAND $<TARGET_FILE:bench_ult_msgrate>
 wisp_bench(ult_overhead NP 2 REPS 3 COMMAND $<TARGET_FILE:bench_ult_overhead>)
 # Get-compute-accumulate with 1-16 ULTs, the target on another virtual node (Fig. 6).
 wisp_bench(ult_gcu NP 2 REPS 3 OPTIONS --env WISP_VNODE_SIZE=1 COMMAND $<TARGET_FILE:bench_ult_gcu>)
+# What of ult_gcu's operations is the origin's own work, which no ULT hides;
+# its values are checked in the default run too.
+add_executable(bench_rma_origin_work rma_origin_work.c)
+target_link_libraries(bench_rma_origin_work PRIVATE MPI::MPI_C)
+set_target_properties(bench_rma_origin_work PROPERTIES OUTPUT_NAME rma_origin_work)
+set(vnodes --env WISP_VNODE_SIZE=1)
+wisp_bench(rma_origin_work NP 2 REPS 3 OPTIONS ${vnodes} COMMAND $<TARGET_FILE:bench_rma_origin_work>)
+add_test(NAME mpi.bench_rma_origin_work.vnode1
+         COMMAND ${WISP_WISPRUN} ${vnodes} -n 2 $<TARGET_FILE:bench_rma_origin_work>)
+wisp_test_properties(mpi.bench_rma_origin_work.vnode1 2 mpi)
 # CG with the allreduce of r.r in a ULT behind A r (seed 003, Listing 4), and
 # the plain CG beside it: compare their iter_ms (docs/benchmarks.md).
 foreach(variant plain ult)
