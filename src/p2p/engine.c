@@ -779,7 +779,8 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
         wisp_stats_shm.staged++;
         wisp_stats_shm.copies += 2;
     }
-    wisp_stats_shm.bytes += n;
+    if (!req->spill) /* a private copy counts its bytes when delivered */
+        wisp_stats_shm.bytes += n;
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
     wake(msg->from);
     wisp_list_remove(&req->link);
