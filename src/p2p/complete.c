@@ -478,8 +478,10 @@ int wisp_p2p_request_free(MPI_Request *request)
         wisp_p2p_req_release(req);
     } else {
         req->user_freed = true;
-        if (!req->done && req->inner != MPI_REQUEST_NULL) {
-            PMPI_Request_free(&req->inner); /* the MPI finishes it on its own */
+        /* The MPI finishes it on its own; but a forwarded send's packed
+         * bytes stay until the engine sees its request complete. */
+        if (!req->done && req->inner != MPI_REQUEST_NULL && !req->engine_holds) {
+            PMPI_Request_free(&req->inner);
             req->done = true;
         }
         if (req->done && !req->engine_holds)

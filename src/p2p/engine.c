@@ -69,9 +69,21 @@ enum {
  * waited long enough for a receiver: the sender takes it back (compare and
  * swap with the receiver's POSTED -> MATCHED), copies it into the staging
  * area and completes, as an MPI's eager protocol would; the receiver then
- * copies from there.
+ * copies from there. A synchronous message whose receive is lent to the MPI
+ * goes POSTED -> FORWARD (the receiver asks for it through the MPI) ->
+ * FORWARDED (the sender sent it there) -> DONE (the receiver took it), or
+ * back FORWARD -> POSTED when the receiver takes it here after all (compare
+ * and swap with the sender's FORWARD -> FORWARDED); wisp_p2p_forward.
  */
-enum { SLOT_POSTED = 1, SLOT_MATCHED, SLOT_STAGING, SLOT_STAGED, SLOT_DONE };
+enum {
+    SLOT_POSTED = 1,
+    SLOT_MATCHED,
+    SLOT_STAGING,
+    SLOT_STAGED,
+    SLOT_FORWARD,
+    SLOT_FORWARDED,
+    SLOT_DONE
+};
 enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
 
 struct slot {
@@ -79,6 +91,7 @@ struct slot {
     uint32_t sync;
     int to; /* the receiver's node rank */
     uint64_t size;
+    uint64_t seq;                    /* the sender's count of messages emitted, at this one */
     const char *src;                 /* single copy: the send buffer in the heap; NULL: staged */
     alignas(64) _Atomic(char *) dst; /* synergistic: the receive buffer, once published */
     _Atomic uint64_t next_block;
@@ -105,6 +118,10 @@ static MPI_Comm poke_comm = MPI_COMM_NULL;
 static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
 static unsigned npending;
 static struct wisp_list receiving; /* receives copying a rendezvous message */
+/* Synchronous sends the receiver took through the MPI, slot given back,
+ * whose MPI request is still to complete. */
+static struct wisp_list forwarded;
+static uint64_t emitted; /* rendezvous messages this process sent: their order */
 static pthread_t rescuer;
 static _Atomic bool rescuer_stop;
 static _Atomic unsigned long passes; /* progress passes of the application's threads */
@@ -261,6 +278,7 @@ void wisp_p2p_init(int thread_level)
     for (int i = 0; i < n; i++)
         wisp_list_init(&pending[i]);
     wisp_list_init(&receiving);
+    wisp_list_init(&forwarded);
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
@@ -432,6 +450,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
     s->sync = req->mode == WISP_P2P_SYNC;
     s->to = node;
     s->size = req->bytes;
+    s->seq = ++emitted;
     s->src = single ? req->data : NULL;
     atomic_store_explicit(&s->dst, NULL, memory_order_relaxed);
     atomic_store_explicit(&s->next_block, 0, memory_order_relaxed);
@@ -631,6 +650,37 @@ static bool takes_back(struct slot *s, const struct wisp_p2p_req *req)
     return atomic_compare_exchange_strong(&s->state, &posted, SLOT_STAGING);
 }
 
+/* The receiver asks for a synchronous message through the MPI (its receive
+ * is lent there: wisp_p2p_forward). It goes there after every earlier one
+ * to the same receiver that was asked for (the MPI matches them in the
+ * order they reach it), from a thread that may call the MPI, on a
+ * communicator the user has not freed (its handle names nothing for a new
+ * call; the receiver then takes it here as before); true if it went, or
+ * the receiver took it back meanwhile. */
+static bool forward(int index)
+{
+    struct slot *s = slot_at(wisp_p2p.node_rank, index);
+    struct wisp_p2p_req *req = mine.req[index];
+    if (wisp_p2p.rescuing || req->comm->freed)
+        return false;
+    for (int j = 0; j < mine.nbusy; j++) {
+        struct slot *earlier = slot_at(wisp_p2p.node_rank, mine.busy[j]);
+        if (earlier->to == s->to && earlier->seq < s->seq &&
+            atomic_load_explicit(&earlier->state, memory_order_acquire) == SLOT_FORWARD)
+            return false;
+    }
+    uint32_t asked = SLOT_FORWARD;
+    if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
+        return true;
+    int rc = WISP_P2P_MPI(Issend, req->bytes, req->data, (MPI_Count)req->bytes, MPI_BYTE, req->peer,
+                          req->tag, req->handle, &req->inner);
+    if (rc != MPI_SUCCESS) {
+        req->st_error = rc;
+        req->done = true;
+    }
+    return true;
+}
+
 static bool advance_slot(int i)
 {
     int index = mine.busy[i];
@@ -638,6 +688,10 @@ static bool advance_slot(int i)
     struct wisp_p2p_req *req = mine.req[index];
     uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
     bool moved = false;
+    if (state == SLOT_FORWARD)
+        return forward(index);
+    if (state == SLOT_FORWARDED)
+        return false; /* the receiver takes it from the MPI, then gives the slot back */
     if (state != SLOT_DONE) {
         if (!s->src) {
             moved = stage_more(s, req);
@@ -663,10 +717,32 @@ static bool advance_slot(int i)
     mine.busy[i] = mine.busy[--mine.nbusy];
     mine.free[mine.nfree++] = index;
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    if (req->inner != MPI_REQUEST_NULL && !req->done) { /* forwarded: the MPI completes it */
+        req->slot = -1;
+        wisp_list_push(&forwarded, &req->link);
+        return true;
+    }
     if (!req->done)
         send_complete(req);
     let_go(req);
     return true;
+}
+
+/* Forwarded sends whose MPI request completed let go of their bytes (the
+ * user may have freed the request, and then nobody else tests it). */
+static bool finish_forwarded(void)
+{
+    bool moved = false;
+    for (struct wisp_list *l = forwarded.next, *next; l != &forwarded; l = next) {
+        next = l->next;
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+        if (wisp_p2p_req_test(req)) {
+            wisp_list_remove(&req->link);
+            let_go(req);
+            moved = true;
+        }
+    }
+    return moved;
 }
 
 /* Does no send need this process any more? Sends waiting in line (complete
@@ -677,14 +753,15 @@ static bool advance_slot(int i)
 static bool sends_delivered(void *unused)
 {
     (void)unused;
-    if (npending)
+    if (npending || !wisp_list_empty(&forwarded))
         return false;
     for (int i = 0; i < mine.nbusy; i++) {
         struct slot *s = slot_at(wisp_p2p.node_rank, mine.busy[i]);
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
         uint64_t staged = atomic_load_explicit(&s->staged, memory_order_relaxed);
-        bool needs_me = s->src ? state != SLOT_DONE && state != SLOT_STAGED
-                               : state != SLOT_DONE && staged < chunks_of(s->size);
+        bool needs_me = state == SLOT_FORWARD || state == SLOT_FORWARDED ||
+                        (s->src ? state != SLOT_DONE && state != SLOT_STAGED
+                                : state != SLOT_DONE && staged < chunks_of(s->size));
         if (needs_me)
             return false;
     }
@@ -798,24 +875,12 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
  * The sender of a rendezvous message waits until a receiver copies it. When
  * the receive it belongs to is lent to the MPI for a blocking call (match.c),
  * the sender may be on its way to that same call (a collective both enter):
- * it would never get there. The message is then copied into a private
- * buffer, which takes its place among the unexpected messages, and the
- * sender completes, as the MPI's eager protocol lets a standard send do.
- * A synchronous send must wait for its match: left as it is (docs/p2p.md).
+ * it would never get there. A standard message is then copied into a
+ * private buffer, which takes its place among the unexpected messages, and
+ * the sender completes, as the MPI's eager protocol lets a standard send do.
  */
 void wisp_p2p_spill(struct wisp_p2p_msg *msg)
 {
-    static bool told;
-    if (slot_at(msg->from, msg->slot)->sync) {
-        if (!told)
-            wisp_log(1,
-                     "a synchronous send from node rank %d waits for a receive lent to the MPI "
-                     "during a blocking call; if its sender must finish it before joining that "
-                     "call, the job hangs (docs/p2p.md)",
-                     msg->from);
-        told = true;
-        return;
-    }
     struct wisp_p2p_msg *copy = malloc(sizeof *copy + msg->size);
     struct wisp_p2p_req *fill = copy ? wisp_p2p_req_new(WISP_P2P_RECV) : NULL;
     if (!fill) { /* the sender waits for the receive, as it would anyway */
@@ -838,6 +903,34 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg)
     fill->cap = msg->size;
     fill->msg = msg;
     wisp_p2p_recv_advance(fill);
+}
+
+/*
+ * A synchronous message cannot complete before its match, so it cannot be
+ * copied aside: the receiver asks its sender to send it through the MPI
+ * instead, where the lent receive may take it. The message stays among the
+ * unexpected ones, marked: a receive that takes it later takes it back
+ * here if its sender has not sent it yet, else receives it from the MPI.
+ */
+bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
+{
+    return msg->slot >= 0 && slot_at(msg->from, msg->slot)->sync;
+}
+
+void wisp_p2p_forward(struct wisp_p2p_msg *msg)
+{
+    atomic_store_explicit(&slot_at(msg->from, msg->slot)->state, SLOT_FORWARD,
+                          memory_order_release);
+    msg->forwarded = true;
+    wake(msg->from);
+}
+
+bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg)
+{
+    uint32_t asked = SLOT_FORWARD;
+    msg->forwarded = false;
+    return atomic_compare_exchange_strong(&slot_at(msg->from, msg->slot)->state, &asked,
+                                          SLOT_POSTED);
 }
 
 void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
@@ -973,6 +1066,8 @@ bool wisp_p2p_progress(void)
     if (wisp_p2p_count(&wisp_p2p.deferred))
         wisp_p2p_finish_deferred();
     moved |= wisp_p2p_remote_advance();
+    if (!wisp_list_empty(&forwarded))
+        moved |= finish_forwarded();
     if (moved)
         idle_passes = 0;
     else if (++idle_passes % CALL_AFTER_PASSES == 0)

@@ -18,7 +18,9 @@
  * every receive in them is posted there, in queue order; a local message
  * that a lent receive matches waits as unexpected (no later receive may
  * take it); afterwards each lent receive is cancelled, or was completed by
- * the MPI, and the waiting local messages are matched again.
+ * the MPI, and the waiting local messages are matched again. Meanwhile the
+ * sender of such a message must not wait for it (unblock_sender): it may be
+ * on its way into the same call.
  */
 #include "p2p/p2p.h"
 
@@ -93,6 +95,62 @@ struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int sourc
     return req;
 }
 
+/* May synchronous message `msg`, just queued, whose first matching receive
+ * is lent, go through the MPI? Only where the MPI then matches it as wisp
+ * would: the lent receives it can match come before every other receive it
+ * can match (the MPI sees only those), and no earlier message of its sender
+ * that stays here can match one of them (the MPI would let `msg` overtake
+ * it). Not under MPI_THREAD_MULTIPLE: another thread's matched probe
+ * (advance_remote) could take it from the MPI while it is marked here. */
+static bool forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *msg)
+{
+    if (wisp_p2p.threads)
+        return false;
+    bool unlent = false;
+    for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+        if (!matches(req->peer, req->tag, msg->source, msg->tag))
+            continue;
+        if (req->lent && unlent)
+            return false;
+        unlent |= !req->lent;
+    }
+    for (struct wisp_list *m = comm->unexpected.next; m != &msg->link; m = m->next) {
+        struct wisp_p2p_msg *earlier = wisp_list_entry(m, struct wisp_p2p_msg, link);
+        if (earlier->source != msg->source || earlier->forwarded)
+            continue;
+        for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
+            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+            if (req->lent && matches(req->peer, req->tag, earlier->source, earlier->tag) &&
+                matches(req->peer, req->tag, msg->source, msg->tag))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Rendezvous message `msg`, just queued, belongs to a lent receive: its
+ * sender may be on its way into the same blocking call and must not wait
+ * for that receive. A standard message is copied aside, a synchronous one
+ * (which cannot complete before its match) goes through the MPI. */
+static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    static bool told;
+    if (!wisp_p2p_msg_sync(msg)) {
+        wisp_p2p_spill(msg);
+    } else if (forwardable(comm, msg)) {
+        wisp_p2p_forward(msg);
+    } else if (!told) {
+        told = true;
+        wisp_log(1,
+                 "a synchronous send from node rank %d waits for a receive lent to the MPI during "
+                 "a blocking call and cannot go through the MPI (an earlier message of its "
+                 "sender waits for that receive, or MPI_THREAD_MULTIPLE); if the sender must "
+                 "finish it before joining that call, the job hangs (docs/p2p.md)",
+                 msg->from);
+    }
+}
+
 void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
@@ -102,8 +160,8 @@ void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
         return;
     }
     wisp_list_push(&comm->unexpected, &msg->link);
-    if (req && msg->slot >= 0) /* its sender must not wait for the lent receive */
-        wisp_p2p_spill(msg);
+    if (req && msg->slot >= 0)
+        unblock_sender(comm, msg);
 }
 
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
@@ -196,6 +254,19 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
     if (msg->filling) { /* its bytes are still on their way: wisp_p2p_spilled */
         msg->taker = req;
         req->msg = msg;
+        return;
+    }
+    if (msg->forwarded && !wisp_p2p_forward_take_back(msg)) {
+        /* Its sender sent it through the MPI: receive it there, exactly. */
+        free(req->tmp);
+        req->tmp = NULL;
+        int rc = WISP_P2P_MPI(Irecv, req->count, req->rbuf, req->count, req->type, msg->source,
+                              msg->tag, req->comm->handle, &req->inner);
+        if (rc != MPI_SUCCESS) {
+            req->st_error = rc;
+            req->done = true;
+        }
+        wisp_p2p_msg_drop(msg);
         return;
     }
     if (msg->slot >= 0) {
@@ -484,6 +555,22 @@ bool wisp_p2p_lend(void)
     return lent;
 }
 
+/* A lent receive took a local message in the MPI: one its sender forwarded,
+ * the first marked one of that sender and tag (the MPI matches a sender's
+ * messages in the order they were sent, and they were sent in the order
+ * they are queued here). Its sender may let go of it. */
+static void forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (msg->forwarded && msg->source == source && msg->tag == tag) {
+            wisp_list_remove(&msg->link);
+            wisp_p2p_msg_drop(msg);
+            return;
+        }
+    }
+}
+
 /* A lent receive back from the MPI: cancelled, or completed there. */
 static void reclaim(struct wisp_p2p_req *req)
 {
@@ -494,6 +581,9 @@ static void reclaim(struct wisp_p2p_req *req)
     req->lent = false;
     if (rc == MPI_SUCCESS && cancelled)
         return;
+    int source = status.MPI_SOURCE;
+    if (source >= 0 && source < req->comm->size && req->comm->node_of[source] >= 0)
+        forwarded_taken(req->comm, source, status.MPI_TAG);
     if (req->wildcard) {
         unpost(req);
         free(req->tmp);

@@ -188,6 +188,7 @@ struct wisp_p2p_msg {
      * fills it, the receive that matched it meanwhile, or dropped unread. */
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
+    bool forwarded; /* its sender was asked to send it through the MPI (wisp_p2p_forward) */
     unsigned char data[];
 };
 
@@ -449,6 +450,16 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
 void wisp_p2p_spill(struct wisp_p2p_msg *msg);
 /* The copy of wisp_p2p_spill is whole: `fill` is done. Lock held. */
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
+/* Is `msg` a synchronous rendezvous message? */
+bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
+/* Ask the sender of unexpected synchronous message `msg` to send it through
+ * the MPI (match.c says when); `msg` stays, marked `forwarded`. Lock held. */
+void wisp_p2p_forward(struct wisp_p2p_msg *msg);
+/* A receive takes forwarded `msg`: true if it was taken back (not sent to
+ * the MPI yet: it is a rendezvous message again), false if it must be
+ * received from the MPI (then drop it). Lock held, from a thread that may
+ * call the MPI. */
+bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg);
 
 /* Wait, progressing the engine and the MPI, until `done(arg)`; with the lock
  * held on entry and exit (dropped while idle). */

@@ -465,6 +465,119 @@ static void rule_wildcard_collective(void)
     CHECK(st[0].MPI_SOURCE == prev && st[1].MPI_SOURCE == prev);
 }
 
+/* Synchronous sends from the receiver's node that must complete before
+ * their sender joins the collective the receiver sits in with wildcard
+ * receives posted (which wisp lends to the MPI there): blocking, small and
+ * rendezvous-sized; two nonblocking ones taken in order by two wildcards;
+ * one waited for only after the collective; and, with a third process, a
+ * local and a remote message racing for two wildcards, or for a wildcard
+ * during the collective and a receive after it: each taken once. */
+static void rule_ssend_lent_wildcard(void)
+{
+    MPI_Comm comm = tcomm;
+    enum { BIG = 1 << 18 };
+    int *big = xmalloc(BIG * sizeof(int));
+    static const int lens[2] = {1, BIG};
+    for (int v = 0; v < 2; v++) {
+        int n = lens[v];
+        if (peer >= 0 && am_a) {
+            MPI_Request r;
+            MPI_Status st;
+            memset(big, 0, (size_t)n * sizeof(int));
+            MPI_Irecv(big, n, MPI_INT, MPI_ANY_SOURCE, 1, comm, &r);
+            MPI_Barrier(comm);
+            CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS);
+            CHECK(st.MPI_SOURCE == peer && count_of(&st, MPI_INT) == n && seq_ok(big, n, v));
+        } else if (peer >= 0) {
+            seq_fill(big, n, v);
+            CHECK(MPI_Ssend(big, n, MPI_INT, peer, 1, comm) == MPI_SUCCESS);
+            MPI_Barrier(comm);
+        } else {
+            MPI_Barrier(comm);
+        }
+    }
+    int got[2] = {-1, -1}, out[2] = {1, 2};
+    MPI_Request r[2];
+    MPI_Status st[2];
+    if (peer >= 0 && am_a) {
+        MPI_Irecv(&got[0], 1, MPI_INT, MPI_ANY_SOURCE, 2, comm, &r[0]);
+        MPI_Irecv(&got[1], 1, MPI_INT, MPI_ANY_SOURCE, 2, comm, &r[1]);
+        MPI_Barrier(comm);
+        CHECK(wait_all(2, r) == MPI_SUCCESS && got[0] == 1 && got[1] == 2);
+        MPI_Irecv(&got[0], 1, MPI_INT, MPI_ANY_SOURCE, 3, comm, &r[0]);
+        MPI_Barrier(comm);
+        CHECK(MPI_Wait(&r[0], &st[0]) == MPI_SUCCESS && got[0] == 3 && st[0].MPI_SOURCE == peer);
+    } else if (peer >= 0) {
+        MPI_Issend(&out[0], 1, MPI_INT, peer, 2, comm, &r[0]);
+        MPI_Issend(&out[1], 1, MPI_INT, peer, 2, comm, &r[1]);
+        CHECK(wait_all(2, r) == MPI_SUCCESS);
+        MPI_Barrier(comm);
+        int three = 3;
+        MPI_Issend(&three, 1, MPI_INT, peer, 3, comm, &r[0]);
+        MPI_Barrier(comm);
+        CHECK(MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+        MPI_Barrier(comm);
+        MPI_Barrier(comm);
+    }
+    /* Rank 0, its partner (synchronous) and the last rank (standard). */
+    int partner = rank == 0 ? peer : -1, last = size - 1;
+    MPI_Bcast(&partner, 1, MPI_INT, 0, comm);
+    if (size >= 3 && partner != last && partner >= 0) {
+        if (rank == 0) {
+            MPI_Irecv(&got[0], 1, MPI_INT, MPI_ANY_SOURCE, 4, comm, &r[0]);
+            MPI_Irecv(&got[1], 1, MPI_INT, MPI_ANY_SOURCE, 4, comm, &r[1]);
+            MPI_Barrier(comm);
+            CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
+            CHECK(st[0].MPI_SOURCE != st[1].MPI_SOURCE);
+            for (int k = 0; k < 2; k++)
+                CHECK((st[k].MPI_SOURCE == partner || st[k].MPI_SOURCE == last) &&
+                      got[k] == 100 + st[k].MPI_SOURCE);
+        } else if (rank == partner) {
+            int v = 100 + rank;
+            CHECK(MPI_Ssend(&v, 1, MPI_INT, 0, 4, comm) == MPI_SUCCESS);
+            MPI_Barrier(comm);
+        } else if (rank == last) {
+            int v = 100 + rank;
+            MPI_Send(&v, 1, MPI_INT, 0, 4, comm);
+            MPI_Barrier(comm);
+        } else {
+            MPI_Barrier(comm);
+        }
+        /* The remote message likely takes the wildcard; the local one,
+         * sent while the receiver sits in the collective and tested before
+         * the sender joins it, goes to a receive posted afterwards. */
+        if (rank == 0) {
+            MPI_Irecv(&got[0], 1, MPI_INT, MPI_ANY_SOURCE, 5, comm, &r[0]);
+            MPI_Barrier(comm);
+            CHECK(MPI_Wait(&r[0], &st[0]) == MPI_SUCCESS);
+            CHECK(MPI_Recv(&got[1], 1, MPI_INT, MPI_ANY_SOURCE, 5, comm, &st[1]) == MPI_SUCCESS);
+            CHECK(st[0].MPI_SOURCE != st[1].MPI_SOURCE);
+            for (int k = 0; k < 2; k++)
+                CHECK((st[k].MPI_SOURCE == partner || st[k].MPI_SOURCE == last) &&
+                      got[k] == 200 + st[k].MPI_SOURCE);
+        } else if (rank == partner) {
+            int v = 200 + rank, flag = 0;
+            await_note(last, 5);
+            MPI_Issend(&v, 1, MPI_INT, 0, 5, comm, &r[0]);
+            for (int k = 0; k < 20 && !flag; k++) {
+                MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
+                sleep_ms(1);
+            }
+            MPI_Barrier(comm);
+            CHECK(flag || MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        } else if (rank == last) {
+            int v = 200 + rank;
+            MPI_Send(&v, 1, MPI_INT, 0, 5, comm);
+            notify(partner, 5);
+            MPI_Barrier(comm);
+        } else {
+            MPI_Barrier(comm);
+        }
+    }
+    free(big);
+}
+
 /* A probe does not see or take a message that an earlier wildcard receive
  * matches: both messages arrive while the receiver is away; the first is
  * the wildcard's. */
@@ -2281,6 +2394,7 @@ static const struct {
     {"held_behind_wildcard", rule_held_behind_wildcard},
     {"wildcards_polled", rule_wildcards_polled},
     {"wildcard_collective", rule_wildcard_collective},
+    {"ssend_lent_wildcard", rule_ssend_lent_wildcard},
     {"probe_behind_wildcard", rule_probe_behind_wildcard},
     {"status", rule_status},
     {"probe", rule_probe},
