@@ -260,6 +260,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         /* Its sender sent it through the MPI: receive it there, exactly. */
         free(req->tmp);
         req->tmp = NULL;
+        req->forwarded = true;
         int rc = WISP_P2P_MPI(Irecv, req->count, req->rbuf, req->count, req->type, msg->source,
                               msg->tag, req->comm->handle, &req->inner);
         if (rc != MPI_SUCCESS) {
@@ -509,7 +510,7 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
 
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
 {
-    if (req->done || req->msg)
+    if (req->done || req->msg || req->forwarded)
         return false;
     if (req->inner != MPI_REQUEST_NULL) {
         PMPI_Cancel(&req->inner);

@@ -206,6 +206,7 @@ struct wisp_p2p_req {
     bool shared;       /* wisp_p2p_req_sent(): never released */
     bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
     bool holds_type;   /* `type` is wisp's own reference (wisp_p2p_type_hold) */
+    bool forwarded;    /* receives a forwarded message from the MPI: matched, no cancel */
     /* the arguments */
     const void *sbuf;
     void *rbuf;
