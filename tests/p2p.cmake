@@ -17,9 +17,10 @@ wisp_add_mpi_test(p2p_semantics NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 # agreed, every message the MPI's (comm.c).
 wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 # The same through the staging area: a large message whose receive is lent
-# to the MPI for a collective is copied aside, so its sender gets there.
+# to the MPI for a collective is copied aside, so its sender gets there; a
+# synchronous one goes through the MPI.
 wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T
-                  SUFFIX .vnode2.staged ARGS wildcard_collective)
+                  SUFFIX .vnode2.staged ARGS wildcard_collective ssend_lent_wildcard)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 # The progress thread moving the MPI meanwhile (Open MPI's MPI_Waitall hung
 # on a truncated receive then: p2p.h, wisp_p2p_progress_thread).
@@ -29,6 +30,9 @@ wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 WISP_PROGRESS=thread
                   SUFFIX .vnode1.progress)
 wisp_add_mpi_test(wildcard_blocking NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(wildcard_blocking NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
+# The same with a second thread waiting on a wildcard meanwhile.
+wisp_add_mpi_test(wildcard_threads NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
+wisp_add_mpi_test(wildcard_threads NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 # Polls and calls that carry nothing (issue 10): every peer local, some
 # remote, none (each process its own node), and under a plain LD_PRELOAD.
 wisp_add_mpi_test(p2p_polling NP 2)

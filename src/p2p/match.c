@@ -366,13 +366,17 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
     return MPI_SUCCESS;
 }
 
-/* The receive, first in posting order, that the message from `source` with
- * `tag` belongs to (MPI: the earliest posted receive that matches). */
+/* The receive, first in posting order, that a message the MPI holds from
+ * `source` with `tag` belongs to (MPI: the earliest posted receive that
+ * matches). Not a lent one: a receive posted in the MPI takes a matching
+ * message before any probe sees it, so a lent receive that this message
+ * matches has taken another already (another thread's blocking call lent
+ * it; handing it this one too would overwrite what the MPI writes there). */
 static struct wisp_p2p_req *first_taker(struct wisp_p2p_comm *comm, int source, int tag)
 {
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
-        if (matches(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, source, tag))
+        if (!req->lent && matches(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, source, tag))
             return req;
     }
     return NULL;
@@ -485,7 +489,7 @@ int wisp_p2p_probe_remote(struct wisp_p2p_comm *comm, int source, int tag, int *
     if (rc != MPI_SUCCESS || !*flag)
         return rc;
     struct wisp_p2p_req *taker = first_taker(comm, st.MPI_SOURCE, st.MPI_TAG);
-    if (taker && !taker->lent) { /* it arrived just now, for a receive posted before */
+    if (taker) { /* it arrived just now, for a receive posted before */
         if (message)
             take(taker, message);
         else
