@@ -33,6 +33,8 @@
 struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
 /* Their number, for wisp_p2p_remote_waiting's look without the lock. */
 _Atomic unsigned wisp_p2p_remote_count;
+/* Receives lent to the MPI at the moment. */
+static unsigned lent_now;
 
 static bool matches(int want_source, int want_tag, int source, int tag)
 {
@@ -376,7 +378,8 @@ static struct wisp_p2p_req *first_taker(struct wisp_p2p_comm *comm, int source, 
 {
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
-        if (!req->lent && matches(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, source, tag))
+        if (!req->lent &&
+            matches(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, source, tag))
             return req;
     }
     return NULL;
@@ -506,7 +509,11 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
 {
     for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (matches(source, tag, msg->source, msg->tag))
+        /* A message that a posted receive matches waits for it (a lent one:
+         * any other took it when it came): no later receive or probe may
+         * have it (another thread's, under MPI_THREAD_MULTIPLE). */
+        if (matches(source, tag, msg->source, msg->tag) &&
+            !(lent_now && first_posted(comm, msg->source, msg->tag)))
             return msg;
     }
     return NULL;
@@ -554,6 +561,7 @@ bool wisp_p2p_lend(void)
             if (req->lent || post_to_mpi(req) != MPI_SUCCESS)
                 continue; /* a receive the MPI refuses stays wisp's to probe for */
             req->lent = lent = true;
+            lent_now++;
         }
     }
     wisp_p2p_unlock();
@@ -584,6 +592,7 @@ static void reclaim(struct wisp_p2p_req *req)
     int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
     req->lent = false;
+    lent_now--;
     if (rc == MPI_SUCCESS && cancelled)
         return;
     int source = status.MPI_SOURCE;

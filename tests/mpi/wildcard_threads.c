@@ -3,15 +3,19 @@
  * thread of the process sits in a blocking collective. Rank 0's first thread
  * posts an MPI_ANY_SOURCE receive and enters MPI_Barrier on a communicator of
  * its own, which the MPI serves alone (wisp lends the pending wildcard to
- * the MPI for it); then its second thread posts a second wildcard receive of
- * the same tag and waits for it. The last rank, on another node, sends two
- * messages of that tag and only later joins the barrier. MPI's order: the
- * receive posted first gets the first message, the second the second.
- * Before, the second thread's matched probe found the second message and
- * handed it to the first receive, which the MPI was filling at the same
- * time: one message lost, the second receive never completed. Run with 3
- * processes and WISP_VNODE_SIZE=2 (ranks 0 and 1 share a node, so the
- * communicator is served) and with 2 and WISP_VNODE_SIZE=1.
+ * the MPI for it); then its second thread, for a second wildcard receive of
+ * the same tag, probes until a message is there for it and receives it.
+ * One rank sends two messages of that tag and only later joins the
+ * barrier: the last rank (on another node), then rank 1 (on rank 0's node
+ * under WISP_VNODE_SIZE=2). MPI's order: the receive posted first gets the
+ * first message, the second the second. Before, from the other node, the
+ * second thread's matched probe found the second message and handed it to
+ * the first receive, which the MPI was filling at the same time: one
+ * message lost, the second receive never completed; from the same node,
+ * the probe saw and the second receive took the first message, which
+ * waited for the lent receive. Run with 3 processes and WISP_VNODE_SIZE=2
+ * (ranks 0 and 1 share a node, so the communicator is served) and with 2
+ * and WISP_VNODE_SIZE=1.
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -21,10 +25,10 @@
 #include "../check.h"
 #include "multiple.h"
 
-enum { TAG = 7, ROUNDS = 20, LATE_MS = 50 };
+enum { ROUNDS = 20, LATE_MS = 50 };
 
 static MPI_Comm barrier_comm, msgs;
-static int first, second;
+static int tag, first, second;
 static MPI_Request first_req;
 
 static void sleep_ms(int ms)
@@ -37,7 +41,10 @@ static void *second_thread(void *unused)
     (void)unused;
     sleep_ms(10); /* the first thread is in the barrier: its receive lent */
     MPI_Status st;
-    CHECK(MPI_Recv(&second, 1, MPI_INT, MPI_ANY_SOURCE, TAG, msgs, &st) == MPI_SUCCESS);
+    int flag = 0; /* a probe sees only the message the first receive leaves */
+    while (!flag)
+        MPI_Iprobe(MPI_ANY_SOURCE, tag, msgs, &flag, &st);
+    CHECK(MPI_Recv(&second, 1, MPI_INT, MPI_ANY_SOURCE, tag, msgs, &st) == MPI_SUCCESS);
     return NULL;
 }
 
@@ -49,11 +56,12 @@ int main(int argc, char **argv)
     multiple_watchdog("wildcard_threads", 60);
     MPI_Comm_dup(MPI_COMM_WORLD, &barrier_comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &msgs);
-    int last = size - 1;
-    for (int round = 0; round < ROUNDS; round++) {
+    for (int round = 0; round < 2 * ROUNDS; round++) {
+        int sender = round < ROUNDS ? size - 1 : 1;
+        tag = round < ROUNDS ? 7 : 8;
         if (rank == 0) {
             first = second = -1;
-            MPI_Irecv(&first, 1, MPI_INT, MPI_ANY_SOURCE, TAG, msgs, &first_req);
+            MPI_Irecv(&first, 1, MPI_INT, MPI_ANY_SOURCE, tag, msgs, &first_req);
             pthread_t t;
             pthread_create(&t, NULL, second_thread, NULL);
             MPI_Barrier(barrier_comm);
@@ -61,10 +69,12 @@ int main(int argc, char **argv)
             CHECK(MPI_Wait(&first_req, &st) == MPI_SUCCESS);
             pthread_join(t, NULL);
             CHECK(first == 2 * round && second == 2 * round + 1);
-        } else if (rank == last) {
+        } else if (rank == sender) {
             int a = 2 * round, b = 2 * round + 1;
-            MPI_Send(&a, 1, MPI_INT, 0, TAG, msgs);
-            MPI_Send(&b, 1, MPI_INT, 0, TAG, msgs);
+            if (tag == 8)
+                sleep_ms(3); /* rank 0's first thread is in the barrier */
+            MPI_Send(&a, 1, MPI_INT, 0, tag, msgs);
+            MPI_Send(&b, 1, MPI_INT, 0, tag, msgs);
             sleep_ms(LATE_MS); /* the second thread polls meanwhile */
             MPI_Barrier(barrier_comm);
         } else {
@@ -74,7 +84,7 @@ int main(int argc, char **argv)
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("wildcard_threads: %d rounds, %s\n", ROUNDS, all ? "FAILED" : "OK");
+        printf("wildcard_threads: %d rounds, %s\n", 2 * ROUNDS, all ? "FAILED" : "OK");
     MPI_Comm_free(&msgs);
     MPI_Comm_free(&barrier_comm);
     multiple_watchdog("wildcard_threads", 0);
