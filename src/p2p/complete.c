@@ -479,8 +479,9 @@ int wisp_p2p_request_free(MPI_Request *request)
     } else {
         req->user_freed = true;
         /* The MPI finishes it on its own; but a forwarded send's packed
-         * bytes stay until the engine sees its request complete. */
-        if (!req->done && req->inner != MPI_REQUEST_NULL && !req->engine_holds) {
+         * bytes stay until the engine sees its request complete, and a
+         * lent receive until it is taken back. */
+        if (!req->done && req->inner != MPI_REQUEST_NULL && !req->engine_holds && !req->lent) {
             PMPI_Request_free(&req->inner);
             req->done = true;
         }

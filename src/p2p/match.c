@@ -519,10 +519,24 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
     return NULL;
 }
 
+static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status);
+
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
 {
     if (req->done || req->msg || req->forwarded)
         return false;
+    if (req->lent) { /* another thread's blocking call lent it: settle it now */
+        MPI_Status status;
+        PMPI_Cancel(&req->inner);
+        int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
+        PMPI_Test_cancelled(&status, &cancelled);
+        if (rc != MPI_SUCCESS || !cancelled) {
+            lent_done(req, rc, status);
+            return true;
+        }
+        req->lent = false;
+        lent_now--;
+    }
     if (req->inner != MPI_REQUEST_NULL) {
         PMPI_Cancel(&req->inner);
         return true; /* the MPI's status will say */
@@ -547,12 +561,16 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
 
 /* ---- lending the `remote` queues to the MPI around a blocking call ------ */
 
+/* Blocking calls under way with receives lent: the last one to return
+ * takes them back (another thread's may still need them, under
+ * MPI_THREAD_MULTIPLE). */
+static unsigned lenders;
+
 bool wisp_p2p_lend(void)
 {
     if (!wisp_p2p_busy())
         return false;
     wisp_p2p_lock();
-    bool lent = false;
     for (struct wisp_list *c = wisp_p2p_remote_comms.next; c != &wisp_p2p_remote_comms;
          c = c->next) {
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
@@ -560,12 +578,14 @@ bool wisp_p2p_lend(void)
             struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
             if (req->lent || post_to_mpi(req) != MPI_SUCCESS)
                 continue; /* a receive the MPI refuses stays wisp's to probe for */
-            req->lent = lent = true;
+            req->lent = true;
             lent_now++;
         }
     }
+    bool holds = lent_now > 0;
+    lenders += holds;
     wisp_p2p_unlock();
-    return lent;
+    return holds;
 }
 
 /* A lent receive took a local message in the MPI: one its sender forwarded,
@@ -584,17 +604,11 @@ static void forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
     }
 }
 
-/* A lent receive back from the MPI: cancelled, or completed there. */
-static void reclaim(struct wisp_p2p_req *req)
+/* A lent receive the MPI completed (its error code `rc`). */
+static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
 {
-    MPI_Status status;
-    PMPI_Cancel(&req->inner);
-    int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
-    PMPI_Test_cancelled(&status, &cancelled);
     req->lent = false;
     lent_now--;
-    if (rc == MPI_SUCCESS && cancelled)
-        return;
     int source = status.MPI_SOURCE;
     if (source >= 0 && source < req->comm->size && req->comm->node_of[source] >= 0)
         forwarded_taken(req->comm, source, status.MPI_TAG);
@@ -609,6 +623,22 @@ static void reclaim(struct wisp_p2p_req *req)
     req->from_inner = true;
     req->st_error = rc;
     req->done = true;
+}
+
+/* A lent receive back from the MPI: cancelled (wisp's again, as before),
+ * or completed there. */
+static void reclaim(struct wisp_p2p_req *req)
+{
+    MPI_Status status;
+    PMPI_Cancel(&req->inner);
+    int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
+    PMPI_Test_cancelled(&status, &cancelled);
+    if (rc == MPI_SUCCESS && cancelled) {
+        req->lent = false;
+        lent_now--;
+        return;
+    }
+    lent_done(req, rc, status);
     if (req->user_freed && !req->engine_holds)
         wisp_p2p_req_release(req);
 }
@@ -627,9 +657,24 @@ static void rematch(struct wisp_p2p_comm *comm)
     }
 }
 
+bool wisp_p2p_lent_test(struct wisp_p2p_req *req)
+{
+    MPI_Status status;
+    int flag = 0, rc = PMPI_Test(&req->inner, &flag, &status);
+    if (rc == MPI_SUCCESS && !flag)
+        return false;
+    lent_done(req, rc, status);
+    rematch(req->comm);
+    return true;
+}
+
 void wisp_p2p_reclaim(void)
 {
     wisp_p2p_lock();
+    if (--lenders) { /* another thread's blocking call still needs them */
+        wisp_p2p_unlock();
+        return;
+    }
     for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
          c = cnext) {
         cnext = c->next; /* reclaim() may take the communicator off the list */

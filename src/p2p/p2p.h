@@ -513,6 +513,10 @@ static inline bool wisp_p2p_remote_advance(void)
  * them back afterwards (match.c explains). */
 bool wisp_p2p_lend(void);
 void wisp_p2p_reclaim(void);
+/* Is lent receive `req` complete (another thread tests it while the
+ * blocking call of the thread that lent it goes on)? Then it is wisp's
+ * again, done. */
+bool wisp_p2p_lent_test(struct wisp_p2p_req *req);
 /* Probe the MPI (MPI_Iprobe, or MPI_Improbe with `message`) on a
  * communicator whose `remote` queue is not empty: a message that an
  * earlier receive waiting there matches goes to it, not to the probe. */

@@ -25,9 +25,9 @@
 #include "../check.h"
 #include "multiple.h"
 
-enum { ROUNDS = 20, LATE_MS = 50 };
+enum { ROUNDS = 20, LATE_MS = 50, BIG = 1 << 18 };
 
-static MPI_Comm barrier_comm, msgs;
+static MPI_Comm barrier_comm, other_barrier, msgs;
 static int tag, first, second;
 static MPI_Request first_req;
 
@@ -48,6 +48,53 @@ static void *second_thread(void *unused)
     return NULL;
 }
 
+static void *barrier_thread(void *comm)
+{
+    sleep_ms(5); /* after the first thread's barrier began, if it has one */
+    MPI_Barrier(*(MPI_Comm *)comm);
+    return NULL;
+}
+
+/* The wildcard lent for a second thread's barrier: waited for meanwhile by
+ * the first thread (before: completed behind the engine's back, then freed
+ * while still queued); and with the first thread in a barrier of its own,
+ * which returns first, the second thread's barrier still has it lent
+ * (before: taken back, and a sender blocked on it until that barrier ended
+ * never got there). The last rank sends, a large message the second time. */
+static void lent_for_another(int rank, int size, int *big)
+{
+    int last = size - 1, value = -1;
+    for (int round = 0; round < ROUNDS; round++) {
+        if (rank == 0) {
+            pthread_t t;
+            MPI_Irecv(&value, 1, MPI_INT, MPI_ANY_SOURCE, 9, msgs, &first_req);
+            pthread_create(&t, NULL, barrier_thread, &barrier_comm);
+            sleep_ms(10);
+            CHECK(MPI_Wait(&first_req, MPI_STATUS_IGNORE) == MPI_SUCCESS && value == round);
+            pthread_join(t, NULL);
+            big[BIG - 1] = -1;
+            MPI_Irecv(big, BIG, MPI_INT, MPI_ANY_SOURCE, 10, msgs, &first_req);
+            pthread_create(&t, NULL, barrier_thread, &other_barrier);
+            MPI_Barrier(barrier_comm);
+            pthread_join(t, NULL);
+            CHECK(MPI_Wait(&first_req, MPI_STATUS_IGNORE) == MPI_SUCCESS && big[BIG - 1] == round);
+        } else if (rank == last) {
+            sleep_ms(20);
+            MPI_Send(&round, 1, MPI_INT, 0, 9, msgs);
+            sleep_ms(LATE_MS);
+            MPI_Barrier(barrier_comm);
+            MPI_Barrier(barrier_comm);
+            big[BIG - 1] = round;
+            MPI_Send(big, BIG, MPI_INT, 0, 10, msgs);
+            MPI_Barrier(other_barrier);
+        } else {
+            MPI_Barrier(barrier_comm);
+            MPI_Barrier(barrier_comm);
+            MPI_Barrier(other_barrier);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -56,6 +103,7 @@ int main(int argc, char **argv)
     multiple_watchdog("wildcard_threads", 60);
     MPI_Comm_dup(MPI_COMM_WORLD, &barrier_comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &msgs);
+    MPI_Comm_dup(MPI_COMM_WORLD, &other_barrier);
     for (int round = 0; round < 2 * ROUNDS; round++) {
         int sender = round < ROUNDS ? size - 1 : 1;
         tag = round < ROUNDS ? 7 : 8;
@@ -81,10 +129,14 @@ int main(int argc, char **argv)
             MPI_Barrier(barrier_comm);
         }
     }
+    int *big = calloc(BIG, sizeof *big);
+    lent_for_another(rank, size, big);
+    free(big);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("wildcard_threads: %d rounds, %s\n", 2 * ROUNDS, all ? "FAILED" : "OK");
+        printf("wildcard_threads: %d rounds, %s\n", 3 * ROUNDS, all ? "FAILED" : "OK");
+    MPI_Comm_free(&other_barrier);
     MPI_Comm_free(&msgs);
     MPI_Comm_free(&barrier_comm);
     multiple_watchdog("wildcard_threads", 0);
