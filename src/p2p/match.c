@@ -519,23 +519,17 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
     return NULL;
 }
 
-static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status);
+static bool take_back(struct wisp_p2p_req *req);
+static void rematch(struct wisp_p2p_comm *comm);
 
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
 {
     if (req->done || req->msg || req->forwarded)
         return false;
-    if (req->lent) { /* another thread's blocking call lent it: settle it now */
-        MPI_Status status;
-        PMPI_Cancel(&req->inner);
-        int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
-        PMPI_Test_cancelled(&status, &cancelled);
-        if (rc != MPI_SUCCESS || !cancelled) {
-            lent_done(req, rc, status);
-            return true;
-        }
-        req->lent = false;
-        lent_now--;
+    /* Lent for another thread's blocking call: settled with the MPI now. */
+    if (req->lent && !take_back(req)) {
+        rematch(req->comm);
+        return true;
     }
     if (req->inner != MPI_REQUEST_NULL) {
         PMPI_Cancel(&req->inner);
@@ -604,13 +598,15 @@ static void forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
     }
 }
 
-/* A lent receive the MPI completed (its error code `rc`). */
+/* A lent receive the MPI completed (its error code `rc`), or cancelled
+ * for the user. */
 static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
 {
     req->lent = false;
     lent_now--;
-    int source = status.MPI_SOURCE;
-    if (source >= 0 && source < req->comm->size && req->comm->node_of[source] >= 0)
+    int source = status.MPI_SOURCE, cancelled = 0;
+    PMPI_Test_cancelled(&status, &cancelled); /* by the user: no message taken */
+    if (!cancelled && source >= 0 && source < req->comm->size && req->comm->node_of[source] >= 0)
         forwarded_taken(req->comm, source, status.MPI_TAG);
     if (req->wildcard) {
         unpost(req);
@@ -625,9 +621,9 @@ static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
     req->done = true;
 }
 
-/* A lent receive back from the MPI: cancelled (wisp's again, as before),
- * or completed there. */
-static void reclaim(struct wisp_p2p_req *req)
+/* A lent receive back from the MPI: true if cancelled there (wisp's again,
+ * as before), false if the MPI completed it (done). */
+static bool take_back(struct wisp_p2p_req *req)
 {
     MPI_Status status;
     PMPI_Cancel(&req->inner);
@@ -636,11 +632,10 @@ static void reclaim(struct wisp_p2p_req *req)
     if (rc == MPI_SUCCESS && cancelled) {
         req->lent = false;
         lent_now--;
-        return;
+        return true;
     }
     lent_done(req, rc, status);
-    if (req->user_freed && !req->engine_holds)
-        wisp_p2p_req_release(req);
+    return false;
 }
 
 /* Local messages that waited for a lent receive go to the first match. */
@@ -677,7 +672,7 @@ void wisp_p2p_reclaim(void)
     }
     for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
          c = cnext) {
-        cnext = c->next; /* reclaim() may take the communicator off the list */
+        cnext = c->next; /* take_back() may take the communicator off the list */
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         /* The last posted first: a message that arrives meanwhile then goes to
          * the earliest receive still in the MPI, as MPI's order wants. In
@@ -687,8 +682,8 @@ void wisp_p2p_reclaim(void)
         for (struct wisp_list *l = comm->remote.prev, *prev; l != &comm->remote; l = prev) {
             prev = l->prev;
             struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
-            if (req->lent)
-                reclaim(req);
+            if (req->lent && !take_back(req) && req->user_freed && !req->engine_holds)
+                wisp_p2p_req_release(req);
         }
         rematch(comm);
     }

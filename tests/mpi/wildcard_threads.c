@@ -57,10 +57,10 @@ static void *barrier_thread(void *comm)
 
 /* The wildcard lent for a second thread's barrier: waited for meanwhile by
  * the first thread (before: completed behind the engine's back, then freed
- * while still queued); and with the first thread in a barrier of its own,
- * which returns first, the second thread's barrier still has it lent
- * (before: taken back, and a sender blocked on it until that barrier ended
- * never got there). The last rank sends, a large message the second time. */
+ * while still queued), or cancelled by it (nothing is sent); and with the first thread in a barrier
+ * of its own, which returns first, the second thread's barrier still has it lent (before: taken
+ * back, and a sender blocked on it until that barrier ended never got there). The last rank sends,
+ * a large message the second time. */
 static void lent_for_another(int rank, int size, int *big)
 {
     int last = size - 1, value = -1;
@@ -71,6 +71,15 @@ static void lent_for_another(int rank, int size, int *big)
             pthread_create(&t, NULL, barrier_thread, &barrier_comm);
             sleep_ms(10);
             CHECK(MPI_Wait(&first_req, MPI_STATUS_IGNORE) == MPI_SUCCESS && value == round);
+            pthread_join(t, NULL);
+            MPI_Status st;
+            int cancelled = 0;
+            MPI_Irecv(&value, 1, MPI_INT, MPI_ANY_SOURCE, 11, msgs, &first_req);
+            pthread_create(&t, NULL, barrier_thread, &barrier_comm);
+            sleep_ms(10);
+            MPI_Cancel(&first_req);
+            CHECK(MPI_Wait(&first_req, &st) == MPI_SUCCESS);
+            CHECK(MPI_Test_cancelled(&st, &cancelled) == MPI_SUCCESS && cancelled);
             pthread_join(t, NULL);
             big[BIG - 1] = -1;
             MPI_Irecv(big, BIG, MPI_INT, MPI_ANY_SOURCE, 10, msgs, &first_req);
@@ -83,11 +92,14 @@ static void lent_for_another(int rank, int size, int *big)
             MPI_Send(&round, 1, MPI_INT, 0, 9, msgs);
             sleep_ms(LATE_MS);
             MPI_Barrier(barrier_comm);
+            sleep_ms(LATE_MS);
+            MPI_Barrier(barrier_comm);
             MPI_Barrier(barrier_comm);
             big[BIG - 1] = round;
             MPI_Send(big, BIG, MPI_INT, 0, 10, msgs);
             MPI_Barrier(other_barrier);
         } else {
+            MPI_Barrier(barrier_comm);
             MPI_Barrier(barrier_comm);
             MPI_Barrier(barrier_comm);
             MPI_Barrier(other_barrier);
