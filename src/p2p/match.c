@@ -244,6 +244,18 @@ void wisp_p2p_finish_deferred(void)
         wisp_p2p_recv_finish(wisp_list_entry(deferred.next, struct wisp_p2p_req, link));
 }
 
+/* Post receive `req` to the MPI for a message from `source` with `tag`. */
+static int post_to_mpi_from(struct wisp_p2p_req *req, int source, int tag)
+{
+    return WISP_P2P_MPI(Irecv, req->count, req->rbuf, req->count, req->type, source, tag,
+                        req->handle, &req->inner);
+}
+
+static int post_to_mpi(struct wisp_p2p_req *req)
+{
+    return post_to_mpi_from(req, req->peer, req->tag);
+}
+
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
 {
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
@@ -263,8 +275,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         free(req->tmp);
         req->tmp = NULL;
         req->forwarded = true;
-        int rc = WISP_P2P_MPI(Irecv, req->count, req->rbuf, req->count, req->type, msg->source,
-                              msg->tag, req->comm->handle, &req->inner);
+        int rc = post_to_mpi_from(req, msg->source, msg->tag);
         if (rc != MPI_SUCCESS) {
             req->st_error = rc;
             req->done = true;
@@ -305,12 +316,6 @@ static bool held_back(const struct wisp_p2p_req *req)
         if (overlap(wisp_list_entry(l, struct wisp_p2p_req, rlink), req))
             return true;
     return false;
-}
-
-static int post_to_mpi(struct wisp_p2p_req *req)
-{
-    return WISP_P2P_MPI(Irecv, req->count, req->rbuf, req->count, req->type, req->peer, req->tag,
-                        req->handle, &req->inner);
 }
 
 static void queue_remote(struct wisp_p2p_req *req)
