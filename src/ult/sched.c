@@ -64,11 +64,12 @@ struct wisp_ult {
 struct ult_stream {
     atomic_flag lock; /* the run queue */
     struct wisp_ult *head, *tail;
-    struct wisp_ult *current;
-    struct wisp_ult base;  /* the thread's own flow */
-    _Atomic unsigned live; /* ULTs placed here and not finished */
-    _Atomic uint32_t bell; /* rung when a ULT is queued here (a futex word) */
-    _Atomic bool sleeping; /* its thread waits on the bell */
+    struct wisp_ult *current;   /* set under the lock: fork() sees each ULT in one place */
+    struct wisp_ult *finishing; /* finished, switched away from, not yet retired */
+    struct wisp_ult base;       /* the thread's own flow */
+    _Atomic unsigned live;      /* ULTs placed here and not finished */
+    _Atomic uint32_t bell;      /* rung when a ULT is queued here (a futex word) */
+    _Atomic bool sleeping;      /* its thread waits on the bell */
     _Atomic bool stopping;
     pthread_t thread;
 };
@@ -143,9 +144,13 @@ static void make_ready(struct wisp_ult *u)
 
 static void retire(struct wisp_ult *u)
 {
-    atomic_fetch_sub_explicit(&u->stream->live, 1, memory_order_relaxed);
+    struct ult_stream *s = u->stream;
+    atomic_fetch_sub_explicit(&s->live, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&wisp_ult_alive, 1, memory_order_relaxed);
+    queue_lock(s);
+    s->finishing = NULL;
     atomic_store_explicit(&u->done, 1, memory_order_release);
+    queue_unlock(s);
     if (atomic_load(&u->join_sleeps))
         wisp_futex(&u->done, FUTEX_WAKE_PRIVATE, INT32_MAX, -1);
 }
@@ -163,9 +168,9 @@ static void resumed(struct wisp_transfer t)
         retire(prev);
 }
 
-static void switch_to(struct ult_stream *s, struct wisp_ult *from, struct wisp_ult *to)
+/* The caller made `to` current under the queue lock. */
+static void switch_to(struct wisp_ult *from, struct wisp_ult *to)
 {
-    s->current = to;
 #ifdef WISP_ULT_ASAN
     /* A finished ULT's stack is gone for good: no fake stack to keep. */
     __sanitizer_start_switch_fiber(from->finished ? NULL : &from->fake, to->stack_bottom,
@@ -186,10 +191,12 @@ static void entry(struct wisp_transfer t)
     self->finished = true;
     queue_lock(s);
     struct wisp_ult *next = pop_locked(s);
-    queue_unlock(s);
     /* On stream 0 the primary is queued whenever a ULT runs (it got there
      * by yielding); on the others the stream's loop takes over. */
-    switch_to(s, self, next ? next : &s->base);
+    s->current = next = next ? next : &s->base;
+    s->finishing = self;
+    queue_unlock(s);
+    switch_to(self, next);
     abort(); /* never resumed */
 }
 
@@ -201,12 +208,14 @@ bool wisp_ult_yield_once(void)
     struct wisp_ult *self = s->current;
     queue_lock(s);
     struct wisp_ult *next = pop_locked(s);
-    if (next)
+    if (next) {
         push_locked(s, self);
+        s->current = next;
+    }
     queue_unlock(s);
     if (!next)
         return false;
-    switch_to(s, self, next);
+    switch_to(self, next);
     return true;
 }
 
@@ -235,9 +244,11 @@ static void *stream_loop(void *arg)
     for (;;) {
         queue_lock(s);
         struct wisp_ult *next = pop_locked(s);
+        if (next)
+            s->current = next;
         queue_unlock(s);
         if (next)
-            switch_to(s, &s->base, next);
+            switch_to(&s->base, next);
         else if (atomic_load(&s->stopping) && !atomic_load(&s->live))
             return NULL;
         else
@@ -261,20 +272,36 @@ static void stop_streams(void)
  * only the calling one: the others would run in the child a second time
  * (and send their messages twice). They are left behind: joining one there
  * returns ESRCH. The calling thread's own flow stays, and every ULT forked
- * in the child runs on the calling thread. */
+ * in the child runs on the calling thread. fork() holds every queue lock,
+ * so each ULT is then in one place: queued, current, or finishing. */
 static void leave_behind(struct wisp_ult *u)
 {
     u->left_behind = true;
     atomic_store(&u->done, 1);
 }
 
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&ult.spare_lock);
+    for (int i = 0; i < ult.count; i++)
+        queue_lock(&ult.streams[i]);
+}
+
+static void fork_parent(void)
+{
+    for (int i = 0; i < ult.count; i++)
+        queue_unlock(&ult.streams[i]);
+    pthread_mutex_unlock(&ult.spare_lock);
+}
+
 static void forked_child(void)
 {
     struct ult_stream *kept = here ? here : &ult.streams[0];
-    pthread_mutex_init(&ult.spare_lock, NULL); /* another thread may have held it */
     for (int i = 0; i < ult.count; i++) {
         struct ult_stream *s = &ult.streams[i];
-        atomic_flag_clear(&s->lock);
+        if (s->finishing) /* it returned before the fork: joinable */
+            atomic_store(&s->finishing->done, 1);
+        s->finishing = NULL;
         struct wisp_ult *queued = s->head;
         s->head = s->tail = NULL;
         for (struct wisp_ult *u = queued, *next; u; u = next) {
@@ -296,6 +323,7 @@ static void forked_child(void)
     atomic_store(&wisp_ult_alive, in_ult);
     here = kept;
     ult.only = kept;
+    fork_parent(); /* the locks */
 }
 
 static void complain(void *ctx, const char *line)
@@ -350,7 +378,7 @@ static void start(void)
     }
     atomic_store(&ult.next_stream, ult.count > 1 ? 1 : 0);
     atexit(stop_streams);
-    pthread_atfork(NULL, NULL, forked_child);
+    pthread_atfork(fork_prepare, fork_parent, forked_child);
 }
 
 int wisp_ult_start(void)
