@@ -672,12 +672,9 @@ static bool forward(int index)
     uint32_t asked = SLOT_FORWARD;
     if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
         return true;
-    int rc = WISP_P2P_MPI(Issend, req->bytes, req->data, (MPI_Count)req->bytes, MPI_BYTE, req->peer,
-                          req->tag, req->handle, &req->inner);
-    if (rc != MPI_SUCCESS) {
-        req->st_error = rc;
-        req->done = true;
-    }
+    wisp_p2p_req_fail_on(req,
+                         WISP_P2P_MPI(Issend, req->bytes, req->data, (MPI_Count)req->bytes,
+                                      MPI_BYTE, req->peer, req->tag, req->handle, &req->inner));
     return true;
 }
 

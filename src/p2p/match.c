@@ -275,11 +275,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         free(req->tmp);
         req->tmp = NULL;
         req->forwarded = true;
-        int rc = post_to_mpi_from(req, msg->source, msg->tag);
-        if (rc != MPI_SUCCESS) {
-            req->st_error = rc;
-            req->done = true;
-        }
+        wisp_p2p_req_fail_on(req, post_to_mpi_from(req, msg->source, msg->tag));
         wisp_p2p_msg_drop(msg);
         return;
     }
@@ -400,12 +396,8 @@ static void take(struct wisp_p2p_req *req, MPI_Message *message)
     } else {
         unhold(req);
     }
-    int rc =
-        WISP_P2P_MPI(Imrecv, req->count, req->rbuf, req->count, req->type, message, &req->inner);
-    if (rc != MPI_SUCCESS) {
-        req->st_error = rc;
-        req->done = true;
-    }
+    wisp_p2p_req_fail_on(req, WISP_P2P_MPI(Imrecv, req->count, req->rbuf, req->count, req->type,
+                                           message, &req->inner));
 }
 
 /* The patterns one pass over a `remote` queue asked the MPI for in vain: a
@@ -451,11 +443,7 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
             continue; /* another thread's blocking call has it in the MPI */
         if (!req->wildcard && !held_back(req)) {
             unhold(req);
-            int rc = post_to_mpi(req);
-            if (rc != MPI_SUCCESS) {
-                req->st_error = rc;
-                req->done = true;
-            }
+            wisp_p2p_req_fail_on(req, post_to_mpi(req));
             return true;
         }
         int source = req->wildcard ? MPI_ANY_SOURCE : req->peer, flag = 0;

@@ -346,6 +346,15 @@ static inline bool wisp_p2p_req_test(struct wisp_p2p_req *req)
         return false; /* the engine completes it (inline: polls ask this of each) */
     return wisp_p2p_req_test_more(req);
 }
+/* A call into the MPI made for `req` returned `rc`: a failure completes it
+ * with that error, reported by its wait or test. */
+static inline void wisp_p2p_req_fail_on(struct wisp_p2p_req *req, int rc)
+{
+    if (rc != MPI_SUCCESS) {
+        req->st_error = rc;
+        req->done = true;
+    }
+}
 /* After completion was reported to the user: free or make inactive. */
 void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 
