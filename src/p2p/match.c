@@ -519,8 +519,11 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
 {
     if (req->done || req->msg || req->forwarded)
         return false;
-    /* Lent for another thread's blocking call: settled with the MPI now. */
-    if (req->lent && !take_back(req)) {
+    /* Lent for another thread's blocking call: settled with the MPI now.
+     * Local messages it was owed go to their next match at once (that
+     * receive's thread may be what lets the blocking call return). */
+    bool was_lent = req->lent;
+    if (was_lent && !take_back(req)) {
         rematch(req->comm);
         return true;
     }
@@ -543,6 +546,8 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
     req->st_bytes = 0;
     req->st_error = MPI_SUCCESS;
     req->done = true;
+    if (was_lent)
+        rematch(req->comm);
     return true;
 }
 
