@@ -74,6 +74,17 @@ enum {
  * FORWARDED (the sender sent it there) -> DONE (the receiver took it), or
  * back FORWARD -> POSTED when the receiver takes it here after all (compare
  * and swap with the sender's FORWARD -> FORWARDED); wisp_p2p_forward.
+ *
+ * An earlier message of that sender which the receiver holds (its bytes
+ * are here, not with the sender) and which the MPI must see first goes
+ * back: the receiver names it in the forwarded one's slot through a slot of
+ * its own, RETURN (with a generation, so that a slot taken back and reused
+ * is never mistaken for it), which holds the bytes in its staging area or
+ * points at the receiver's copy (in the heap, or read with cross-memory
+ * attach); the sender claims it, RETURN -> RETURNING, copies it out,
+ * RETURNED, and sends it through the MPI just before. The receiver may take
+ * it back as above (RETURN -> DONE); once claimed, it waits for RETURNED
+ * before it frees its copy.
  */
 enum {
     SLOT_POSTED = 1,
@@ -82,7 +93,10 @@ enum {
     SLOT_STAGED,
     SLOT_FORWARD,
     SLOT_FORWARDED,
-    SLOT_DONE
+    SLOT_DONE,
+    SLOT_RETURN, /* | generation << 4 */
+    SLOT_RETURNING,
+    SLOT_RETURNED,
 };
 enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
 
@@ -98,6 +112,15 @@ struct slot {
     _Atomic uint64_t copied;
     alignas(64) _Atomic uint64_t staged;
     alignas(64) _Atomic uint64_t drained;
+    /* Forwarding: a returned message's tag and bytes (NULL: in staging);
+     * a forwarded message's returned ones, to send through the MPI first
+     * (written by the receiver). */
+    alignas(64) int tag;
+    const char *copy;
+    uint32_t nbefore;
+    struct {
+        uint32_t index, gen;
+    } before[WISP_P2P_RETURN_MAX];
 };
 
 /* The notice in the ring: what the receiver needs, so that it reads the
@@ -118,8 +141,9 @@ static MPI_Comm poke_comm = MPI_COMM_NULL;
 static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
 static unsigned npending;
 static struct wisp_list receiving; /* receives copying a rendezvous message */
-/* Synchronous sends the receiver took through the MPI, slot given back,
- * whose MPI request is still to complete. */
+/* Sends that went through the MPI for a receive lent there (forwarded
+ * synchronous ones, slot given back, and returned ones) whose MPI request
+ * is still to complete. */
 static struct wisp_list forwarded;
 static uint64_t emitted; /* rendezvous messages this process sent: their order */
 static pthread_t rescuer;
@@ -650,6 +674,38 @@ static bool takes_back(struct slot *s, const struct wisp_p2p_req *req)
     return atomic_compare_exchange_strong(&s->state, &posted, SLOT_STAGING);
 }
 
+static uint32_t return_state(uint32_t gen)
+{
+    return SLOT_RETURN | gen << 4;
+}
+
+/* Send a message that receiver `to` handed back (its slot `r`, generation
+ * `gen`) through the MPI, ahead of forwarded send `fwd`, unless the
+ * receiver took it back meanwhile. */
+static void send_returned(int to, struct slot *r, uint32_t gen, const struct wisp_p2p_req *fwd)
+{
+    uint32_t asked = return_state(gen);
+    if (!atomic_compare_exchange_strong(&r->state, &asked, SLOT_RETURNING))
+        return;
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND);
+    uint64_t size = r->size;
+    if (!(req->tmp = malloc(size ? size : 1)))
+        wisp_fatal("out of memory for a message of %llu bytes to send through the MPI",
+                   (unsigned long long)size);
+    if (!r->copy)
+        memcpy(req->tmp, staging(r), size);
+    else if (in_heap(r->copy, size))
+        memcpy(req->tmp, r->copy, size);
+    else
+        wisp_p2p_cma_copy(to, req->tmp, r->copy, size);
+    int tag = r->tag;
+    atomic_store_explicit(&r->state, SLOT_RETURNED, memory_order_release);
+    req->user_freed = req->engine_holds = true; /* finish_forwarded lets it go */
+    wisp_p2p_req_fail_on(req, WISP_P2P_MPI(Isend, size, req->tmp, (MPI_Count)size, MPI_BYTE,
+                                           fwd->peer, tag, fwd->handle, &req->inner));
+    wisp_list_push(&forwarded, &req->link);
+}
+
 /* The receiver asks for a synchronous message through the MPI (its receive
  * is lent there: wisp_p2p_forward). It goes there after every earlier one
  * to the same receiver that was asked for (the MPI matches them in the
@@ -669,6 +725,8 @@ static bool forward(int index)
             atomic_load_explicit(&earlier->state, memory_order_acquire) == SLOT_FORWARD)
             return false;
     }
+    for (uint32_t k = 0; k < s->nbefore; k++)
+        send_returned(s->to, slot_at(s->to, (int)s->before[k].index), s->before[k].gen, req);
     uint32_t asked = SLOT_FORWARD;
     if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
         return true;
@@ -782,6 +840,8 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
         msg->dropped = true;
         return;
     }
+    if (msg->returned) /* its sender copied it out, or is too late now */
+        wisp_p2p_forward_take_back(msg);
     if (msg->slot >= 0) {
         struct slot *s = slot_at(msg->from, msg->slot);
         /* A sender taking it back (STAGING) writes STAGED: DONE must come after. */
@@ -914,18 +974,64 @@ bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
     return msg->slot >= 0 && slot_at(msg->from, msg->slot)->sync;
 }
 
-void wisp_p2p_forward(struct wisp_p2p_msg *msg)
+bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
 {
-    atomic_store_explicit(&slot_at(msg->from, msg->slot)->state, SLOT_FORWARD,
-                          memory_order_release);
+    return msg->slot < 0 && !msg->filling && !msg->waiter &&
+           (msg->size <= wisp_p2p.stage || wisp_p2p.cma ||
+            in_heap((const char *)msg->data, msg->size));
+}
+
+bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n)
+{
+    static uint32_t generation;
+    if (n > mine.nfree)
+        return false;
+    struct slot *s = slot_at(msg->from, msg->slot);
+    for (int k = 0; k < n; k++) {
+        struct wisp_p2p_msg *m = before[k];
+        uint32_t index = (uint32_t)mine.free[--mine.nfree];
+        struct slot *r = slot_at(wisp_p2p.node_rank, (int)index);
+        r->size = m->size;
+        r->tag = m->tag;
+        r->copy = m->size <= wisp_p2p.stage ? NULL : (const char *)m->data;
+        if (!r->copy)
+            memcpy(staging(r), m->data, m->size);
+        m->returned = m->forwarded = true;
+        m->ret_slot = index;
+        m->ret_gen = generation = (generation + 1) & (UINT32_MAX >> 4);
+        atomic_store_explicit(&r->state, return_state(m->ret_gen), memory_order_release);
+        s->before[k].index = index;
+        s->before[k].gen = m->ret_gen;
+    }
+    s->nbefore = (uint32_t)n;
+    atomic_store_explicit(&s->state, SLOT_FORWARD, memory_order_release);
     msg->forwarded = true;
     wake(msg->from);
+    return true;
+}
+
+/* The slot of returned `msg` is this process's again. */
+static void return_slot_free(struct wisp_p2p_msg *msg)
+{
+    msg->returned = false;
+    mine.free[mine.nfree++] = (int)msg->ret_slot;
 }
 
 bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg)
 {
-    uint32_t asked = SLOT_FORWARD;
     msg->forwarded = false;
+    if (msg->returned) {
+        struct slot *r = slot_at(wisp_p2p.node_rank, (int)msg->ret_slot);
+        uint32_t state = return_state(msg->ret_gen);
+        bool back = atomic_compare_exchange_strong(&r->state, &state, SLOT_DONE);
+        /* Claimed: the sender may be reading our copy, which goes after this. */
+        for (unsigned rounds = 0; state == SLOT_RETURNING;
+             state = atomic_load_explicit(&r->state, memory_order_acquire))
+            wisp_backoff(&rounds);
+        return_slot_free(msg);
+        return back;
+    }
+    uint32_t asked = SLOT_FORWARD;
     return atomic_compare_exchange_strong(&slot_at(msg->from, msg->slot)->state, &asked,
                                           SLOT_POSTED);
 }

@@ -97,17 +97,10 @@ struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int sourc
     return req;
 }
 
-/* May synchronous message `msg`, just queued, whose first matching receive
- * is lent, go through the MPI? Only where the MPI then matches it as wisp
- * would: the lent receives it can match come before every other receive it
- * can match (the MPI sees only those), and no earlier message of its sender
- * that stays here can match one of them (the MPI would let `msg` overtake
- * it). Not under MPI_THREAD_MULTIPLE: another thread's matched probe
- * (advance_remote) could take it from the MPI while it is marked here. */
-static bool forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *msg)
+/* Does every lent receive that `msg` can match come before every other
+ * receive it can match? (The MPI sees only the lent ones.) */
+static bool lent_first(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *msg)
 {
-    if (wisp_p2p.threads)
-        return false;
     bool unlent = false;
     for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
@@ -117,18 +110,45 @@ static bool forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *m
             return false;
         unlent |= !req->lent;
     }
+    return true;
+}
+
+/* Can messages `a` and `b` both match one lent receive? */
+static bool share_lent(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *a,
+                       const struct wisp_p2p_msg *b)
+{
+    for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+        if (req->lent && matches(req->peer, req->tag, a->source, a->tag) &&
+            matches(req->peer, req->tag, b->source, b->tag))
+            return true;
+    }
+    return false;
+}
+
+/* May synchronous message `msg`, just queued, whose first matching receive
+ * is lent, go through the MPI? Only where the MPI then matches it as wisp
+ * would: lent_first, and every earlier message of its sender that stays
+ * here and can match one of the same lent receives goes there first (the
+ * MPI would let `msg` overtake it): handed back to the sender, which sends
+ * it just before (`before`, their number returned; -1: `msg` may not go).
+ * (A message forwarded that no lent receive took waits in the MPI, where
+ * a matched probe of another thread may find it: first_taker.) */
+static int forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *msg,
+                       struct wisp_p2p_msg *before[WISP_P2P_RETURN_MAX])
+{
+    if (!lent_first(comm, msg))
+        return -1;
+    int n = 0;
     for (struct wisp_list *m = comm->unexpected.next; m != &msg->link; m = m->next) {
         struct wisp_p2p_msg *earlier = wisp_list_entry(m, struct wisp_p2p_msg, link);
-        if (earlier->source != msg->source || earlier->forwarded)
+        if (earlier->source != msg->source || earlier->forwarded || !share_lent(comm, earlier, msg))
             continue;
-        for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
-            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
-            if (req->lent && matches(req->peer, req->tag, earlier->source, earlier->tag) &&
-                matches(req->peer, req->tag, msg->source, msg->tag))
-                return false;
-        }
+        if (n == WISP_P2P_RETURN_MAX || !wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
+            return -1;
+        before[n++] = earlier;
     }
-    return true;
+    return n;
 }
 
 /* Rendezvous message `msg`, just queued, belongs to a lent receive: its
@@ -138,18 +158,41 @@ static bool forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *m
 static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     static bool told;
+    struct wisp_p2p_msg *before[WISP_P2P_RETURN_MAX];
     if (!wisp_p2p_msg_sync(msg)) {
         wisp_p2p_spill(msg);
-    } else if (forwardable(comm, msg)) {
-        wisp_p2p_forward(msg);
-    } else if (!told) {
+        return;
+    }
+    int n = forwardable(comm, msg, before);
+    if (n >= 0 && wisp_p2p_forward(msg, before, n))
+        return;
+    if (!told) {
         told = true;
         wisp_log(1,
                  "a synchronous send from node rank %d waits for a receive lent to the MPI during "
-                 "a blocking call and cannot go through the MPI (an earlier message of its "
-                 "sender waits for that receive, or MPI_THREAD_MULTIPLE); if the sender must "
-                 "finish it before joining that call, the job hangs (docs/p2p.md)",
+                 "a blocking call and cannot go through the MPI in order (an earlier message of "
+                 "its sender that waits for that receive is out of reach, or more than 8 do, or "
+                 "no slot is free); if the sender must finish it before joining that call, the "
+                 "job hangs (docs/p2p.md)",
                  msg->from);
+    }
+}
+
+/* Unexpected copy `copy` is whole: a synchronous message of its sender
+ * behind it that could not go through the MPI while it was being copied
+ * (wisp_p2p_returnable) may go now. */
+static void unblock_behind(struct wisp_p2p_msg *copy)
+{
+    struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(copy->ctx);
+    if (!comm)
+        return;
+    for (struct wisp_list *l = copy->link.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (msg->source != copy->source || msg->forwarded || !wisp_p2p_msg_sync(msg))
+            continue;
+        struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
+        if (req && req->lent)
+            unblock_sender(comm, msg);
     }
 }
 
@@ -301,6 +344,8 @@ void wisp_p2p_spilled(struct wisp_p2p_req *fill)
     } else if (copy->taker) {
         copy->taker->msg = NULL;
         wisp_p2p_deliver(copy->taker, copy);
+    } else {
+        unblock_behind(copy);
     }
 }
 
@@ -369,14 +414,47 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
     return MPI_SUCCESS;
 }
 
+/* The MPI gave a local message to a receive of ours (a lent one, or one a
+ * matched probe found it for) or to the user's matched probe: one its
+ * sender forwarded or had handed back, the first marked one of that sender
+ * and tag (the MPI matches a sender's messages in the order they were
+ * sent, and they were sent in the order they are queued here). Its sender
+ * may let go of it. */
+static void forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (msg->forwarded && msg->source == source && msg->tag == tag) {
+            wisp_list_remove(&msg->link);
+            wisp_p2p_msg_drop(msg);
+            return;
+        }
+    }
+}
+
+static bool local_source(const struct wisp_p2p_comm *comm, int source)
+{
+    return source >= 0 && source < comm->size && comm->node_of[source] >= 0;
+}
+
 /* The receive, first in posting order, that a message the MPI holds from
  * `source` with `tag` belongs to (MPI: the earliest posted receive that
  * matches). Not a lent one: a receive posted in the MPI takes a matching
  * message before any probe sees it, so a lent receive that this message
  * matches has taken another already (another thread's blocking call lent
- * it; handing it this one too would overwrite what the MPI writes there). */
+ * it; handing it this one too would overwrite what the MPI writes there).
+ * A local sender's message there is one it forwarded that no lent receive
+ * took: it may belong to a receive for that sender too, which wisp holds. */
 static struct wisp_p2p_req *first_taker(struct wisp_p2p_comm *comm, int source, int tag)
 {
+    if (local_source(comm, source)) {
+        for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
+            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+            if (!req->lent && matches(req->peer, req->tag, source, tag))
+                return req;
+        }
+        return NULL;
+    }
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
         if (!req->lent &&
@@ -386,18 +464,27 @@ static struct wisp_p2p_req *first_taker(struct wisp_p2p_comm *comm, int source, 
     return NULL;
 }
 
-/* Hand a message the MPI matched for us (MPI_Improbe) to `req`. */
-static void take(struct wisp_p2p_req *req, MPI_Message *message)
+/* Receive `req` is the MPI's now: out of `posted` and/or `remote`. */
+static void hand_over(struct wisp_p2p_req *req)
 {
-    if (req->wildcard) {
-        unpost(req); /* out of `posted` and `remote`: the MPI has it now */
+    if (req->wildcard || local_source(req->comm, req->peer)) {
+        unpost(req);
         free(req->tmp);
         req->tmp = NULL;
     } else {
         unhold(req);
     }
+}
+
+/* Hand a message the MPI matched for us (MPI_Improbe), from `source` with
+ * `tag`, to `req`. */
+static void take(struct wisp_p2p_req *req, MPI_Message *message, int source, int tag)
+{
+    hand_over(req);
     wisp_p2p_req_fail_on(req, WISP_P2P_MPI(Imrecv, req->count, req->rbuf, req->count, req->type,
                                            message, &req->inner));
+    if (local_source(req->comm, source))
+        forwarded_taken(req->comm, source, tag);
 }
 
 /* The patterns one pass over a `remote` queue asked the MPI for in vain: a
@@ -453,7 +540,8 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
         MPI_Status status;
         PMPI_Improbe(source, req->tag, comm->handle, &flag, &message, &status);
         if (flag) {
-            take(first_taker(comm, status.MPI_SOURCE, status.MPI_TAG), &message);
+            take(first_taker(comm, status.MPI_SOURCE, status.MPI_TAG), &message, status.MPI_SOURCE,
+                 status.MPI_TAG);
             return true;
         }
         asked_add(&asked, source, req->tag);
@@ -487,12 +575,14 @@ int wisp_p2p_probe_remote(struct wisp_p2p_comm *comm, int source, int tag, int *
     struct wisp_p2p_req *taker = first_taker(comm, st.MPI_SOURCE, st.MPI_TAG);
     if (taker) { /* it arrived just now, for a receive posted before */
         if (message)
-            take(taker, message);
+            take(taker, message, st.MPI_SOURCE, st.MPI_TAG);
         else
             wisp_p2p_remote_advance();
         *flag = 0;
         return MPI_SUCCESS;
     }
+    if (message && local_source(comm, st.MPI_SOURCE))
+        forwarded_taken(comm, st.MPI_SOURCE, st.MPI_TAG);
     if (status != MPI_STATUS_IGNORE)
         *status = st;
     return MPI_SUCCESS;
@@ -558,6 +648,58 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
  * MPI_THREAD_MULTIPLE). */
 static unsigned lenders;
 
+/*
+ * The receives of `comm` to lend, in `*order`: its `remote` queue, and the
+ * receives for other processes of the node posted after its first
+ * wildcard. Those can take a synchronous message forwarded to a lent
+ * wildcard (match.c, forwardable) when the wildcard took another in the
+ * MPI; held here, they would never see it, and its sender never get to
+ * the blocking call. The order keeps both orders that decide a match: that
+ * of `remote` (messages from other nodes) and that of `posted` (from this
+ * node); wildcards are in both, and a local receive goes just before the
+ * first wildcard posted after it.
+ */
+static size_t lend_order(struct wisp_p2p_comm *comm, struct wisp_p2p_req ***order)
+{
+    static struct wisp_p2p_req **v;
+    static size_t room;
+    size_t need = 0, n = 0;
+    for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next)
+        need++;
+    for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next)
+        need++;
+    if (need > room) {
+        struct wisp_p2p_req **bigger = realloc(v, need * sizeof *v);
+        if (!bigger)
+            wisp_fatal("out of memory for the receives lent to the MPI");
+        v = bigger;
+        room = need;
+    }
+    struct wisp_list *p = comm->posted.next;
+    bool after_wildcard = false;
+    for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+        for (; req->wildcard && p != &comm->posted; p = p->next) {
+            struct wisp_p2p_req *local = wisp_list_entry(p, struct wisp_p2p_req, link);
+            if (local == req) {
+                p = p->next;
+                break;
+            }
+            if (after_wildcard && !local->wildcard && local->peer != comm->rank)
+                v[n++] = local;
+        }
+        after_wildcard |= req->wildcard;
+        v[n++] = req;
+    }
+    for (; after_wildcard && p != &comm->posted; p = p->next) {
+        struct wisp_p2p_req *local = wisp_list_entry(p, struct wisp_p2p_req, link);
+        if (!local->wildcard && local->peer != comm->rank)
+            v[n++] = local;
+    }
+    *order = v;
+    return n;
+}
+
 bool wisp_p2p_lend(void)
 {
     if (!wisp_p2p_busy())
@@ -566,10 +708,12 @@ bool wisp_p2p_lend(void)
     for (struct wisp_list *c = wisp_p2p_remote_comms.next; c != &wisp_p2p_remote_comms;
          c = c->next) {
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
-        for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
-            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+        struct wisp_p2p_req **order;
+        size_t n = lend_order(comm, &order);
+        for (size_t i = 0; i < n; i++) {
+            struct wisp_p2p_req *req = order[i];
             if (req->lent || post_to_mpi(req) != MPI_SUCCESS)
-                continue; /* a receive the MPI refuses stays wisp's to probe for */
+                continue; /* a receive the MPI refuses stays wisp's */
             req->lent = true;
             lent_now++;
         }
@@ -580,22 +724,6 @@ bool wisp_p2p_lend(void)
     return holds;
 }
 
-/* A lent receive took a local message in the MPI: one its sender forwarded,
- * the first marked one of that sender and tag (the MPI matches a sender's
- * messages in the order they were sent, and they were sent in the order
- * they are queued here). Its sender may let go of it. */
-static void forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
-{
-    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
-        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (msg->forwarded && msg->source == source && msg->tag == tag) {
-            wisp_list_remove(&msg->link);
-            wisp_p2p_msg_drop(msg);
-            return;
-        }
-    }
-}
-
 /* A lent receive the MPI completed (its error code `rc`), or cancelled
  * for the user. */
 static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
@@ -604,15 +732,9 @@ static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
     lent_now--;
     int source = status.MPI_SOURCE, cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled); /* by the user: no message taken */
-    if (!cancelled && source >= 0 && source < req->comm->size && req->comm->node_of[source] >= 0)
+    if (!cancelled && local_source(req->comm, source))
         forwarded_taken(req->comm, source, status.MPI_TAG);
-    if (req->wildcard) {
-        unpost(req);
-        free(req->tmp);
-        req->tmp = NULL;
-    } else {
-        unhold(req);
-    }
+    hand_over(req);
     req->inner_status = status;
     req->from_inner = true;
     req->st_error = rc;
@@ -677,9 +799,9 @@ void wisp_p2p_reclaim(void)
          * posting order, a later receive would take the message an earlier,
          * already cancelled one waits for (seen in p2p_stress: receives of
          * one sender and tag completed out of order). */
-        for (struct wisp_list *l = comm->remote.prev, *prev; l != &comm->remote; l = prev) {
-            prev = l->prev;
-            struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
+        struct wisp_p2p_req **order;
+        for (size_t i = lend_order(comm, &order); i-- > 0;) {
+            struct wisp_p2p_req *req = order[i];
             if (req->lent && !take_back(req) && req->user_freed && !req->engine_holds)
                 wisp_p2p_req_release(req);
         }

@@ -189,6 +189,8 @@ struct wisp_p2p_msg {
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
     bool forwarded; /* its sender was asked to send it through the MPI (wisp_p2p_forward) */
+    bool returned;  /* forwarded from this process's slot ret_slot (generation ret_gen) */
+    uint32_t ret_slot, ret_gen;
     unsigned char data[];
 };
 
@@ -202,7 +204,7 @@ struct wisp_p2p_req {
     bool user_freed;   /* MPI_Request_free while active */
     bool engine_holds; /* a rendezvous slot still refers to it */
     bool wildcard;     /* MPI_ANY_SOURCE receive in both `posted` and `remote` */
-    bool lent;         /* in `remote`, and posted to the MPI for a blocking call */
+    bool lent;         /* posted to the MPI for a blocking call (match.c, lend_order) */
     bool shared;       /* wisp_p2p_req_sent(): never released */
     bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
     bool holds_type;   /* `type` is wisp's own reference (wisp_p2p_type_hold) */
@@ -462,13 +464,21 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg);
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 /* Is `msg` a synchronous rendezvous message? */
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
+/* Earlier messages of one sender that one forwarded message can send back
+ * through the MPI ahead of itself. */
+#define WISP_P2P_RETURN_MAX 8
+/* Can this process hand unexpected message `msg` back to its sender (its
+ * bytes are here, whole, and fit a slot or can be read from here)? */
+bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg);
 /* Ask the sender of unexpected synchronous message `msg` to send it through
- * the MPI (match.c says when); `msg` stays, marked `forwarded`. Lock held. */
-void wisp_p2p_forward(struct wisp_p2p_msg *msg);
+ * the MPI (match.c says when), after the `n` earlier messages `before` of
+ * the same sender, handed back to it; each stays, marked `forwarded`.
+ * False (nothing asked) when this process has too few slots free. Lock held. */
+bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n);
 /* A receive takes forwarded `msg`: true if it was taken back (not sent to
- * the MPI yet: it is a rendezvous message again), false if it must be
- * received from the MPI (then drop it). Lock held, from a thread that may
- * call the MPI. */
+ * the MPI yet: it is a rendezvous or returned message again), false if it
+ * must be received from the MPI (then drop it). Lock held, from a thread
+ * that may call the MPI. */
 bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg);
 
 /* Wait, progressing the engine and the MPI, until `done(arg)`; with the lock

@@ -574,6 +574,81 @@ static void rule_ssend_lent_wildcard(void)
         } else {
             MPI_Barrier(comm);
         }
+        /* The remote message takes the first wildcard (in the MPI, before
+         * the others come); the partner's first synchronous message then
+         * belongs to a receive for the partner, posted after that wildcard,
+         * which the receiver must give it while it sits in the collective
+         * (before: it waited in the MPI, where no receive took it, and its
+         * sender never joined: a hang). Whatever the order, each receive
+         * completes; the partner's two messages in the order sent. */
+        if (rank == 0) {
+            int v[3] = {-1, -1, -1};
+            MPI_Request w[3];
+            MPI_Status wst[3];
+            MPI_Irecv(&v[0], 1, MPI_INT, MPI_ANY_SOURCE, 7, comm, &w[0]);
+            MPI_Irecv(&v[1], 1, MPI_INT, partner, 7, comm, &w[1]);
+            MPI_Irecv(&v[2], 1, MPI_INT, MPI_ANY_SOURCE, 7, comm, &w[2]);
+            MPI_Barrier(comm);
+            CHECK(MPI_Waitall(3, w, wst) == MPI_SUCCESS);
+            int next = 300; /* the partner's next message */
+            for (int k = 0; k < 3; k++) {
+                if (wst[k].MPI_SOURCE == partner) {
+                    CHECK(v[k] == next + partner);
+                    next += 100;
+                } else {
+                    CHECK(k != 1 && wst[k].MPI_SOURCE == last && v[k] == 300 + last);
+                }
+            }
+            CHECK(next == 500);
+        } else if (rank == partner) {
+            int m2 = 300 + rank, m3 = 400 + rank;
+            await_note(last, 7);
+            sleep_ms(100); /* the first wildcard has the remote message by now */
+            CHECK(MPI_Ssend(&m2, 1, MPI_INT, 0, 7, comm) == MPI_SUCCESS);
+            CHECK(MPI_Ssend(&m3, 1, MPI_INT, 0, 7, comm) == MPI_SUCCESS);
+            MPI_Barrier(comm);
+        } else if (rank == last) {
+            int x = 300 + rank;
+            MPI_Send(&x, 1, MPI_INT, 0, 7, comm);
+            notify(partner, 7);
+            MPI_Barrier(comm);
+        } else {
+            MPI_Barrier(comm);
+        }
+    }
+    /* A standard message and then a synchronous one of the partner, both
+     * for wildcards lent meanwhile (the partner sends once the receiver
+     * sits in the collective): the first, which the receiver holds, must
+     * reach the MPI before the second (small, staged, larger than the
+     * staging area). Last, with MPI_Issend: the receiver may take both
+     * back after the collective. */
+    static const int firsts[4] = {1, 2048, 1 << 15, 1};
+    for (int v = 0; v < 4; v++) {
+        int n = firsts[v], second = -1;
+        if (peer >= 0 && am_a) {
+            memset(big, 0, (size_t)n * sizeof(int));
+            MPI_Irecv(big, n, MPI_INT, MPI_ANY_SOURCE, 6, comm, &r[0]);
+            MPI_Irecv(&second, 1, MPI_INT, MPI_ANY_SOURCE, 6, comm, &r[1]);
+            MPI_Barrier(comm);
+            CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
+            CHECK(st[0].MPI_SOURCE == peer && count_of(&st[0], MPI_INT) == n && seq_ok(big, n, v));
+            CHECK(st[1].MPI_SOURCE == peer && count_of(&st[1], MPI_INT) == 1 && second == 62);
+        } else if (peer >= 0) {
+            seq_fill(big, n, v);
+            second = 62;
+            sleep_ms(100);
+            MPI_Send(big, n, MPI_INT, peer, 6, comm);
+            if (v < 3) {
+                CHECK(MPI_Ssend(&second, 1, MPI_INT, peer, 6, comm) == MPI_SUCCESS);
+                MPI_Barrier(comm);
+            } else {
+                MPI_Issend(&second, 1, MPI_INT, peer, 6, comm, &r[0]);
+                MPI_Barrier(comm);
+                CHECK(MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            }
+        } else {
+            MPI_Barrier(comm);
+        }
     }
     free(big);
 }

@@ -16,7 +16,8 @@
  * waited for the lent receive. Run with 3 processes and WISP_VNODE_SIZE=2
  * (ranks 0 and 1 share a node, so the communicator is served) and with 2
  * and WISP_VNODE_SIZE=1. Then the lent receive waited for or cancelled by
- * its own thread (lent_for_another, cancel_gives_way).
+ * its own thread (lent_for_another, cancel_gives_way), and a synchronous
+ * send for it (ssend_to_lent).
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -155,6 +156,45 @@ static void cancel_gives_way(int rank, int size)
     }
 }
 
+/* A synchronous send from rank 0's node for a wildcard lent for another
+ * thread's barrier, which its sender must finish before it joins that
+ * barrier: it goes through the MPI under MPI_THREAD_MULTIPLE too (before:
+ * it waited there until the barrier ended, a hang). Then with a message of
+ * the same tag from the other node (3 processes): whichever the lent
+ * receive takes, the receive posted meanwhile gets the other, also when
+ * its matched probe finds the forwarded one in the MPI. */
+static void ssend_to_lent(int rank, int size)
+{
+    for (int round = 0; round < 2 * ROUNDS; round++) {
+        int n = round % 2 && size > 2 ? 2 : 1;
+        if (rank == 0) {
+            pthread_t t;
+            int v[2] = {-1, -1};
+            MPI_Request w[2];
+            MPI_Status st[2];
+            MPI_Irecv(&v[0], 1, MPI_INT, MPI_ANY_SOURCE, 14, msgs, &w[0]);
+            pthread_create(&t, NULL, barrier_thread, &barrier_comm);
+            sleep_ms(10);
+            if (n == 2)
+                MPI_Irecv(&v[1], 1, MPI_INT, MPI_ANY_SOURCE, 14, msgs, &w[1]);
+            for (int k = n - 1; k >= 0; k--) /* the later receive first: it probes */
+                CHECK(MPI_Wait(&w[k], &st[k]) == MPI_SUCCESS);
+            for (int k = 0; k < n; k++)
+                CHECK(v[k] == 100 * st[k].MPI_SOURCE + round);
+            CHECK(n == 1 || st[0].MPI_SOURCE != st[1].MPI_SOURCE);
+            pthread_join(t, NULL);
+        } else {
+            int v = 100 * rank + round;
+            sleep_ms(rank == 1 ? 20 : 15); /* the remote one first, mostly */
+            if (rank == 1)
+                CHECK(MPI_Ssend(&v, 1, MPI_INT, 0, 14, msgs) == MPI_SUCCESS);
+            else if (n == 2 && rank == size - 1)
+                MPI_Send(&v, 1, MPI_INT, 0, 14, msgs);
+            MPI_Barrier(barrier_comm);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -193,10 +233,11 @@ int main(int argc, char **argv)
     lent_for_another(rank, size, big);
     free(big);
     cancel_gives_way(rank, size);
+    ssend_to_lent(rank, size);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("wildcard_threads: %d rounds, %s\n", 4 * ROUNDS, all ? "FAILED" : "OK");
+        printf("wildcard_threads: %d rounds, %s\n", 6 * ROUNDS, all ? "FAILED" : "OK");
     MPI_Comm_free(&other_barrier);
     MPI_Comm_free(&msgs);
     MPI_Comm_free(&barrier_comm);
