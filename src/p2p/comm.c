@@ -278,7 +278,7 @@ int wisp_p2p_comm_made(int rc, MPI_Comm *newcomm)
 static bool in_use(struct wisp_p2p_comm *c)
 {
     return c->holds || !wisp_list_empty(&c->posted) || !wisp_list_empty(&c->remote) ||
-           wisp_p2p_sends_queued(c);
+           wisp_p2p_sends_on(c);
 }
 
 static void drop_unexpected(struct wisp_p2p_comm *c)

@@ -591,12 +591,15 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
 }
 
-bool wisp_p2p_sends_queued(const struct wisp_p2p_comm *comm)
+bool wisp_p2p_sends_on(const struct wisp_p2p_comm *comm)
 {
     for (int node = 0; npending && node < wisp_p2p.node_size; node++)
         for (struct wisp_list *l = pending[node].next; l != &pending[node]; l = l->next)
             if (wisp_list_entry(l, struct wisp_p2p_req, link)->comm == comm)
                 return true;
+    for (int i = 0; i < mine.nbusy; i++)
+        if (mine.req[mine.busy[i]]->comm == comm)
+            return true;
     return false;
 }
 
@@ -709,15 +712,15 @@ static void send_returned(int to, struct slot *r, uint32_t gen, const struct wis
 /* The receiver asks for a synchronous message through the MPI (its receive
  * is lent there: wisp_p2p_forward). It goes there after every earlier one
  * to the same receiver that was asked for (the MPI matches them in the
- * order they reach it), from a thread that may call the MPI, on a
- * communicator the user has not freed (its handle names nothing for a new
- * call; the receiver then takes it here as before); true if it went, or
- * the receiver took it back meanwhile. */
+ * order they reach it), from a thread that may call the MPI; true if it
+ * went, or the receiver took it back meanwhile. Also on a communicator the
+ * user has freed: wisp keeps it, and the MPI's, while the send is in a
+ * slot (comm.c, in_use), and both MPIs take new calls on its handle then. */
 static bool forward(int index)
 {
     struct slot *s = slot_at(wisp_p2p.node_rank, index);
     struct wisp_p2p_req *req = mine.req[index];
-    if (wisp_p2p.rescuing || req->comm->freed)
+    if (wisp_p2p.rescuing)
         return false;
     for (int j = 0; j < mine.nbusy; j++) {
         struct slot *earlier = slot_at(wisp_p2p.node_rank, mine.busy[j]);

@@ -449,8 +449,9 @@ void wisp_p2p_poke(void);
 /* After a poll (test, probe) that wisp answered alone and found nothing:
  * the same, every so many polls (a poke costs as much as the MPI's own poll). */
 void wisp_p2p_poke_idle(void);
-/* Does a send on `comm` still wait in line for its ring? */
-bool wisp_p2p_sends_queued(const struct wisp_p2p_comm *comm);
+/* Does a send of this process on `comm` still wait in line for its ring,
+ * or in a rendezvous slot? */
+bool wisp_p2p_sends_on(const struct wisp_p2p_comm *comm);
 /* A synchronous send to self was matched. */
 void wisp_p2p_send_matched(struct wisp_p2p_req *req);
 /* Move the bytes of a matched rendezvous message. Lock held. */

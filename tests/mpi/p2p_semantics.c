@@ -650,6 +650,30 @@ static void rule_ssend_lent_wildcard(void)
             MPI_Barrier(comm);
         }
     }
+    /* On a communicator that both free while the synchronous send and its
+     * receive, a wildcard lent for the collective, are pending: the sender
+     * waits for the send before it joins the collective, so it goes through
+     * the MPI on the freed communicator (before: it did not, a hang). */
+    MPI_Comm gone;
+    MPI_Comm_dup(comm, &gone);
+    if (peer >= 0 && am_a) {
+        int v = -1;
+        MPI_Status sst;
+        MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 8, gone, &r[0]);
+        MPI_Comm_free(&gone);
+        MPI_Barrier(comm);
+        CHECK(MPI_Wait(&r[0], &sst) == MPI_SUCCESS && v == 800 + peer && sst.MPI_SOURCE == peer);
+    } else if (peer >= 0) {
+        int v = 800 + rank;
+        sleep_ms(100); /* the receiver sits in the collective */
+        MPI_Issend(&v, 1, MPI_INT, peer, 8, gone, &r[0]);
+        MPI_Comm_free(&gone);
+        CHECK(MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        MPI_Barrier(comm);
+    } else {
+        MPI_Comm_free(&gone);
+        MPI_Barrier(comm);
+    }
     free(big);
 }
 
