@@ -33,8 +33,8 @@
 struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
 /* Their number, for wisp_p2p_remote_waiting's look without the lock. */
 _Atomic unsigned wisp_p2p_remote_count;
-/* Receives lent to the MPI at the moment. */
-static unsigned lent_now;
+/* Receives lent to the MPI at the moment, in the order posted there. */
+static struct wisp_list lent = {&lent, &lent};
 
 static bool matches(int want_source, int want_tag, int source, int tag)
 {
@@ -596,7 +596,7 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
          * any other took it when it came): no later receive or probe may
          * have it (another thread's, under MPI_THREAD_MULTIPLE). */
         if (matches(source, tag, msg->source, msg->tag) &&
-            !(lent_now && first_posted(comm, msg->source, msg->tag)))
+            !(!wisp_list_empty(&lent) && first_posted(comm, msg->source, msg->tag)))
             return msg;
     }
     return NULL;
@@ -715,10 +715,10 @@ bool wisp_p2p_lend(void)
             if (req->lent || post_to_mpi(req) != MPI_SUCCESS)
                 continue; /* a receive the MPI refuses stays wisp's */
             req->lent = true;
-            lent_now++;
+            wisp_list_push(&lent, &req->llink);
         }
     }
-    bool holds = lent_now > 0;
+    bool holds = !wisp_list_empty(&lent);
     lenders += holds;
     wisp_p2p_unlock();
     return holds;
@@ -729,7 +729,7 @@ bool wisp_p2p_lend(void)
 static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
 {
     req->lent = false;
-    lent_now--;
+    wisp_list_remove(&req->llink);
     int source = status.MPI_SOURCE, cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled); /* by the user: no message taken */
     if (!cancelled && local_source(req->comm, source))
@@ -751,7 +751,7 @@ static bool take_back(struct wisp_p2p_req *req)
     PMPI_Test_cancelled(&status, &cancelled);
     if (rc == MPI_SUCCESS && cancelled) {
         req->lent = false;
-        lent_now--;
+        wisp_list_remove(&req->llink);
         return true;
     }
     lent_done(req, rc, status);
@@ -790,21 +790,19 @@ void wisp_p2p_reclaim(void)
         wisp_p2p_unlock();
         return;
     }
-    for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
-         c = cnext) {
-        cnext = c->next; /* take_back() may take the communicator off the list */
-        struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
-        /* The last posted first: a message that arrives meanwhile then goes to
-         * the earliest receive still in the MPI, as MPI's order wants. In
-         * posting order, a later receive would take the message an earlier,
-         * already cancelled one waits for (seen in p2p_stress: receives of
-         * one sender and tag completed out of order). */
-        struct wisp_p2p_req **order;
-        for (size_t i = lend_order(comm, &order); i-- > 0;) {
-            struct wisp_p2p_req *req = order[i];
-            if (req->lent && !take_back(req) && req->user_freed && !req->engine_holds)
-                wisp_p2p_req_release(req);
-        }
+    /* The last posted first: a message that arrives meanwhile then goes to
+     * the earliest receive still in the MPI, as MPI's order wants. In
+     * posting order, a later receive would take the message an earlier,
+     * already cancelled one waits for (seen in p2p_stress: receives of one
+     * sender and tag completed out of order). The local messages that
+     * waited for each go to their first match (rematch passes over those
+     * still lent). */
+    for (struct wisp_list *l = lent.prev, *prev; l != &lent; l = prev) {
+        prev = l->prev;
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, llink);
+        struct wisp_p2p_comm *comm = req->comm;
+        if (!take_back(req) && req->user_freed && !req->engine_holds)
+            wisp_p2p_req_release(req);
         rematch(comm);
     }
     wisp_p2p_unlock();

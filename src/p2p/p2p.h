@@ -197,6 +197,7 @@ struct wisp_p2p_msg {
 struct wisp_p2p_req {
     struct wisp_list link;  /* posted, pending-send or transfer list */
     struct wisp_list rlink; /* the communicator's `remote` queue */
+    struct wisp_list llink; /* the receives lent to the MPI (match.c) */
     uint8_t kind, mode;
     bool persistent;   /* MPI_*_init: survives completion, inactive until MPI_Start */
     bool active;       /* started and not yet returned complete */

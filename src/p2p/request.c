@@ -176,6 +176,7 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
     memset(req, 0, sizeof *req);
     wisp_list_init(&req->link);
     wisp_list_init(&req->rlink);
+    wisp_list_init(&req->llink);
     req->kind = kind;
     req->inner = req->anchor = MPI_REQUEST_NULL;
     req->slot = -1;
