@@ -77,14 +77,9 @@ enum {
  *
  * An earlier message of that sender which the receiver holds (its bytes
  * are here, not with the sender) and which the MPI must see first goes
- * back: the receiver names it in the forwarded one's slot through a slot of
- * its own, RETURN (with a generation, so that a slot taken back and reused
- * is never mistaken for it), which holds the bytes in its staging area or
- * points at the receiver's copy (in the heap, or read with cross-memory
- * attach); the sender claims it, RETURN -> RETURNING, copies it out,
- * RETURNED, and sends it through the MPI just before. The receiver may take
- * it back as above (RETURN -> DONE); once claimed, it waits for RETURNED
- * before it frees its copy.
+ * back: the receiver names it in the forwarded one's slot through a record
+ * of its own (handback.c); the sender claims it, copies it out and sends it
+ * through the MPI just before. The receiver may take it back as above.
  */
 enum {
     SLOT_POSTED = 1,
@@ -94,9 +89,6 @@ enum {
     SLOT_FORWARD,
     SLOT_FORWARDED,
     SLOT_DONE,
-    SLOT_RETURN, /* | generation << 4 */
-    SLOT_RETURNING,
-    SLOT_RETURNED,
 };
 enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
 
@@ -112,12 +104,9 @@ struct slot {
     _Atomic uint64_t copied;
     alignas(64) _Atomic uint64_t staged;
     alignas(64) _Atomic uint64_t drained;
-    /* Forwarding: a returned message's tag and bytes (NULL: in staging);
-     * a forwarded message's returned ones, to send through the MPI first
+    /* Forwarding: the messages handed back, to send through the MPI first
      * (written by the receiver). */
-    alignas(64) int tag;
-    const char *copy;
-    uint32_t nbefore;
+    alignas(64) uint32_t nbefore;
     struct {
         uint32_t index, gen;
     } before[WISP_P2P_RETURN_MAX];
@@ -269,17 +258,21 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
     slot_stride = (sizeof(struct slot) + wisp_p2p.stage + 4095) & ~(size_t)4095;
     size_t first = (bells_end(n) + 4095) & ~(size_t)4095;
-    segment_size = first + (size_t)n * SLOTS * slot_stride;
+    size_t handback = first + (size_t)n * SLOTS * slot_stride;
+    segment_size = handback + wisp_p2p_handback_size(n);
     int fd = wisp_shm_segment_open(wisp_topo.node_comm, "p2p", segment_size);
     void *map = MAP_FAILED;
     /* Committed now, not at a slot's first use mid-run (a SIGBUS once the
      * heap or the MPI has filled /dev/shm): each process its own slots, so
-     * they land on its NUMA node, node rank 0 the rings. */
+     * they land on its NUMA node, node rank 0 the rings and the records of
+     * messages handed back. */
     size_t my_slots = (size_t)SLOTS * slot_stride;
     if (fd >= 0 &&
         wisp_shm_segment_commit(fd, first + (size_t)wisp_p2p.node_rank * my_slots, my_slots,
                                 "p2p") &&
-        (wisp_p2p.node_rank != 0 || wisp_shm_segment_commit(fd, 0, first, "p2p")))
+        (wisp_p2p.node_rank != 0 ||
+         (wisp_shm_segment_commit(fd, 0, first, "p2p") &&
+          wisp_shm_segment_commit(fd, handback, segment_size - handback, "p2p"))))
         map = mmap(NULL, segment_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (fd >= 0)
         close(fd);
@@ -296,6 +289,7 @@ void wisp_p2p_init(int thread_level)
     }
     segment = map;
     wisp_fastbox_join(segment, n, ring_lines, wisp_p2p.node_rank);
+    wisp_p2p_handback_init(segment + handback, wisp_p2p.node_rank);
     pending = malloc(sizeof *pending * (size_t)n);
     if (!pending)
         wisp_fatal("out of memory for the point-to-point engine");
@@ -677,32 +671,18 @@ static bool takes_back(struct slot *s, const struct wisp_p2p_req *req)
     return atomic_compare_exchange_strong(&s->state, &posted, SLOT_STAGING);
 }
 
-static uint32_t return_state(uint32_t gen)
+/* Send a message that receiver `to` handed back (its record `index`,
+ * generation `gen`) through the MPI, ahead of forwarded send `fwd`, unless
+ * the receiver took it back meanwhile. */
+static void send_returned(int to, uint32_t index, uint32_t gen, const struct wisp_p2p_req *fwd)
 {
-    return SLOT_RETURN | gen << 4;
-}
-
-/* Send a message that receiver `to` handed back (its slot `r`, generation
- * `gen`) through the MPI, ahead of forwarded send `fwd`, unless the
- * receiver took it back meanwhile. */
-static void send_returned(int to, struct slot *r, uint32_t gen, const struct wisp_p2p_req *fwd)
-{
-    uint32_t asked = return_state(gen);
-    if (!atomic_compare_exchange_strong(&r->state, &asked, SLOT_RETURNING))
+    uint64_t size;
+    int tag;
+    void *bytes = wisp_p2p_handback_claim(to, index, gen, &size, &tag);
+    if (!bytes)
         return;
     struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND);
-    uint64_t size = r->size;
-    if (!(req->tmp = malloc(size ? size : 1)))
-        wisp_fatal("out of memory for a message of %llu bytes to send through the MPI",
-                   (unsigned long long)size);
-    if (!r->copy)
-        memcpy(req->tmp, staging(r), size);
-    else if (in_heap(r->copy, size))
-        memcpy(req->tmp, r->copy, size);
-    else
-        wisp_p2p_cma_copy(to, req->tmp, r->copy, size);
-    int tag = r->tag;
-    atomic_store_explicit(&r->state, SLOT_RETURNED, memory_order_release);
+    req->tmp = bytes;
     req->user_freed = req->engine_holds = true; /* finish_forwarded lets it go */
     wisp_p2p_req_fail_on(req, WISP_P2P_MPI(Isend, size, req->tmp, (MPI_Count)size, MPI_BYTE,
                                            fwd->peer, tag, fwd->handle, &req->inner));
@@ -729,7 +709,7 @@ static bool forward(int index)
             return false;
     }
     for (uint32_t k = 0; k < s->nbefore; k++)
-        send_returned(s->to, slot_at(s->to, (int)s->before[k].index), s->before[k].gen, req);
+        send_returned(s->to, s->before[k].index, s->before[k].gen, req);
     uint32_t asked = SLOT_FORWARD;
     if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
         return true;
@@ -979,31 +959,23 @@ bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
 
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
 {
-    return msg->slot < 0 && !msg->filling && !msg->waiter &&
-           (msg->size <= wisp_p2p.stage || wisp_p2p.cma ||
-            in_heap((const char *)msg->data, msg->size));
+    return msg->slot < 0 && !msg->filling && !msg->waiter;
 }
 
 bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n)
 {
-    static uint32_t generation;
-    if (n > mine.nfree)
+    if (n > wisp_p2p_handback_free())
         return false;
     struct slot *s = slot_at(msg->from, msg->slot);
     for (int k = 0; k < n; k++) {
         struct wisp_p2p_msg *m = before[k];
-        uint32_t index = (uint32_t)mine.free[--mine.nfree];
-        struct slot *r = slot_at(wisp_p2p.node_rank, (int)index);
-        r->size = m->size;
-        r->tag = m->tag;
-        r->copy = m->size <= wisp_p2p.stage ? NULL : (const char *)m->data;
-        if (!r->copy)
-            memcpy(staging(r), m->data, m->size);
+        if (!wisp_p2p_handback_put(m, &m->ret_index, &m->ret_gen)) {
+            while (k--) /* not named to the sender yet: simply back */
+                wisp_p2p_forward_take_back(before[k]);
+            return false;
+        }
         m->returned = m->forwarded = true;
-        m->ret_slot = index;
-        m->ret_gen = generation = (generation + 1) & (UINT32_MAX >> 4);
-        atomic_store_explicit(&r->state, return_state(m->ret_gen), memory_order_release);
-        s->before[k].index = index;
+        s->before[k].index = m->ret_index;
         s->before[k].gen = m->ret_gen;
     }
     s->nbefore = (uint32_t)n;
@@ -1013,26 +985,12 @@ bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *befo
     return true;
 }
 
-/* The slot of returned `msg` is this process's again. */
-static void return_slot_free(struct wisp_p2p_msg *msg)
-{
-    msg->returned = false;
-    mine.free[mine.nfree++] = (int)msg->ret_slot;
-}
-
 bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg)
 {
     msg->forwarded = false;
     if (msg->returned) {
-        struct slot *r = slot_at(wisp_p2p.node_rank, (int)msg->ret_slot);
-        uint32_t state = return_state(msg->ret_gen);
-        bool back = atomic_compare_exchange_strong(&r->state, &state, SLOT_DONE);
-        /* Claimed: the sender may be reading our copy, which goes after this. */
-        for (unsigned rounds = 0; state == SLOT_RETURNING;
-             state = atomic_load_explicit(&r->state, memory_order_acquire))
-            wisp_backoff(&rounds);
-        return_slot_free(msg);
-        return back;
+        msg->returned = false;
+        return wisp_p2p_handback_take(msg->ret_index, msg->ret_gen);
     }
     uint32_t asked = SLOT_FORWARD;
     return atomic_compare_exchange_strong(&slot_at(msg->from, msg->slot)->state, &asked,

@@ -170,11 +170,12 @@ static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
         told = true;
         wisp_log(1,
                  "a synchronous send from node rank %d waits for a receive lent to the MPI during "
-                 "a blocking call and cannot go through the MPI in order (an earlier message of "
-                 "its sender that waits for that receive is out of reach, or more than 8 do, or "
-                 "no slot is free); if the sender must finish it before joining that call, the "
-                 "job hangs (docs/p2p.md)",
-                 msg->from);
+                 "a blocking call and cannot go through the MPI in order (earlier messages of its "
+                 "sender that must go there first are more than the %d this process can hand back "
+                 "at once, or /dev/shm has no room for one); if the sender must finish it before "
+                 "joining that call, the job hangs "
+                 "(docs/p2p.md)",
+                 msg->from, WISP_P2P_RETURN_MAX);
     }
 }
 

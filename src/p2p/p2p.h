@@ -189,8 +189,8 @@ struct wisp_p2p_msg {
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
     bool forwarded; /* its sender was asked to send it through the MPI (wisp_p2p_forward) */
-    bool returned;  /* forwarded from this process's slot ret_slot (generation ret_gen) */
-    uint32_t ret_slot, ret_gen;
+    bool returned;  /* handed back to its sender: record ret_index, generation ret_gen */
+    uint32_t ret_index, ret_gen;
     unsigned char data[];
 };
 
@@ -467,21 +467,38 @@ void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 /* Is `msg` a synchronous rendezvous message? */
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
 /* Earlier messages of one sender that one forwarded message can send back
- * through the MPI ahead of itself. */
-#define WISP_P2P_RETURN_MAX 8
+ * through the MPI ahead of itself, and that one process can have handed
+ * back at once (handback.c). */
+#define WISP_P2P_RETURN_MAX 64
 /* Can this process hand unexpected message `msg` back to its sender (its
- * bytes are here, whole, and fit a slot or can be read from here)? */
+ * bytes are here, whole)? */
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg);
 /* Ask the sender of unexpected synchronous message `msg` to send it through
  * the MPI (match.c says when), after the `n` earlier messages `before` of
  * the same sender, handed back to it; each stays, marked `forwarded`.
- * False (nothing asked) when this process has too few slots free. Lock held. */
+ * False (nothing asked) when this process has too few records free for
+ * them, or no room in /dev/shm where it needs a file. Lock held. */
 bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n);
 /* A receive takes forwarded `msg`: true if it was taken back (not sent to
  * the MPI yet: it is a rendezvous or returned message again), false if it
  * must be received from the MPI (then drop it). Lock held, from a thread
  * that may call the MPI. */
 bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg);
+
+/* Messages handed back to their sender (handback.c): the node's table of
+ * records, the region it takes in the segment, and the records free here. */
+size_t wisp_p2p_handback_size(int node_size);
+void wisp_p2p_handback_init(void *region, int node_rank);
+int wisp_p2p_handback_free(void);
+/* Hand `msg` back: its record's index and generation; false if none is
+ * free or its bytes cannot be put where the sender reads them. */
+bool wisp_p2p_handback_put(const struct wisp_p2p_msg *msg, uint32_t *index, uint32_t *gen);
+/* A receive here takes it: true if taken back before its sender claimed
+ * it (else wait until the sender copied it); the record is free again. */
+bool wisp_p2p_handback_take(uint32_t index, uint32_t gen);
+/* The sender claims receiver `owner`'s record: a malloc'd copy of the
+ * bytes with their size and tag, or NULL if the receiver took it back. */
+void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t *size, int *tag);
 
 /* Wait, progressing the engine and the MPI, until `done(arg)`; with the lock
  * held on entry and exit (dropped while idle). */

@@ -620,10 +620,12 @@ static void rule_ssend_lent_wildcard(void)
      * for wildcards lent meanwhile (the partner sends once the receiver
      * sits in the collective): the first, which the receiver holds, must
      * reach the MPI before the second (small, staged, larger than the
-     * staging area). Last, with MPI_Issend: the receiver may take both
-     * back after the collective. */
-    static const int firsts[4] = {1, 2048, 1 << 15, 1};
-    for (int v = 0; v < 4; v++) {
+     * staging area, larger than the heap's partition in the staged test:
+     * only a file in /dev/shm reaches the receiver's copy there). Last,
+     * with MPI_Issend: the receiver may take both back after the
+     * collective. */
+    static const int firsts[5] = {1, 2048, 1 << 15, BIG, 1};
+    for (int v = 0; v < 5; v++) {
         int n = firsts[v], second = -1;
         if (peer >= 0 && am_a) {
             memset(big, 0, (size_t)n * sizeof(int));
@@ -638,7 +640,7 @@ static void rule_ssend_lent_wildcard(void)
             second = 62;
             sleep_ms(100);
             MPI_Send(big, n, MPI_INT, peer, 6, comm);
-            if (v < 3) {
+            if (v < 4) {
                 CHECK(MPI_Ssend(&second, 1, MPI_INT, peer, 6, comm) == MPI_SUCCESS);
                 MPI_Barrier(comm);
             } else {
@@ -649,6 +651,31 @@ static void rule_ssend_lent_wildcard(void)
         } else {
             MPI_Barrier(comm);
         }
+    }
+    /* Many standard messages before the synchronous one (once more than
+     * wisp handed back per synchronous message): all reach the MPI first. */
+    enum { MANY = 12 };
+    if (peer >= 0 && am_a) {
+        int v[MANY + 1];
+        MPI_Request w[MANY + 1];
+        MPI_Status wst[MANY + 1];
+        for (int k = 0; k <= MANY; k++)
+            MPI_Irecv(&v[k], 1, MPI_INT, MPI_ANY_SOURCE, 9, comm, &w[k]);
+        MPI_Barrier(comm);
+        CHECK(MPI_Waitall(MANY + 1, w, wst) == MPI_SUCCESS);
+        for (int k = 0; k <= MANY; k++)
+            CHECK(v[k] == 900 + k && wst[k].MPI_SOURCE == peer);
+    } else if (peer >= 0) {
+        sleep_ms(100); /* the receiver sits in the collective */
+        for (int k = 0; k < MANY; k++) {
+            int x = 900 + k;
+            MPI_Send(&x, 1, MPI_INT, peer, 9, comm);
+        }
+        int last_one = 900 + MANY;
+        CHECK(MPI_Ssend(&last_one, 1, MPI_INT, peer, 9, comm) == MPI_SUCCESS);
+        MPI_Barrier(comm);
+    } else {
+        MPI_Barrier(comm);
     }
     /* On a communicator that both free while the synchronous send and its
      * receive, a wildcard lent for the collective, are pending: the sender
