@@ -308,6 +308,17 @@ static bool testany_ours(int n, MPI_Request *reqs, int *index, int *flag, MPI_St
     return true;
 }
 
+/* One look (a test), or wait until done. Lock held. */
+static void test_or_wait(bool test, bool (*done)(void *), void *arg)
+{
+    if (test) {
+        wisp_p2p_progress();
+        done(arg);
+    } else {
+        wisp_p2p_wait_until(done, arg);
+    }
+}
+
 int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *status, bool test,
                            int *flag)
 {
@@ -325,12 +336,7 @@ int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *sta
         return MPI_ERR_NO_MEM;
     }
     wisp_p2p_lock();
-    if (test) {
-        wisp_p2p_progress();
-        any_done(&a);
-    } else {
-        wisp_p2p_wait_until(any_done, &a);
-    }
+    test_or_wait(test, any_done, &a);
     split_back(&a.mpi, reqs);
     rc = a.mpi_rc;
     MPI_Comm report = MPI_COMM_NULL;
@@ -408,12 +414,7 @@ int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indice
         return MPI_ERR_NO_MEM;
     }
     wisp_p2p_lock();
-    if (test) {
-        wisp_p2p_progress();
-        some_done(&s);
-    } else {
-        wisp_p2p_wait_until(some_done, &s);
-    }
+    test_or_wait(test, some_done, &s);
     split_back(&s.mpi, reqs);
     bool ignore = statuses == MPI_STATUSES_IGNORE;
     bool failed = s.mpi_rc != MPI_SUCCESS;
