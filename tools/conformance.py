@@ -240,6 +240,18 @@ def rerun(args, build, setting, test, limit):
     return out.returncode == 0 and passed, out.stdout
 
 
+def setting_limits(limits, setting):
+    """The time limits under `setting`: runtests' assume a core per process,
+    so a test whose processes and ghosts outnumber the cores (2 processes
+    and a ghost on 2 cores) gets proportionally more."""
+    ghosts, cores = SETTINGS[setting][1], os.cpu_count() or 2
+
+    def procs(test):  # as line_key names it; a test that did not build has no count
+        words = test.split()
+        return (int(words[1]) if len(words) > 1 and words[1].isdigit() else 2) + ghosts
+    return {t: int(limit * max(1.0, procs(t) / cores)) for t, limit in limits.items()}
+
+
 def retry_failures(args, build, results, limits):
     """Run each test that passed natively and failed in a wisp setting, and
     is not an expected failure, once more; mark those that pass `flaky`."""
@@ -253,7 +265,7 @@ def retry_failures(args, build, results, limits):
                     expected_reason(entries, args.mpi, s, test):
                 continue
             log("%s failed under %s (%s); running it again alone" % (test, s, status))
-            ok, again = rerun(args, build, s, test, limits.get(test, args.limit))
+            ok, again = rerun(args, build, s, test, limits[s].get(test, args.limit))
             if ok:
                 res[test] = ("flaky", seconds, output)
 
@@ -422,9 +434,10 @@ def main():
     # failed natively gets FLOOR: it is not counted.
     limits = {t: min(args.limit, max(FLOOR, int(SLOWER_OK * r[1]) + 1)) if r[0] == "pass" else FLOOR
               for t, r in results["native"].items()}
+    limits = {s: setting_limits(limits, s) for s in settings}
     for s in settings:
         for d in dirs:
-            select(build, args.suite, d, listname + "." + s, maxnp, [], limits, args.fewer)
+            select(build, args.suite, d, listname + "." + s, maxnp, [], limits[s], args.fewer)
         results[s] = run_setting(args, build, dirs, listname + "." + s, s, outdir)
     retry_failures(args, build, results, limits)
     unexpected = report(args, results, outdir)

@@ -173,8 +173,7 @@ static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
                  "a blocking call and cannot go through the MPI in order (earlier messages of its "
                  "sender that must go there first are more than the %d this process can hand back "
                  "at once, or /dev/shm has no room for one); if the sender must finish it before "
-                 "joining that call, the job hangs "
-                 "(docs/p2p.md)",
+                 "joining that call, the job hangs (docs/p2p.md)",
                  msg->from, WISP_P2P_RETURN_MAX);
     }
 }
