@@ -15,6 +15,10 @@ np=$(($2 + ghosts))
 shift 2
 while [ $# -gt 0 ] && [[ "$1" == -* ]]; do opts+=(--mpiexec-arg "$1"); shift; done
 
+# runtests' limits assume a core per process: more processes and ghosts
+# than cores get proportionally more (conformance.py, setting_limits).
+cores=$(nproc)
+[ "$np" -le "$cores" ] || limit=$((limit * np / cores))
 # runtests sets MPIEXEC_TIMEOUT (the test's timeLimit), which both mpiexecs obey.
 t=${MPIEXEC_TIMEOUT:-$limit}
 [ "$t" -le "$limit" ] 2>/dev/null || t=$limit

@@ -77,19 +77,26 @@ int wisp_p2p_handback_free(void)
     return nfree;
 }
 
+/* A file's length: a mapping of 0 bytes fails. */
+static size_t mapped(uint64_t size)
+{
+    return size ? size : 1;
+}
+
 /* The bytes in a file of their own: nothing else of ours reaches them. */
 static bool write_file(struct record *r, uint32_t index, const void *bytes, uint64_t size)
 {
     snprintf(r->file, sizeof r->file, "/wisp-%s-back-%d-%u",
              wisp_config.JOB ? wisp_config.JOB : "pid", (int)getpid(), index);
+    shm_unlink(r->file); /* one left by a killed process that had our pid */
     int fd = shm_open(r->file, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
         wisp_log(1, "cannot create %s to hand a message back: %m", r->file);
         return false;
     }
     void *map = MAP_FAILED;
-    if (!posix_fallocate(fd, 0, (off_t)(size ? size : 1)))
-        map = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (!posix_fallocate(fd, 0, (off_t)mapped(size)))
+        map = mmap(NULL, mapped(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (map == MAP_FAILED) {
         wisp_log(1, "no room in /dev/shm to hand a message of %llu bytes back",
@@ -98,21 +105,20 @@ static bool write_file(struct record *r, uint32_t index, const void *bytes, uint
         return false;
     }
     memcpy(map, bytes, size);
-    munmap(map, size ? size : 1);
+    munmap(map, mapped(size));
     return true;
 }
 
 static void read_file(const struct record *r, void *dst)
 {
     int fd = shm_open(r->file, O_RDONLY, 0);
-    void *map =
-        fd < 0 ? MAP_FAILED : mmap(NULL, r->size ? r->size : 1, PROT_READ, MAP_SHARED, fd, 0);
+    void *map = fd < 0 ? MAP_FAILED : mmap(NULL, mapped(r->size), PROT_READ, MAP_SHARED, fd, 0);
     if (fd >= 0)
         close(fd);
     if (map == MAP_FAILED)
         wisp_fatal("cannot read %s, a message handed back by its receiver: %m", r->file);
     memcpy(dst, map, r->size);
-    munmap(map, r->size ? r->size : 1);
+    munmap(map, mapped(r->size));
 }
 
 bool wisp_p2p_handback_put(const struct wisp_p2p_msg *msg, uint32_t *index, uint32_t *gen)
