@@ -35,7 +35,7 @@ struct record {
     int tag;
     uint64_t size;
     const char *copy; /* the receiver's bytes, or NULL: in `file` */
-    char file[64];    /* /dev/shm name */
+    char file[96];    /* /dev/shm name: /wisp-<WISP_JOB, up to 64>-back-<pid>-<index> */
 };
 
 static struct record *table; /* WISP_P2P_RETURN_MAX per node rank */
