@@ -4,7 +4,8 @@
 # It runs the test with wisprun (the options say native or which WISP_*
 # settings), launching NP + GHOSTS processes so that the program still sees
 # NP ranks when each node sets ghosts aside, caps the job's time at LIMIT
-# seconds and says so in the output when the job ran out of it.
+# seconds (more where its processes outnumber the cores) and says so in the
+# output when the job ran out of it.
 set -u
 wisprun=$1 ghosts=$2 limit=$3
 shift 3
