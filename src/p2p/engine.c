@@ -420,8 +420,7 @@ static bool stage_more(struct slot *s, struct wisp_p2p_req *req)
 /* Is it copied once, by the receiver, straight out of the send buffer? */
 static bool single_copy(const void *p, uint64_t size)
 {
-    return size && size >= wisp_p2p.single_copy_min && wisp_shm_heap_contains(p) &&
-           wisp_shm_heap_contains((const char *)p + size - 1);
+    return size && size >= wisp_p2p.single_copy_min && wisp_shm_heap_holds(p, size);
 }
 
 /* Or, from private memory, with cross-memory attach (cma.c)? Like single
@@ -638,11 +637,6 @@ static void copy_to_peer(int peer, char *dst, const char *src, uint64_t n)
     wisp_p2p_cma_write(peer, dst, src, n);
 }
 
-static bool in_heap(const char *p, uint64_t n)
-{
-    return wisp_shm_heap_contains(p) && wisp_shm_heap_contains(p + n - 1);
-}
-
 /* Claim and copy blocks of a synergistic message; true if any. */
 static bool claim_blocks(struct slot *s, const char *src, char *dst, copy_fn *copy, int peer)
 {
@@ -738,8 +732,9 @@ static bool advance_slot(int i)
                 send_complete(req);
         } else if (state == SLOT_MATCHED) {
             char *dst = atomic_load_explicit(&s->dst, memory_order_acquire);
-            if (dst && claim_blocks(s, s->src, dst,
-                                    in_heap(dst, s->size) ? copy_here : copy_to_peer, s->to))
+            if (dst &&
+                claim_blocks(s, s->src, dst,
+                             wisp_shm_heap_holds(dst, s->size) ? copy_here : copy_to_peer, s->to))
                 moved = true;
         } else if (state == SLOT_POSTED && takes_back(s, req)) {
             memcpy(staging(s), s->src, s->size);
@@ -852,7 +847,7 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
          * this receiver, a private receive buffer by the sender. */
         bool cma = !wisp_shm_heap_contains(msg->src);
         bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && !req->unpack &&
-                       (wisp_p2p.cma || in_heap(req->dst, n));
+                       (wisp_p2p.cma || wisp_shm_heap_holds(req->dst, n));
         if (synergy) {
             if (!atomic_load_explicit(&s->dst, memory_order_relaxed)) {
                 atomic_store_explicit(&s->dst, req->dst, memory_order_release);

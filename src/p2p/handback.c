@@ -62,11 +62,6 @@ static struct record *record_at(int owner, uint32_t index)
     return &table[(size_t)owner * WISP_P2P_RETURN_MAX + index];
 }
 
-static bool in_heap(const char *p, uint64_t n)
-{
-    return !n || (wisp_shm_heap_contains(p) && wisp_shm_heap_contains(p + n - 1));
-}
-
 static uint32_t handed(uint32_t gen)
 {
     return HANDED | gen << 4;
@@ -130,7 +125,7 @@ bool wisp_p2p_handback_put(const struct wisp_p2p_msg *msg, uint32_t *index, uint
     const char *bytes = (const char *)msg->data;
     r->tag = msg->tag;
     r->size = msg->size;
-    r->copy = wisp_p2p.cma || in_heap(bytes, msg->size) ? bytes : NULL;
+    r->copy = wisp_p2p.cma || wisp_shm_heap_holds(bytes, msg->size) ? bytes : NULL;
     if (!r->copy && !write_file(r, i, bytes, msg->size))
         return false;
     nfree--;
@@ -167,7 +162,7 @@ void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t 
                    (unsigned long long)r->size);
     if (!r->copy)
         read_file(r, bytes);
-    else if (in_heap(r->copy, r->size))
+    else if (wisp_shm_heap_holds(r->copy, r->size))
         memcpy(bytes, r->copy, r->size);
     else
         wisp_p2p_cma_copy(owner, bytes, r->copy, r->size);

@@ -596,7 +596,7 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
          * any other took it when it came): no later receive or probe may
          * have it (another thread's, under MPI_THREAD_MULTIPLE). */
         if (matches(source, tag, msg->source, msg->tag) &&
-            !(!wisp_list_empty(&lent) && first_posted(comm, msg->source, msg->tag)))
+            (wisp_list_empty(&lent) || !first_posted(comm, msg->source, msg->tag)))
             return msg;
     }
     return NULL;

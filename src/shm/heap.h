@@ -55,6 +55,13 @@ static inline bool wisp_shm_heap_contains(const void *p)
            c < wisp_shm_heap.base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
 }
 
+/* Are all `n` bytes at `p` in the heap, where every process of the node
+ * maps them at that address? (No bytes: nothing to reach.) */
+static inline bool wisp_shm_heap_holds(const void *p, uint64_t n)
+{
+    return !n || (wisp_shm_heap_contains(p) && wisp_shm_heap_contains((const char *)p + n - 1));
+}
+
 /* Is `p` in this process's own partition (so allocated by this process)? */
 static inline bool wisp_shm_heap_owns(const void *p)
 {
