@@ -125,7 +125,7 @@ struct wisp_p2p wisp_p2p;
 
 static char *segment;
 static size_t segment_size, slot_stride;
-static uint32_t ring_lines; /* per fastbox ring, the same in every process of the node */
+static uint32_t ring_cells; /* per fastbox ring, the same in every process of the node */
 static MPI_Comm poke_comm = MPI_COMM_NULL;
 static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
 static unsigned npending;
@@ -146,25 +146,25 @@ static struct {
 
 static struct wisp_fastbox_ring *ring(int src, int dst)
 {
-    return wisp_fastbox_ring(segment, wisp_p2p.node_size, ring_lines, src, dst);
+    return wisp_fastbox_ring(segment, wisp_p2p.node_size, ring_cells, src, dst);
 }
 
 static struct wisp_doorbell *bell(int proc)
 {
-    return wisp_fastbox_doorbell(segment, wisp_p2p.node_size, ring_lines, proc);
+    return wisp_fastbox_doorbell(segment, wisp_p2p.node_size, ring_cells, proc);
 }
 
 /* The rings and the doorbells of the application's naps, then one doorbell
  * per process for its rescuer. */
 static size_t bells_end(int n)
 {
-    return wisp_fastbox_region_size(n, ring_lines) + (size_t)n * sizeof(struct wisp_doorbell);
+    return wisp_fastbox_region_size(n, ring_cells) + (size_t)n * sizeof(struct wisp_doorbell);
 }
 
 static struct wisp_doorbell *rescue_bell(int proc)
 {
     return (struct wisp_doorbell *)(segment +
-                                    wisp_fastbox_region_size(wisp_p2p.node_size, ring_lines)) +
+                                    wisp_fastbox_region_size(wisp_p2p.node_size, ring_cells)) +
            proc;
 }
 
@@ -197,18 +197,18 @@ static uint64_t chunks_of(uint64_t size)
 
 /* ---- life cycle -------------------------------------------------------- */
 
-/* Lines of a fastbox ring among `n` processes (a power of two, rounded down). */
-static uint32_t lines_for(int n)
+/* Cells of a fastbox ring among `n` processes (a power of two, rounded down). */
+static uint32_t cells_for(int n)
 {
     size_t bytes = (size_t)wisp_config.SHM_RING;
     if (!bytes) {
         bytes = RING_SHARE / (size_t)(n > 1 ? n - 1 : 1);
         bytes = bytes < RING_MIN ? RING_MIN : bytes > RING_MAX ? RING_MAX : bytes;
     }
-    size_t lines = bytes / WISP_FASTBOX_LINE;
-    while (lines & (lines - 1))
-        lines &= lines - 1;
-    return (uint32_t)lines;
+    size_t cells = bytes / WISP_FASTBOX_CELL;
+    while (cells & (cells - 1))
+        cells &= cells - 1;
+    return (uint32_t)cells;
 }
 
 static void *rescue(void *unused);
@@ -245,10 +245,10 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.node_rank = wisp_topo.node_rank;
     wisp_p2p.node_size = n;
     /* The segment's layout is the node's: node rank 0's settings decide it
-     * (a process started with other values would read the wrong lines). */
-    uint64_t layout[2] = {lines_for(n), (uint64_t)wisp_config.SHM_STAGE};
+     * (a process started with other values would read the wrong cells). */
+    uint64_t layout[2] = {cells_for(n), (uint64_t)wisp_config.SHM_STAGE};
     PMPI_Bcast(layout, 2, MPI_UINT64_T, 0, wisp_topo.node_comm);
-    ring_lines = (uint32_t)layout[0];
+    ring_cells = (uint32_t)layout[0];
     wisp_p2p.stage = layout[1];
     wisp_p2p.immediate_max = (uint64_t)wisp_config.SHM_IMMEDIATE;
     wisp_p2p.single_copy_min = (uint64_t)wisp_config.SHM_SINGLE_COPY;
@@ -288,7 +288,7 @@ void wisp_p2p_init(int thread_level)
         return;
     }
     segment = map;
-    wisp_fastbox_join(segment, n, ring_lines, wisp_p2p.node_rank);
+    wisp_fastbox_join(segment, n, ring_cells, wisp_p2p.node_rank);
     wisp_p2p_handback_init(segment + handback, wisp_p2p.node_rank);
     pending = malloc(sizeof *pending * (size_t)n);
     if (!pending)
@@ -312,7 +312,7 @@ void wisp_p2p_init(int thread_level)
     wisp_log(2,
              "point-to-point engine on: %d processes on this node, rings of %u KiB, "
              "immediate <= %llu B, private messages from %llu B %s",
-             n, ring_lines * WISP_FASTBOX_LINE >> 10, (unsigned long long)wisp_p2p.immediate_max,
+             n, ring_cells * WISP_FASTBOX_CELL >> 10, (unsigned long long)wisp_p2p.immediate_max,
              (unsigned long long)(wisp_p2p.cma ? wisp_p2p.cma_min : wisp_p2p.immediate_max + 1),
              wisp_p2p.cma ? "by cross-memory attach" : "staged");
 }

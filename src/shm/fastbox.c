@@ -4,14 +4,14 @@
  * its header's sequence number, the receiver takes it with an acquire load,
  * so neither needs a lock or a read-modify-write. The sender reads the
  * receiver's progress only when its cached view says the ring is full, so in
- * the common case a small message moves exactly one cache line between the
+ * the common case a small message moves at most one cache line between the
  * two cores.
  *
- * A line may hold stale bytes (a message's payload, a header from laps
+ * A cell may hold stale bytes (a message's payload, a header from laps
  * ago) that look like the sequence number the receiver waits for there; so
- * the receiver zeroes the first word of every line it has read before it
- * gives the lines back. Open MPI's fastboxes have the sender zero the line
- * after each message instead: that line is the one the receiver polls, so
+ * the receiver zeroes the first word of every cell it has read before it
+ * gives the cells back. Open MPI's fastboxes have the sender zero the cell
+ * after each message instead: that cell is the one the receiver polls, so
  * it crossed between the cores twice per message.
  */
 #include "shm/fastbox.h"
@@ -20,18 +20,18 @@
 
 #include "core/futex.h"
 
-void wisp_fastbox_join(void *region, int nprocs, uint32_t lines, int me)
+void wisp_fastbox_join(void *region, int nprocs, uint32_t ncells, int me)
 {
     for (int peer = 0; peer < nprocs; peer++) {
-        wisp_fastbox_ring(region, nprocs, lines, me, peer)->send_mask = lines - 1;
-        wisp_fastbox_ring(region, nprocs, lines, peer, me)->receive_mask = lines - 1;
+        wisp_fastbox_ring(region, nprocs, ncells, me, peer)->send_mask = ncells - 1;
+        wisp_fastbox_ring(region, nprocs, ncells, peer, me)->receive_mask = ncells - 1;
     }
 }
 
-/* Bytes of cells in a ring whose side keeps `mask` (lines - 1). */
+/* Bytes of cells in a ring whose side keeps `mask` (ncells - 1). */
 static uint32_t bytes_of(uint32_t mask)
 {
-    return (mask + 1) * WISP_FASTBOX_LINE;
+    return (mask + 1) * WISP_FASTBOX_CELL;
 }
 
 /* The ring's bytes from `at` on (modulo its size), `size` of them, wrapping. */
@@ -58,15 +58,15 @@ static void copy_out(const struct wisp_fastbox_ring *ring, uint32_t at, void *to
 bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void *payload,
                       uint32_t size)
 {
-    uint32_t mask = ring->send_mask, lines = mask + 1;
-    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size), line = n & mask;
-    uint32_t at = n;                                /* where the message goes */
-    if (line >= WISP_FASTBOX_HOT && line > cells) { /* the skip mark clear of the message */
-        /* Back to the first line once the receiver has read the lines the
+    uint32_t mask = ring->send_mask, ncells = mask + 1;
+    uint32_t n = ring->sent, cells = wisp_fastbox_cells(size), pos = n & mask;
+    uint32_t at = n;                              /* where the message goes */
+    if (pos >= WISP_FASTBOX_HOT && pos > cells) { /* the skip mark clear of the message */
+        /* Back to the first cell once the receiver has read the cells the
          * message and the next header take there, and all but half the hot
-         * lines' worth (little is lost past the mark); asked at most once
-         * per WISP_FASTBOX_HOT lines, so a stream pays little. */
-        uint32_t need = n - line + cells + 1, near = n - WISP_FASTBOX_HOT / 2;
+         * cells' worth (little is lost past the mark); asked at most once
+         * per WISP_FASTBOX_HOT cells, so a stream pays little. */
+        uint32_t need = n - pos + cells + 1, near = n - WISP_FASTBOX_HOT / 2;
         if ((int32_t)(near - need) > 0)
             need = near;
         if ((int32_t)(ring->consumed_seen - need) < 0 && n - ring->looked >= WISP_FASTBOX_HOT) {
@@ -74,23 +74,23 @@ bool wisp_fastbox_put(struct wisp_fastbox_ring *ring, uint64_t match, const void
             ring->looked = n;
         }
         if ((int32_t)(ring->consumed_seen - need) >= 0)
-            at = n + lines - line;
+            at = n + ncells - pos;
     }
-    if (at == n && n + cells + 1 - ring->consumed_seen > lines) { /* + 1: a line always spare */
+    if (at == n && n + cells + 1 - ring->consumed_seen > ncells) { /* + 1: a cell always spare */
         ring->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
-        if (n + cells + 1 - ring->consumed_seen > lines)
+        if (n + cells + 1 - ring->consumed_seen > ncells)
             return false;
     }
     struct wisp_fastbox_cell *cell = &ring->cells[at & mask];
     cell->size = size;
     cell->match = match;
     if (size) /* zero bytes may come from a null buffer */
-        copy_in(ring, (at & mask) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER, payload, size);
+        copy_in(ring, (at & mask) * WISP_FASTBOX_CELL + WISP_FASTBOX_HEADER, payload, size);
     struct wisp_fastbox_cell *publish = cell;
     uint32_t seq = at + 1;
     if (at != n) { /* the message first; the mark's release store publishes both */
         atomic_store_explicit(&cell->seq, at + 1, memory_order_relaxed);
-        publish = &ring->cells[line];
+        publish = &ring->cells[pos];
         publish->size = WISP_FASTBOX_SKIP;
         seq = n + 1;
     }
@@ -105,7 +105,7 @@ void wisp_fastbox_read(const struct wisp_fastbox_ring *ring, const struct wisp_f
 {
     if (!size)
         return;
-    uint32_t at = (uint32_t)(cell - ring->cells) * WISP_FASTBOX_LINE + WISP_FASTBOX_HEADER + offset;
+    uint32_t at = (uint32_t)(cell - ring->cells) * WISP_FASTBOX_CELL + WISP_FASTBOX_HEADER + offset;
     copy_out(ring, at % bytes_of(ring->receive_mask), dst, size);
 }
 

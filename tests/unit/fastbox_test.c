@@ -4,7 +4,7 @@
  * payload, also when the ring fills up and when a message spans several
  * cells (sizes 0 to MAX_SIZE, wrapping around the ring's end), and when the
  * payload is made of words that look like the sequence numbers the receiver
- * will wait for in the lines it covers (stale payload must never pass for a
+ * will wait for in the cells it covers (stale payload must never pass for a
  * message); a receiver that sleeps on its
  * doorbell is always woken (a lost wake-up would hang this test until CTest's
  * timeout). With the smallest ring the engine uses (16 KiB) and the largest
@@ -23,7 +23,7 @@
 
 enum { MESSAGES = 300000, BURSTS = 200, MAX_SIZE = 4096 };
 
-static uint32_t lines; /* of the ring under test */
+static uint32_t ncells; /* of the ring under test */
 
 /* Mostly one-cell messages, every 7th one longer. */
 static uint32_t size_of(uint32_t n)
@@ -32,17 +32,17 @@ static uint32_t size_of(uint32_t n)
 }
 
 /* The payload of message n, put at ring position `at` (or, when the sender
- * went back to the ring's first line, one lap on): every 4-byte word but
+ * went back to the ring's first cell, one lap on): every 4-byte word but
  * the first holds the sequence number that a later lap waits for in the
- * word's line (odd messages), or a byte pattern (even ones). The first word
+ * word's cell (odd messages), or a byte pattern (even ones). The first word
  * says `at`, so that the receiver can check. */
 static void fill(unsigned char *buf, uint32_t n, uint32_t size, uint32_t at)
 {
     for (uint32_t i = 0; i < size; i++)
         buf[i] = (unsigned char)(n * 31 + i);
     for (uint32_t i = 4; n % 2 && i + 4 <= size; i += 4) {
-        uint32_t line = at + (WISP_FASTBOX_HEADER + i) / WISP_FASTBOX_LINE;
-        uint32_t looks_valid = line + lines + 1;
+        uint32_t cell = at + (WISP_FASTBOX_HEADER + i) / WISP_FASTBOX_CELL;
+        uint32_t looks_valid = cell + ncells + 1;
         memcpy(buf + i, &looks_valid, 4);
     }
     if (n % 2 && size >= 4)
@@ -100,26 +100,26 @@ static int receive_all(struct wisp_fastbox_ring *ring, struct wisp_doorbell *bel
 
 static int run(const char *name, bool sleep, int pause_every)
 {
-    size_t bytes = wisp_fastbox_region_size(2, lines);
+    size_t bytes = wisp_fastbox_region_size(2, ncells);
     void *region = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (region == MAP_FAILED) {
         perror("mmap");
         return 1;
     }
-    struct wisp_fastbox_ring *ring = wisp_fastbox_ring(region, 2, lines, 1, 0);
-    struct wisp_doorbell *bell = wisp_fastbox_doorbell(region, 2, lines, 0);
+    struct wisp_fastbox_ring *ring = wisp_fastbox_ring(region, 2, ncells, 1, 0);
+    struct wisp_doorbell *bell = wisp_fastbox_doorbell(region, 2, ncells, 0);
     pid_t child = fork();
     if (child == 0) {
-        wisp_fastbox_join(region, 2, lines, 1);
+        wisp_fastbox_join(region, 2, ncells, 1);
         send_all(ring, bell, pause_every);
         _exit(0);
     }
-    wisp_fastbox_join(region, 2, lines, 0);
+    wisp_fastbox_join(region, 2, ncells, 0);
     int errors = receive_all(ring, bell, sleep);
     int status;
     waitpid(child, &status, 0);
     errors += !WIFEXITED(status) || WEXITSTATUS(status);
-    printf("%s, ring of %u lines: %d messages, %s\n", name, lines, MESSAGES,
+    printf("%s, ring of %u cells: %d messages, %s\n", name, ncells, MESSAGES,
            errors ? "FAILED" : "ok");
     munmap(region, bytes);
     return errors;
@@ -128,7 +128,7 @@ static int run(const char *name, bool sleep, int pause_every)
 int main(void)
 {
     int errors = 0;
-    for (lines = 256; lines <= 2048; lines *= 8) {
+    for (ncells = 512; ncells <= 4096; ncells *= 8) {
         errors += run("spinning receiver", false, 0);
         errors += run("sleeping receiver, sender in bursts", true, MESSAGES / BURSTS);
         errors += run("sleeping receiver, continuous sender", true, 0);
