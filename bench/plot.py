@@ -1,36 +1,43 @@
 #!/usr/bin/env python3
-"""SVG plots of bench/run.py reports: native and wisp against message size.
+"""PNG plots of bench/run.py reports: native and wisp against a size or count.
 
-Reads JSON reports written by `run.py --json` and draws, for each series of
-size-suffixed metrics in a report (names ending in _<bytes>B, such as
-latency_8B or bw_uni_1048576B; or in _<n>ms, a time such as the target's
-computation in acc_flush10_busy_64ms; or in _<n>ops, a number of
-operations as in put_heavy_16ops), one SVG file:
+Reads JSON reports written by `run.py --json` and draws with matplotlib, for
+each series of metrics in a report whose name holds a size or count, one PNG
+file. A metric named <head>_<n><xunit>, or <head>_<n><xunit>_<tail>, is the
+point n of the series <head> (or <head>_<tail>), with these x units:
 
-* the upper panel shows the native median and the wisp median against the
-  message size, time or count (log2 axis), with the min-max range of the
-  runs as whiskers
-  (cut at the frame: the axis fits the medians); the y axis is logarithmic
-  when the medians span a factor of 10 or more (latency, bandwidth), linear
-  otherwise;
-* the lower panel shows the runner's ratio, oriented as in its table
+    B        message size in bytes (latency_8B, bw_uni_1048576B)
+    ms       a time, such as the target's computation (acc_flush10_busy_64ms)
+    ops      a number of operations (put_heavy_16ops)
+    ult(s)   a number of user-level threads (rate_16ults, time_8ult_ms)
+    threads  a number of threads (rate_16threads)
+
+Other metrics (plain_rate, ults16_vs_plain, comm_pct) are not drawn; a
+report with none of these is skipped with a note. One series has one x unit.
+Each file has two panels:
+
+* the upper one shows the native median (solid, circles) and the wisp
+  median (dashed, squares) on a log2 x axis, with the min-max range of the
+  runs as error bars; the y axis fits the medians (a bar reaching past it
+  is cut at the frame) and is logarithmic when they span a factor of 10 or
+  more (latency, bandwidth), linear otherwise (from 0 when no median is
+  negative);
+* the lower one shows the runner's ratio, oriented as in its table
   (wisp/native for higher-is-better metrics, native/wisp for times), so that
-  above 1 means wisp is faster, with a reference line at 1.0 and a dashed one
-  at 0.95 (wisp 5% slower).
+  above 1 means wisp is faster, with a line at 1.0 and a dashed one at 0.95
+  (wisp 5% slower); an undefined ratio (a zero median) leaves a gap.
 
 A size of 0, which a log axis cannot show, is drawn one step left of the
-smallest other size, past a break in the axis. Metrics without such a
-suffix are not drawn; a report with none is skipped with a note. One
-series has one kind of suffix.
+smallest other size, past a break mark.
 
 Usage: plot.py --out DIR report.json...
 
-Files are named <benchmark>-<mpi>.svg (with -<series> added when a report
+Files are named <benchmark>-<mpi>.png (with -<series> added when a report
 holds several series, and -2, -3, ... when a name repeats); their paths are
 printed. Exit status: 0 on success, 1 when a report cannot be read or lacks
-the fields of format version 1, 2 on a usage error.
-
-Standard library only; see docs/benchmarks.md.
+the fields of format version 1, 2 on a usage error. Without matplotlib
+(`make deps` installs it into .venv, bench/requirements.txt) it says so
+and exits 0 without plots. See docs/benchmarks.md.
 """
 
 import argparse
@@ -39,25 +46,22 @@ import math
 import os
 import re
 import sys
-from xml.sax.saxutils import escape, quoteattr
 
 SUPPORTED_FORMAT = 1
-SIZE_RE = re.compile(r"^(?P<series>.+)_(?P<size>\d+)(?P<xunit>B|ms|ops)$")
+# Greedy head: of two <n><xunit> parts the last one is the point's, as in
+# a_8B_16ms; the tail after it is part of the series name (time_8ult_ms).
+METRIC_RE = re.compile(r"^(?P<head>.+)_(?P<size>\d+)"
+                       r"(?P<xunit>B|ms|ops|ults|ult|threads)"
+                       r"(?:_(?P<tail>.+))?$")
+XUNIT_KINDS = {"ults": "ult"}  # ult and ults: one axis
 SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
-# Geometry (pixels).
-WIDTH = 820
-MARGIN_LEFT, MARGIN_RIGHT = 80, 160
-TITLE_H = 56
-MAIN_H = 330
-GAP_H = 34
-RATIO_H = 130
-BOTTOM_H = 50
-HEIGHT = TITLE_H + MAIN_H + GAP_H + RATIO_H + BOTTOM_H
-
 COLORS = {"native": "#1f5fa8", "wisp": "#d2571b", "ratio": "#2a8a3a"}
-LOG_Y_SPAN = 10.0  # a log y axis from this max/min ratio of the values on
+LOG_Y_SPAN = 10.0  # a log y axis from this max/min ratio of the medians on
 SLOWER_REF = 0.95  # the dashed line of the ratio panel
+FIG_SIZE = (8.5, 6.5)  # inches, at DPI: 850 x 650 pixels (exact in binary)
+DPI = 100
+THIN_TICKS = 13  # more sizes than this: label every other power of 2
 
 
 class PlotError(Exception):
@@ -96,6 +100,16 @@ def side_summary(result, mode, path):
                         f"numeric {mode} median/min/max") from None
 
 
+def parse_metric(name):
+    """(series, size, x unit) of a metric that is a point, else None."""
+    match = METRIC_RE.match(name)
+    if not match:
+        return None
+    series = match["head"] + (f"_{match['tail']}" if match["tail"] else "")
+    xunit = XUNIT_KINDS.get(match["xunit"], match["xunit"])
+    return series, int(match["size"]), xunit
+
+
 def extract_series(report, path="report"):
     """{series: [point, ...]} of the size-suffixed metrics, sizes ascending.
 
@@ -107,11 +121,12 @@ def extract_series(report, path="report"):
     for result in report["results"]:
         if not isinstance(result, dict):
             raise PlotError(f"{path}: a result is not an object")
-        match = SIZE_RE.match(str(result.get("metric", "")))
-        if not match:
+        parsed = parse_metric(str(result.get("metric", "")))
+        if not parsed:
             continue
+        name, size, xunit = parsed
         ratio = result.get("ratio")
-        point = {"size": int(match["size"]), "xunit": match["xunit"],
+        point = {"size": size, "xunit": xunit,
                  "unit": str(result.get("unit", "")),
                  "better": result.get("better"),
                  "native": side_summary(result, "native", path),
@@ -121,7 +136,7 @@ def extract_series(report, path="report"):
         if point["better"] not in ("higher", "lower"):
             raise PlotError(f"{path}: result {result['metric']!r}: better "
                             f"must be higher or lower")
-        series.setdefault(match["series"], []).append(point)
+        series.setdefault(name, []).append(point)
     for name, points in series.items():
         points.sort(key=lambda p: p["size"])
         kinds = {(p["unit"], p["better"], p["xunit"]) for p in points}
@@ -135,15 +150,7 @@ def extract_series(report, path="report"):
 
 
 # --------------------------------------------------------------------------
-# Scales and ticks
-
-def fmt_si(value):
-    """Short tick label: 0.5, 20, 1.5k, 3M."""
-    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            return f"{value / factor:.3g}{suffix}"
-    return f"{value:.3g}"
-
+# Drawing
 
 def fmt_size(size):
     """Binary size label: 0, 512, 1K, 64K, 4M."""
@@ -153,81 +160,22 @@ def fmt_size(size):
     return str(size)
 
 
-# The x axis of each suffix: its title, a tick label, a point's label.
+# The x axis of each unit: its title and its tick labels.
 X_AXES = {
-    "B": ("message size (bytes, log2 scale)", fmt_size,
-          lambda size: f"{fmt_size(size)}B"),
-    "ms": ("milliseconds (log2 scale)", str, lambda size: f"{size} ms"),
-    "ops": ("operations (log2 scale)", fmt_si, lambda size: f"{size} ops"),
+    "B": ("message size (bytes, log2 scale)", fmt_size),
+    "ms": ("milliseconds (log2 scale)", str),
+    "ops": ("operations (log2 scale)", str),
+    "ult": ("user-level threads (log2 scale)", str),
+    "threads": ("threads (log2 scale)", str),
 }
 
 
-def size_positions(sizes):
-    """x position (log2 units) of each size; 0 B one step left of the rest."""
+def x_values(sizes):
+    """Where each size is drawn: 0 (off a log axis) one step left of the
+    smallest other size."""
     positive = [s for s in sizes if s > 0]
-    zero_at = math.log2(min(positive)) - 1 if positive else 0.0
-    return [math.log2(s) if s > 0 else zero_at for s in sizes]
-
-
-class Scale:
-    """Maps data values to pixels, linearly or on log10 of the value."""
-
-    def __init__(self, lo, hi, pix_lo, pix_hi, log=False):
-        self.log = log
-        self.lo, self.hi = (math.log10(lo), math.log10(hi)) if log \
-            else (lo, hi)
-        self.pix_lo, self.pix_hi = pix_lo, pix_hi
-
-    def __call__(self, value):
-        v = math.log10(value) if self.log else value
-        span = self.hi - self.lo
-        frac = (v - self.lo) / span if span else 0.5
-        return self.pix_lo + frac * (self.pix_hi - self.pix_lo)
-
-
-def nice_step(span, count=5):
-    """A 1, 2 or 5 times a power of ten step giving about count ticks."""
-    if span <= 0:
-        return 1.0
-    raw = span / count
-    base = 10 ** math.floor(math.log10(raw))
-    for mult in (1, 2, 5, 10):
-        if raw <= mult * base:
-            return mult * base
-    return 10 * base
-
-
-def linear_range(values, include_zero):
-    """(lo, hi, ticks) of a padded linear axis covering values."""
-    lo, hi = min(values), max(values)
-    if include_zero:
-        lo = min(lo, 0.0)
-    # Headroom so that no point sits on the frame; none below a zero floor.
-    pad = (hi - lo) * 0.05 or abs(hi) * 0.1 or 1.0
-    hi += pad
-    if not (include_zero and lo == 0):
-        lo -= pad
-    step = nice_step(hi - lo)
-    lo = math.floor(lo / step) * step
-    hi = math.ceil(hi / step) * step
-    ticks = []
-    k = 0
-    while lo + k * step <= hi + step * 1e-9:
-        ticks.append(round(lo + k * step, 12))
-        k += 1
-    return lo, hi, ticks
-
-
-def log_range(values):
-    """(lo, hi, ticks) of a log axis covering positive values."""
-    lo, hi = min(values), max(values)
-    e_lo, e_hi = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    if e_hi == e_lo:
-        e_hi += 1
-    mults = (1,) if e_hi - e_lo > 3 else (1, 2, 5)
-    ticks = [m * 10.0 ** e for e in range(e_lo, e_hi + 1) for m in mults]
-    ticks = [t for t in ticks if 10.0 ** e_lo <= t <= 10.0 ** e_hi]
-    return 10.0 ** e_lo, 10.0 ** e_hi, ticks
+    zero_at = min(positive) / 2 if positive else 1.0
+    return [s if s > 0 else zero_at for s in sizes]
 
 
 def use_log_y(values):
@@ -235,57 +183,16 @@ def use_log_y(values):
     return positive and max(values) / min(values) >= LOG_Y_SPAN
 
 
-# --------------------------------------------------------------------------
-# SVG
-
-class Svg:
-    """A list of SVG element strings with small helpers."""
-
-    def __init__(self):
-        self.parts = []
-
-    def add(self, text):
-        self.parts.append(text)
-
-    def text(self, x, y, content, size=12, anchor="start", cls=None,
-             extra=""):
-        cls_attr = f' class="{cls}"' if cls else ""
-        self.add(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" '
-                 f'text-anchor="{anchor}"{cls_attr}{extra}>'
-                 f'{escape(content)}</text>')
-
-    def line(self, x1, y1, x2, y2, stroke="#000", width=1.0, dash=None,
-             cls=None):
-        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        cls_attr = f' class="{cls}"' if cls else ""
-        self.add(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" '
-                 f'y2="{y2:.1f}" stroke="{stroke}" stroke-width="{width}"'
-                 f'{dash_attr}{cls_attr}/>')
-
-    def polyline(self, points, color, cls, width=2.0, dash=None):
-        if not points:
-            return
-        coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        self.add(f'<polyline class="{cls}" points="{coords}" fill="none" '
-                 f'stroke="{color}" stroke-width="{width}"{dash_attr}/>')
-
-    def marker(self, x, y, color, shape, tooltip, cls):
-        title = f"<title>{escape(tooltip)}</title>"
-        if shape == "square":
-            self.add(f'<rect class="{cls}" x="{x - 3.5:.1f}" '
-                     f'y="{y - 3.5:.1f}" width="7" height="7" '
-                     f'fill="{color}">{title}</rect>')
-        else:
-            self.add(f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" '
-                     f'r="3.5" fill="{color}">{title}</circle>')
-
-    def document(self, title):
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" '
-                f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-                f'font-family="sans-serif">\n<title>{escape(title)}</title>\n'
-                f'<rect width="100%" height="100%" fill="#fff"/>\n')
-        return head + "\n".join(self.parts) + "\n</svg>\n"
+def load_matplotlib():
+    """True when matplotlib can be imported; selects Agg (files only)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.figure  # noqa: F401  (what series_figure needs)
+        import matplotlib.ticker  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def report_context(report):
@@ -300,169 +207,100 @@ def report_context(report):
     return name, version, context
 
 
-def draw_x_axis(svg, xscale, sizes, positions, y_top, y_bottom, labels,
-                tick=fmt_size):
-    """Vertical grid lines at each size; labels under y_bottom if asked."""
-    thin = len(sizes) > 13
-    for size, pos in zip(sizes, positions):
-        x = xscale(pos)
-        svg.line(x, y_top, x, y_bottom, stroke="#e4e4e4")
-        if labels:
-            svg.line(x, y_bottom, x, y_bottom + 4, stroke="#444")
-            exponent = int(round(math.log2(size))) if size > 0 else 0
-            if not thin or size == 0 or exponent % 2 == 0:
-                svg.text(x, y_bottom + 17, tick(size), size=11,
-                         anchor="middle")
-    if labels and 0 in sizes and len(sizes) > 1:
-        # A break between 0 B and the log2 part of the axis.
-        x = (xscale(positions[0]) + xscale(positions[1])) / 2
-        for dx in (-3, 3):
-            svg.line(x + dx - 3, y_bottom + 5, x + dx + 3, y_bottom - 5,
-                     stroke="#444", width=1.2)
+def series_figure(report, series_name, points):
+    """The matplotlib Figure of one series of one report.
 
+    load_matplotlib() must have returned True.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib import ticker
 
-def draw_y_axis(svg, yscale, ticks, x_left, x_right, fmt):
-    for tick in ticks:
-        y = yscale(tick)
-        svg.line(x_left, y, x_right, y, stroke="#e4e4e4")
-        svg.line(x_left - 4, y, x_left, y, stroke="#444")
-        svg.text(x_left - 7, y + 4, fmt(tick), size=11, anchor="end")
-
-
-def render_svg(report, series_name, points):
-    """The SVG text of one series of one report."""
     sizes = [p["size"] for p in points]
-    positions = size_positions(sizes)
+    xs = x_values(sizes)
     unit, better = points[0]["unit"], points[0]["better"]
-    x_title, x_tick, x_label = X_AXES[points[0]["xunit"]]
+    x_title, x_tick = X_AXES[points[0]["xunit"]]
     benchmark = str(report.get("benchmark", "?"))
     mpi_name, mpi_version, context = report_context(report)
 
-    x_left, x_right = MARGIN_LEFT, WIDTH - MARGIN_RIGHT
-    main_top = TITLE_H
-    main_bottom = main_top + MAIN_H
-    ratio_top = main_bottom + GAP_H
-    ratio_bottom = ratio_top + RATIO_H
+    # A Figure without pyplot: no global figure list to leak into.
+    fig = Figure(figsize=FIG_SIZE, dpi=DPI, layout="constrained")
+    ax, ax_ratio = fig.subplots(2, 1, sharex=True,
+                                gridspec_kw={"height_ratios": [5, 2]})
+    fig.suptitle(f"{benchmark}: {series_name} ({unit}), {mpi_name}",
+                 x=0.01, ha="left", fontsize=13)
+    ax.set_title(f"{mpi_version}; {context}", loc="left", fontsize=7.5,
+                 color="#555")
 
-    span_lo, span_hi = min(positions) - 0.5, max(positions) + 0.5
-    if span_hi - span_lo < 2:
-        span_lo, span_hi = span_lo - 1, span_hi + 1
-    xscale = Scale(span_lo, span_hi, x_left, x_right)
-
-    # The axis fits the medians; a whisker reaching past it (one run
-    # disturbed by another process) is cut at the frame.
-    values = [p[mode]["median"] for p in points for mode in ("native", "wisp")]
-    log_y = use_log_y(values)
+    # Upper panel: medians first, then the limits frozen, so that the axes
+    # fit the medians: a run disturbed by another process only gets its
+    # error bar cut at the frame (and on a log x axis matplotlib would
+    # stretch x to 1 for the bars' collection).
+    medians = [p[mode]["median"] for p in points
+               for mode in ("native", "wisp")]
+    log_y = use_log_y(medians)
+    ax.set_xscale("log", base=2)
     if log_y:
-        y_lo, y_hi, y_ticks = log_range(values)
-    else:
-        y_lo, y_hi, y_ticks = linear_range(values,
-                                           include_zero=min(values) >= 0)
-    yscale = Scale(y_lo, y_hi, main_bottom, main_top, log=log_y)
+        ax.set_yscale("log")
+    styles = {"native": ("-", "o", f"native {mpi_name}"),
+              "wisp": ("--", "s", "wisp")}
+    for mode, (line_style, marker, label) in styles.items():
+        ax.plot(xs, [p[mode]["median"] for p in points], ls=line_style,
+                marker=marker, ms=5, lw=2, color=COLORS[mode], label=label,
+                gid=mode)
+    lo, hi = ax.get_ylim()
+    if not log_y and min(medians) >= 0:
+        # A linear axis of positive values from 0 (no magnified gaps), with
+        # headroom so that the highest median is off the frame.
+        lo, hi = 0.0, max(hi, 1.05 * max(medians))
+    ax.set_ylim(lo, hi)
+    ax.set_xlim(ax.get_xlim())
+    for mode in styles:
+        med = [p[mode]["median"] for p in points]
+        ax.errorbar(xs, med, fmt="none", ecolor=COLORS[mode], elinewidth=1.2,
+                    capsize=3, gid=f"range-{mode}",
+                    yerr=[[max(m - p[mode]["min"], 0.0) for m, p in
+                           zip(med, points)],
+                          [max(p[mode]["max"] - m, 0.0) for m, p in
+                           zip(med, points)]])
+    ax.set_ylabel(f"{series_name} ({unit}, {better} is better" +
+                  (", log scale)" if log_y else ")"))
+    ax.legend(title="medians; bars: min-max of the runs", fontsize=9,
+              title_fontsize=8)
+    ax.grid(True, color="#e4e4e4")
 
-    ratios = [p["ratio"] for p in points if p["ratio"] is not None]
-    r_lo, r_hi, r_ticks = linear_range(
-        ratios + [SLOWER_REF - 0.05, 1.05], include_zero=False)
-    rscale = Scale(r_lo, r_hi, ratio_bottom, ratio_top)
+    # Lower panel: the oriented ratio; NaN for None breaks the line.
+    ratios = [p["ratio"] if p["ratio"] is not None else math.nan
+              for p in points]
+    ax_ratio.plot(xs, ratios, marker="o", ms=4, lw=1.6, color=COLORS["ratio"],
+                  label="ratio", gid="ratio")
+    ax_ratio.axhline(1.0, color="#222", lw=1.3, label="1.0: parity",
+                     gid="ref-1")
+    ax_ratio.axhline(SLOWER_REF, color="#888", ls="--", lw=1,
+                     label=f"{SLOWER_REF:g}: 5% slower", gid="ref-slower")
+    ax_ratio.set_ylabel(("wisp/native" if better == "higher" else
+                         "native/wisp") + "\n(>1: wisp faster)")
+    ax_ratio.set_xlabel(x_title)
+    ax_ratio.legend(fontsize=8, loc="best")
+    ax_ratio.grid(True, color="#e4e4e4")
 
-    svg = Svg()
-    title = f"{benchmark}: {series_name} ({unit}), {mpi_name}"
-    svg.text(x_left, 22, title, size=16, cls="title")
-    svg.text(x_left, 41, f"{mpi_version}; {context}", size=10,
-             extra=' fill="#555"')
+    # x ticks at the measured sizes, labelled in the axis' unit.
+    thin = len(sizes) > THIN_TICKS
+    labels = [x_tick(s) if s == 0 or not thin or
+              round(math.log2(s)) % 2 == 0 else "" for s in sizes]
+    ax_ratio.xaxis.set_major_locator(ticker.FixedLocator(xs))
+    ax_ratio.xaxis.set_major_formatter(ticker.FixedFormatter(labels))
+    ax_ratio.xaxis.set_minor_locator(ticker.NullLocator())
+    if 0 in sizes and len(sizes) > 1:
+        # The break between 0 and the log2 part of the axis.
+        ax_ratio.text(math.sqrt(xs[0] * xs[1]), 0, "//", ha="center",
+                      va="center", fontsize=9, clip_on=False,
+                      transform=ax_ratio.get_xaxis_transform(),
+                      bbox={"fc": "white", "ec": "none", "pad": 0})
+    return fig
 
-    # Upper panel: medians with min-max whiskers.
-    draw_x_axis(svg, xscale, sizes, positions, main_top, main_bottom, False)
-    draw_y_axis(svg, yscale, y_ticks, x_left, x_right, fmt_si)
-    shapes = {"native": "circle", "wisp": "square"}
-    for mode in ("native", "wisp"):
-        color = COLORS[mode]
-        line = []
-        for p, pos in zip(points, positions):
-            x = xscale(pos)
-            s = p[mode]
-            ys = [min(max(yscale(v), main_top), main_bottom)
-                  if v > 0 or not log_y else main_bottom
-                  for v in (s["min"], s["max"])]
-            svg.line(x, ys[0], x, ys[1], stroke=color, width=1.2,
-                     cls=f"range-{mode}")
-            line.append((x, yscale(s["median"])))
-        svg.polyline(line, color, f"series series-{mode}",
-                     dash="6,3" if mode == "wisp" else None)
-        for p, (x, y) in zip(points, line):
-            s = p[mode]
-            tip = (f"{x_label(p['size'])} {mode}: median {s['median']:.4g} "
-                   f"{unit} (min {s['min']:.4g}, max {s['max']:.4g})")
-            svg.marker(x, y, color, shapes[mode], tip, f"point-{mode}")
-    svg.add(f'<rect x="{x_left}" y="{main_top}" width="{x_right - x_left}" '
-            f'height="{MAIN_H}" fill="none" stroke="#444"/>')
-    y_label = f"{series_name} ({unit}, {better} is better" + \
-        (", log scale)" if log_y else ")")
-    mid = (main_top + main_bottom) / 2
-    svg.text(18, mid, y_label, size=12, anchor="middle",
-             extra=f' transform="rotate(-90 18 {mid:.1f})"')
 
-    # Lower panel: the oriented ratio, references at 1.0 and SLOWER_REF.
-    draw_x_axis(svg, xscale, sizes, positions, ratio_top, ratio_bottom, True,
-                x_tick)
-    draw_y_axis(svg, rscale, r_ticks, x_left, x_right, lambda v: f"{v:g}")
-    svg.line(x_left, rscale(1.0), x_right, rscale(1.0), stroke="#222",
-             width=1.3, cls="ref-1")
-    svg.line(x_left, rscale(SLOWER_REF), x_right, rscale(SLOWER_REF),
-             stroke="#888", dash="4,3", cls="ref-slower")
-    svg.text(x_right + 5, rscale(1.0) + 4, "1.0 parity", size=10)
-    svg.text(x_right + 5, rscale(SLOWER_REF) + 12,
-             f"{SLOWER_REF:g} (5% slower)", size=10, extra=' fill="#666"')
-    segment, segments = [], []
-    for p, pos in zip(points, positions):
-        if p["ratio"] is None:  # a zero median: leave a gap
-            if segment:
-                segments.append(segment)
-            segment = []
-            continue
-        segment.append((xscale(pos), rscale(p["ratio"]), p))
-    if segment:
-        segments.append(segment)
-    for seg in segments:
-        svg.polyline([(x, y) for x, y, _ in seg], COLORS["ratio"],
-                     "series series-ratio", width=1.6)
-        for x, y, p in seg:
-            svg.marker(x, y, COLORS["ratio"], "circle",
-                       f"{x_label(p['size'])}: ratio {p['ratio']:.3f}",
-                       "point-ratio")
-    svg.add(f'<rect x="{x_left}" y="{ratio_top}" '
-            f'width="{x_right - x_left}" height="{RATIO_H}" fill="none" '
-            f'stroke="#444"/>')
-    ratio_name = "wisp/native" if better == "higher" else "native/wisp"
-    mid = (ratio_top + ratio_bottom) / 2
-    svg.text(18, mid, ratio_name, size=12, anchor="middle",
-             extra=f' transform="rotate(-90 18 {mid:.1f})"')
-    svg.text(36, mid, "(>1: wisp faster)", size=10, anchor="middle",
-             extra=f' transform="rotate(-90 36 {mid:.1f})" fill="#555"')
-    svg.text((x_left + x_right) / 2, HEIGHT - 12,
-             x_title, size=12, anchor="middle")
-
-    # Legend, right of the upper panel.
-    lx, ly = x_right + 14, main_top + 14
-    entries = [("native", f"native {mpi_name}"), ("wisp", "wisp")]
-    for i, (mode, label) in enumerate(entries):
-        y = ly + 20 * i
-        svg.line(lx, y, lx + 26, y, stroke=COLORS[mode], width=2,
-                 dash="6,3" if mode == "wisp" else None)
-        svg.marker(lx + 13, y, COLORS[mode], shapes[mode], label,
-                   f"legend-{mode}")
-        svg.text(lx + 32, y + 4, label, size=12, cls=f"legend legend-{mode}")
-    svg.text(lx, ly + 44, "median of the runs;", size=10,
-             extra=' fill="#555"')
-    svg.text(lx, ly + 57, "bars: min to max of", size=10,
-             extra=' fill="#555"')
-    svg.text(lx, ly + 70, "the runs (cut at frame)", size=10,
-             extra=' fill="#555"')
-    y = ratio_top + 14
-    svg.line(lx, y, lx + 26, y, stroke=COLORS["ratio"], width=1.6)
-    svg.text(lx + 32, y + 4, "ratio", size=12, cls="legend legend-ratio")
-
-    return svg.document(title)
+def save_figure(fig, target):
+    fig.savefig(target, format="png", dpi=DPI)
 
 
 # --------------------------------------------------------------------------
@@ -473,7 +311,7 @@ def safe_name(text):
 
 
 def plot_report(report, path, out_dir, used):
-    """Writes the report's SVG files; returns their paths.
+    """Writes the report's PNG files; returns their paths.
 
     used is the set of file names already written in this run.
     """
@@ -483,14 +321,13 @@ def plot_report(report, path, out_dir, used):
     written = []
     for name, points in series.items():
         stem = base if len(series) == 1 else f"{base}-{safe_name(name)}"
-        file_name, n = f"{stem}.svg", 1
+        file_name, n = f"{stem}.png", 1
         while file_name in used:
             n += 1
-            file_name = f"{stem}-{n}.svg"
+            file_name = f"{stem}-{n}.png"
         used.add(file_name)
         target = os.path.join(out_dir, file_name)
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(render_svg(report, name, points))
+        save_figure(series_figure(report, name, points), target)
         written.append(target)
     return written
 
@@ -498,14 +335,19 @@ def plot_report(report, path, out_dir, used):
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="plot.py",
-        description="Draw SVG plots (native vs wisp against message size, "
-                    "time or operation count) "
-                    "of bench/run.py JSON reports.")
+        description="Draw PNG plots (native vs wisp against message size, "
+                    "time, operation, ULT or thread count) "
+                    "of bench/run.py JSON reports, with matplotlib.")
     parser.add_argument("--out", required=True, metavar="DIR",
-                        help="directory for the SVG files (created)")
+                        help="directory for the PNG files (created)")
     parser.add_argument("reports", nargs="+", metavar="report.json")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
 
+    if not load_matplotlib():
+        # Not an error: the benchmark test that runs plot.py has measured.
+        print("plot.py: matplotlib is not installed: no plots "
+              "(`make deps` installs it into .venv)", file=sys.stderr)
+        return 0
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as err:
@@ -526,8 +368,9 @@ def main(argv=None):
             status = 1
             continue
         if not written:
-            print(f"plot.py: {path}: no metrics named <series>_<n>B, "
-                  f"_<n>ms or _<n>ops, nothing to plot", file=sys.stderr)
+            print(f"plot.py: {path}: no metrics named <series>_<n><unit> "
+                  f"(unit B, ms, ops, ult, ults or threads), nothing to "
+                  f"plot", file=sys.stderr)
         for target in written:
             print(target)
     return status

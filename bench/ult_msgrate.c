@@ -15,9 +15,11 @@
  * the first to the end of the last). Threads are timed by the clock; ULTs,
  * all on the calling thread, by its CPU time (CLOCK_THREAD_CPUTIME_ID), so
  * that the turns other processes take on a shared machine do not count.
- * In `ults` mode `ults16_vs_plain` is 16 ULTs' rate over the thread alone,
- * measured in the same run (seed 003's claim: ULTs need no lock, so the
- * rate stays; target >= 0.9).
+ * Metrics: `rate_<n>threads` or `rate_<n>ults` (bench/plot.py draws them
+ * against n); in `ults` mode also `plain_rate`, the thread alone, and
+ * `ults16_vs_plain`, 16 ULTs' rate over the thread alone, measured in the
+ * same run (seed 003's claim: ULTs need no lock, so the rate stays; target
+ * >= 0.9).
  *
  * Usage: ult_msgrate threads|ults   (one process is enough)
  */
@@ -147,8 +149,8 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < NCOUNTS; c++) {
         last = median_rate(counts[c], ults, &err);
-        snprintf(line[lines++], sizeof line[0], "metric %s_%d_rate %.1f msg/s higher",
-                 ults ? "ults" : "threads", counts[c], last);
+        snprintf(line[lines++], sizeof line[0], "metric rate_%d%s %.1f msg/s higher", counts[c],
+                 ults ? "ults" : "threads", last);
     }
     if (ults)
         snprintf(line[lines++], sizeof line[0], "metric ults16_vs_plain %.3f ratio higher",
