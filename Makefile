@@ -21,6 +21,8 @@ BUILDS      := $(MPIS) mpich-asan
 .PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate \
         format format-check clean conformance conformance-src $(addprefix build-,$(BUILDS))
 
+# One screen of what wisp changed (tools/demo.sh); DEMO_FULL=1 also shows
+# what wisp sees of the machine and its WISP_STATS report.
 demo: build
 	bash tools/demo.sh $(BUILD)
 

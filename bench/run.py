@@ -51,7 +51,8 @@ ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 NOISY_SPREAD = 0.10
 STDERR_SHOWN = 4000
 KILL_GRACE_S = 5
-TEXT_COLUMNS = ("metric", "unit", "better", "target")
+TEXT_COLUMNS = ("metric", "unit", "better", "target", "mpi", "experiment", "figure",
+                "what wisp does")
 JSON_FORMAT_VERSION = 1
 
 
