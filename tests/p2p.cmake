@@ -74,6 +74,21 @@ if(NOT WISP_SANITIZE)
                    "${WISP_WISPRUN}" --env WISP_VNODE_SIZE=2 -n 3 $<TARGET_FILE:t_p2p_semantics>
                    sendrecv any_source communicators wildcard_collective)
   wisp_test_properties(mpi.p2p_semantics.np3.one_node_off 3 mpi)
+
+  # /dev/shm without room for the file that hands a 1 MiB message back to
+  # its sender (the staged setting above; the shim fails its
+  # posix_fallocate): the synchronous message behind it cannot go through
+  # the MPI, WISP_VERBOSE=1 says why, and both arrive in order after the
+  # collective (rule lent_handback, whose sender waits after it).
+  add_library(no_shm_room MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/no_shm_room.c")
+  target_link_libraries(no_shm_room PRIVATE ${CMAKE_DL_LIBS})
+  add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_room
+           COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                             [ $rc = 0 ] && grep -q "no room in /dev/shm to hand a message" <<<"$out"]] --
+                   env LD_PRELOAD=$<TARGET_FILE:no_shm_room> "${WISP_WISPRUN}" --env WISP_VNODE_SIZE=2
+                   --env WISP_SHM_CMA=off --env WISP_SHM_SINGLE_COPY=1T --env WISP_HEAP_SIZE=1M
+                   --env WISP_VERBOSE=1 -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
+  wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_room 3 mpi)
 endif()
 
 # A peer that sends on a communicator this process is still creating: the

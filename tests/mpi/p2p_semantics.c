@@ -704,6 +704,53 @@ static void rule_ssend_lent_wildcard(void)
     free(big);
 }
 
+/* A standard message and then a nonblocking synchronous one, for two
+ * wildcards lent to the MPI while the receiver sits in a collective; the
+ * sender waits a while for the synchronous one, then joins: each receive
+ * gets its message, in order, whether the synchronous one went through
+ * the MPI (the first handed back to its sender before it) or stayed (the
+ * first could not be handed back: mpi.p2p_semantics.np3.vnode2.no_shm_room,
+ * where /dev/shm has no room for the file that reaches a 1 MiB copy). */
+static void rule_lent_handback(void)
+{
+    MPI_Comm comm = tcomm;
+    enum { BIG = 1 << 18 };
+    int *big = xmalloc(BIG * sizeof(int));
+    static const int firsts[2] = {1, BIG};
+    for (int v = 0; v < 2; v++) {
+        int n = firsts[v], second = -1;
+        MPI_Request r[2];
+        MPI_Status st[2];
+        if (peer >= 0 && am_a) {
+            memset(big, 0, (size_t)n * sizeof(int));
+            MPI_Irecv(big, n, MPI_INT, MPI_ANY_SOURCE, 10, comm, &r[0]);
+            MPI_Irecv(&second, 1, MPI_INT, MPI_ANY_SOURCE, 10, comm, &r[1]);
+            MPI_Barrier(comm);
+            CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
+            CHECK(st[0].MPI_SOURCE == peer && count_of(&st[0], MPI_INT) == n && seq_ok(big, n, v));
+            CHECK(st[1].MPI_SOURCE == peer && count_of(&st[1], MPI_INT) == 1 && second == 63);
+        } else if (peer >= 0) {
+            seq_fill(big, n, v);
+            second = 63;
+            sleep_ms(100); /* the receiver sits in the collective */
+            MPI_Send(big, n, MPI_INT, peer, 10, comm);
+            MPI_Issend(&second, 1, MPI_INT, peer, 10, comm, &r[0]);
+            /* Time for the receiver to hand the first back and forward the
+             * second (it completes then), before the collective ends. */
+            int flag = 0;
+            for (int k = 0; k < 200 && !flag; k++) {
+                MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
+                sleep_ms(1);
+            }
+            MPI_Barrier(comm);
+            CHECK(flag || MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        } else {
+            MPI_Barrier(comm);
+        }
+    }
+    free(big);
+}
+
 /* A probe does not see or take a message that an earlier wildcard receive
  * matches: both messages arrive while the receiver is away; the first is
  * the wildcard's. */
@@ -2521,6 +2568,7 @@ static const struct {
     {"wildcards_polled", rule_wildcards_polled},
     {"wildcard_collective", rule_wildcard_collective},
     {"ssend_lent_wildcard", rule_ssend_lent_wildcard},
+    {"lent_handback", rule_lent_handback},
     {"probe_behind_wildcard", rule_probe_behind_wildcard},
     {"status", rule_status},
     {"probe", rule_probe},
