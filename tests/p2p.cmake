@@ -89,6 +89,15 @@ if(NOT WISP_SANITIZE)
                    --env WISP_SHM_CMA=off --env WISP_SHM_SINGLE_COPY=1T --env WISP_HEAP_SIZE=1M
                    --env WISP_VERBOSE=1 -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
   wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_room 3 mpi)
+  # The file made, but its sender cannot open it: the job stops, with a
+  # line that names the file (never a hang).
+  add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_read
+           COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                             [ $rc != 0 ] && grep -q "cannot read /wisp-.*-back-.*, a message handed back by its receiver" <<<"$out"]] --
+                   env LD_PRELOAD=$<TARGET_FILE:no_shm_room> NO_SHM_ROOM=read "${WISP_WISPRUN}"
+                   --env WISP_VNODE_SIZE=2 --env WISP_SHM_CMA=off --env WISP_SHM_SINGLE_COPY=1T
+                   --env WISP_HEAP_SIZE=1M -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
+  wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_read 3 mpi)
 endif()
 
 # A peer that sends on a communicator this process is still creating: the
