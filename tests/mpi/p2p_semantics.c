@@ -465,6 +465,55 @@ static void rule_wildcard_collective(void)
     CHECK(st[0].MPI_SOURCE == prev && st[1].MPI_SOURCE == prev);
 }
 
+/* How the pair's sender makes the synchronous send of standard_then_sync. */
+enum sync_how {
+    SYNC_BLOCKING, /* MPI_Ssend, before it joins the collective */
+    SYNC_AFTER,    /* MPI_Issend, waited for after the collective */
+    SYNC_PATIENT,  /* MPI_Issend, tested for up to 200 ms before it joins (time
+                    * for the receiver to hand the first message back and
+                    * forward this one), then waited for */
+};
+
+/* A standard message of n ints (pattern v) and then a synchronous one of
+ * one int, from the pair's sender, for two wildcard receives with `tag`
+ * that the receiver posts before a barrier, where they are lent to the MPI
+ * (the sender sends once the receiver sits in it): each receive gets its
+ * message, in order. `big` holds n ints. */
+static void standard_then_sync(MPI_Comm comm, int *big, int n, int v, int tag, enum sync_how how)
+{
+    int second = -1, value = 56 + tag;
+    MPI_Request r[2];
+    MPI_Status st[2];
+    if (peer >= 0 && am_a) {
+        memset(big, 0, (size_t)n * sizeof(int));
+        MPI_Irecv(big, n, MPI_INT, MPI_ANY_SOURCE, tag, comm, &r[0]);
+        MPI_Irecv(&second, 1, MPI_INT, MPI_ANY_SOURCE, tag, comm, &r[1]);
+        MPI_Barrier(comm);
+        CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
+        CHECK(st[0].MPI_SOURCE == peer && count_of(&st[0], MPI_INT) == n && seq_ok(big, n, v));
+        CHECK(st[1].MPI_SOURCE == peer && count_of(&st[1], MPI_INT) == 1 && second == value);
+    } else if (peer >= 0) {
+        seq_fill(big, n, v);
+        sleep_ms(100); /* the receiver sits in the collective */
+        MPI_Send(big, n, MPI_INT, peer, tag, comm);
+        if (how == SYNC_BLOCKING) {
+            CHECK(MPI_Ssend(&value, 1, MPI_INT, peer, tag, comm) == MPI_SUCCESS);
+            MPI_Barrier(comm);
+            return;
+        }
+        int flag = 0;
+        MPI_Issend(&value, 1, MPI_INT, peer, tag, comm, &r[0]);
+        for (int k = 0; how == SYNC_PATIENT && k < 200 && !flag; k++) {
+            MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
+            sleep_ms(1);
+        }
+        MPI_Barrier(comm);
+        CHECK(flag || MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+        MPI_Barrier(comm);
+    }
+}
+
 /* Synchronous sends from the receiver's node that must complete before
  * their sender joins the collective the receiver sits in with wildcard
  * receives posted (which wisp lends to the MPI there): blocking, small and
@@ -625,33 +674,8 @@ static void rule_ssend_lent_wildcard(void)
      * with MPI_Issend: the receiver may take both back after the
      * collective. */
     static const int firsts[5] = {1, 2048, 1 << 15, BIG, 1};
-    for (int v = 0; v < 5; v++) {
-        int n = firsts[v], second = -1;
-        if (peer >= 0 && am_a) {
-            memset(big, 0, (size_t)n * sizeof(int));
-            MPI_Irecv(big, n, MPI_INT, MPI_ANY_SOURCE, 6, comm, &r[0]);
-            MPI_Irecv(&second, 1, MPI_INT, MPI_ANY_SOURCE, 6, comm, &r[1]);
-            MPI_Barrier(comm);
-            CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
-            CHECK(st[0].MPI_SOURCE == peer && count_of(&st[0], MPI_INT) == n && seq_ok(big, n, v));
-            CHECK(st[1].MPI_SOURCE == peer && count_of(&st[1], MPI_INT) == 1 && second == 62);
-        } else if (peer >= 0) {
-            seq_fill(big, n, v);
-            second = 62;
-            sleep_ms(100);
-            MPI_Send(big, n, MPI_INT, peer, 6, comm);
-            if (v < 4) {
-                CHECK(MPI_Ssend(&second, 1, MPI_INT, peer, 6, comm) == MPI_SUCCESS);
-                MPI_Barrier(comm);
-            } else {
-                MPI_Issend(&second, 1, MPI_INT, peer, 6, comm, &r[0]);
-                MPI_Barrier(comm);
-                CHECK(MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
-            }
-        } else {
-            MPI_Barrier(comm);
-        }
-    }
+    for (int v = 0; v < 5; v++)
+        standard_then_sync(comm, big, firsts[v], v, 6, v < 4 ? SYNC_BLOCKING : SYNC_AFTER);
     /* Many standard messages before the synchronous one (once more than
      * wisp handed back per synchronous message): all reach the MPI first. */
     enum { MANY = 12 };
@@ -713,41 +737,11 @@ static void rule_ssend_lent_wildcard(void)
  * where /dev/shm has no room for the file that reaches a 1 MiB copy). */
 static void rule_lent_handback(void)
 {
-    MPI_Comm comm = tcomm;
     enum { BIG = 1 << 18 };
     int *big = xmalloc(BIG * sizeof(int));
     static const int firsts[2] = {1, BIG};
-    for (int v = 0; v < 2; v++) {
-        int n = firsts[v], second = -1;
-        MPI_Request r[2];
-        MPI_Status st[2];
-        if (peer >= 0 && am_a) {
-            memset(big, 0, (size_t)n * sizeof(int));
-            MPI_Irecv(big, n, MPI_INT, MPI_ANY_SOURCE, 10, comm, &r[0]);
-            MPI_Irecv(&second, 1, MPI_INT, MPI_ANY_SOURCE, 10, comm, &r[1]);
-            MPI_Barrier(comm);
-            CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
-            CHECK(st[0].MPI_SOURCE == peer && count_of(&st[0], MPI_INT) == n && seq_ok(big, n, v));
-            CHECK(st[1].MPI_SOURCE == peer && count_of(&st[1], MPI_INT) == 1 && second == 63);
-        } else if (peer >= 0) {
-            seq_fill(big, n, v);
-            second = 63;
-            sleep_ms(100); /* the receiver sits in the collective */
-            MPI_Send(big, n, MPI_INT, peer, 10, comm);
-            MPI_Issend(&second, 1, MPI_INT, peer, 10, comm, &r[0]);
-            /* Time for the receiver to hand the first back and forward the
-             * second (it completes then), before the collective ends. */
-            int flag = 0;
-            for (int k = 0; k < 200 && !flag; k++) {
-                MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
-                sleep_ms(1);
-            }
-            MPI_Barrier(comm);
-            CHECK(flag || MPI_Wait(&r[0], MPI_STATUS_IGNORE) == MPI_SUCCESS);
-        } else {
-            MPI_Barrier(comm);
-        }
-    }
+    for (int v = 0; v < 2; v++)
+        standard_then_sync(tcomm, big, firsts[v], v, 10, SYNC_PATIENT);
     free(big);
 }
 
