@@ -11,13 +11,13 @@ ghost row under Open MPI) is left out.
 
 Usage: demo_headline.py BUILD REPORT
 """
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "bench"))
-import run as bench_run  # noqa: E402  (bench/run.py: number format, table)
+sys.path.insert(0, os.path.join(HERE, "..", "bench", "apps"))
+import report  # noqa: E402  (bench/apps/report.py: its JSON, read with its load)
+from report import bench_run  # noqa: E402  (bench/run.py: number format, table)
 
 MPIS = ("mpich", "openmpi")
 NOISE = 0.05  # a ratio this close to 1 says "the same" on a shared machine
@@ -35,14 +35,6 @@ ROWS = [
 ]
 
 
-def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def figure(build, experiments, mpi, source, metric):
     """(unit, native median, wisp median, oriented ratio) or None."""
     if source.startswith("apps:"):
@@ -51,8 +43,8 @@ def figure(build, experiments, mpi, source, metric):
         results = docs[0]["results"] if docs else []
         ratio_key = "ratio_wisp"
     else:
-        report = load(os.path.join(build, mpi, f"demo-{source}.json")) or {}
-        results = report.get("results", [])
+        run = report.load(os.path.join(build, mpi, f"demo-{source}.json")) or {}
+        results = run.get("results", [])
         ratio_key = "ratio"
     row = next((r for r in results if r.get("metric") == metric), None)
     if row is None or "wisp" not in row:
@@ -61,7 +53,7 @@ def figure(build, experiments, mpi, source, metric):
 
 
 def table(build, report_dir):
-    experiments = (load(os.path.join(report_dir, "report.json")) or {}).get("experiments", {})
+    experiments = (report.load(os.path.join(report_dir, "report.json")) or {}).get("experiments", {})
     rows = [["mpi", "figure", "native", "wisp", "wisp vs native", "what wisp does"]]
     for mpi in MPIS:
         for source, metric, what in ROWS:
