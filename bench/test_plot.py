@@ -124,6 +124,11 @@ class TempDirTestCase(unittest.TestCase):
 # Metric names and reports (no matplotlib needed)
 
 class MetricNameTest(unittest.TestCase):
+    def assert_parses(self, cases):
+        """Each name parses to its (series, size, x unit)."""
+        for name, want in cases.items():
+            self.assertEqual(plot.parse_metric(name), want, name)
+
     def test_existing_names_parse_as_before(self):
         cases = {
             "latency_8B": ("latency", 8, "B"),
@@ -136,8 +141,7 @@ class MetricNameTest(unittest.TestCase):
             "fence_acc_fence_busy_0ms": ("fence_acc_fence_busy", 0, "ms"),
             "put_heavy_16ops": ("put_heavy", 16, "ops"),
         }
-        for name, want in cases.items():
-            self.assertEqual(plot.parse_metric(name), want, name)
+        self.assert_parses(cases)
 
     def test_ult_and_thread_counts(self):
         cases = {
@@ -150,8 +154,7 @@ class MetricNameTest(unittest.TestCase):
             # Of two sized parts the last is the point's.
             "a_8B_16ms": ("a_8B", 16, "ms"),
         }
-        for name, want in cases.items():
-            self.assertEqual(plot.parse_metric(name), want, name)
+        self.assert_parses(cases)
 
     def test_scalars_are_not_points(self):
         for name in ("acc_flush10_busy100ms_ms", "acc_flush10_busy300ms_pct",
