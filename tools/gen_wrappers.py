@@ -5,7 +5,11 @@ Every C function of the MPI standard (as described by the `pympistandard`
 package, pinned in tools/requirements.txt) gets two functions:
   - the exported MPI_X, one indirect jump through the table `wisp_entry`;
   - hooked_MPI_X, which translates communicator arguments
-    (wisp_wrap_comm_in), does enter/exit accounting, and calls `wisp_impl`.
+    (wisp_wrap_comm_in), does enter/exit accounting, and calls `wisp_impl`;
+and one that reports an event (it starts or completes requests, blocks, or
+makes or frees a window) a third:
+  - watched_MPI_X, which calls `wisp_impl` and records the event for the
+    progress thread, when nothing else needs hooks.
 `wisp_entry` starts equal to `wisp_impl` (PMPI_X, or wisp's implementation),
 so hooks cost nothing until a feature that needs them switches them on
 (src/wrap/wrap.h). The functions are guarded by WISP_HAVE_<name>, defined at
@@ -98,9 +102,10 @@ class Function:
 OWNED_KINDS = {"REQUEST", "MESSAGE", "TAG", "WINDOW"}
 
 
-# What the wrappers' exit hook reports (src/wrap/wrap.h, enum wisp_wrap_event):
-# calls that leave an operation in flight (a request out, or a persistent
-# one started), calls that complete requests, and windows made and freed.
+# What the wrappers report (src/wrap/wrap.h, enum wisp_wrap_event): calls
+# that leave an operation in flight (a request out, or a persistent one
+# started), calls that complete requests, and windows made and freed; and
+# (render) the blocking calls of src/ult/yields.def.
 STARTERS = {"MPI_Start", "MPI_Startall"}
 COMPLETERS = {f"MPI_{w}{s}" for w in ("Wait", "Test") for s in ("", "all", "any", "some")}
 
@@ -342,26 +347,35 @@ def render_wrapper(f):
              f"    return wisp_entry.{f.name}{args};", "}", ""]
     lines += ["static " + f.declaration(f"hooked_{f.name}"), "{"]
     lines += [f"    {c} = wisp_wrap_comm_in({c});" for c in f.comms_in]
-    lines += [f"    WISP_WRAP_HOOKED({f.name}, {args});", "}", "#endif", ""]
-    return "\n".join(lines)
+    lines += [f"    WISP_WRAP_HOOKED({f.name}, {args});", "}"]
+    if f.event:
+        lines += ["", "static " + f.declaration(f"watched_{f.name}"), "{",
+                  f"    WISP_WRAP_WATCHED({f.name}, {f.event}, {args});", "}"]
+    return "\n".join(lines + ["#endif", ""])
 
 
-def render_hooked_table(funcs):
-    lines = ["const struct wisp_dispatch wisp_hooked = {"]
-    for f in funcs:
-        lines += [f"#ifdef WISP_HAVE_{f.name}", f"    .{f.name} = hooked_{f.name},", "#endif"]
-    lines += ["};", "", "const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {"]
-    for f in funcs:
-        if f.event:
-            lines += [f"#ifdef WISP_HAVE_{f.name}", f"    [WISP_FN_ID_{f.name}] = {f.event},",
-                      "#endif"]
+def render_tables(funcs):
+    def table(decl, prefix, fs):
+        lines = [decl + " = {"]
+        for f in fs:
+            lines += [f"#ifdef WISP_HAVE_{f.name}", f"    .{f.name} = {prefix}{f.name},", "#endif"]
+        return lines + ["};", ""]
+    evented = [f for f in funcs if f.event]
+    lines = table("const struct wisp_dispatch wisp_hooked", "hooked_", funcs)
+    lines += table("const struct wisp_dispatch wisp_watched", "watched_", evented)
+    lines += ["const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {"]
+    for f in evented:
+        lines += [f"#ifdef WISP_HAVE_{f.name}", f"    [WISP_FN_ID_{f.name}] = {f.event},", "#endif"]
     return "\n".join(lines + ["};", ""])
 
 
 def render(funcs, tables, routes, yields):
+    for f in funcs:  # a blocking call: the progress thread skips its looks meanwhile
+        if not f.event and yields.of(f):
+            f.event = "WISP_WRAP_BLOCKS"
     wrappers = HEADER + '\n#include "wrap/wrap.h"\n\n'
     wrappers += "\n".join(render_wrapper(f) for f in funcs)
-    wrappers += "\n" + render_hooked_table(funcs)
+    wrappers += "\n" + render_tables(funcs)
     functions = HEADER + "".join(f"WISP_FN({f.name})\n" for f in funcs)
     served = [f for f in funcs if yields.of(f) or
               (f.name in routes and routes[f.name].kind != "pass")]

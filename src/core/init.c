@@ -121,9 +121,12 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     wisp_core_stats_start();
     if (wisp_topo.world_rank == 0)
         wisp_core_quirks_report();
-    /* Translation, accounting and events live in the hooked path. */
-    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD ||
-                           wisp_wrap_event_hook);
+    /* Translation and accounting live in the hooked path; events alone in
+     * the watched one. */
+    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD
+                               ? WISP_WRAP_HOOK_ALL
+                           : wisp_wrap_event_hook ? WISP_WRAP_WATCH
+                                                  : WISP_WRAP_DIRECT);
     if (wisp_topo.world_rank == 0)
         wisp_log(1,
                  "%d ranks on %d nodes%s, %d ghosts per node; %d processes on %d cores here%s; "
@@ -139,7 +142,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 int wisp_core_finalize(void)
 {
     wisp_core_stats_finish(wisp_wrap_user_world);
-    wisp_wrap_hooks_enable(false);
+    wisp_wrap_hooks_enable(WISP_WRAP_DIRECT);
     const struct wisp_component *c = wisp_components;
     while (c->name)
         c++;

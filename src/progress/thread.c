@@ -36,18 +36,16 @@ static struct {
     long interval_ns;
     long linger_ns;
     bool own_core;
-    /* What the application did, counted by the wrappers' exit hook. */
-    _Atomic unsigned events;     /* nonblocking calls, waits and tests, ever */
-    _Atomic unsigned last_start; /* the number (in `events`) of the last nonblocking call */
-    _Atomic unsigned last_end;   /* and of the last MPI_Wait* or MPI_Test* */
-    _Atomic int windows;         /* windows created and not freed */
-    _Atomic bool asleep;         /* the thread waits on `bell` */
-    _Atomic uint32_t bell;       /* futex word */
-    /* The application's side pays no fence: one application thread calls
-     * MPI at a time (its counts are plain stores), and the thread, before
-     * it sleeps, makes the process execute a memory barrier (membarrier). */
-    bool unfenced;
+    _Atomic int windows;   /* windows created and not freed */
+    _Atomic uint32_t bell; /* futex word */
 } pt = {.comm = MPI_COMM_NULL};
+
+/* What the application did: counted by the wrappers (wrap.h), which call
+ * on_event for a start only while the thread sleeps. The application's
+ * side pays no fence where one application thread calls MPI at a time: the
+ * thread, before it sleeps, makes the process execute a memory barrier
+ * (membarrier). */
+static struct wisp_wrap_activity *const app = &wisp_wrap_activity;
 
 static void wake(void)
 {
@@ -55,37 +53,14 @@ static void wake(void)
     wisp_futex(&pt.bell, FUTEX_WAKE_PRIVATE, 1, -1);
 }
 
-/* The application made a nonblocking call (or opened a window): wake the
- * thread if it sleeps. Either the thread, which stores `asleep` and then
- * reads `last_start`, sees this call, or this call sees it asleep: both
- * sides sequentially consistent, or, unfenced, the thread's membarrier
- * between its two steps orders this side's. */
-static void started(void)
-{
-    unsigned n = wisp_wrap_count(&pt.events, 1);
-    if (pt.unfenced) {
-        atomic_store_explicit(&pt.last_start, n, memory_order_relaxed);
-        atomic_signal_fence(memory_order_seq_cst);
-        if (atomic_load_explicit(&pt.asleep, memory_order_relaxed))
-            wake();
-        return;
-    }
-    atomic_store(&pt.last_start, n);
-    if (atomic_load(&pt.asleep))
-        wake();
-}
-
-/* The wrappers' exit hook (src/wrap/wrap.h). */
+/* The wrappers' hook: a nonblocking call while the thread sleeps, a window
+ * made or freed. */
 static void on_event(enum wisp_wrap_event event)
 {
-    if (event == WISP_WRAP_COMPLETES) /* no wake-up: the thread is awake, or has no need */
-        atomic_store_explicit(&pt.last_end, wisp_wrap_count(&pt.events, 1), memory_order_relaxed);
-    else if (event == WISP_WRAP_WIN_FREED)
+    if (event == WISP_WRAP_WIN_FREED)
         atomic_fetch_sub(&pt.windows, 1);
-    else if (event == WISP_WRAP_WIN_MADE && atomic_fetch_add(&pt.windows, 1) == 0)
-        wake(); /* the window's target side needs looks from now on */
-    else
-        started();
+    else if (event != WISP_WRAP_WIN_MADE || atomic_fetch_add(&pt.windows, 1) == 0)
+        wake(); /* a window's target side needs looks from now on */
 }
 
 static long now_ns(void)
@@ -108,8 +83,8 @@ enum { NAP_GROWTH = 64 }; /* the longest nap, in intervals */
  * the linger interval, or an open window. */
 static bool armed(struct seen *seen, long now)
 {
-    seen->start = atomic_load(&pt.last_start);
-    unsigned end = atomic_load(&pt.last_end);
+    seen->start = atomic_load(&app->last_start);
+    unsigned end = atomic_load(&app->last_end);
     if (end != seen->end) {
         seen->end = end;
         seen->ended = now;
@@ -151,7 +126,7 @@ static void *run(void *unused)
              * short; with a core of its own, also on the doorbell that a
              * local peer's message rings (the MPI's own traffic rings none:
              * it waits for the interval). */
-            bool inside = atomic_load_explicit(&wisp_wrap_inside, memory_order_relaxed);
+            bool inside = atomic_load_explicit(&app->inside, memory_order_relaxed);
             nap = inside && !pt.own_core ? (nap < pt.interval_ns * NAP_GROWTH ? 2 * nap : nap)
                                          : pt.interval_ns;
             if (inside || !(look() && pt.own_core && wisp_p2p_nap(pt.interval_ns)))
@@ -161,12 +136,12 @@ static void *run(void *unused)
         /* Nothing outstanding: sleep until the next nonblocking call (or
          * a second, should its wake-up have crossed this going to sleep). */
         unsigned bell = atomic_load(&pt.bell);
-        atomic_store(&pt.asleep, true);
-        if (pt.unfenced)
+        atomic_store(&app->watcher_asleep, true);
+        if (wisp_wrap_one_caller)
             wisp_membarrier();
-        if (atomic_load(&pt.last_start) == seen.start && !atomic_load(&pt.stop))
+        if (atomic_load(&app->last_start) == seen.start && !atomic_load(&pt.stop))
             wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
-        atomic_store(&pt.asleep, false);
+        atomic_store(&app->watcher_asleep, false);
     }
     return NULL;
 }
@@ -226,8 +201,7 @@ void wisp_progress_start(int thread_level)
     pt.linger_ns = wisp_config.PROGRESS_LINGER * 1000L;
     atomic_store(&pt.stop, false);
     /* The application's level, not the MPI's (which the thread needs). */
-    wisp_wrap_one_caller = thread_level != MPI_THREAD_MULTIPLE;
-    pt.unfenced = wisp_wrap_one_caller && wisp_membarrier_register();
+    wisp_wrap_one_caller = thread_level != MPI_THREAD_MULTIPLE && wisp_membarrier_register();
     sigset_t all, old; /* the application's signal handlers run on its own threads */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

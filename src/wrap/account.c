@@ -23,7 +23,7 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-_Atomic unsigned wisp_wrap_inside;
+struct wisp_wrap_activity wisp_wrap_activity;
 bool wisp_wrap_one_caller;
 
 uint64_t wisp_wrap_enter_timed(void)

@@ -2,7 +2,8 @@
  * The dispatch tables. `wisp_impl` holds, per MPI function, PMPI_X or the
  * hand-written wisp_impl_MPI_X that tools/gen_wrappers.py found (listed in
  * gen/impls.def); `wisp_entry`, what the exported wrappers jump through,
- * starts as a copy of it and becomes `wisp_hooked` while hooks are on.
+ * starts as a copy of it and becomes `wisp_hooked` while hooks are on, or
+ * takes the slots of `wisp_watched` while a watcher alone needs them.
  */
 #include <string.h>
 
@@ -31,10 +32,18 @@ struct wisp_dispatch wisp_entry =
  * exists anywhere, so no call can hold one and the MPI's function.
  */
 static bool begun[2], hooked;
+/* What a slot holds once its group has begun, unless hooked: the
+ * implementation, or the watched path over it. A watched slot stays watched
+ * before then too, or the watcher would miss the call. */
+static struct wisp_dispatch begun_entry =
+#include "wrap/implementations.inc"
+    ;
 
 static void point(enum wisp_wrap_group group, bool mpi)
 {
-#define SLOT(f) __atomic_store_n(&wisp_entry.f, mpi ? P##f : wisp_impl.f, __ATOMIC_RELAXED)
+#define SLOT(f)                                                                                    \
+    __atomic_store_n(&wisp_entry.f, mpi &&begun_entry.f == wisp_impl.f ? P##f : begun_entry.f,     \
+                     __ATOMIC_RELAXED)
     if (group == WISP_WRAP_REQUESTS) {
         SLOT(MPI_Test);
         SLOT(MPI_Testall);
@@ -56,11 +65,19 @@ static void point(enum wisp_wrap_group group, bool mpi)
 #undef SLOT
 }
 
-void wisp_wrap_hooks_enable(bool on)
+void wisp_wrap_hooks_enable(enum wisp_wrap_hooks hooks)
 {
-    memcpy(&wisp_entry, on ? &wisp_hooked : &wisp_impl, sizeof wisp_entry);
-    hooked = on;
-    for (int g = 0; g < 2 && !on; g++)
+    begun_entry = wisp_impl;
+    if (hooks == WISP_WRAP_WATCH) {
+#define WISP_FN(f)                                                                                 \
+    if (wisp_watched.f)                                                                            \
+        begun_entry.f = wisp_watched.f;
+#include "present.def"
+#undef WISP_FN
+    }
+    hooked = hooks == WISP_WRAP_HOOK_ALL;
+    memcpy(&wisp_entry, hooked ? &wisp_hooked : &begun_entry, sizeof wisp_entry);
+    for (int g = 0; g < 2 && !hooked; g++)
         if (!__atomic_load_n(&begun[g], __ATOMIC_ACQUIRE))
             point((enum wisp_wrap_group)g, true);
 }

@@ -97,6 +97,11 @@ static int hooked_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_
 {
     WISP_WRAP_HOOKED(MPI_Accumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
+
+static int watched_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Accumulate, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Accumulate_c
@@ -108,6 +113,11 @@ WISP_EXPORT int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count
 static int hooked_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Accumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+}
+
+static int watched_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Accumulate_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
@@ -194,6 +204,11 @@ static int hooked_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
+
+static int watched_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Allgather, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_c
@@ -206,6 +221,11 @@ static int hooked_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+static int watched_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Allgather_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
@@ -220,6 +240,11 @@ static int hooked_MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Dat
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Allgather_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_init_c
@@ -232,6 +257,11 @@ static int hooked_MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount,
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Allgather_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -246,6 +276,11 @@ static int hooked_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatyp
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
+
+static int watched_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Allgatherv, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_c
@@ -258,6 +293,11 @@ static int hooked_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+}
+
+static int watched_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Allgatherv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
 
@@ -272,6 +312,11 @@ static int hooked_MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Da
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Allgatherv_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_init_c
@@ -284,6 +329,11 @@ static int hooked_MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Allgatherv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
@@ -310,6 +360,11 @@ static int hooked_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, M
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm));
 }
+
+static int watched_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Allreduce, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_c
@@ -322,6 +377,11 @@ static int hooked_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+static int watched_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Allreduce_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -336,6 +396,11 @@ static int hooked_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int cou
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
+
+static int watched_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Allreduce_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_init_c
@@ -348,6 +413,11 @@ static int hooked_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_C
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+}
+
+static int watched_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Allreduce_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -362,6 +432,11 @@ static int hooked_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
+
+static int watched_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoall, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_c
@@ -374,6 +449,11 @@ static int hooked_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+static int watched_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoall_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
@@ -388,6 +468,11 @@ static int hooked_MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Data
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoall_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_init_c
@@ -400,6 +485,11 @@ static int hooked_MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoall_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -414,6 +504,11 @@ static int hooked_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], con
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
+
+static int watched_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallv, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_c
@@ -426,6 +521,11 @@ static int hooked_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcount
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+}
+
+static int watched_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
 
@@ -440,6 +540,11 @@ static int hooked_MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[]
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallv_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_init_c
@@ -452,6 +557,11 @@ static int hooked_MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count send
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
@@ -466,6 +576,11 @@ static int hooked_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], con
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
+
+static int watched_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallw, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_c
@@ -478,6 +593,11 @@ static int hooked_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcount
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+}
+
+static int watched_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallw_c, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 
@@ -492,6 +612,11 @@ static int hooked_MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[]
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
+
+static int watched_MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallw_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_init_c
@@ -504,6 +629,11 @@ static int hooked_MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count send
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+}
+
+static int watched_MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Alltoallw_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
@@ -557,6 +687,11 @@ static int hooked_MPI_Barrier(MPI_Comm comm)
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Barrier, (comm));
 }
+
+static int watched_MPI_Barrier(MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Barrier, WISP_WRAP_BLOCKS, (comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Barrier_init
@@ -569,6 +704,11 @@ static int hooked_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* re
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Barrier_init, (comm, info, request));
+}
+
+static int watched_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Barrier_init, WISP_WRAP_STARTS, (comm, info, request));
 }
 #endif
 
@@ -583,6 +723,11 @@ static int hooked_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast, (buffer, count, datatype, root, comm));
 }
+
+static int watched_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Bcast, WISP_WRAP_BLOCKS, (buffer, count, datatype, root, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_c
@@ -595,6 +740,11 @@ static int hooked_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype dataty
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast_c, (buffer, count, datatype, root, comm));
+}
+
+static int watched_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Bcast_c, WISP_WRAP_BLOCKS, (buffer, count, datatype, root, comm));
 }
 #endif
 
@@ -609,6 +759,11 @@ static int hooked_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype,
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast_init, (buffer, count, datatype, root, comm, info, request));
 }
+
+static int watched_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Bcast_init, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_init_c
@@ -621,6 +776,11 @@ static int hooked_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype d
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast_init_c, (buffer, count, datatype, root, comm, info, request));
+}
+
+static int watched_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Bcast_init_c, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, info, request));
 }
 #endif
 
@@ -635,6 +795,11 @@ static int hooked_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, i
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend, (buf, count, datatype, dest, tag, comm));
 }
+
+static int watched_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Bsend, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_c
@@ -647,6 +812,11 @@ static int hooked_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype dat
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm));
+}
+
+static int watched_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Bsend_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -661,6 +831,11 @@ static int hooked_MPI_Bsend_init(const void* buf, int count, MPI_Datatype dataty
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend_init, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Bsend_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_init_c
@@ -673,6 +848,11 @@ static int hooked_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatyp
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend_init_c, (buf, count, datatype, dest, tag, comm, request));
+}
+
+static int watched_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Bsend_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -745,6 +925,11 @@ WISP_EXPORT int MPI_Buffer_iflush(MPI_Request* request)
 static int hooked_MPI_Buffer_iflush(MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Buffer_iflush, (request));
+}
+
+static int watched_MPI_Buffer_iflush(MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Buffer_iflush, WISP_WRAP_STARTS, (request));
 }
 #endif
 
@@ -1256,6 +1441,11 @@ static int hooked_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* r
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_idup, (comm, newcomm, request));
 }
+
+static int watched_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Comm_idup, WISP_WRAP_STARTS, (comm, newcomm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_idup_with_info
@@ -1269,6 +1459,11 @@ static int hooked_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_idup_with_info, (comm, info, newcomm, request));
 }
+
+static int watched_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Comm_idup_with_info, WISP_WRAP_STARTS, (comm, info, newcomm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
@@ -1281,6 +1476,11 @@ static int hooked_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_iflush_buffer, (comm, request));
+}
+
+static int watched_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Comm_iflush_buffer, WISP_WRAP_STARTS, (comm, request));
 }
 #endif
 
@@ -1687,6 +1887,11 @@ static int hooked_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm));
 }
+
+static int watched_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Exscan, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_c
@@ -1699,6 +1904,11 @@ static int hooked_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count cou
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+static int watched_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Exscan_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -1713,6 +1923,11 @@ static int hooked_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
+
+static int watched_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Exscan_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_init_c
@@ -1725,6 +1940,11 @@ static int hooked_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+}
+
+static int watched_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Exscan_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -1978,6 +2198,11 @@ static int hooked_MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype
 {
     WISP_WRAP_HOOKED(MPI_File_iread, (fh, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_all
@@ -1989,6 +2214,11 @@ WISP_EXPORT int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Dataty
 static int hooked_MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iread_all, (fh, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_all, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2002,6 +2232,11 @@ static int hooked_MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, 
 {
     WISP_WRAP_HOOKED(MPI_File_iread_all_c, (fh, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_all_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at
@@ -2013,6 +2248,11 @@ WISP_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int
 static int hooked_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iread_at, (fh, offset, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_at, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2026,6 +2266,11 @@ static int hooked_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* bu
 {
     WISP_WRAP_HOOKED(MPI_File_iread_at_all, (fh, offset, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_at_all, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at_all_c
@@ -2037,6 +2282,11 @@ WISP_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* bu
 static int hooked_MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iread_at_all_c, (fh, offset, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_at_all_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2050,6 +2300,11 @@ static int hooked_MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf,
 {
     WISP_WRAP_HOOKED(MPI_File_iread_at_c, (fh, offset, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_at_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_c
@@ -2061,6 +2316,11 @@ WISP_EXPORT int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Da
 static int hooked_MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iread_c, (fh, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2074,6 +2334,11 @@ static int hooked_MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_D
 {
     WISP_WRAP_HOOKED(MPI_File_iread_shared, (fh, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_shared, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_shared_c
@@ -2085,6 +2350,11 @@ WISP_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count,
 static int hooked_MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iread_shared_c, (fh, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iread_shared_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2098,6 +2368,11 @@ static int hooked_MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_D
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite, (fh, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_all
@@ -2109,6 +2384,11 @@ WISP_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI
 static int hooked_MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_all, (fh, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_all, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2122,6 +2402,11 @@ static int hooked_MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count 
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_all_c, (fh, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_all_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at
@@ -2133,6 +2418,11 @@ WISP_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* b
 static int hooked_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_at, (fh, offset, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2146,6 +2436,11 @@ static int hooked_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const v
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_at_all, (fh, offset, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at_all, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
@@ -2157,6 +2452,11 @@ WISP_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const v
 static int hooked_MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_at_all_c, (fh, offset, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at_all_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2170,6 +2470,11 @@ static int hooked_MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const voi
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_at_c, (fh, offset, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_c
@@ -2181,6 +2486,11 @@ WISP_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count,
 static int hooked_MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_c, (fh, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2194,6 +2504,11 @@ static int hooked_MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_shared, (fh, buf, count, datatype, request));
 }
+
+static int watched_MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_shared, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_shared_c
@@ -2205,6 +2520,11 @@ WISP_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count
 static int hooked_MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_File_iwrite_shared_c, (fh, buf, count, datatype, request));
+}
+
+static int watched_MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_File_iwrite_shared_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2892,6 +3212,11 @@ static int hooked_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype se
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
+
+static int watched_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Gather, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_c
@@ -2904,6 +3229,11 @@ static int hooked_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+static int watched_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Gather_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -2918,6 +3248,11 @@ static int hooked_MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Dataty
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
+
+static int watched_MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Gather_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_init_c
@@ -2930,6 +3265,11 @@ static int hooked_MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MP
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+}
+
+static int watched_MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Gather_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -2944,6 +3284,11 @@ static int hooked_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype s
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
+
+static int watched_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Gatherv, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_c
@@ -2956,6 +3301,11 @@ static int hooked_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+}
+
+static int watched_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Gatherv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 #endif
 
@@ -2970,6 +3320,11 @@ static int hooked_MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datat
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
+
+static int watched_MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Gatherv_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_init_c
@@ -2983,6 +3338,11 @@ static int hooked_MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, M
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
+
+static int watched_MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Gatherv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Get
@@ -2994,6 +3354,11 @@ WISP_EXPORT int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin
 static int hooked_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Get, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+}
+
+static int watched_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Get, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
@@ -3007,6 +3372,11 @@ static int hooked_MPI_Get_accumulate(const void* origin_addr, int origin_count, 
 {
     WISP_WRAP_HOOKED(MPI_Get_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
+
+static int watched_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Get_accumulate, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_accumulate_c
@@ -3018,6 +3388,11 @@ WISP_EXPORT int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_c
 static int hooked_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Get_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+}
+
+static int watched_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Get_accumulate_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
@@ -3042,6 +3417,11 @@ WISP_EXPORT int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatyp
 static int hooked_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Get_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+}
+
+static int watched_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Get_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
@@ -3252,6 +3632,11 @@ WISP_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Gr
 static int hooked_MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Grequest_start, (query_fn, free_fn, cancel_fn, extra_state, request));
+}
+
+static int watched_MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Grequest_start, WISP_WRAP_STARTS, (query_fn, free_fn, cancel_fn, extra_state, request));
 }
 #endif
 
@@ -3470,6 +3855,11 @@ static int hooked_MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatyp
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
+
+static int watched_MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iallgather, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgather_c
@@ -3482,6 +3872,11 @@ static int hooked_MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+static int watched_MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iallgather_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3496,6 +3891,11 @@ static int hooked_MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Dataty
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
+
+static int watched_MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iallgatherv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgatherv_c
@@ -3508,6 +3908,11 @@ static int hooked_MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MP
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+}
+
+static int watched_MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iallgatherv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
@@ -3522,6 +3927,11 @@ static int hooked_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallreduce, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
+
+static int watched_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iallreduce, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallreduce_c
@@ -3534,6 +3944,11 @@ static int hooked_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallreduce_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+static int watched_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iallreduce_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -3548,6 +3963,11 @@ static int hooked_MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
+
+static int watched_MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ialltoall, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoall_c
@@ -3560,6 +3980,11 @@ static int hooked_MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+static int watched_MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ialltoall_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3574,6 +3999,11 @@ static int hooked_MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], co
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
+
+static int watched_MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ialltoallv, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallv_c
@@ -3586,6 +4016,11 @@ static int hooked_MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcoun
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+}
+
+static int watched_MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ialltoallv_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
@@ -3600,6 +4035,11 @@ static int hooked_MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], co
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
+
+static int watched_MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ialltoallw, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallw_c
@@ -3612,6 +4052,11 @@ static int hooked_MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcoun
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+}
+
+static int watched_MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ialltoallw_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
@@ -3626,6 +4071,11 @@ static int hooked_MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibarrier, (comm, request));
 }
+
+static int watched_MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ibarrier, WISP_WRAP_STARTS, (comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibcast
@@ -3638,6 +4088,11 @@ static int hooked_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibcast, (buffer, count, datatype, root, comm, request));
+}
+
+static int watched_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ibcast, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, request));
 }
 #endif
 
@@ -3652,6 +4107,11 @@ static int hooked_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datat
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibcast_c, (buffer, count, datatype, root, comm, request));
 }
+
+static int watched_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ibcast_c, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibsend
@@ -3664,6 +4124,11 @@ static int hooked_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibsend, (buf, count, datatype, dest, tag, comm, request));
+}
+
+static int watched_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ibsend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -3678,6 +4143,11 @@ static int hooked_MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype da
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibsend_c, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ibsend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Iexscan
@@ -3690,6 +4160,11 @@ static int hooked_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iexscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+static int watched_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iexscan, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -3704,6 +4179,11 @@ static int hooked_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count co
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iexscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
+
+static int watched_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iexscan_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Igather
@@ -3716,6 +4196,11 @@ static int hooked_MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype s
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+static int watched_MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Igather, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -3730,6 +4215,11 @@ static int hooked_MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
+
+static int watched_MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Igather_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Igatherv
@@ -3743,6 +4233,11 @@ static int hooked_MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
+
+static int watched_MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Igatherv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Igatherv_c
@@ -3755,6 +4250,11 @@ static int hooked_MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+}
+
+static int watched_MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Igatherv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 #endif
 
@@ -3781,6 +4281,11 @@ static int hooked_MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Me
 {
     WISP_WRAP_HOOKED(MPI_Imrecv, (buf, count, datatype, message, request));
 }
+
+static int watched_MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Imrecv, WISP_WRAP_STARTS, (buf, count, datatype, message, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Imrecv_c
@@ -3792,6 +4297,11 @@ WISP_EXPORT int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
 static int hooked_MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Imrecv_c, (buf, count, datatype, message, request));
+}
+
+static int watched_MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Imrecv_c, WISP_WRAP_STARTS, (buf, count, datatype, message, request));
 }
 #endif
 
@@ -3806,6 +4316,11 @@ static int hooked_MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MP
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
+
+static int watched_MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgather, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
@@ -3818,6 +4333,11 @@ static int hooked_MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendc
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+static int watched_MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgather_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3832,6 +4352,11 @@ static int hooked_MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, M
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
+
+static int watched_MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgatherv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
@@ -3844,6 +4369,11 @@ static int hooked_MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count send
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+}
+
+static int watched_MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgatherv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
@@ -3858,6 +4388,11 @@ static int hooked_MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
+
+static int watched_MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoall, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
@@ -3870,6 +4405,11 @@ static int hooked_MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendco
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+static int watched_MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoall_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3884,6 +4424,11 @@ static int hooked_MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcou
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
+
+static int watched_MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallv, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
@@ -3896,6 +4441,11 @@ static int hooked_MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+}
+
+static int watched_MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallv_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
@@ -3910,6 +4460,11 @@ static int hooked_MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcou
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
+
+static int watched_MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallw, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
@@ -3922,6 +4477,11 @@ static int hooked_MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+}
+
+static int watched_MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallw_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
@@ -4204,6 +4764,11 @@ static int hooked_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int sou
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irecv, (buf, count, datatype, source, tag, comm, request));
 }
+
+static int watched_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Irecv, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Irecv_c
@@ -4216,6 +4781,11 @@ static int hooked_MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype,
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irecv_c, (buf, count, datatype, source, tag, comm, request));
+}
+
+static int watched_MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Irecv_c, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
@@ -4230,6 +4800,11 @@ static int hooked_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
+
+static int watched_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ireduce, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_c
@@ -4242,6 +4817,11 @@ static int hooked_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count co
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
+}
+
+static int watched_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ireduce_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 #endif
 
@@ -4256,6 +4836,11 @@ static int hooked_MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
+
+static int watched_MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block
@@ -4268,6 +4853,11 @@ static int hooked_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+}
+
+static int watched_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_block, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 #endif
 
@@ -4282,6 +4872,11 @@ static int hooked_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
+
+static int watched_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_block_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
@@ -4294,6 +4889,11 @@ static int hooked_MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, cons
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+}
+
+static int watched_MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 #endif
 
@@ -4308,6 +4908,11 @@ static int hooked_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irsend, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Irsend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Irsend_c
@@ -4320,6 +4925,11 @@ static int hooked_MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype da
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irsend_c, (buf, count, datatype, dest, tag, comm, request));
+}
+
+static int watched_MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Irsend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -4346,6 +4956,11 @@ static int hooked_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_D
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
+
+static int watched_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iscan, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscan_c
@@ -4358,6 +4973,11 @@ static int hooked_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count coun
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+static int watched_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iscan_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -4372,6 +4992,11 @@ static int hooked_MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
+
+static int watched_MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iscatter, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatter_c
@@ -4384,6 +5009,11 @@ static int hooked_MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+static int watched_MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iscatter_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -4398,6 +5028,11 @@ static int hooked_MPI_Iscatterv(const void* sendbuf, const int sendcounts[], con
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
+
+static int watched_MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iscatterv, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatterv_c
@@ -4410,6 +5045,11 @@ static int hooked_MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcount
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+static int watched_MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Iscatterv_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -4424,6 +5064,11 @@ static int hooked_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, i
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isend, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Isend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Isend_c
@@ -4436,6 +5081,11 @@ static int hooked_MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype dat
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isend_c, (buf, count, datatype, dest, tag, comm, request));
+}
+
+static int watched_MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Isend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -4450,6 +5100,11 @@ static int hooked_MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
+
+static int watched_MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Isendrecv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_c
@@ -4462,6 +5117,11 @@ static int hooked_MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+}
+
+static int watched_MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Isendrecv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
 #endif
 
@@ -4476,6 +5136,11 @@ static int hooked_MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datat
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
+
+static int watched_MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Isendrecv_replace, WISP_WRAP_STARTS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_replace_c
@@ -4488,6 +5153,11 @@ static int hooked_MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Dataty
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
+}
+
+static int watched_MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Isendrecv_replace_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
 #endif
 
@@ -4502,6 +5172,11 @@ static int hooked_MPI_Issend(const void* buf, int count, MPI_Datatype datatype, 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Issend, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Issend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Issend_c
@@ -4514,6 +5189,11 @@ static int hooked_MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype da
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Issend_c, (buf, count, datatype, dest, tag, comm, request));
+}
+
+static int watched_MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Issend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -4612,6 +5292,11 @@ static int hooked_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* me
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Mprobe, (source, tag, comm, message, status));
 }
+
+static int watched_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Mprobe, WISP_WRAP_BLOCKS, (source, tag, comm, message, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv
@@ -4624,6 +5309,11 @@ static int hooked_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Mes
 {
     WISP_WRAP_HOOKED(MPI_Mrecv, (buf, count, datatype, message, status));
 }
+
+static int watched_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Mrecv, WISP_WRAP_BLOCKS, (buf, count, datatype, message, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv_c
@@ -4635,6 +5325,11 @@ WISP_EXPORT int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, M
 static int hooked_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     WISP_WRAP_HOOKED(MPI_Mrecv_c, (buf, count, datatype, message, status));
+}
+
+static int watched_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Mrecv_c, WISP_WRAP_BLOCKS, (buf, count, datatype, message, status));
 }
 #endif
 
@@ -4675,6 +5370,11 @@ static int hooked_MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgather_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
@@ -4687,6 +5387,11 @@ static int hooked_MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count s
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgather_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -4727,6 +5432,11 @@ static int hooked_MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcoun
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgatherv_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
@@ -4739,6 +5449,11 @@ static int hooked_MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgatherv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
@@ -4779,6 +5494,11 @@ static int hooked_MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount,
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoall_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
@@ -4791,6 +5511,11 @@ static int hooked_MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count se
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoall_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -4831,6 +5556,11 @@ static int hooked_MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sen
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
+
+static int watched_MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallv_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
@@ -4843,6 +5573,11 @@ static int hooked_MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_C
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+}
+
+static int watched_MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
@@ -4883,6 +5618,11 @@ static int hooked_MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sen
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
+
+static int watched_MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallw_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
@@ -4895,6 +5635,11 @@ static int hooked_MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_C
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+}
+
+static int watched_MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallw_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
@@ -5177,6 +5922,11 @@ static int hooked_MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Precv_init, (buf, partitions, count, datatype, source, tag, comm, info, request));
 }
+
+static int watched_MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Precv_init, WISP_WRAP_STARTS, (buf, partitions, count, datatype, source, tag, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Probe
@@ -5190,6 +5940,11 @@ static int hooked_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* stat
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Probe, (source, tag, comm, status));
 }
+
+static int watched_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Probe, WISP_WRAP_BLOCKS, (source, tag, comm, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Psend_init
@@ -5202,6 +5957,11 @@ static int hooked_MPI_Psend_init(const void* buf, int partitions, MPI_Count coun
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Psend_init, (buf, partitions, count, datatype, dest, tag, comm, info, request));
+}
+
+static int watched_MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Psend_init, WISP_WRAP_STARTS, (buf, partitions, count, datatype, dest, tag, comm, info, request));
 }
 #endif
 
@@ -5227,6 +5987,11 @@ static int hooked_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatyp
 {
     WISP_WRAP_HOOKED(MPI_Put, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
+
+static int watched_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Put, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Put_c
@@ -5238,6 +6003,11 @@ WISP_EXPORT int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_D
 static int hooked_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Put_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+}
+
+static int watched_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Put_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
@@ -5263,6 +6033,11 @@ static int hooked_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI
 {
     WISP_WRAP_HOOKED(MPI_Raccumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
+
+static int watched_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Raccumulate, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Raccumulate_c
@@ -5274,6 +6049,11 @@ WISP_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_coun
 static int hooked_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Raccumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+}
+
+static int watched_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Raccumulate_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
@@ -5288,6 +6068,11 @@ static int hooked_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int sour
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv, (buf, count, datatype, source, tag, comm, status));
 }
+
+static int watched_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Recv, WISP_WRAP_BLOCKS, (buf, count, datatype, source, tag, comm, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_c
@@ -5300,6 +6085,11 @@ static int hooked_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status));
+}
+
+static int watched_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Recv_c, WISP_WRAP_BLOCKS, (buf, count, datatype, source, tag, comm, status));
 }
 #endif
 
@@ -5314,6 +6104,11 @@ static int hooked_MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv_init, (buf, count, datatype, source, tag, comm, request));
 }
+
+static int watched_MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Recv_init, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_init_c
@@ -5326,6 +6121,11 @@ static int hooked_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datat
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv_init_c, (buf, count, datatype, source, tag, comm, request));
+}
+
+static int watched_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Recv_init_c, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
@@ -5340,6 +6140,11 @@ static int hooked_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
+
+static int watched_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, root, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_c
@@ -5352,6 +6157,11 @@ static int hooked_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count cou
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm));
+}
+
+static int watched_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 #endif
 
@@ -5366,6 +6176,11 @@ static int hooked_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_init, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
+
+static int watched_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_init_c
@@ -5378,6 +6193,11 @@ static int hooked_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_init_c, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
+}
+
+static int watched_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
 #endif
 
@@ -5416,6 +6236,11 @@ static int hooked_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const i
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
+
+static int watched_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block
@@ -5428,6 +6253,11 @@ static int hooked_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, i
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
+
+static int watched_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 #endif
 
@@ -5442,6 +6272,11 @@ static int hooked_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf,
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
+
+static int watched_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
@@ -5454,6 +6289,11 @@ static int hooked_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvb
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_init, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+}
+
+static int watched_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 #endif
 
@@ -5468,6 +6308,11 @@ static int hooked_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* rec
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_init_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
+
+static int watched_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
@@ -5480,6 +6325,11 @@ static int hooked_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
+}
+
+static int watched_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 #endif
 
@@ -5494,6 +6344,11 @@ static int hooked_MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, co
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_init, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
+
+static int watched_MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
@@ -5506,6 +6361,11 @@ static int hooked_MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_init_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+}
+
+static int watched_MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 #endif
 
@@ -5687,6 +6547,11 @@ static int hooked_MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype ori
 {
     WISP_WRAP_HOOKED(MPI_Rget, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
+
+static int watched_MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rget, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_accumulate
@@ -5698,6 +6563,11 @@ WISP_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count, M
 static int hooked_MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Rget_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+}
+
+static int watched_MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rget_accumulate, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
@@ -5711,6 +6581,11 @@ static int hooked_MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origi
 {
     WISP_WRAP_HOOKED(MPI_Rget_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
+
+static int watched_MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rget_accumulate_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_c
@@ -5722,6 +6597,11 @@ WISP_EXPORT int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Dataty
 static int hooked_MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Rget_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+}
+
+static int watched_MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rget_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
@@ -5735,6 +6615,11 @@ static int hooked_MPI_Rput(const void* origin_addr, int origin_count, MPI_Dataty
 {
     WISP_WRAP_HOOKED(MPI_Rput, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
+
+static int watched_MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rput, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Rput_c
@@ -5746,6 +6631,11 @@ WISP_EXPORT int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_
 static int hooked_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Rput_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+}
+
+static int watched_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rput_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
@@ -5760,6 +6650,11 @@ static int hooked_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, i
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend, (buf, count, datatype, dest, tag, comm));
 }
+
+static int watched_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Rsend, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_c
@@ -5772,6 +6667,11 @@ static int hooked_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype dat
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm));
+}
+
+static int watched_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Rsend_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -5786,6 +6686,11 @@ static int hooked_MPI_Rsend_init(const void* buf, int count, MPI_Datatype dataty
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend_init, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rsend_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_init_c
@@ -5798,6 +6703,11 @@ static int hooked_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatyp
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend_init_c, (buf, count, datatype, dest, tag, comm, request));
+}
+
+static int watched_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Rsend_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -5812,6 +6722,11 @@ static int hooked_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Da
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm));
 }
+
+static int watched_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Scan, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_c
@@ -5824,6 +6739,11 @@ static int hooked_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+static int watched_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Scan_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -5838,6 +6758,11 @@ static int hooked_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, M
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
+
+static int watched_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Scan_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_init_c
@@ -5850,6 +6775,11 @@ static int hooked_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+}
+
+static int watched_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Scan_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -5864,6 +6794,11 @@ static int hooked_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype s
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
+
+static int watched_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Scatter, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_c
@@ -5876,6 +6811,11 @@ static int hooked_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+static int watched_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Scatter_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -5890,6 +6830,11 @@ static int hooked_MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datat
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
+
+static int watched_MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Scatter_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_init_c
@@ -5902,6 +6847,11 @@ static int hooked_MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, M
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+}
+
+static int watched_MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Scatter_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -5916,6 +6866,11 @@ static int hooked_MPI_Scatterv(const void* sendbuf, const int sendcounts[], cons
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
+
+static int watched_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Scatterv, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_c
@@ -5928,6 +6883,11 @@ static int hooked_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+static int watched_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Scatterv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -5942,6 +6902,11 @@ static int hooked_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[],
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv_init, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
+
+static int watched_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Scatterv_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_init_c
@@ -5954,6 +6919,11 @@ static int hooked_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendc
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv_init_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+}
+
+static int watched_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Scatterv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -5968,6 +6938,11 @@ static int hooked_MPI_Send(const void* buf, int count, MPI_Datatype datatype, in
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send, (buf, count, datatype, dest, tag, comm));
 }
+
+static int watched_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Send, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_c
@@ -5980,6 +6955,11 @@ static int hooked_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype data
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send_c, (buf, count, datatype, dest, tag, comm));
+}
+
+static int watched_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Send_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -5994,6 +6974,11 @@ static int hooked_MPI_Send_init(const void* buf, int count, MPI_Datatype datatyp
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send_init, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Send_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_init_c
@@ -6006,6 +6991,11 @@ static int hooked_MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send_init_c, (buf, count, datatype, dest, tag, comm, request));
+}
+
+static int watched_MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Send_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -6020,6 +7010,11 @@ static int hooked_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
+
+static int watched_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Sendrecv, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_c
@@ -6032,6 +7027,11 @@ static int hooked_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
+}
+
+static int watched_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Sendrecv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
 #endif
 
@@ -6046,6 +7046,11 @@ static int hooked_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dataty
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
+
+static int watched_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Sendrecv_replace, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_replace_c
@@ -6058,6 +7063,11 @@ static int hooked_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatyp
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
+}
+
+static int watched_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Sendrecv_replace_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 #endif
 
@@ -6263,6 +7273,11 @@ static int hooked_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* re
 {
     WISP_WRAP_HOOKED(MPI_Session_iflush_buffer, (session, request));
 }
+
+static int watched_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Session_iflush_buffer, WISP_WRAP_STARTS, (session, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_init
@@ -6312,6 +7327,11 @@ static int hooked_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, i
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend, (buf, count, datatype, dest, tag, comm));
 }
+
+static int watched_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Ssend, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_c
@@ -6324,6 +7344,11 @@ static int hooked_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype dat
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm));
+}
+
+static int watched_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    WISP_WRAP_WATCHED(MPI_Ssend_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -6338,6 +7363,11 @@ static int hooked_MPI_Ssend_init(const void* buf, int count, MPI_Datatype dataty
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend_init, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ssend_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_init_c
@@ -6351,6 +7381,11 @@ static int hooked_MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatyp
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
+
+static int watched_MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Ssend_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Start
@@ -6363,6 +7398,11 @@ static int hooked_MPI_Start(MPI_Request* request)
 {
     WISP_WRAP_HOOKED(MPI_Start, (request));
 }
+
+static int watched_MPI_Start(MPI_Request* request)
+{
+    WISP_WRAP_WATCHED(MPI_Start, WISP_WRAP_STARTS, (request));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Startall
@@ -6374,6 +7414,11 @@ WISP_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 static int hooked_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     WISP_WRAP_HOOKED(MPI_Startall, (count, array_of_requests));
+}
+
+static int watched_MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    WISP_WRAP_WATCHED(MPI_Startall, WISP_WRAP_STARTS, (count, array_of_requests));
 }
 #endif
 
@@ -7191,6 +8236,11 @@ static int hooked_MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
     WISP_WRAP_HOOKED(MPI_Test, (request, flag, status));
 }
+
+static int watched_MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Test, WISP_WRAP_COMPLETES, (request, flag, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Test_cancelled
@@ -7215,6 +8265,11 @@ static int hooked_MPI_Testall(int count, MPI_Request array_of_requests[], int* f
 {
     WISP_WRAP_HOOKED(MPI_Testall, (count, array_of_requests, flag, array_of_statuses));
 }
+
+static int watched_MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_WATCHED(MPI_Testall, WISP_WRAP_COMPLETES, (count, array_of_requests, flag, array_of_statuses));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Testany
@@ -7227,6 +8282,11 @@ static int hooked_MPI_Testany(int count, MPI_Request array_of_requests[], int* i
 {
     WISP_WRAP_HOOKED(MPI_Testany, (count, array_of_requests, index, flag, status));
 }
+
+static int watched_MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Testany, WISP_WRAP_COMPLETES, (count, array_of_requests, index, flag, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Testsome
@@ -7238,6 +8298,11 @@ WISP_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* 
 static int hooked_MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     WISP_WRAP_HOOKED(MPI_Testsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+}
+
+static int watched_MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_WATCHED(MPI_Testsome, WISP_WRAP_COMPLETES, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 #endif
 
@@ -8046,6 +9111,11 @@ static int hooked_MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
     WISP_WRAP_HOOKED(MPI_Wait, (request, status));
 }
+
+static int watched_MPI_Wait(MPI_Request* request, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Wait, WISP_WRAP_COMPLETES, (request, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitall
@@ -8057,6 +9127,11 @@ WISP_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Stat
 static int hooked_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     WISP_WRAP_HOOKED(MPI_Waitall, (count, array_of_requests, array_of_statuses));
+}
+
+static int watched_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_WATCHED(MPI_Waitall, WISP_WRAP_COMPLETES, (count, array_of_requests, array_of_statuses));
 }
 #endif
 
@@ -8070,6 +9145,11 @@ static int hooked_MPI_Waitany(int count, MPI_Request array_of_requests[], int* i
 {
     WISP_WRAP_HOOKED(MPI_Waitany, (count, array_of_requests, index, status));
 }
+
+static int watched_MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+{
+    WISP_WRAP_WATCHED(MPI_Waitany, WISP_WRAP_COMPLETES, (count, array_of_requests, index, status));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitsome
@@ -8081,6 +9161,11 @@ WISP_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* 
 static int hooked_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     WISP_WRAP_HOOKED(MPI_Waitsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+}
+
+static int watched_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    WISP_WRAP_WATCHED(MPI_Waitsome, WISP_WRAP_COMPLETES, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 #endif
 
@@ -8095,6 +9180,11 @@ static int hooked_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, 
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win));
 }
+
+static int watched_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_allocate, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_c
@@ -8107,6 +9197,11 @@ static int hooked_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win));
+}
+
+static int watched_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_allocate_c, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
@@ -8121,6 +9216,11 @@ static int hooked_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win));
 }
+
+static int watched_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_allocate_shared, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_shared_c
@@ -8133,6 +9233,11 @@ static int hooked_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, M
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win));
+}
+
+static int watched_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_allocate_shared_c, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
@@ -8195,6 +9300,11 @@ static int hooked_MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_I
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_create, (base, size, disp_unit, info, comm, win));
 }
+
+static int watched_MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_create, WISP_WRAP_WIN_MADE, (base, size, disp_unit, info, comm, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_c
@@ -8208,6 +9318,11 @@ static int hooked_MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_create_c, (base, size, disp_unit, info, comm, win));
 }
+
+static int watched_MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_create_c, WISP_WRAP_WIN_MADE, (base, size, disp_unit, info, comm, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_dynamic
@@ -8220,6 +9335,11 @@ static int hooked_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* 
 {
     comm = wisp_wrap_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_create_dynamic, (info, comm, win));
+}
+
+static int watched_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_create_dynamic, WISP_WRAP_WIN_MADE, (info, comm, win));
 }
 #endif
 
@@ -8305,6 +9425,11 @@ static int hooked_MPI_Win_flush(int rank, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_flush, (rank, win));
 }
+
+static int watched_MPI_Win_flush(int rank, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_flush, WISP_WRAP_BLOCKS, (rank, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_all
@@ -8316,6 +9441,11 @@ WISP_EXPORT int MPI_Win_flush_all(MPI_Win win)
 static int hooked_MPI_Win_flush_all(MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_flush_all, (win));
+}
+
+static int watched_MPI_Win_flush_all(MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_flush_all, WISP_WRAP_BLOCKS, (win));
 }
 #endif
 
@@ -8329,6 +9459,11 @@ static int hooked_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_flush_local, (rank, win));
 }
+
+static int watched_MPI_Win_flush_local(int rank, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_flush_local, WISP_WRAP_BLOCKS, (rank, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_local_all
@@ -8341,6 +9476,11 @@ static int hooked_MPI_Win_flush_local_all(MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_flush_local_all, (win));
 }
+
+static int watched_MPI_Win_flush_local_all(MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_flush_local_all, WISP_WRAP_BLOCKS, (win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_free
@@ -8352,6 +9492,11 @@ WISP_EXPORT int MPI_Win_free(MPI_Win* win)
 static int hooked_MPI_Win_free(MPI_Win* win)
 {
     WISP_WRAP_HOOKED(MPI_Win_free, (win));
+}
+
+static int watched_MPI_Win_free(MPI_Win* win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_free, WISP_WRAP_WIN_FREED, (win));
 }
 #endif
 
@@ -8449,6 +9594,11 @@ static int hooked_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_lock, (lock_type, rank, assert, win));
 }
+
+static int watched_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_lock, WISP_WRAP_BLOCKS, (lock_type, rank, assert, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_lock_all
@@ -8460,6 +9610,11 @@ WISP_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 static int hooked_MPI_Win_lock_all(int assert, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_lock_all, (assert, win));
+}
+
+static int watched_MPI_Win_lock_all(int assert, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_lock_all, WISP_WRAP_BLOCKS, (assert, win));
 }
 #endif
 
@@ -8605,6 +9760,11 @@ static int hooked_MPI_Win_unlock(int rank, MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_unlock, (rank, win));
 }
+
+static int watched_MPI_Win_unlock(int rank, MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_unlock, WISP_WRAP_BLOCKS, (rank, win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock_all
@@ -8617,6 +9777,11 @@ static int hooked_MPI_Win_unlock_all(MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_unlock_all, (win));
 }
+
+static int watched_MPI_Win_unlock_all(MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_unlock_all, WISP_WRAP_BLOCKS, (win));
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_wait
@@ -8628,6 +9793,11 @@ WISP_EXPORT int MPI_Win_wait(MPI_Win win)
 static int hooked_MPI_Win_wait(MPI_Win win)
 {
     WISP_WRAP_HOOKED(MPI_Win_wait, (win));
+}
+
+static int watched_MPI_Win_wait(MPI_Win win)
+{
+    WISP_WRAP_WATCHED(MPI_Win_wait, WISP_WRAP_BLOCKS, (win));
 }
 #endif
 
@@ -10758,12 +11928,735 @@ const struct wisp_dispatch wisp_hooked = {
 #endif
 };
 
+const struct wisp_dispatch wisp_watched = {
+#ifdef WISP_HAVE_MPI_Accumulate
+    .MPI_Accumulate = watched_MPI_Accumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Accumulate_c
+    .MPI_Accumulate_c = watched_MPI_Accumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather
+    .MPI_Allgather = watched_MPI_Allgather,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_c
+    .MPI_Allgather_c = watched_MPI_Allgather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_init
+    .MPI_Allgather_init = watched_MPI_Allgather_init,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_init_c
+    .MPI_Allgather_init_c = watched_MPI_Allgather_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv
+    .MPI_Allgatherv = watched_MPI_Allgatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_c
+    .MPI_Allgatherv_c = watched_MPI_Allgatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init
+    .MPI_Allgatherv_init = watched_MPI_Allgatherv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init_c
+    .MPI_Allgatherv_init_c = watched_MPI_Allgatherv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce
+    .MPI_Allreduce = watched_MPI_Allreduce,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_c
+    .MPI_Allreduce_c = watched_MPI_Allreduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init
+    .MPI_Allreduce_init = watched_MPI_Allreduce_init,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init_c
+    .MPI_Allreduce_init_c = watched_MPI_Allreduce_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall
+    .MPI_Alltoall = watched_MPI_Alltoall,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_c
+    .MPI_Alltoall_c = watched_MPI_Alltoall_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init
+    .MPI_Alltoall_init = watched_MPI_Alltoall_init,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init_c
+    .MPI_Alltoall_init_c = watched_MPI_Alltoall_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv
+    .MPI_Alltoallv = watched_MPI_Alltoallv,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_c
+    .MPI_Alltoallv_c = watched_MPI_Alltoallv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init
+    .MPI_Alltoallv_init = watched_MPI_Alltoallv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init_c
+    .MPI_Alltoallv_init_c = watched_MPI_Alltoallv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw
+    .MPI_Alltoallw = watched_MPI_Alltoallw,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_c
+    .MPI_Alltoallw_c = watched_MPI_Alltoallw_c,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init
+    .MPI_Alltoallw_init = watched_MPI_Alltoallw_init,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init_c
+    .MPI_Alltoallw_init_c = watched_MPI_Alltoallw_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Barrier
+    .MPI_Barrier = watched_MPI_Barrier,
+#endif
+#ifdef WISP_HAVE_MPI_Barrier_init
+    .MPI_Barrier_init = watched_MPI_Barrier_init,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast
+    .MPI_Bcast = watched_MPI_Bcast,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_c
+    .MPI_Bcast_c = watched_MPI_Bcast_c,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init
+    .MPI_Bcast_init = watched_MPI_Bcast_init,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init_c
+    .MPI_Bcast_init_c = watched_MPI_Bcast_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend
+    .MPI_Bsend = watched_MPI_Bsend,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_c
+    .MPI_Bsend_c = watched_MPI_Bsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init
+    .MPI_Bsend_init = watched_MPI_Bsend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init_c
+    .MPI_Bsend_init_c = watched_MPI_Bsend_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_iflush
+    .MPI_Buffer_iflush = watched_MPI_Buffer_iflush,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup
+    .MPI_Comm_idup = watched_MPI_Comm_idup,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup_with_info
+    .MPI_Comm_idup_with_info = watched_MPI_Comm_idup_with_info,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_iflush_buffer
+    .MPI_Comm_iflush_buffer = watched_MPI_Comm_iflush_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan
+    .MPI_Exscan = watched_MPI_Exscan,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_c
+    .MPI_Exscan_c = watched_MPI_Exscan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init
+    .MPI_Exscan_init = watched_MPI_Exscan_init,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init_c
+    .MPI_Exscan_init_c = watched_MPI_Exscan_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread
+    .MPI_File_iread = watched_MPI_File_iread,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all
+    .MPI_File_iread_all = watched_MPI_File_iread_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all_c
+    .MPI_File_iread_all_c = watched_MPI_File_iread_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at
+    .MPI_File_iread_at = watched_MPI_File_iread_at,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all
+    .MPI_File_iread_at_all = watched_MPI_File_iread_at_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all_c
+    .MPI_File_iread_at_all_c = watched_MPI_File_iread_at_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_c
+    .MPI_File_iread_at_c = watched_MPI_File_iread_at_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_c
+    .MPI_File_iread_c = watched_MPI_File_iread_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared
+    .MPI_File_iread_shared = watched_MPI_File_iread_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared_c
+    .MPI_File_iread_shared_c = watched_MPI_File_iread_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite
+    .MPI_File_iwrite = watched_MPI_File_iwrite,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all
+    .MPI_File_iwrite_all = watched_MPI_File_iwrite_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all_c
+    .MPI_File_iwrite_all_c = watched_MPI_File_iwrite_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at
+    .MPI_File_iwrite_at = watched_MPI_File_iwrite_at,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all
+    .MPI_File_iwrite_at_all = watched_MPI_File_iwrite_at_all,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
+    .MPI_File_iwrite_at_all_c = watched_MPI_File_iwrite_at_all_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_c
+    .MPI_File_iwrite_at_c = watched_MPI_File_iwrite_at_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_c
+    .MPI_File_iwrite_c = watched_MPI_File_iwrite_c,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared
+    .MPI_File_iwrite_shared = watched_MPI_File_iwrite_shared,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared_c
+    .MPI_File_iwrite_shared_c = watched_MPI_File_iwrite_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_Gather
+    .MPI_Gather = watched_MPI_Gather,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_c
+    .MPI_Gather_c = watched_MPI_Gather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init
+    .MPI_Gather_init = watched_MPI_Gather_init,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init_c
+    .MPI_Gather_init_c = watched_MPI_Gather_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv
+    .MPI_Gatherv = watched_MPI_Gatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_c
+    .MPI_Gatherv_c = watched_MPI_Gatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init
+    .MPI_Gatherv_init = watched_MPI_Gatherv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init_c
+    .MPI_Gatherv_init_c = watched_MPI_Gatherv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Get
+    .MPI_Get = watched_MPI_Get,
+#endif
+#ifdef WISP_HAVE_MPI_Get_accumulate
+    .MPI_Get_accumulate = watched_MPI_Get_accumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Get_accumulate_c
+    .MPI_Get_accumulate_c = watched_MPI_Get_accumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Get_c
+    .MPI_Get_c = watched_MPI_Get_c,
+#endif
+#ifdef WISP_HAVE_MPI_Grequest_start
+    .MPI_Grequest_start = watched_MPI_Grequest_start,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather
+    .MPI_Iallgather = watched_MPI_Iallgather,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather_c
+    .MPI_Iallgather_c = watched_MPI_Iallgather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv
+    .MPI_Iallgatherv = watched_MPI_Iallgatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv_c
+    .MPI_Iallgatherv_c = watched_MPI_Iallgatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce
+    .MPI_Iallreduce = watched_MPI_Iallreduce,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce_c
+    .MPI_Iallreduce_c = watched_MPI_Iallreduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall
+    .MPI_Ialltoall = watched_MPI_Ialltoall,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall_c
+    .MPI_Ialltoall_c = watched_MPI_Ialltoall_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv
+    .MPI_Ialltoallv = watched_MPI_Ialltoallv,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv_c
+    .MPI_Ialltoallv_c = watched_MPI_Ialltoallv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw
+    .MPI_Ialltoallw = watched_MPI_Ialltoallw,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw_c
+    .MPI_Ialltoallw_c = watched_MPI_Ialltoallw_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ibarrier
+    .MPI_Ibarrier = watched_MPI_Ibarrier,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast
+    .MPI_Ibcast = watched_MPI_Ibcast,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast_c
+    .MPI_Ibcast_c = watched_MPI_Ibcast_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend
+    .MPI_Ibsend = watched_MPI_Ibsend,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend_c
+    .MPI_Ibsend_c = watched_MPI_Ibsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan
+    .MPI_Iexscan = watched_MPI_Iexscan,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan_c
+    .MPI_Iexscan_c = watched_MPI_Iexscan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Igather
+    .MPI_Igather = watched_MPI_Igather,
+#endif
+#ifdef WISP_HAVE_MPI_Igather_c
+    .MPI_Igather_c = watched_MPI_Igather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv
+    .MPI_Igatherv = watched_MPI_Igatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv_c
+    .MPI_Igatherv_c = watched_MPI_Igatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv
+    .MPI_Imrecv = watched_MPI_Imrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv_c
+    .MPI_Imrecv_c = watched_MPI_Imrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather
+    .MPI_Ineighbor_allgather = watched_MPI_Ineighbor_allgather,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
+    .MPI_Ineighbor_allgather_c = watched_MPI_Ineighbor_allgather_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
+    .MPI_Ineighbor_allgatherv = watched_MPI_Ineighbor_allgatherv,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
+    .MPI_Ineighbor_allgatherv_c = watched_MPI_Ineighbor_allgatherv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall
+    .MPI_Ineighbor_alltoall = watched_MPI_Ineighbor_alltoall,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
+    .MPI_Ineighbor_alltoall_c = watched_MPI_Ineighbor_alltoall_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
+    .MPI_Ineighbor_alltoallv = watched_MPI_Ineighbor_alltoallv,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
+    .MPI_Ineighbor_alltoallv_c = watched_MPI_Ineighbor_alltoallv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
+    .MPI_Ineighbor_alltoallw = watched_MPI_Ineighbor_alltoallw,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
+    .MPI_Ineighbor_alltoallw_c = watched_MPI_Ineighbor_alltoallw_c,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv
+    .MPI_Irecv = watched_MPI_Irecv,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv_c
+    .MPI_Irecv_c = watched_MPI_Irecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce
+    .MPI_Ireduce = watched_MPI_Ireduce,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_c
+    .MPI_Ireduce_c = watched_MPI_Ireduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter
+    .MPI_Ireduce_scatter = watched_MPI_Ireduce_scatter,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block
+    .MPI_Ireduce_scatter_block = watched_MPI_Ireduce_scatter_block,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
+    .MPI_Ireduce_scatter_block_c = watched_MPI_Ireduce_scatter_block_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
+    .MPI_Ireduce_scatter_c = watched_MPI_Ireduce_scatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend
+    .MPI_Irsend = watched_MPI_Irsend,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend_c
+    .MPI_Irsend_c = watched_MPI_Irsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan
+    .MPI_Iscan = watched_MPI_Iscan,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan_c
+    .MPI_Iscan_c = watched_MPI_Iscan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter
+    .MPI_Iscatter = watched_MPI_Iscatter,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter_c
+    .MPI_Iscatter_c = watched_MPI_Iscatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv
+    .MPI_Iscatterv = watched_MPI_Iscatterv,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv_c
+    .MPI_Iscatterv_c = watched_MPI_Iscatterv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Isend
+    .MPI_Isend = watched_MPI_Isend,
+#endif
+#ifdef WISP_HAVE_MPI_Isend_c
+    .MPI_Isend_c = watched_MPI_Isend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv
+    .MPI_Isendrecv = watched_MPI_Isendrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_c
+    .MPI_Isendrecv_c = watched_MPI_Isendrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace
+    .MPI_Isendrecv_replace = watched_MPI_Isendrecv_replace,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace_c
+    .MPI_Isendrecv_replace_c = watched_MPI_Isendrecv_replace_c,
+#endif
+#ifdef WISP_HAVE_MPI_Issend
+    .MPI_Issend = watched_MPI_Issend,
+#endif
+#ifdef WISP_HAVE_MPI_Issend_c
+    .MPI_Issend_c = watched_MPI_Issend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Mprobe
+    .MPI_Mprobe = watched_MPI_Mprobe,
+#endif
+#ifdef WISP_HAVE_MPI_Mrecv
+    .MPI_Mrecv = watched_MPI_Mrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Mrecv_c
+    .MPI_Mrecv_c = watched_MPI_Mrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init
+    .MPI_Neighbor_allgather_init = watched_MPI_Neighbor_allgather_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
+    .MPI_Neighbor_allgather_init_c = watched_MPI_Neighbor_allgather_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
+    .MPI_Neighbor_allgatherv_init = watched_MPI_Neighbor_allgatherv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
+    .MPI_Neighbor_allgatherv_init_c = watched_MPI_Neighbor_allgatherv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
+    .MPI_Neighbor_alltoall_init = watched_MPI_Neighbor_alltoall_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
+    .MPI_Neighbor_alltoall_init_c = watched_MPI_Neighbor_alltoall_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
+    .MPI_Neighbor_alltoallv_init = watched_MPI_Neighbor_alltoallv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
+    .MPI_Neighbor_alltoallv_init_c = watched_MPI_Neighbor_alltoallv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
+    .MPI_Neighbor_alltoallw_init = watched_MPI_Neighbor_alltoallw_init,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
+    .MPI_Neighbor_alltoallw_init_c = watched_MPI_Neighbor_alltoallw_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Precv_init
+    .MPI_Precv_init = watched_MPI_Precv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Probe
+    .MPI_Probe = watched_MPI_Probe,
+#endif
+#ifdef WISP_HAVE_MPI_Psend_init
+    .MPI_Psend_init = watched_MPI_Psend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Put
+    .MPI_Put = watched_MPI_Put,
+#endif
+#ifdef WISP_HAVE_MPI_Put_c
+    .MPI_Put_c = watched_MPI_Put_c,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate
+    .MPI_Raccumulate = watched_MPI_Raccumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate_c
+    .MPI_Raccumulate_c = watched_MPI_Raccumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Recv
+    .MPI_Recv = watched_MPI_Recv,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_c
+    .MPI_Recv_c = watched_MPI_Recv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init
+    .MPI_Recv_init = watched_MPI_Recv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init_c
+    .MPI_Recv_init_c = watched_MPI_Recv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce
+    .MPI_Reduce = watched_MPI_Reduce,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_c
+    .MPI_Reduce_c = watched_MPI_Reduce_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init
+    .MPI_Reduce_init = watched_MPI_Reduce_init,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init_c
+    .MPI_Reduce_init_c = watched_MPI_Reduce_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter
+    .MPI_Reduce_scatter = watched_MPI_Reduce_scatter,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block
+    .MPI_Reduce_scatter_block = watched_MPI_Reduce_scatter_block,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
+    .MPI_Reduce_scatter_block_c = watched_MPI_Reduce_scatter_block_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
+    .MPI_Reduce_scatter_block_init = watched_MPI_Reduce_scatter_block_init,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
+    .MPI_Reduce_scatter_block_init_c = watched_MPI_Reduce_scatter_block_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_c
+    .MPI_Reduce_scatter_c = watched_MPI_Reduce_scatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init
+    .MPI_Reduce_scatter_init = watched_MPI_Reduce_scatter_init,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
+    .MPI_Reduce_scatter_init_c = watched_MPI_Reduce_scatter_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rget
+    .MPI_Rget = watched_MPI_Rget,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate
+    .MPI_Rget_accumulate = watched_MPI_Rget_accumulate,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate_c
+    .MPI_Rget_accumulate_c = watched_MPI_Rget_accumulate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_c
+    .MPI_Rget_c = watched_MPI_Rget_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rput
+    .MPI_Rput = watched_MPI_Rput,
+#endif
+#ifdef WISP_HAVE_MPI_Rput_c
+    .MPI_Rput_c = watched_MPI_Rput_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend
+    .MPI_Rsend = watched_MPI_Rsend,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_c
+    .MPI_Rsend_c = watched_MPI_Rsend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init
+    .MPI_Rsend_init = watched_MPI_Rsend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init_c
+    .MPI_Rsend_init_c = watched_MPI_Rsend_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scan
+    .MPI_Scan = watched_MPI_Scan,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_c
+    .MPI_Scan_c = watched_MPI_Scan_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init
+    .MPI_Scan_init = watched_MPI_Scan_init,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init_c
+    .MPI_Scan_init_c = watched_MPI_Scan_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter
+    .MPI_Scatter = watched_MPI_Scatter,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_c
+    .MPI_Scatter_c = watched_MPI_Scatter_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init
+    .MPI_Scatter_init = watched_MPI_Scatter_init,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init_c
+    .MPI_Scatter_init_c = watched_MPI_Scatter_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv
+    .MPI_Scatterv = watched_MPI_Scatterv,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_c
+    .MPI_Scatterv_c = watched_MPI_Scatterv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init
+    .MPI_Scatterv_init = watched_MPI_Scatterv_init,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init_c
+    .MPI_Scatterv_init_c = watched_MPI_Scatterv_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Send
+    .MPI_Send = watched_MPI_Send,
+#endif
+#ifdef WISP_HAVE_MPI_Send_c
+    .MPI_Send_c = watched_MPI_Send_c,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init
+    .MPI_Send_init = watched_MPI_Send_init,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init_c
+    .MPI_Send_init_c = watched_MPI_Send_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv
+    .MPI_Sendrecv = watched_MPI_Sendrecv,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_c
+    .MPI_Sendrecv_c = watched_MPI_Sendrecv_c,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_replace
+    .MPI_Sendrecv_replace = watched_MPI_Sendrecv_replace,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_replace_c
+    .MPI_Sendrecv_replace_c = watched_MPI_Sendrecv_replace_c,
+#endif
+#ifdef WISP_HAVE_MPI_Session_iflush_buffer
+    .MPI_Session_iflush_buffer = watched_MPI_Session_iflush_buffer,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend
+    .MPI_Ssend = watched_MPI_Ssend,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_c
+    .MPI_Ssend_c = watched_MPI_Ssend_c,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init
+    .MPI_Ssend_init = watched_MPI_Ssend_init,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init_c
+    .MPI_Ssend_init_c = watched_MPI_Ssend_init_c,
+#endif
+#ifdef WISP_HAVE_MPI_Start
+    .MPI_Start = watched_MPI_Start,
+#endif
+#ifdef WISP_HAVE_MPI_Startall
+    .MPI_Startall = watched_MPI_Startall,
+#endif
+#ifdef WISP_HAVE_MPI_Test
+    .MPI_Test = watched_MPI_Test,
+#endif
+#ifdef WISP_HAVE_MPI_Testall
+    .MPI_Testall = watched_MPI_Testall,
+#endif
+#ifdef WISP_HAVE_MPI_Testany
+    .MPI_Testany = watched_MPI_Testany,
+#endif
+#ifdef WISP_HAVE_MPI_Testsome
+    .MPI_Testsome = watched_MPI_Testsome,
+#endif
+#ifdef WISP_HAVE_MPI_Wait
+    .MPI_Wait = watched_MPI_Wait,
+#endif
+#ifdef WISP_HAVE_MPI_Waitall
+    .MPI_Waitall = watched_MPI_Waitall,
+#endif
+#ifdef WISP_HAVE_MPI_Waitany
+    .MPI_Waitany = watched_MPI_Waitany,
+#endif
+#ifdef WISP_HAVE_MPI_Waitsome
+    .MPI_Waitsome = watched_MPI_Waitsome,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate
+    .MPI_Win_allocate = watched_MPI_Win_allocate,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_c
+    .MPI_Win_allocate_c = watched_MPI_Win_allocate_c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_shared
+    .MPI_Win_allocate_shared = watched_MPI_Win_allocate_shared,
+#endif
+#ifdef WISP_HAVE_MPI_Win_allocate_shared_c
+    .MPI_Win_allocate_shared_c = watched_MPI_Win_allocate_shared_c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create
+    .MPI_Win_create = watched_MPI_Win_create,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_c
+    .MPI_Win_create_c = watched_MPI_Win_create_c,
+#endif
+#ifdef WISP_HAVE_MPI_Win_create_dynamic
+    .MPI_Win_create_dynamic = watched_MPI_Win_create_dynamic,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush
+    .MPI_Win_flush = watched_MPI_Win_flush,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_all
+    .MPI_Win_flush_all = watched_MPI_Win_flush_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_local
+    .MPI_Win_flush_local = watched_MPI_Win_flush_local,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_local_all
+    .MPI_Win_flush_local_all = watched_MPI_Win_flush_local_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_free
+    .MPI_Win_free = watched_MPI_Win_free,
+#endif
+#ifdef WISP_HAVE_MPI_Win_lock
+    .MPI_Win_lock = watched_MPI_Win_lock,
+#endif
+#ifdef WISP_HAVE_MPI_Win_lock_all
+    .MPI_Win_lock_all = watched_MPI_Win_lock_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_unlock
+    .MPI_Win_unlock = watched_MPI_Win_unlock,
+#endif
+#ifdef WISP_HAVE_MPI_Win_unlock_all
+    .MPI_Win_unlock_all = watched_MPI_Win_unlock_all,
+#endif
+#ifdef WISP_HAVE_MPI_Win_wait
+    .MPI_Win_wait = watched_MPI_Win_wait,
+#endif
+};
+
 const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
+#ifdef WISP_HAVE_MPI_Accumulate
+    [WISP_FN_ID_MPI_Accumulate] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Accumulate_c
+    [WISP_FN_ID_MPI_Accumulate_c] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather
+    [WISP_FN_ID_MPI_Allgather] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_c
+    [WISP_FN_ID_MPI_Allgather_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Allgather_init
     [WISP_FN_ID_MPI_Allgather_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgather_init_c
     [WISP_FN_ID_MPI_Allgather_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv
+    [WISP_FN_ID_MPI_Allgatherv] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_c
+    [WISP_FN_ID_MPI_Allgatherv_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv_init
     [WISP_FN_ID_MPI_Allgatherv_init] = WISP_WRAP_STARTS,
@@ -10771,11 +12664,23 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Allgatherv_init_c
     [WISP_FN_ID_MPI_Allgatherv_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Allreduce
+    [WISP_FN_ID_MPI_Allreduce] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_c
+    [WISP_FN_ID_MPI_Allreduce_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Allreduce_init
     [WISP_FN_ID_MPI_Allreduce_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce_init_c
     [WISP_FN_ID_MPI_Allreduce_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall
+    [WISP_FN_ID_MPI_Alltoall] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_c
+    [WISP_FN_ID_MPI_Alltoall_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall_init
     [WISP_FN_ID_MPI_Alltoall_init] = WISP_WRAP_STARTS,
@@ -10783,11 +12688,23 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Alltoall_init_c
     [WISP_FN_ID_MPI_Alltoall_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Alltoallv
+    [WISP_FN_ID_MPI_Alltoallv] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_c
+    [WISP_FN_ID_MPI_Alltoallv_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Alltoallv_init
     [WISP_FN_ID_MPI_Alltoallv_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv_init_c
     [WISP_FN_ID_MPI_Alltoallv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw
+    [WISP_FN_ID_MPI_Alltoallw] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_c
+    [WISP_FN_ID_MPI_Alltoallw_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw_init
     [WISP_FN_ID_MPI_Alltoallw_init] = WISP_WRAP_STARTS,
@@ -10795,14 +12712,29 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Alltoallw_init_c
     [WISP_FN_ID_MPI_Alltoallw_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Barrier
+    [WISP_FN_ID_MPI_Barrier] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Barrier_init
     [WISP_FN_ID_MPI_Barrier_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast
+    [WISP_FN_ID_MPI_Bcast] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_c
+    [WISP_FN_ID_MPI_Bcast_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_init
     [WISP_FN_ID_MPI_Bcast_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_init_c
     [WISP_FN_ID_MPI_Bcast_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend
+    [WISP_FN_ID_MPI_Bsend] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_c
+    [WISP_FN_ID_MPI_Bsend_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Bsend_init
     [WISP_FN_ID_MPI_Bsend_init] = WISP_WRAP_STARTS,
@@ -10821,6 +12753,12 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #endif
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
     [WISP_FN_ID_MPI_Comm_iflush_buffer] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan
+    [WISP_FN_ID_MPI_Exscan] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_c
+    [WISP_FN_ID_MPI_Exscan_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Exscan_init
     [WISP_FN_ID_MPI_Exscan_init] = WISP_WRAP_STARTS,
@@ -10888,17 +12826,41 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_File_iwrite_shared_c
     [WISP_FN_ID_MPI_File_iwrite_shared_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Gather
+    [WISP_FN_ID_MPI_Gather] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_c
+    [WISP_FN_ID_MPI_Gather_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Gather_init
     [WISP_FN_ID_MPI_Gather_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Gather_init_c
     [WISP_FN_ID_MPI_Gather_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Gatherv
+    [WISP_FN_ID_MPI_Gatherv] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_c
+    [WISP_FN_ID_MPI_Gatherv_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Gatherv_init
     [WISP_FN_ID_MPI_Gatherv_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv_init_c
     [WISP_FN_ID_MPI_Gatherv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Get
+    [WISP_FN_ID_MPI_Get] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Get_accumulate
+    [WISP_FN_ID_MPI_Get_accumulate] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Get_accumulate_c
+    [WISP_FN_ID_MPI_Get_accumulate_c] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Get_c
+    [WISP_FN_ID_MPI_Get_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Grequest_start
     [WISP_FN_ID_MPI_Grequest_start] = WISP_WRAP_STARTS,
@@ -11080,6 +13042,15 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Issend_c
     [WISP_FN_ID_MPI_Issend_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Mprobe
+    [WISP_FN_ID_MPI_Mprobe] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Mrecv
+    [WISP_FN_ID_MPI_Mrecv] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Mrecv_c
+    [WISP_FN_ID_MPI_Mrecv_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init
     [WISP_FN_ID_MPI_Neighbor_allgather_init] = WISP_WRAP_STARTS,
 #endif
@@ -11113,8 +13084,17 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Precv_init
     [WISP_FN_ID_MPI_Precv_init] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Probe
+    [WISP_FN_ID_MPI_Probe] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Psend_init
     [WISP_FN_ID_MPI_Psend_init] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Put
+    [WISP_FN_ID_MPI_Put] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Put_c
+    [WISP_FN_ID_MPI_Put_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Raccumulate
     [WISP_FN_ID_MPI_Raccumulate] = WISP_WRAP_STARTS,
@@ -11122,11 +13102,23 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Raccumulate_c
     [WISP_FN_ID_MPI_Raccumulate_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Recv
+    [WISP_FN_ID_MPI_Recv] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_c
+    [WISP_FN_ID_MPI_Recv_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Recv_init
     [WISP_FN_ID_MPI_Recv_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Recv_init_c
     [WISP_FN_ID_MPI_Recv_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce
+    [WISP_FN_ID_MPI_Reduce] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_c
+    [WISP_FN_ID_MPI_Reduce_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_init
     [WISP_FN_ID_MPI_Reduce_init] = WISP_WRAP_STARTS,
@@ -11134,11 +13126,23 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Reduce_init_c
     [WISP_FN_ID_MPI_Reduce_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter
+    [WISP_FN_ID_MPI_Reduce_scatter] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block
+    [WISP_FN_ID_MPI_Reduce_scatter_block] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
+    [WISP_FN_ID_MPI_Reduce_scatter_block_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
     [WISP_FN_ID_MPI_Reduce_scatter_block_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
     [WISP_FN_ID_MPI_Reduce_scatter_block_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_c
+    [WISP_FN_ID_MPI_Reduce_scatter_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init
     [WISP_FN_ID_MPI_Reduce_scatter_init] = WISP_WRAP_STARTS,
@@ -11164,11 +13168,23 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Rput_c
     [WISP_FN_ID_MPI_Rput_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Rsend
+    [WISP_FN_ID_MPI_Rsend] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_c
+    [WISP_FN_ID_MPI_Rsend_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Rsend_init
     [WISP_FN_ID_MPI_Rsend_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rsend_init_c
     [WISP_FN_ID_MPI_Rsend_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scan
+    [WISP_FN_ID_MPI_Scan] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_c
+    [WISP_FN_ID_MPI_Scan_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scan_init
     [WISP_FN_ID_MPI_Scan_init] = WISP_WRAP_STARTS,
@@ -11176,11 +13192,23 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Scan_init_c
     [WISP_FN_ID_MPI_Scan_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Scatter
+    [WISP_FN_ID_MPI_Scatter] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_c
+    [WISP_FN_ID_MPI_Scatter_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Scatter_init
     [WISP_FN_ID_MPI_Scatter_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatter_init_c
     [WISP_FN_ID_MPI_Scatter_init_c] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv
+    [WISP_FN_ID_MPI_Scatterv] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_c
+    [WISP_FN_ID_MPI_Scatterv_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv_init
     [WISP_FN_ID_MPI_Scatterv_init] = WISP_WRAP_STARTS,
@@ -11188,14 +13216,38 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Scatterv_init_c
     [WISP_FN_ID_MPI_Scatterv_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Send
+    [WISP_FN_ID_MPI_Send] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Send_c
+    [WISP_FN_ID_MPI_Send_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Send_init
     [WISP_FN_ID_MPI_Send_init] = WISP_WRAP_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Send_init_c
     [WISP_FN_ID_MPI_Send_init_c] = WISP_WRAP_STARTS,
 #endif
+#ifdef WISP_HAVE_MPI_Sendrecv
+    [WISP_FN_ID_MPI_Sendrecv] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_c
+    [WISP_FN_ID_MPI_Sendrecv_c] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_replace
+    [WISP_FN_ID_MPI_Sendrecv_replace] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Sendrecv_replace_c
+    [WISP_FN_ID_MPI_Sendrecv_replace_c] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
     [WISP_FN_ID_MPI_Session_iflush_buffer] = WISP_WRAP_STARTS,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend
+    [WISP_FN_ID_MPI_Ssend] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_c
+    [WISP_FN_ID_MPI_Ssend_c] = WISP_WRAP_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Ssend_init
     [WISP_FN_ID_MPI_Ssend_init] = WISP_WRAP_STARTS,
@@ -11254,7 +13306,34 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Win_create_dynamic
     [WISP_FN_ID_MPI_Win_create_dynamic] = WISP_WRAP_WIN_MADE,
 #endif
+#ifdef WISP_HAVE_MPI_Win_flush
+    [WISP_FN_ID_MPI_Win_flush] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_all
+    [WISP_FN_ID_MPI_Win_flush_all] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_local
+    [WISP_FN_ID_MPI_Win_flush_local] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Win_flush_local_all
+    [WISP_FN_ID_MPI_Win_flush_local_all] = WISP_WRAP_BLOCKS,
+#endif
 #ifdef WISP_HAVE_MPI_Win_free
     [WISP_FN_ID_MPI_Win_free] = WISP_WRAP_WIN_FREED,
+#endif
+#ifdef WISP_HAVE_MPI_Win_lock
+    [WISP_FN_ID_MPI_Win_lock] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Win_lock_all
+    [WISP_FN_ID_MPI_Win_lock_all] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Win_unlock
+    [WISP_FN_ID_MPI_Win_unlock] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Win_unlock_all
+    [WISP_FN_ID_MPI_Win_unlock_all] = WISP_WRAP_BLOCKS,
+#endif
+#ifdef WISP_HAVE_MPI_Win_wait
+    [WISP_FN_ID_MPI_Win_wait] = WISP_WRAP_BLOCKS,
 #endif
 };
