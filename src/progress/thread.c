@@ -72,24 +72,23 @@ static long now_ns(void)
 
 /* What the thread last saw of the application. */
 struct seen {
-    unsigned start, end; /* last_start and last_end */
-    long ended;          /* when it saw a new wait or test */
+    unsigned ends; /* the application's count of waits and tests */
+    long ended;    /* when it saw a new one */
 };
 
 enum { NAP_GROWTH = 64 }; /* the longest nap, in intervals */
 
 /* Something may be outstanding: a nonblocking call not followed by a wait
- * or test yet (their numbers say which came last), a wait or test within
- * the linger interval, or an open window. */
+ * or test yet, a wait or test within the linger interval, or an open
+ * window. */
 static bool armed(struct seen *seen, long now)
 {
-    seen->start = atomic_load(&app->last_start);
-    unsigned end = atomic_load(&app->last_end);
-    if (end != seen->end) {
-        seen->end = end;
+    unsigned ends = atomic_load(&app->ends);
+    if (ends != seen->ends) {
+        seen->ends = ends;
         seen->ended = now;
     }
-    return seen->start > seen->end || now - seen->ended < pt.linger_ns ||
+    return atomic_load(&app->pending) || now - seen->ended < pt.linger_ns ||
            atomic_load(&pt.windows) > 0;
 }
 
@@ -109,8 +108,8 @@ static void *run(void *unused)
 {
     (void)unused;
     prctl(PR_SET_TIMERSLACK, 1UL); /* naps as long as asked, not 50 us more */
-    /* From zero, as the numbers: a call made before this thread first ran
-     * is seen too. */
+    /* From zero, as the count: a wait made before this thread first ran is
+     * seen too (and a start leaves `pending` set until one). */
     struct seen seen = {0};
     long nap = pt.interval_ns;
     while (!atomic_load(&pt.stop)) {
@@ -139,7 +138,7 @@ static void *run(void *unused)
         atomic_store(&app->watcher_asleep, true);
         if (wisp_wrap_one_caller)
             wisp_membarrier();
-        if (atomic_load(&app->last_start) == seen.start && !atomic_load(&pt.stop))
+        if (!atomic_load(&app->pending) && !atomic_load(&pt.stop))
             wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
         atomic_store(&app->watcher_asleep, false);
     }
