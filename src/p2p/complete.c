@@ -267,12 +267,25 @@ static bool any_done(void *arg)
     return false;
 }
 
+/* A poll found request `i` done: hand it over (out of the poll's line). */
+static __attribute__((noinline, cold)) int testany_found(struct wisp_p2p_req *req, int i,
+                                                         MPI_Request *reqs, int *index, int *flag,
+                                                         MPI_Status *status)
+{
+    MPI_Comm report = MPI_COMM_NULL;
+    int code = hand_over(req, &reqs[i], status, &report);
+    wisp_p2p_unlock();
+    *index = i;
+    *flag = 1;
+    return raise_if(report, code);
+}
+
 /* MPI_Testany over requests that are all wisp's, as many as fit `r` (a
  * poll of receives on a served communicator): one look at each, no
  * sub-array for the MPI. False, having done nothing, when one is the MPI's
- * (MPI_REQUEST_NULL included): the general path below takes the call. */
-static bool testany_ours(int n, MPI_Request *reqs, int *index, int *flag, MPI_Status *status,
-                         int *rc)
+ * (MPI_REQUEST_NULL included): the general path takes the call. */
+static inline bool testany_ours(int n, MPI_Request *reqs, int *index, int *flag, MPI_Status *status,
+                                int *rc)
 {
     struct wisp_p2p_req *r[16];
     if (n > (int)(sizeof r / sizeof *r))
@@ -288,12 +301,7 @@ static bool testany_ours(int n, MPI_Request *reqs, int *index, int *flag, MPI_St
             continue;
         active = true;
         if (wisp_p2p_req_test(r[i])) {
-            MPI_Comm report = MPI_COMM_NULL;
-            int code = hand_over(r[i], &reqs[i], status, &report);
-            wisp_p2p_unlock();
-            *index = i;
-            *flag = 1;
-            *rc = raise_if(report, code);
+            *rc = testany_found(r[i], i, reqs, index, flag, status);
             return true;
         }
     }
@@ -306,6 +314,15 @@ static bool testany_ours(int n, MPI_Request *reqs, int *index, int *flag, MPI_St
     else
         empty_status(status);
     return true;
+}
+
+/* In a frame of its own, small, for the loop that polls millions of times. */
+int wisp_p2p_testany_mixed(int n, MPI_Request *reqs, int *index, int *flag, MPI_Status *status)
+{
+    int rc;
+    if (testany_ours(n, reqs, index, flag, status, &rc))
+        return rc;
+    return wisp_p2p_waitany_mixed(n, reqs, index, status, true, flag);
 }
 
 /* One look (a test), or wait until done. Lock held. */
@@ -323,8 +340,6 @@ int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *sta
                            int *flag)
 {
     int rc;
-    if (test && testany_ours(n, reqs, index, flag, status, &rc))
-        return rc;
     struct any a; /* field by field, as in waitall */
     a.n = n;
     a.reqs = reqs;

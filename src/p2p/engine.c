@@ -128,6 +128,13 @@ static size_t segment_size, slot_stride;
 static uint32_t ring_cells; /* per fastbox ring, the same in every process of the node */
 static MPI_Comm poke_comm = MPI_COMM_NULL;
 static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
+/* The rings into this process, one per peer of the node: every poll looks
+ * at each, so their addresses are kept, not computed from the layout. */
+static struct inbox {
+    struct wisp_fastbox_ring *ring;
+    int from;
+} * inbox;
+static int ninbox;
 static unsigned npending;
 static struct wisp_list receiving; /* receives copying a rendezvous message */
 /* Sends that went through the MPI for a receive lent there (forwarded
@@ -291,8 +298,13 @@ void wisp_p2p_init(int thread_level)
     wisp_fastbox_join(segment, n, ring_cells, wisp_p2p.node_rank);
     wisp_p2p_handback_init(segment + handback, wisp_p2p.node_rank);
     pending = malloc(sizeof *pending * (size_t)n);
-    if (!pending)
+    inbox = malloc(sizeof *inbox * (size_t)n);
+    if (!pending || !inbox)
         wisp_fatal("out of memory for the point-to-point engine");
+    ninbox = 0;
+    for (int p = 0; p < n; p++)
+        if (p != wisp_p2p.node_rank)
+            inbox[ninbox++] = (struct inbox){ring(p, wisp_p2p.node_rank), p};
     for (int i = 0; i < n; i++)
         wisp_list_init(&pending[i]);
     wisp_list_init(&receiving);
@@ -349,6 +361,9 @@ void wisp_p2p_fini(void)
     segment = NULL;
     free(pending);
     pending = NULL;
+    free(inbox);
+    inbox = NULL;
+    ninbox = 0;
     atomic_store_explicit(&wisp_p2p.outstanding, 0, memory_order_relaxed);
     atomic_store_explicit(&wisp_p2p.deferred, 0, memory_order_relaxed);
     npending = 0;
@@ -1021,10 +1036,9 @@ static struct wisp_p2p_msg *msg_new(size_t payload)
     return msg;
 }
 
-/* Take every message waiting in the ring from `from`; true if any. */
-static bool drain(int from)
+/* Take every message waiting in ring `r` from `from`; true if any. */
+static bool drain(struct wisp_fastbox_ring *r, int from)
 {
-    struct wisp_fastbox_ring *r = ring(from, wisp_p2p.node_rank);
     const struct wisp_fastbox_cell *cell = wisp_fastbox_peek(r);
     if (!cell)
         return false;
@@ -1081,9 +1095,8 @@ static bool drain(int from)
 static bool progress_local(void)
 {
     bool moved = false;
-    for (int p = 0; p < wisp_p2p.node_size; p++)
-        if (p != wisp_p2p.node_rank)
-            moved |= drain(p);
+    for (int i = 0; i < ninbox; i++)
+        moved |= drain(inbox[i].ring, inbox[i].from);
     if (npending)
         moved |= emit_pending();
     for (int i = mine.nbusy - 1; i >= 0; i--)
@@ -1202,8 +1215,8 @@ bool wisp_p2p_progress_async(void)
 static bool has_message(void *unused)
 {
     (void)unused;
-    for (int p = 0; p < wisp_p2p.node_size; p++)
-        if (p != wisp_p2p.node_rank && wisp_fastbox_waiting(ring(p, wisp_p2p.node_rank)))
+    for (int i = 0; i < ninbox; i++)
+        if (wisp_fastbox_waiting(inbox[i].ring))
             return true;
     return false;
 }

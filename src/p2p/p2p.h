@@ -648,6 +648,9 @@ int wisp_p2p_waitany_mixed(int n, MPI_Request *reqs, int *index, MPI_Status *sta
                            int *flag);
 int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indices,
                             MPI_Status *statuses, bool test);
+/* wisp_p2p_waitany_mixed's test, with a fast path for requests that are
+ * all wisp's (a poll of receives on a served communicator). */
+int wisp_p2p_testany_mixed(int n, MPI_Request *reqs, int *index, int *flag, MPI_Status *status);
 int wisp_p2p_wait1_ours(MPI_Request *request, MPI_Status *status, bool test, int *flag);
 int wisp_p2p_request_free(MPI_Request *request);
 int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *status);
@@ -715,7 +718,8 @@ static inline int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Sta
     if (!wisp_p2p_any_ours(n, reqs) && (test || !wisp_p2p_busy()))
         return test ? PMPI_Testany(n, reqs, index, flag, status)
                     : PMPI_Waitany(n, reqs, index, status);
-    return wisp_p2p_waitany_mixed(n, reqs, index, status, test, flag);
+    return test ? wisp_p2p_testany_mixed(n, reqs, index, flag, status)
+                : wisp_p2p_waitany_mixed(n, reqs, index, status, false, NULL);
 }
 
 static inline int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices,
