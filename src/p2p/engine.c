@@ -130,10 +130,11 @@ static MPI_Comm poke_comm = MPI_COMM_NULL;
 static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
 /* The rings into this process, one per peer of the node: every poll looks
  * at each, so their addresses are kept, not computed from the layout. */
-static struct inbox {
+struct inbox {
     struct wisp_fastbox_ring *ring;
     int from;
-} * inbox;
+};
+static struct inbox *inbox;
 static int ninbox;
 static unsigned npending;
 static struct wisp_list receiving; /* receives copying a rendezvous message */

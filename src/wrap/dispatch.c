@@ -42,7 +42,7 @@ static struct wisp_dispatch begun_entry =
 static void point(enum wisp_wrap_group group, bool mpi)
 {
 #define SLOT(f)                                                                                    \
-    __atomic_store_n(&wisp_entry.f, mpi &&begun_entry.f == wisp_impl.f ? P##f : begun_entry.f,     \
+    __atomic_store_n(&wisp_entry.f, (mpi && begun_entry.f == wisp_impl.f) ? P##f : begun_entry.f,  \
                      __ATOMIC_RELAXED)
     if (group == WISP_WRAP_REQUESTS) {
         SLOT(MPI_Test);
