@@ -14,4 +14,8 @@ wisp_add_mpi_test(progress_thread NP 2 ENV WISP_PROGRESS=thread WISP_PROGRESS_LI
                   WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 wisp_add_mpi_test(progress_thread NP 2 ENV WISP_PROGRESS=thread WISP_PROGRESS_LINGER=2000
                   WISP_PROGRESS_CORES=1 SUFFIX .core)
+# The same with WISP_STATS, where every call takes the hooked path and the
+# thread hears of the calls there, not through the watched path (wrap.h).
+wisp_add_mpi_test(progress_thread NP 2 ENV WISP_PROGRESS=thread WISP_PROGRESS_LINGER=2000
+                  WISP_VNODE_SIZE=1 WISP_STATS=1 SUFFIX .vnode1.stats)
 wisp_add_mpi_test(progress_thread NP 2 SUFFIX .off ARGS off)
