@@ -31,19 +31,18 @@ struct wisp_dispatch wisp_entry =
  * Both begin before the first handle of wisp's or the served communicator
  * exists anywhere, so no call can hold one and the MPI's function.
  */
-static bool begun[2], hooked;
-/* What a slot holds once its group has begun, unless hooked: the
- * implementation, or the watched path over it. A watched slot stays watched
- * before then too, or the watcher would miss the call. */
-static struct wisp_dispatch begun_entry =
-#include "wrap/implementations.inc"
-    ;
+static bool begun[2], hooked, watching;
+
+/* What a slot holds once its group has begun, unless hooked: the watched
+ * path where the watcher needs the function (before then too, or it would
+ * miss the call), else the implementation. */
+#define WATCHED(f) (watching && wisp_watched.f)
+#define BEGUN(f)   (WATCHED(f) ? wisp_watched.f : wisp_impl.f)
 
 static void point(enum wisp_wrap_group group, bool mpi)
 {
 #define SLOT(f)                                                                                    \
-    __atomic_store_n(&wisp_entry.f, (mpi && begun_entry.f == wisp_impl.f) ? P##f : begun_entry.f,  \
-                     __ATOMIC_RELAXED)
+    __atomic_store_n(&wisp_entry.f, (mpi && !WATCHED(f)) ? P##f : BEGUN(f), __ATOMIC_RELAXED)
     if (group == WISP_WRAP_REQUESTS) {
         SLOT(MPI_Test);
         SLOT(MPI_Testall);
@@ -67,17 +66,16 @@ static void point(enum wisp_wrap_group group, bool mpi)
 
 void wisp_wrap_hooks_enable(enum wisp_wrap_hooks hooks)
 {
-    begun_entry = wisp_impl;
-    if (hooks == WISP_WRAP_WATCH) {
-#define WISP_FN(f)                                                                                 \
-    if (wisp_watched.f)                                                                            \
-        begun_entry.f = wisp_watched.f;
+    hooked = hooks == WISP_WRAP_HOOK_ALL;
+    watching = hooks == WISP_WRAP_WATCH;
+    if (hooked) {
+        memcpy(&wisp_entry, &wisp_hooked, sizeof wisp_entry);
+        return;
+    }
+#define WISP_FN(f) wisp_entry.f = BEGUN(f);
 #include "present.def"
 #undef WISP_FN
-    }
-    hooked = hooks == WISP_WRAP_HOOK_ALL;
-    memcpy(&wisp_entry, hooked ? &wisp_hooked : &begun_entry, sizeof wisp_entry);
-    for (int g = 0; g < 2 && !hooked; g++)
+    for (int g = 0; g < 2; g++)
         if (!__atomic_load_n(&begun[g], __ATOMIC_ACQUIRE))
             point((enum wisp_wrap_group)g, true);
 }
