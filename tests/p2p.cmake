@@ -22,9 +22,9 @@ wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 # sender go back to it first. Without cross-memory attach, and with a heap
 # partition smaller than the 1 MiB one (or no heap: the sanitizer build),
 # only a file in /dev/shm reaches the receiver's copy (docs/p2p.md).
-wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T
-                  WISP_HEAP_SIZE=1M SUFFIX .vnode2.staged ARGS wildcard_collective
-                  ssend_lent_wildcard)
+set(staged_env WISP_VNODE_SIZE=2 WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T WISP_HEAP_SIZE=1M)
+wisp_add_mpi_test(p2p_semantics NP 3 ENV ${staged_env} SUFFIX .vnode2.staged
+                  ARGS wildcard_collective ssend_lent_wildcard)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
 # The progress thread moving the MPI meanwhile (Open MPI's MPI_Waitall hung
 # on a truncated receive then: p2p.h, wisp_p2p_progress_thread).
@@ -79,14 +79,14 @@ if(NOT WISP_SANITIZE)
   # its sender (the staged setting above; the shim fails its
   # posix_fallocate): the synchronous message behind it cannot go through
   # the MPI, WISP_VERBOSE=1 says why, and both arrive in order after the
-  # collective (rule lent_handback, whose sender waits after it).
+  # collective (rule lent_handback, whose sender waits after it). wisprun
+  # passes on the WISP_* variables of its environment.
   add_library(no_shm_room MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/no_shm_room.c")
   target_link_libraries(no_shm_room PRIVATE ${CMAKE_DL_LIBS})
   add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_room
            COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
                              [ $rc = 0 ] && grep -q "no room in /dev/shm to hand a message" <<<"$out"]] --
-                   env LD_PRELOAD=$<TARGET_FILE:no_shm_room> "${WISP_WISPRUN}" --env WISP_VNODE_SIZE=2
-                   --env WISP_SHM_CMA=off --env WISP_SHM_SINGLE_COPY=1T --env WISP_HEAP_SIZE=1M
+                   env LD_PRELOAD=$<TARGET_FILE:no_shm_room> ${staged_env} "${WISP_WISPRUN}"
                    --env WISP_VERBOSE=1 -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
   wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_room 3 mpi)
   # The file made, but its sender cannot open it: the job stops, with a
@@ -94,9 +94,8 @@ if(NOT WISP_SANITIZE)
   add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_read
            COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
                              [ $rc != 0 ] && grep -q "cannot read /wisp-.*-back-.*, a message handed back by its receiver" <<<"$out"]] --
-                   env LD_PRELOAD=$<TARGET_FILE:no_shm_room> NO_SHM_ROOM=read "${WISP_WISPRUN}"
-                   --env WISP_VNODE_SIZE=2 --env WISP_SHM_CMA=off --env WISP_SHM_SINGLE_COPY=1T
-                   --env WISP_HEAP_SIZE=1M -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
+                   env LD_PRELOAD=$<TARGET_FILE:no_shm_room> NO_SHM_ROOM=read ${staged_env}
+                   "${WISP_WISPRUN}" -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
   wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_read 3 mpi)
 endif()
 
