@@ -43,6 +43,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group", "MPI_Op": "Op",
            "MPI_Win": "Win", "MPI_Info": "Info", "MPI_Errhandler": "Errhandler",
            "MPI_Request": "Request", "MPI_Message": "Message", "MPI_File": "File"}
+# What an output-only handle holds until the call writes it: a call that
+# does not (MPI_Improbe finding nothing) hands back the null handle, never
+# stack contents converted.
+HANDLE_NULLS = {"MPI_Comm": "MPI_COMM_NULL", "MPI_Datatype": "MPI_DATATYPE_NULL",
+                "MPI_Group": "MPI_GROUP_NULL", "MPI_Op": "MPI_OP_NULL", "MPI_Win": "MPI_WIN_NULL",
+                "MPI_Info": "MPI_INFO_NULL", "MPI_Errhandler": "MPI_ERRHANDLER_NULL",
+                "MPI_Request": "MPI_REQUEST_NULL", "MPI_Message": "MPI_MESSAGE_NULL",
+                "MPI_File": "MPI_FILE_NULL"}
+assert HANDLE_NULLS.keys() == HANDLES.keys()
 # Handles wisp itself makes: converted by wisp (src/fortran/convert.c), the
 # others by the MPI's own PMPI_X_f2c / PMPI_X_c2f.
 WISP_HANDLES = {"MPI_Request", "MPI_Message"}
@@ -169,7 +178,8 @@ class Body:
                 self.pre.append(f"{base} {c} = {f2c}(*{name});")
                 self.args.append(c)
             elif not array and stars == 1:
-                self.pre.append(f"{base} {c} = {f2c}(*{name});" if inp else f"{base} {c};")
+                self.pre.append(f"{base} {c} = {f2c}(*{name});" if inp else
+                                f"{base} {c} = {HANDLE_NULLS[base]};")
                 self.args.append(f"&{c}")
                 if out:
                     self.post.append(f"if (rc == MPI_SUCCESS)\n        *{name} = {c2f}({c});")
@@ -245,7 +255,7 @@ class Body:
             self.fparams.append(f"MPI_Fint *{name}")
             if not array and stars == 1:
                 self.pre.append(f"MPI_Status {c}_local;")
-                self.pre.append(f"MPI_Status *{c} = wisp_f_status_in(abi, {name}, &{c}_local, {int(inp)});")
+                self.pre.append(f"MPI_Status *{c} = wisp_f_status_in(abi, {name}, &{c}_local);")
                 self.args.append(c)
                 if out:
                     self.post.append(f"wisp_f_status_out({c}, {name});")

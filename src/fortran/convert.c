@@ -56,12 +56,13 @@ static bool statuses_ignored(enum wisp_f_abi abi, const MPI_Fint *statuses)
     return statuses == MPI_F_STATUSES_IGNORE;
 }
 
-MPI_Status *wisp_f_status_in(enum wisp_f_abi abi, MPI_Fint *status, MPI_Status *local, bool in)
+/* Copied in even for an output: the fields the call leaves alone (MPI_ERROR
+ * in single-completion calls) must come back as the caller set them. */
+MPI_Status *wisp_f_status_in(enum wisp_f_abi abi, MPI_Fint *status, MPI_Status *local)
 {
     if (status_ignored(abi, status))
         return MPI_STATUS_IGNORE;
-    if (in)
-        PMPI_Status_f2c(status, local);
+    PMPI_Status_f2c(status, local);
     return local;
 }
 
@@ -92,7 +93,10 @@ MPI_Status *wisp_f_statuses_in(enum wisp_f_abi abi, MPI_Fint *statuses, int n, M
 {
     if (statuses_ignored(abi, statuses))
         return MPI_STATUSES_IGNORE;
-    return scratch(n, sizeof(MPI_Status), local);
+    MPI_Status *c = scratch(n, sizeof(MPI_Status), local);
+    for (int i = 0; i < n; i++)
+        PMPI_Status_f2c(statuses + (size_t)i * WISP_F_STATUS_SIZE, &c[i]);
+    return c;
 }
 
 void wisp_f_statuses_out(const MPI_Status *c, int n, MPI_Fint *statuses)
@@ -198,6 +202,11 @@ int wisp_f_comm_size(MPI_Comm comm)
 
 char *wisp_f_string_in(const char *string, size_t len)
 {
+    /* Both ends, as the standard says and the MPIs' own bindings do. */
+    while (len > 0 && string[0] == ' ') {
+        string++;
+        len--;
+    }
     while (len > 0 && string[len - 1] == ' ')
         len--;
     char *c = malloc(len + 1);

@@ -48,8 +48,9 @@ static inline MPI_Fint wisp_f_logical_out(int value)
 void *wisp_f_buf(void *buf);
 
 /* One status: the C status to pass (MPI_STATUS_IGNORE when the Fortran one
- * is ignored), copied in from Fortran when `in`; and back after the call. */
-MPI_Status *wisp_f_status_in(enum wisp_f_abi abi, MPI_Fint *status, MPI_Status *local, bool in);
+ * is ignored), copied in from Fortran; and back after the call. Arrays the
+ * same, element by element. */
+MPI_Status *wisp_f_status_in(enum wisp_f_abi abi, MPI_Fint *status, MPI_Status *local);
 void wisp_f_status_out(const MPI_Status *c, MPI_Fint *status);
 /* Arrays of n: allocated when n > WISP_F_LOCAL, freed by wisp_f_release. */
 MPI_Status *wisp_f_statuses_in(enum wisp_f_abi abi, MPI_Fint *statuses, int n, MPI_Status *local);
@@ -71,8 +72,8 @@ MPI_Fint wisp_f_request_c2f(MPI_Request request);
 MPI_Message wisp_f_message_f2c(MPI_Fint message);
 MPI_Fint wisp_f_message_c2f(MPI_Message message);
 
-/* A CHARACTER argument of `len` characters, without its trailing blanks,
- * as a C string (from malloc). */
+/* A CHARACTER argument of `len` characters, without its leading and
+ * trailing blanks, as a C string (from malloc). */
 char *wisp_f_string_in(const char *string, size_t len);
 
 /* Array lengths the Fortran call does not pass. */

@@ -100,7 +100,6 @@ int wisp_ult_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, in
     rc = wisp_ult_waitall(2, reqs, statuses);
     if (rc == MPI_ERR_IN_STATUS)
         rc = statuses[0].MPI_ERROR != MPI_SUCCESS ? statuses[0].MPI_ERROR : statuses[1].MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE)
-        *status = statuses[0];
+    wisp_wrap_status_single(status, &statuses[0]);
     return rc;
 }

@@ -64,6 +64,18 @@ static inline MPI_Comm wisp_wrap_comm_in(MPI_Comm comm)
     return comm == MPI_COMM_WORLD ? wisp_wrap_user_world : comm;
 }
 
+/* The status of a single completion made of several (MPI_Sendrecv through
+ * two requests): `from`, but MPI_ERROR as the caller left it, as the
+ * standard says single completions do. */
+static inline void wisp_wrap_status_single(MPI_Status *status, const MPI_Status *from)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    int error = status->MPI_ERROR;
+    *status = *from;
+    status->MPI_ERROR = error;
+}
+
 /* What the wrappers report of each function (generated): a call that left
  * an operation in flight, one that completes requests (MPI_Wait*,
  * MPI_Test*), one that blocks (those of src/ult/yields.def), a window made

@@ -39,6 +39,10 @@ wisp_add_fortran_test(wildcard NP 3 SOURCES "${dir}/wildcard.f90")
 wisp_add_fortran_test(collective NP 3 SOURCES "${dir}/collective.f90")
 wisp_add_fortran_test(rma NP 2 SOURCES "${dir}/rma.f90")
 wisp_add_fortran_test(c_main NP 2 SOURCES "${dir}/c_main.c" "${dir}/kernel.f90" "${dir}/kernel_f08.f90")
+# Argument forms checked as the MPI's own bindings treat them (blank-padded
+# strings, status fields the call leaves alone, a probe that finds nothing).
+wisp_add_fortran_test(arguments NP 2 SOURCES "${dir}/arguments.f90")
+wisp_add_fortran_test(arguments_f08 NP 2 SOURCES "${dir}/arguments_f08.f90")
 
 # WISP_STATS=1 counts the Fortran calls as the C functions they are.
 wisp_add_script_test(fortran_stats NP 2 "${dir}/stats.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_pingpong>

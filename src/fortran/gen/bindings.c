@@ -6,7 +6,7 @@
 static inline __attribute__((always_inline)) void f_MPI_Abi_get_fortran_info(MPI_Fint *info, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     (void)abi;
-    MPI_Info c_info;
+    MPI_Info c_info = MPI_INFO_NULL;
     int rc = MPI_Abi_get_fortran_info(&c_info);
     if (rc == MPI_SUCCESS)
         *info = PMPI_Info_c2f(c_info);
@@ -32,7 +32,7 @@ WISP_EXPORT void mpi_abi_get_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierror)
 static inline __attribute__((always_inline)) void f_MPI_Abi_get_info(MPI_Fint *info, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     (void)abi;
-    MPI_Info c_info;
+    MPI_Info c_info = MPI_INFO_NULL;
     int rc = MPI_Abi_get_info(&c_info);
     if (rc == MPI_SUCCESS)
         *info = PMPI_Info_c2f(c_info);
@@ -270,7 +270,7 @@ static inline __attribute__((always_inline)) void f_MPI_Allgather_init(void *sen
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Allgather_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -328,7 +328,7 @@ static inline __attribute__((always_inline)) void f_MPI_Allgatherv_init(void *se
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Allgatherv_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)displs, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -410,7 +410,7 @@ static inline __attribute__((always_inline)) void f_MPI_Allreduce_init(void *sen
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Allreduce_init(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -470,7 +470,7 @@ static inline __attribute__((always_inline)) void f_MPI_Alltoall_init(void *send
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Alltoall_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -526,7 +526,7 @@ static inline __attribute__((always_inline)) void f_MPI_Alltoallv_init(void *sen
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Alltoallv_init(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)sdispls, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)rdispls, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -586,7 +586,7 @@ static inline __attribute__((always_inline)) void f_MPI_Alltoallw_init(void *sen
     MPI_Datatype c_recvtypes_local[WISP_F_LOCAL];
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     MPI_Datatype *c_sendtypes = wisp_f_types_in(sendtypes, wisp_f_comm_size(c_comm), c_sendtypes_local);
     MPI_Datatype *c_recvtypes = wisp_f_types_in(recvtypes, wisp_f_comm_size(c_comm), c_recvtypes_local);
     int rc = MPI_Alltoallw_init(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)sdispls, c_sendtypes, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)rdispls, c_recvtypes, c_comm, c_info, &c_request);
@@ -667,7 +667,7 @@ static inline __attribute__((always_inline)) void f_MPI_Barrier_init(MPI_Fint *c
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Barrier_init(c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -725,7 +725,7 @@ static inline __attribute__((always_inline)) void f_MPI_Bcast_init(void *buffer,
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Bcast_init(wisp_f_buf(buffer), c_count, c_datatype, c_root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -784,7 +784,7 @@ static inline __attribute__((always_inline)) void f_MPI_Bsend_init(void *buf, MP
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Bsend_init(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -857,7 +857,7 @@ WISP_EXPORT void mpi_buffer_flush_f08_(MPI_Fint *ierror)
 static inline __attribute__((always_inline)) void f_MPI_Buffer_iflush(MPI_Fint *request, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     (void)abi;
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Buffer_iflush(&c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -936,7 +936,7 @@ static inline __attribute__((always_inline)) void f_MPI_Cart_create(MPI_Fint *co
     MPI_Comm c_comm_old = PMPI_Comm_f2c(*comm_old);
     int c_ndims = (int)*ndims;
     int c_periods_local[WISP_F_LOCAL];
-    MPI_Comm c_comm_cart;
+    MPI_Comm c_comm_cart = MPI_COMM_NULL;
     int *c_periods = wisp_f_logicals_in(periods, c_ndims, c_periods_local, 1);
     int rc = MPI_Cart_create(c_comm_old, c_ndims, (int *)dims, c_periods, wisp_f_logical_in(*reorder), &c_comm_cart);
     if (rc == MPI_SUCCESS)
@@ -1078,7 +1078,7 @@ static inline __attribute__((always_inline)) void f_MPI_Cart_sub(MPI_Fint *comm,
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int c_remain_dims_local[WISP_F_LOCAL];
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int *c_remain_dims = wisp_f_logicals_in(remain_dims, wisp_f_cartdim(c_comm), c_remain_dims_local, 1);
     int rc = MPI_Cart_sub(c_comm, c_remain_dims, &c_newcomm);
     if (rc == MPI_SUCCESS)
@@ -1160,7 +1160,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_accept(char *port_n
     MPI_Info c_info = PMPI_Info_f2c(*info);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_accept(c_port_name, c_info, c_root, c_comm, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1267,7 +1267,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_connect(char *port_
     MPI_Info c_info = PMPI_Info_f2c(*info);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_connect(c_port_name, c_info, c_root, c_comm, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1296,7 +1296,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_create(MPI_Fint *co
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Group c_group = PMPI_Group_f2c(*group);
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_create(c_comm, c_group, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1326,7 +1326,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_create_from_group(M
     char *c_stringtag = wisp_f_string_in(stringtag, stringtag_len);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_create_from_group(c_group, c_stringtag, c_info, c_errhandler, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1356,7 +1356,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_create_group(MPI_Fi
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int c_tag = (int)*tag;
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_create_group(c_comm, c_group, c_tag, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1459,7 +1459,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_dup(MPI_Fint *comm,
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_dup(c_comm, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1487,7 +1487,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_dup_with_info(MPI_F
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_dup_with_info(c_comm, c_info, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1588,7 +1588,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_get_errhandler(MPI_
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Errhandler c_errhandler;
+    MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL;
     int rc = MPI_Comm_get_errhandler(c_comm, &c_errhandler);
     if (rc == MPI_SUCCESS)
         *errhandler = PMPI_Errhandler_c2f(c_errhandler);
@@ -1615,7 +1615,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_get_info(MPI_Fint *
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Info c_info_used;
+    MPI_Info c_info_used = MPI_INFO_NULL;
     int rc = MPI_Comm_get_info(c_comm, &c_info_used);
     if (rc == MPI_SUCCESS)
         *info_used = PMPI_Info_c2f(c_info_used);
@@ -1641,7 +1641,7 @@ WISP_EXPORT void mpi_comm_get_info_f08_(MPI_Fint *comm, MPI_Fint *info_used, MPI
 static inline __attribute__((always_inline)) void f_MPI_Comm_get_parent(MPI_Fint *parent, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     (void)abi;
-    MPI_Comm c_parent;
+    MPI_Comm c_parent = MPI_COMM_NULL;
     int rc = MPI_Comm_get_parent(&c_parent);
     if (rc == MPI_SUCCESS)
         *parent = PMPI_Comm_c2f(c_parent);
@@ -1668,7 +1668,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_group(MPI_Fint *com
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Group c_group;
+    MPI_Group c_group = MPI_GROUP_NULL;
     int rc = MPI_Comm_group(c_comm, &c_group);
     if (rc == MPI_SUCCESS)
         *group = PMPI_Group_c2f(c_group);
@@ -1695,8 +1695,8 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_idup(MPI_Fint *comm
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Comm c_newcomm;
-    MPI_Request c_request;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Comm_idup(c_comm, &c_newcomm, &c_request);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1726,8 +1726,8 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_idup_with_info(MPI_
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_newcomm;
-    MPI_Request c_request;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Comm_idup_with_info(c_comm, c_info, &c_newcomm, &c_request);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1756,7 +1756,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_iflush_buffer(MPI_F
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Comm_iflush_buffer(c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -1783,7 +1783,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_join(MPI_Fint *fd, 
 {
     (void)abi;
     int c_fd = (int)*fd;
-    MPI_Comm c_intercomm;
+    MPI_Comm c_intercomm = MPI_COMM_NULL;
     int rc = MPI_Comm_join(c_fd, &c_intercomm);
     if (rc == MPI_SUCCESS)
         *intercomm = PMPI_Comm_c2f(c_intercomm);
@@ -1835,7 +1835,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_remote_group(MPI_Fi
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Group c_group;
+    MPI_Group c_group = MPI_GROUP_NULL;
     int rc = MPI_Comm_remote_group(c_comm, &c_group);
     if (rc == MPI_SUCCESS)
         *group = PMPI_Group_c2f(c_group);
@@ -1990,7 +1990,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_split(MPI_Fint *com
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int c_color = (int)*color;
     int c_key = (int)*key;
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_split(c_comm, c_color, c_key, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -2020,7 +2020,7 @@ static inline __attribute__((always_inline)) void f_MPI_Comm_split_type(MPI_Fint
     int c_split_type = (int)*split_type;
     int c_key = (int)*key;
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Comm c_newcomm;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
     int rc = MPI_Comm_split_type(c_comm, c_split_type, c_key, c_info, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -2234,7 +2234,7 @@ static inline __attribute__((always_inline)) void f_MPI_Exscan_init(void *sendbu
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Exscan_init(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2440,7 +2440,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_get_errhandler(MPI_
 {
     (void)abi;
     MPI_File c_file = PMPI_File_f2c(*file);
-    MPI_Errhandler c_errhandler;
+    MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL;
     int rc = MPI_File_get_errhandler(c_file, &c_errhandler);
     if (rc == MPI_SUCCESS)
         *errhandler = PMPI_Errhandler_c2f(c_errhandler);
@@ -2467,7 +2467,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_get_group(MPI_Fint 
 {
     (void)abi;
     MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Group c_group;
+    MPI_Group c_group = MPI_GROUP_NULL;
     int rc = MPI_File_get_group(c_fh, &c_group);
     if (rc == MPI_SUCCESS)
         *group = PMPI_Group_c2f(c_group);
@@ -2494,7 +2494,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_get_info(MPI_Fint *
 {
     (void)abi;
     MPI_File c_fh = PMPI_File_f2c(*fh);
-    MPI_Info c_info_used;
+    MPI_Info c_info_used = MPI_INFO_NULL;
     int rc = MPI_File_get_info(c_fh, &c_info_used);
     if (rc == MPI_SUCCESS)
         *info_used = PMPI_Info_c2f(c_info_used);
@@ -2620,7 +2620,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iread(MPI_Fint *fh,
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iread(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2649,7 +2649,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iread_all(MPI_Fint 
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iread_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2678,7 +2678,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iread_at(MPI_Fint *
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iread_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2707,7 +2707,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iread_at_all(MPI_Fi
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iread_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2736,7 +2736,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iread_shared(MPI_Fi
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iread_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2765,7 +2765,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iwrite(MPI_Fint *fh
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iwrite(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2794,7 +2794,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iwrite_all(MPI_Fint
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iwrite_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2823,7 +2823,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iwrite_at(MPI_Fint 
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iwrite_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2852,7 +2852,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iwrite_at_all(MPI_F
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iwrite_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2881,7 +2881,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_iwrite_shared(MPI_F
     MPI_File c_fh = PMPI_File_f2c(*fh);
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_File_iwrite_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -2911,7 +2911,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_open(MPI_Fint *comm
     char *c_filename = wisp_f_string_in(filename, filename_len);
     int c_amode = (int)*amode;
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_File c_fh;
+    MPI_File c_fh = MPI_FILE_NULL;
     int rc = MPI_File_open(c_comm, c_filename, c_amode, c_info, &c_fh);
     if (rc == MPI_SUCCESS)
         *fh = PMPI_File_c2f(c_fh);
@@ -2965,7 +2965,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read(MPI_Fint *fh, 
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -2993,7 +2993,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_all(MPI_Fint *
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3045,7 +3045,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_all_end(MPI_Fi
 {
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_all_end(c_fh, wisp_f_buf(buf), c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3073,7 +3073,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_at(MPI_Fint *f
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3101,7 +3101,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_at_all(MPI_Fin
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3153,7 +3153,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_at_all_end(MPI
 {
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_at_all_end(c_fh, wisp_f_buf(buf), c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3181,7 +3181,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_ordered(MPI_Fi
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_ordered(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3233,7 +3233,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_ordered_end(MP
 {
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_ordered_end(c_fh, wisp_f_buf(buf), c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3261,7 +3261,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_read_shared(MPI_Fin
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_read_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3490,7 +3490,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write(MPI_Fint *fh,
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3518,7 +3518,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_all(MPI_Fint 
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_all(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3570,7 +3570,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_all_end(MPI_F
 {
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_all_end(c_fh, wisp_f_buf(buf), c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3598,7 +3598,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_at(MPI_Fint *
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_at(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3626,7 +3626,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_at_all(MPI_Fi
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_at_all(c_fh, *offset, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3678,7 +3678,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_at_all_end(MP
 {
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_at_all_end(c_fh, wisp_f_buf(buf), c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3706,7 +3706,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_ordered(MPI_F
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_ordered(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3758,7 +3758,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_ordered_end(M
 {
     MPI_File c_fh = PMPI_File_f2c(*fh);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_ordered_end(c_fh, wisp_f_buf(buf), c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3786,7 +3786,7 @@ static inline __attribute__((always_inline)) void f_MPI_File_write_shared(MPI_Fi
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_File_write_shared(c_fh, wisp_f_buf(buf), c_count, c_datatype, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -3918,7 +3918,7 @@ static inline __attribute__((always_inline)) void f_MPI_Gather_init(void *sendbu
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Gather_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -3978,7 +3978,7 @@ static inline __attribute__((always_inline)) void f_MPI_Gatherv_init(void *sendb
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Gatherv_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)displs, c_recvtype, c_root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4088,7 +4088,7 @@ WISP_EXPORT void mpi_get_address_f08_(void *location, MPI_Aint *address, MPI_Fin
 static inline __attribute__((always_inline)) void f_MPI_Get_count(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int *c_count = (int *)count;
     int rc = MPI_Get_count(c_status, c_datatype, c_count);
@@ -4114,7 +4114,7 @@ WISP_EXPORT void mpi_get_count_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fi
 static inline __attribute__((always_inline)) void f_MPI_Get_elements(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int *c_count = (int *)count;
     int rc = MPI_Get_elements(c_status, c_datatype, c_count);
@@ -4140,7 +4140,7 @@ WISP_EXPORT void mpi_get_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI
 static inline __attribute__((always_inline)) void f_MPI_Get_elements_x(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = MPI_Get_elements_x(c_status, c_datatype, count);
     if (ierror) /* optional in `use mpi_f08` */
@@ -4165,7 +4165,7 @@ WISP_EXPORT void mpi_get_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, M
 static inline __attribute__((always_inline)) void f_MPI_Get_hw_resource_info(MPI_Fint *hw_info, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     (void)abi;
-    MPI_Info c_hw_info;
+    MPI_Info c_hw_info = MPI_INFO_NULL;
     int rc = MPI_Get_hw_resource_info(&c_hw_info);
     if (rc == MPI_SUCCESS)
         *hw_info = PMPI_Info_c2f(c_hw_info);
@@ -4218,7 +4218,7 @@ static inline __attribute__((always_inline)) void f_MPI_Graph_create(MPI_Fint *c
     (void)abi;
     MPI_Comm c_comm_old = PMPI_Comm_f2c(*comm_old);
     int c_nnodes = (int)*nnodes;
-    MPI_Comm c_comm_graph;
+    MPI_Comm c_comm_graph = MPI_COMM_NULL;
     int rc = MPI_Graph_create(c_comm_old, c_nnodes, (int *)index, (int *)edges, wisp_f_logical_in(*reorder), &c_comm_graph);
     if (rc == MPI_SUCCESS)
         *comm_graph = PMPI_Comm_c2f(c_comm_graph);
@@ -4426,7 +4426,7 @@ static inline __attribute__((always_inline)) void f_MPI_Group_difference(MPI_Fin
     (void)abi;
     MPI_Group c_group1 = PMPI_Group_f2c(*group1);
     MPI_Group c_group2 = PMPI_Group_f2c(*group2);
-    MPI_Group c_newgroup;
+    MPI_Group c_newgroup = MPI_GROUP_NULL;
     int rc = MPI_Group_difference(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -4454,7 +4454,7 @@ static inline __attribute__((always_inline)) void f_MPI_Group_excl(MPI_Fint *gro
     (void)abi;
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int c_n = (int)*n;
-    MPI_Group c_newgroup;
+    MPI_Group c_newgroup = MPI_GROUP_NULL;
     int rc = MPI_Group_excl(c_group, c_n, (int *)ranks, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -4508,7 +4508,7 @@ static inline __attribute__((always_inline)) void f_MPI_Group_incl(MPI_Fint *gro
     (void)abi;
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int c_n = (int)*n;
-    MPI_Group c_newgroup;
+    MPI_Group c_newgroup = MPI_GROUP_NULL;
     int rc = MPI_Group_incl(c_group, c_n, (int *)ranks, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -4536,7 +4536,7 @@ static inline __attribute__((always_inline)) void f_MPI_Group_intersection(MPI_F
     (void)abi;
     MPI_Group c_group1 = PMPI_Group_f2c(*group1);
     MPI_Group c_group2 = PMPI_Group_f2c(*group2);
-    MPI_Group c_newgroup;
+    MPI_Group c_newgroup = MPI_GROUP_NULL;
     int rc = MPI_Group_intersection(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -4564,7 +4564,7 @@ static inline __attribute__((always_inline)) void f_MPI_Group_range_excl(MPI_Fin
     (void)abi;
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int c_n = (int)*n;
-    MPI_Group c_newgroup;
+    MPI_Group c_newgroup = MPI_GROUP_NULL;
     int rc = MPI_Group_range_excl(c_group, c_n, (int(*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -4592,7 +4592,7 @@ static inline __attribute__((always_inline)) void f_MPI_Group_range_incl(MPI_Fin
     (void)abi;
     MPI_Group c_group = PMPI_Group_f2c(*group);
     int c_n = (int)*n;
-    MPI_Group c_newgroup;
+    MPI_Group c_newgroup = MPI_GROUP_NULL;
     int rc = MPI_Group_range_incl(c_group, c_n, (int(*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -4696,7 +4696,7 @@ static inline __attribute__((always_inline)) void f_MPI_Group_union(MPI_Fint *gr
     (void)abi;
     MPI_Group c_group1 = PMPI_Group_f2c(*group1);
     MPI_Group c_group2 = PMPI_Group_f2c(*group2);
-    MPI_Group c_newgroup;
+    MPI_Group c_newgroup = MPI_GROUP_NULL;
     int rc = MPI_Group_union(c_group1, c_group2, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = PMPI_Group_c2f(c_newgroup);
@@ -4727,7 +4727,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iallgather(void *sendbuf
     int c_recvcount = (int)*recvcount;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Iallgather(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4757,7 +4757,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iallgatherv(void *sendbu
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Iallgatherv(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)displs, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4787,7 +4787,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iallreduce(void *sendbuf
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Iallreduce(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4818,7 +4818,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ialltoall(void *sendbuf,
     int c_recvcount = (int)*recvcount;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ialltoall(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4847,7 +4847,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ialltoallv(void *sendbuf
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ialltoallv(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)sdispls, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)rdispls, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4876,7 +4876,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ialltoallw(void *sendbuf
     MPI_Datatype c_sendtypes_local[WISP_F_LOCAL];
     MPI_Datatype c_recvtypes_local[WISP_F_LOCAL];
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     MPI_Datatype *c_sendtypes = wisp_f_types_in(sendtypes, wisp_f_comm_size(c_comm), c_sendtypes_local);
     MPI_Datatype *c_recvtypes = wisp_f_types_in(recvtypes, wisp_f_comm_size(c_comm), c_recvtypes_local);
     int rc = MPI_Ialltoallw(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)sdispls, c_sendtypes, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)rdispls, c_recvtypes, c_comm, &c_request);
@@ -4907,7 +4907,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ibarrier(MPI_Fint *comm,
 {
     (void)abi;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ibarrier(c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4937,7 +4937,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ibcast(void *buffer, MPI
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ibcast(wisp_f_buf(buffer), c_count, c_datatype, c_root, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4968,7 +4968,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ibsend(void *buf, MPI_Fi
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ibsend(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -4998,7 +4998,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iexscan(void *sendbuf, v
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Iexscan(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5030,7 +5030,7 @@ static inline __attribute__((always_inline)) void f_MPI_Igather(void *sendbuf, M
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Igather(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_root, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5061,7 +5061,7 @@ static inline __attribute__((always_inline)) void f_MPI_Igatherv(void *sendbuf, 
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Igatherv(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)displs, c_recvtype, c_root, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5090,9 +5090,9 @@ static inline __attribute__((always_inline)) void f_MPI_Improbe(MPI_Fint *source
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int c_flag = 0;
-    MPI_Message c_message;
+    MPI_Message c_message = MPI_MESSAGE_NULL;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Improbe(c_source, c_tag, c_comm, &c_flag, &c_message, c_status);
     *flag = wisp_f_logical_out(c_flag);
     if (rc == MPI_SUCCESS)
@@ -5123,7 +5123,7 @@ static inline __attribute__((always_inline)) void f_MPI_Imrecv(void *buf, MPI_Fi
     int c_count = (int)*count;
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Message c_message = wisp_f_message_f2c(*message);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Imrecv(wisp_f_buf(buf), c_count, c_datatype, &c_message, &c_request);
     if (rc == MPI_SUCCESS)
         *message = wisp_f_message_c2f(c_message);
@@ -5156,7 +5156,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ineighbor_allgather(void
     int c_recvcount = (int)*recvcount;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ineighbor_allgather(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5186,7 +5186,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ineighbor_allgatherv(voi
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ineighbor_allgatherv(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)displs, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5217,7 +5217,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ineighbor_alltoall(void 
     int c_recvcount = (int)*recvcount;
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ineighbor_alltoall(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5246,7 +5246,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ineighbor_alltoallv(void
     MPI_Datatype c_sendtype = PMPI_Type_f2c(*sendtype);
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ineighbor_alltoallv(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)sdispls, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)rdispls, c_recvtype, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5272,7 +5272,7 @@ WISP_EXPORT void mpi_ineighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcount
 static inline __attribute__((always_inline)) void f_MPI_Info_create(MPI_Fint *info, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     (void)abi;
-    MPI_Info c_info;
+    MPI_Info c_info = MPI_INFO_NULL;
     int rc = MPI_Info_create(&c_info);
     if (rc == MPI_SUCCESS)
         *info = PMPI_Info_c2f(c_info);
@@ -5325,7 +5325,7 @@ static inline __attribute__((always_inline)) void f_MPI_Info_dup(MPI_Fint *info,
 {
     (void)abi;
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Info c_newinfo;
+    MPI_Info c_newinfo = MPI_INFO_NULL;
     int rc = MPI_Info_dup(c_info, &c_newinfo);
     if (rc == MPI_SUCCESS)
         *newinfo = PMPI_Info_c2f(c_newinfo);
@@ -5537,7 +5537,7 @@ static inline __attribute__((always_inline)) void f_MPI_Intercomm_create(MPI_Fin
     MPI_Comm c_peer_comm = PMPI_Comm_f2c(*peer_comm);
     int c_remote_leader = (int)*remote_leader;
     int c_tag = (int)*tag;
-    MPI_Comm c_newintercomm;
+    MPI_Comm c_newintercomm = MPI_COMM_NULL;
     int rc = MPI_Intercomm_create(c_local_comm, c_local_leader, c_peer_comm, c_remote_leader, c_tag, &c_newintercomm);
     if (rc == MPI_SUCCESS)
         *newintercomm = PMPI_Comm_c2f(c_newintercomm);
@@ -5570,7 +5570,7 @@ static inline __attribute__((always_inline)) void f_MPI_Intercomm_create_from_gr
     char *c_stringtag = wisp_f_string_in(stringtag, stringtag_len);
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Errhandler c_errhandler = PMPI_Errhandler_f2c(*errhandler);
-    MPI_Comm c_newintercomm;
+    MPI_Comm c_newintercomm = MPI_COMM_NULL;
     int rc = MPI_Intercomm_create_from_groups(c_local_group, c_local_leader, c_remote_group, c_remote_leader, c_stringtag, c_info, c_errhandler, &c_newintercomm);
     if (rc == MPI_SUCCESS)
         *newintercomm = PMPI_Comm_c2f(c_newintercomm);
@@ -5598,7 +5598,7 @@ static inline __attribute__((always_inline)) void f_MPI_Intercomm_merge(MPI_Fint
 {
     (void)abi;
     MPI_Comm c_intercomm = PMPI_Comm_f2c(*intercomm);
-    MPI_Comm c_newintracomm;
+    MPI_Comm c_newintracomm = MPI_COMM_NULL;
     int rc = MPI_Intercomm_merge(c_intercomm, wisp_f_logical_in(*high), &c_newintracomm);
     if (rc == MPI_SUCCESS)
         *newintracomm = PMPI_Comm_c2f(c_newintracomm);
@@ -5628,7 +5628,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iprobe(MPI_Fint *source,
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     int c_flag = 0;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Iprobe(c_source, c_tag, c_comm, &c_flag, c_status);
     *flag = wisp_f_logical_out(c_flag);
     wisp_f_status_out(c_status, status);
@@ -5659,7 +5659,7 @@ static inline __attribute__((always_inline)) void f_MPI_Irecv(void *buf, MPI_Fin
     int c_source = (int)*source;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Irecv(wisp_f_buf(buf), c_count, c_datatype, c_source, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5690,7 +5690,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ireduce(void *sendbuf, v
     MPI_Op c_op = PMPI_Op_f2c(*op);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ireduce(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_root, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5719,7 +5719,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ireduce_scatter(void *se
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ireduce_scatter(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), (int *)recvcounts, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5749,7 +5749,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ireduce_scatter_block(vo
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ireduce_scatter_block(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_recvcount, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5780,7 +5780,7 @@ static inline __attribute__((always_inline)) void f_MPI_Irsend(void *buf, MPI_Fi
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Irsend(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5835,7 +5835,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iscan(void *sendbuf, voi
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Iscan(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5867,7 +5867,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iscatter(void *sendbuf, 
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Iscatter(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_root, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5898,7 +5898,7 @@ static inline __attribute__((always_inline)) void f_MPI_Iscatterv(void *sendbuf,
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Iscatterv(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)displs, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_root, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5929,7 +5929,7 @@ static inline __attribute__((always_inline)) void f_MPI_Isend(void *buf, MPI_Fin
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Isend(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5964,7 +5964,7 @@ static inline __attribute__((always_inline)) void f_MPI_Isendrecv(void *sendbuf,
     int c_source = (int)*source;
     int c_recvtag = (int)*recvtag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Isendrecv(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, c_dest, c_sendtag, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_source, c_recvtag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -5997,7 +5997,7 @@ static inline __attribute__((always_inline)) void f_MPI_Isendrecv_replace(void *
     int c_source = (int)*source;
     int c_recvtag = (int)*recvtag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Isendrecv_replace(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_sendtag, c_source, c_recvtag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6028,7 +6028,7 @@ static inline __attribute__((always_inline)) void f_MPI_Issend(void *buf, MPI_Fi
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Issend(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6080,9 +6080,9 @@ static inline __attribute__((always_inline)) void f_MPI_Mprobe(MPI_Fint *source,
     int c_source = (int)*source;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Message c_message;
+    MPI_Message c_message = MPI_MESSAGE_NULL;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Mprobe(c_source, c_tag, c_comm, &c_message, c_status);
     if (rc == MPI_SUCCESS)
         *message = wisp_f_message_c2f(c_message);
@@ -6112,7 +6112,7 @@ static inline __attribute__((always_inline)) void f_MPI_Mrecv(void *buf, MPI_Fin
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     MPI_Message c_message = wisp_f_message_f2c(*message);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Mrecv(wisp_f_buf(buf), c_count, c_datatype, &c_message, c_status);
     if (rc == MPI_SUCCESS)
         *message = wisp_f_message_c2f(c_message);
@@ -6173,7 +6173,7 @@ static inline __attribute__((always_inline)) void f_MPI_Neighbor_allgather_init(
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Neighbor_allgather_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6231,7 +6231,7 @@ static inline __attribute__((always_inline)) void f_MPI_Neighbor_allgatherv_init
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Neighbor_allgatherv_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)displs, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6291,7 +6291,7 @@ static inline __attribute__((always_inline)) void f_MPI_Neighbor_alltoall_init(v
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Neighbor_alltoall_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6347,7 +6347,7 @@ static inline __attribute__((always_inline)) void f_MPI_Neighbor_alltoallv_init(
     MPI_Datatype c_recvtype = PMPI_Type_f2c(*recvtype);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Neighbor_alltoallv_init(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)sdispls, c_sendtype, wisp_f_buf(recvbuf), (int *)recvcounts, (int *)rdispls, c_recvtype, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6589,7 +6589,7 @@ static inline __attribute__((always_inline)) void f_MPI_Precv_init(void *buf, MP
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Precv_init(wisp_f_buf(buf), c_partitions, *count, c_datatype, c_source, c_tag, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6618,7 +6618,7 @@ static inline __attribute__((always_inline)) void f_MPI_Probe(MPI_Fint *source, 
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Probe(c_source, c_tag, c_comm, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -6649,7 +6649,7 @@ static inline __attribute__((always_inline)) void f_MPI_Psend_init(void *buf, MP
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Psend_init(wisp_f_buf(buf), c_partitions, *count, c_datatype, c_dest, c_tag, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6763,7 +6763,7 @@ static inline __attribute__((always_inline)) void f_MPI_Raccumulate(void *origin
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Raccumulate(wisp_f_buf(origin_addr), c_origin_count, c_origin_datatype, c_target_rank, *target_disp, c_target_count, c_target_datatype, c_op, c_win, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6794,7 +6794,7 @@ static inline __attribute__((always_inline)) void f_MPI_Recv(void *buf, MPI_Fint
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Recv(wisp_f_buf(buf), c_count, c_datatype, c_source, c_tag, c_comm, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -6824,7 +6824,7 @@ static inline __attribute__((always_inline)) void f_MPI_Recv_init(void *buf, MPI
     int c_source = (int)*source;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Recv_init(wisp_f_buf(buf), c_count, c_datatype, c_source, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6884,7 +6884,7 @@ static inline __attribute__((always_inline)) void f_MPI_Reduce_init(void *sendbu
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Reduce_init(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -6994,7 +6994,7 @@ static inline __attribute__((always_inline)) void f_MPI_Reduce_scatter_block_ini
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Reduce_scatter_block_init(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_recvcount, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7024,7 +7024,7 @@ static inline __attribute__((always_inline)) void f_MPI_Reduce_scatter_init(void
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Reduce_scatter_init(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), (int *)recvcounts, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7150,7 +7150,7 @@ static inline __attribute__((always_inline)) void f_MPI_Request_get_status(MPI_F
     MPI_Request c_request = wisp_f_request_f2c(*request);
     int c_flag = 0;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Request_get_status(c_request, &c_flag, c_status);
     *flag = wisp_f_logical_out(c_flag);
     wisp_f_status_out(c_status, status);
@@ -7213,7 +7213,7 @@ static inline __attribute__((always_inline)) void f_MPI_Request_get_status_any(M
     int c_index;
     int c_flag = 0;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Request *c_array_of_requests = wisp_f_requests_in(array_of_requests, c_count, c_array_of_requests_local);
     int rc = MPI_Request_get_status_any(c_count, c_array_of_requests, &c_index, &c_flag, c_status);
     if (rc == MPI_SUCCESS)
@@ -7283,7 +7283,7 @@ static inline __attribute__((always_inline)) void f_MPI_Rget(void *origin_addr, 
     int c_target_count = (int)*target_count;
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Rget(wisp_f_buf(origin_addr), c_origin_count, c_origin_datatype, c_target_rank, *target_disp, c_target_count, c_target_datatype, c_win, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7318,7 +7318,7 @@ static inline __attribute__((always_inline)) void f_MPI_Rget_accumulate(void *or
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Rget_accumulate(wisp_f_buf(origin_addr), c_origin_count, c_origin_datatype, wisp_f_buf(result_addr), c_result_count, c_result_datatype, c_target_rank, *target_disp, c_target_count, c_target_datatype, c_op, c_win, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7350,7 +7350,7 @@ static inline __attribute__((always_inline)) void f_MPI_Rput(void *origin_addr, 
     int c_target_count = (int)*target_count;
     MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Rput(wisp_f_buf(origin_addr), c_origin_count, c_origin_datatype, c_target_rank, *target_disp, c_target_count, c_target_datatype, c_win, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7409,7 +7409,7 @@ static inline __attribute__((always_inline)) void f_MPI_Rsend_init(void *buf, MP
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Rsend_init(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7467,7 +7467,7 @@ static inline __attribute__((always_inline)) void f_MPI_Scan_init(void *sendbuf,
     MPI_Op c_op = PMPI_Op_f2c(*op);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Scan_init(wisp_f_buf(sendbuf), wisp_f_buf(recvbuf), c_count, c_datatype, c_op, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7529,7 +7529,7 @@ static inline __attribute__((always_inline)) void f_MPI_Scatter_init(void *sendb
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Scatter_init(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7589,7 +7589,7 @@ static inline __attribute__((always_inline)) void f_MPI_Scatterv_init(void *send
     int c_root = (int)*root;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Info c_info = PMPI_Info_f2c(*info);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Scatterv_init(wisp_f_buf(sendbuf), (int *)sendcounts, (int *)displs, c_sendtype, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_root, c_comm, c_info, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7648,7 +7648,7 @@ static inline __attribute__((always_inline)) void f_MPI_Send_init(void *buf, MPI
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Send_init(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7683,7 +7683,7 @@ static inline __attribute__((always_inline)) void f_MPI_Sendrecv(void *sendbuf, 
     int c_recvtag = (int)*recvtag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Sendrecv(wisp_f_buf(sendbuf), c_sendcount, c_sendtype, c_dest, c_sendtag, wisp_f_buf(recvbuf), c_recvcount, c_recvtype, c_source, c_recvtag, c_comm, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -7715,7 +7715,7 @@ static inline __attribute__((always_inline)) void f_MPI_Sendrecv_replace(void *b
     int c_recvtag = (int)*recvtag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Sendrecv_replace(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_sendtag, c_source, c_recvtag, c_comm, c_status);
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -7773,7 +7773,7 @@ static inline __attribute__((always_inline)) void f_MPI_Ssend_init(void *buf, MP
     int c_dest = (int)*dest;
     int c_tag = (int)*tag;
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Request c_request;
+    MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = MPI_Ssend_init(wisp_f_buf(buf), c_count, c_datatype, c_dest, c_tag, c_comm, &c_request);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -7854,7 +7854,7 @@ WISP_EXPORT void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests,
 static inline __attribute__((always_inline)) void f_MPI_Status_get_error(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int *c_err = (int *)err;
     int rc = MPI_Status_get_error(c_status, c_err);
     if (ierror) /* optional in `use mpi_f08` */
@@ -7879,7 +7879,7 @@ WISP_EXPORT void mpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_
 static inline __attribute__((always_inline)) void f_MPI_Status_get_source(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int *c_source = (int *)source;
     int rc = MPI_Status_get_source(c_status, c_source);
     if (ierror) /* optional in `use mpi_f08` */
@@ -7904,7 +7904,7 @@ WISP_EXPORT void mpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source, 
 static inline __attribute__((always_inline)) void f_MPI_Status_get_tag(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int *c_tag = (int *)tag;
     int rc = MPI_Status_get_tag(c_status, c_tag);
     if (ierror) /* optional in `use mpi_f08` */
@@ -7929,7 +7929,7 @@ WISP_EXPORT void mpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fi
 static inline __attribute__((always_inline)) void f_MPI_Status_set_cancelled(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Status_set_cancelled(c_status, wisp_f_logical_in(*flag));
     wisp_f_status_out(c_status, status);
     if (ierror) /* optional in `use mpi_f08` */
@@ -7954,7 +7954,7 @@ WISP_EXPORT void mpi_status_set_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag,
 static inline __attribute__((always_inline)) void f_MPI_Status_set_elements(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int c_count = (int)*count;
     int rc = MPI_Status_set_elements(c_status, c_datatype, c_count);
@@ -7981,7 +7981,7 @@ WISP_EXPORT void mpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *dataty
 static inline __attribute__((always_inline)) void f_MPI_Status_set_elements_x(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
     int rc = MPI_Status_set_elements_x(c_status, c_datatype, *count);
     wisp_f_status_out(c_status, status);
@@ -8007,7 +8007,7 @@ WISP_EXPORT void mpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *data
 static inline __attribute__((always_inline)) void f_MPI_Status_set_error(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int c_err = (int)*err;
     int rc = MPI_Status_set_error(c_status, c_err);
     wisp_f_status_out(c_status, status);
@@ -8033,7 +8033,7 @@ WISP_EXPORT void mpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_
 static inline __attribute__((always_inline)) void f_MPI_Status_set_source(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int c_source = (int)*source;
     int rc = MPI_Status_set_source(c_status, c_source);
     wisp_f_status_out(c_status, status);
@@ -8059,7 +8059,7 @@ WISP_EXPORT void mpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source, 
 static inline __attribute__((always_inline)) void f_MPI_Status_set_tag(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int c_tag = (int)*tag;
     int rc = MPI_Status_set_tag(c_status, c_tag);
     wisp_f_status_out(c_status, status);
@@ -8087,7 +8087,7 @@ static inline __attribute__((always_inline)) void f_MPI_Test(MPI_Fint *request, 
     MPI_Request c_request = wisp_f_request_f2c(*request);
     int c_flag = 0;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Test(&c_request, &c_flag, c_status);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -8115,7 +8115,7 @@ WISP_EXPORT void mpi_test_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *stat
 static inline __attribute__((always_inline)) void f_MPI_Test_cancelled(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror, enum wisp_f_abi abi)
 {
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 1);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int c_flag = 0;
     int rc = MPI_Test_cancelled(c_status, &c_flag);
     *flag = wisp_f_logical_out(c_flag);
@@ -8180,7 +8180,7 @@ static inline __attribute__((always_inline)) void f_MPI_Testany(MPI_Fint *count,
     int c_index;
     int c_flag = 0;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Request *c_array_of_requests = wisp_f_requests_in(array_of_requests, c_count, c_array_of_requests_local);
     int rc = MPI_Testany(c_count, c_array_of_requests, &c_index, &c_flag, c_status);
     if (rc == MPI_SUCCESS)
@@ -8301,7 +8301,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_contiguous(MPI_Fint
     (void)abi;
     int c_count = (int)*count;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_contiguous(c_count, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8332,7 +8332,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_darray(MPI_F
     int c_ndims = (int)*ndims;
     int c_order = (int)*order;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_darray(c_size, c_rank, c_ndims, (int *)array_of_gsizes, (int *)array_of_distribs, (int *)array_of_dargs, (int *)array_of_psizes, c_order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8360,7 +8360,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_f90_complex(
     (void)abi;
     int c_p = (int)*p;
     int c_r = (int)*r;
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_f90_complex(c_p, c_r, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8387,7 +8387,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_f90_integer(
 {
     (void)abi;
     int c_r = (int)*r;
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_f90_integer(c_r, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8415,7 +8415,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_f90_real(MPI
     (void)abi;
     int c_p = (int)*p;
     int c_r = (int)*r;
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_f90_real(c_p, c_r, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8443,7 +8443,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_hindexed(MPI
     (void)abi;
     int c_count = (int)*count;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_hindexed(c_count, (int *)array_of_blocklengths, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8472,7 +8472,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_hindexed_blo
     int c_count = (int)*count;
     int c_blocklength = (int)*blocklength;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_hindexed_block(c_count, c_blocklength, array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8501,7 +8501,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_hvector(MPI_
     int c_count = (int)*count;
     int c_blocklength = (int)*blocklength;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_hvector(c_count, c_blocklength, *stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8530,7 +8530,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_indexed_bloc
     int c_count = (int)*count;
     int c_blocklength = (int)*blocklength;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_indexed_block(c_count, c_blocklength, (int *)array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8557,7 +8557,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_resized(MPI_
 {
     (void)abi;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_resized(c_oldtype, *lb, *extent, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8585,7 +8585,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_struct(MPI_F
     (void)abi;
     int c_count = (int)*count;
     MPI_Datatype c_array_of_types_local[WISP_F_LOCAL];
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     MPI_Datatype *c_array_of_types = wisp_f_types_in(array_of_types, c_count, c_array_of_types_local);
     int rc = MPI_Type_create_struct(c_count, (int *)array_of_blocklengths, array_of_displacements, c_array_of_types, &c_newtype);
     if (rc == MPI_SUCCESS)
@@ -8616,7 +8616,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_create_subarray(MPI
     int c_ndims = (int)*ndims;
     int c_order = (int)*order;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_subarray(c_ndims, (int *)array_of_sizes, (int *)array_of_subsizes, (int *)array_of_starts, c_order, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8668,7 +8668,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_dup(MPI_Fint *oldty
 {
     (void)abi;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_dup(c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8902,7 +8902,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_get_value_index(MPI
     (void)abi;
     MPI_Datatype c_value_type = PMPI_Type_f2c(*value_type);
     MPI_Datatype c_index_type = PMPI_Type_f2c(*index_type);
-    MPI_Datatype c_pair_type;
+    MPI_Datatype c_pair_type = MPI_DATATYPE_NULL;
     int rc = MPI_Type_get_value_index(c_value_type, c_index_type, &c_pair_type);
     if (rc == MPI_SUCCESS)
         *pair_type = PMPI_Type_c2f(c_pair_type);
@@ -8930,7 +8930,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_indexed(MPI_Fint *c
     (void)abi;
     int c_count = (int)*count;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_indexed(c_count, (int *)array_of_blocklengths, (int *)array_of_displacements, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -8958,7 +8958,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_match_size(MPI_Fint
     (void)abi;
     int c_typeclass = (int)*typeclass;
     int c_size = (int)*size;
-    MPI_Datatype c_datatype;
+    MPI_Datatype c_datatype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_match_size(c_typeclass, c_size, &c_datatype);
     if (rc == MPI_SUCCESS)
         *datatype = PMPI_Type_c2f(c_datatype);
@@ -9063,7 +9063,7 @@ static inline __attribute__((always_inline)) void f_MPI_Type_vector(MPI_Fint *co
     int c_blocklength = (int)*blocklength;
     int c_stride = (int)*stride;
     MPI_Datatype c_oldtype = PMPI_Type_f2c(*oldtype);
-    MPI_Datatype c_newtype;
+    MPI_Datatype c_newtype = MPI_DATATYPE_NULL;
     int rc = MPI_Type_vector(c_count, c_blocklength, c_stride, c_oldtype, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = PMPI_Type_c2f(c_newtype);
@@ -9146,7 +9146,7 @@ static inline __attribute__((always_inline)) void f_MPI_Wait(MPI_Fint *request, 
 {
     MPI_Request c_request = wisp_f_request_f2c(*request);
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     int rc = MPI_Wait(&c_request, c_status);
     if (rc == MPI_SUCCESS)
         *request = wisp_f_request_c2f(c_request);
@@ -9209,7 +9209,7 @@ static inline __attribute__((always_inline)) void f_MPI_Waitany(MPI_Fint *count,
     MPI_Request c_array_of_requests_local[WISP_F_LOCAL];
     int c_index;
     MPI_Status c_status_local;
-    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local, 0);
+    MPI_Status *c_status = wisp_f_status_in(abi, status, &c_status_local);
     MPI_Request *c_array_of_requests = wisp_f_requests_in(array_of_requests, c_count, c_array_of_requests_local);
     int rc = MPI_Waitany(c_count, c_array_of_requests, &c_index, c_status);
     if (rc == MPI_SUCCESS)
@@ -9279,7 +9279,7 @@ static inline __attribute__((always_inline)) void f_MPI_Win_allocate(MPI_Aint *s
     int c_disp_unit = (int)*disp_unit;
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Win c_win;
+    MPI_Win c_win = MPI_WIN_NULL;
     int rc = MPI_Win_allocate(*size, c_disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS)
         *win = PMPI_Win_c2f(c_win);
@@ -9308,7 +9308,7 @@ static inline __attribute__((always_inline)) void f_MPI_Win_allocate_shared(MPI_
     int c_disp_unit = (int)*disp_unit;
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Win c_win;
+    MPI_Win c_win = MPI_WIN_NULL;
     int rc = MPI_Win_allocate_shared(*size, c_disp_unit, c_info, c_comm, baseptr, &c_win);
     if (rc == MPI_SUCCESS)
         *win = PMPI_Win_c2f(c_win);
@@ -9410,7 +9410,7 @@ static inline __attribute__((always_inline)) void f_MPI_Win_create(void *base, M
     int c_disp_unit = (int)*disp_unit;
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Win c_win;
+    MPI_Win c_win = MPI_WIN_NULL;
     int rc = MPI_Win_create(wisp_f_buf(base), *size, c_disp_unit, c_info, c_comm, &c_win);
     if (rc == MPI_SUCCESS)
         *win = PMPI_Win_c2f(c_win);
@@ -9438,7 +9438,7 @@ static inline __attribute__((always_inline)) void f_MPI_Win_create_dynamic(MPI_F
     (void)abi;
     MPI_Info c_info = PMPI_Info_f2c(*info);
     MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-    MPI_Win c_win;
+    MPI_Win c_win = MPI_WIN_NULL;
     int rc = MPI_Win_create_dynamic(c_info, c_comm, &c_win);
     if (rc == MPI_SUCCESS)
         *win = PMPI_Win_c2f(c_win);
@@ -9687,7 +9687,7 @@ static inline __attribute__((always_inline)) void f_MPI_Win_get_errhandler(MPI_F
 {
     (void)abi;
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Errhandler c_errhandler;
+    MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL;
     int rc = MPI_Win_get_errhandler(c_win, &c_errhandler);
     if (rc == MPI_SUCCESS)
         *errhandler = PMPI_Errhandler_c2f(c_errhandler);
@@ -9714,7 +9714,7 @@ static inline __attribute__((always_inline)) void f_MPI_Win_get_group(MPI_Fint *
 {
     (void)abi;
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Group c_group;
+    MPI_Group c_group = MPI_GROUP_NULL;
     int rc = MPI_Win_get_group(c_win, &c_group);
     if (rc == MPI_SUCCESS)
         *group = PMPI_Group_c2f(c_group);
@@ -9741,7 +9741,7 @@ static inline __attribute__((always_inline)) void f_MPI_Win_get_info(MPI_Fint *w
 {
     (void)abi;
     MPI_Win c_win = PMPI_Win_f2c(*win);
-    MPI_Info c_info_used;
+    MPI_Info c_info_used = MPI_INFO_NULL;
     int rc = MPI_Win_get_info(c_win, &c_info_used);
     if (rc == MPI_SUCCESS)
         *info_used = PMPI_Info_c2f(c_info_used);
