@@ -2,11 +2,12 @@
 """Run MPICH's own test suite (test/mpi of MPICH 4.0.2) natively and under wisp.
 
 The suite is fetched at test time (tools/conformance_fetch.sh), configured
-once per MPI, built natively with the MPI's plain mpicc, and run by its own
-driver, runtests, once natively and once per wisp setting, with wisprun as
-the launcher (tools/conformance_launch.sh). A test that passes natively must
-pass in every setting, unless tests/conformance/expected-failures.txt lists
-it with a reason; a test that fails natively is not wisp's concern.
+once per MPI, built natively with the MPI's plain compilers (C and
+Fortran), and run by its own driver, runtests, once natively and once per
+wisp setting, with wisprun as the launcher (tools/conformance_launch.sh). A
+test that passes natively must pass in every setting, unless
+tests/conformance/expected-failures.txt lists it with a reason; a test that
+fails natively is not wisp's concern.
 Exit status: 0 when there is no unexpected failure, 1 otherwise.
 """
 import argparse
@@ -25,13 +26,17 @@ TOOLS = os.path.join(ROOT, "tools")
 # What is run: `ci` is the part `make check` runs (2 processes at most: the
 # machine has 2 cores and MPI processes spin); `gate` is `make conformance`,
 # the directories wisp's correctness is judged by, every test of more
-# processes run with 2 where it allows that; `full` is every directory.
+# processes run with 2 where it allows that, except in the directories of
+# `own_np`, whose tests keep their own count up to the number given (threads:
+# a hang between several threads of several processes needs 3 or 4 to show);
+# `full` is every directory.
 SUBSETS = {
     "ci": {"dirs": ["pt2pt", "coll", "comm", "rma", "datatype", "group"], "maxnp": 2,
            "settings": ["wisp", "vnode1"], "limit": 60},
-    "gate": {"dirs": ["pt2pt", "coll", "comm", "group", "rma", "datatype", "errhan", "threads"],
-             "maxnp": None, "fewer": 2, "settings": ["wisp", "vnode2", "vnode1", "ghosts1"],
-             "limit": 180},
+    "gate": {"dirs": ["pt2pt", "coll", "comm", "group", "rma", "datatype", "errhan", "threads",
+                      "attr", "info", "init", "topo", "io", "f77", "f90", "f08"],
+             "maxnp": None, "fewer": 2, "own_np": {"threads": 4},
+             "settings": ["wisp", "vnode2", "vnode1", "ghosts1"], "limit": 180},
     "full": {"dirs": None, "maxnp": None, "settings": ["wisp", "vnode2", "vnode1", "ghosts1"],
              "limit": 180},
 }
@@ -46,20 +51,22 @@ SETTINGS = {
     "ghosts1": (["WISP_GHOSTS=1"], 1, None),
 }
 MPIS = {
-    "mpich": {"mpicc": "mpicc.mpich", "configure": [], "settings": None},
+    "mpich": {"configure": [], "settings": None},
     # Open MPI: only what the standard defines; no ghosts (they serve MPICH).
     # The suite's dtpools library calls two MPI-1 functions that Open MPI 4.1
     # no longer has (its mpi.h turns them into a static assertion, and no
     # test can be built): their MPI-2 names take the same arguments.
-    "openmpi": {"mpicc": "mpicc.openmpi",
-                "configure": ["--enable-strictmpi",
+    "openmpi": {"configure": ["--enable-strictmpi",
                               "CPPFLAGS=-DOMPI_OMIT_MPI1_COMPAT_DECLS=1"
                               " -DMPI_Type_hindexed=MPI_Type_create_hindexed"
-                              " -DMPI_Type_hvector=MPI_Type_create_hvector"],
+                              " -DMPI_Type_hvector=MPI_Type_create_hvector",
+                              # the suite's Fortran passes one buffer as several types
+                              "FFLAGS=-fallow-argument-mismatch",
+                              "FCFLAGS=-fallow-argument-mismatch"],
                 "settings": ["wisp", "vnode2", "vnode1"]},
 }
 FLOOR, SLOWER_OK = 30, 20
-CONFIGURE = ["--disable-fortran", "--disable-cxx", "--enable-threads=multiple",
+CONFIGURE = ["--enable-fortran=all", "--disable-cxx", "--enable-threads=multiple",
              "--disable-perftest", "--disable-ft-tests"]
 
 
@@ -77,7 +84,9 @@ def run(cmd, cwd=None, env=None, logfile=None):
 
 def configure(suite, build, mpi):
     """Configure test/mpi in build (once; again when the options changed)."""
-    args = [os.path.join(suite, "configure"), "CC=" + MPIS[mpi]["mpicc"], "MPICC=" + MPIS[mpi]["mpicc"]]
+    cc, f77, fc = (w + "." + mpi for w in ("mpicc", "mpif77", "mpif90"))
+    args = [os.path.join(suite, "configure"), "CC=" + cc, "MPICC=" + cc, "F77=" + f77,
+            "MPIF77=" + f77, "FC=" + fc, "MPIFC=" + fc]
     args += CONFIGURE + MPIS[mpi]["configure"]
     stamp = os.path.join(build, "wisp-configure.stamp")
     if os.path.exists(stamp) and open(stamp).read() == " ".join(args):
@@ -88,6 +97,14 @@ def configure(suite, build, mpi):
         sys.exit("conformance: configure failed, see " + os.path.join(build, "wisp-configure.log"))
     with open(stamp, "w") as f:
         f.write(" ".join(args))
+
+
+def build_f08_library(build, logfile):
+    """Outside an MPICH source tree configure leaves f08 out (it cannot tell
+    whether the MPI has `use mpi_f08`; both MPIs here do) and with it the
+    source of util/libmtest_f08.la, which the f08 tests link: name it."""
+    run(["make", "libmtest_f08.la", "libmtest_f08_la_OBJECTS=mtest_f08.lo"],
+        cwd=os.path.join(build, "util"), logfile=logfile)
 
 
 def read_list(build, suite, rel):
@@ -384,6 +401,7 @@ def main():
     args.work = os.path.abspath(args.work)  # the steps below run in other directories
     args.limit = args.limit or subset["limit"]
     maxnp = args.maxnp if args.maxnp is not None else subset["maxnp"]
+    args.fewer_given = args.fewer is not None  # --maxnp or --fewer: for every directory
     args.fewer = args.fewer if args.fewer is not None else subset.get("fewer")
     settings = args.settings.split(",") if args.settings else subset["settings"]
     settings = [s for s in settings if MPIS[args.mpi]["settings"] is None or s in MPIS[args.mpi]["settings"]]
@@ -406,12 +424,18 @@ def main():
     else:  # every directory configure enabled
         dirs = [l.split()[0] for l in read_list(build, args.suite, ".") if l]
     listname = "testlist.wisp-" + args.subset
+    own_np = {} if args.maxnp is not None or args.fewer_given else subset.get("own_np", {})
+
+    def counts(d):  # (maxnp, fewer) for directory d
+        top = d.split("/")[0]
+        return (own_np[top], None) if top in own_np else (maxnp, args.fewer)
     tests = []
     for d in dirs:
-        select(build, args.suite, d, listname, maxnp, tests, fewer=args.fewer)
+        select(build, args.suite, d, listname, counts(d)[0], tests, fewer=counts(d)[1])
     log("%d tests in %s (at most %s processes%s)" % (
         len(tests), ",".join(dirs), maxnp or "any",
-        ", those of more run with %d" % args.fewer if args.fewer else ""))
+        ", those of more run with %d" % args.fewer if args.fewer else "")
+        + "".join("; %s with their own count, up to %d" % kv for kv in own_np.items() if kv[0] in dirs))
 
     # Build once, natively; runtests' own `make prog` then finds them built.
     start, jobs = time.time(), os.cpu_count() or 2
@@ -422,6 +446,8 @@ def main():
         programs.setdefault(d, set()).add(name)
     for d in ["util", "dtpools"]:
         run(["make", "-k", "-j%d" % jobs], cwd=os.path.join(build, d), logfile=os.path.join(outdir, "build-%s.log" % d))
+    if any(d.split("/")[0] == "f08" for d in dirs):
+        build_f08_library(build, os.path.join(outdir, "build-util-f08.log"))
     for d, names in sorted(programs.items()):
         run(["make", "-k", "-j%d" % jobs] + sorted(names), cwd=os.path.join(build, d),
             logfile=os.path.join(outdir, "build-%s.log" % d.replace("/", "_")))
@@ -437,7 +463,7 @@ def main():
     limits = {s: setting_limits(limits, s) for s in settings}
     for s in settings:
         for d in dirs:
-            select(build, args.suite, d, listname + "." + s, maxnp, [], limits[s], args.fewer)
+            select(build, args.suite, d, listname + "." + s, counts(d)[0], [], limits[s], counts(d)[1])
         results[s] = run_setting(args, build, dirs, listname + "." + s, s, outdir)
     retry_failures(args, build, results, limits)
     unexpected = report(args, results, outdir)
