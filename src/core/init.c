@@ -7,6 +7,7 @@
 #include "core/init.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,7 +17,6 @@
 #include "core/quirks.h"
 #include "core/stats.h"
 #include "core/topo.h"
-#include "ult/ult.h"
 #include "wisp.h"
 #include "wrap/wrap.h"
 
@@ -45,6 +45,7 @@ void wisp_core_stop(const char *line)
 }
 
 bool wisp_core_nonblocking_collectives;
+_Atomic bool wisp_core_ult_one_thread;
 static int thread_level; /* what the application was given */
 
 int wisp_core_query_thread(int *provided)
@@ -111,7 +112,7 @@ static void choose_mpi_level(struct levels *l)
              l->streams ? "WISP_ULT_THREADS>1" : "");
     wisp_config.PROGRESS = PROGRESS_OFF;
     if (l->streams)
-        wisp_ult_confine();
+        atomic_store(&wisp_core_ult_one_thread, true);
     l->streams = false;
 }
 
@@ -132,7 +133,7 @@ static int init_mpi(int *argc, char ***argv, int required, struct levels *l)
         snprintf(l->off, sizeof l->off,
                  "user-level threads on one kernel thread: the MPI gave no MPI_THREAD_MULTIPLE, "
                  "which WISP_ULT_THREADS>1 would need");
-        wisp_ult_confine();
+        atomic_store(&wisp_core_ult_one_thread, true);
         l->streams = false;
     }
     return rc;

@@ -83,7 +83,6 @@ static struct {
     int count;
     _Atomic unsigned next_stream; /* round robin of fork */
     struct ult_stream *only;      /* in the child of fork(): the one stream left */
-    _Atomic bool confined;        /* by MPI_Init: new ULTs on stream 0 (wisp_ult_confine) */
     size_t stack_size;            /* usable bytes, whole pages */
     size_t page;
     pthread_mutex_t spare_lock; /* finished ULTs kept for their stacks */
@@ -341,7 +340,7 @@ static void start(void)
     int problems = wisp_core_config_parse_some(&cfg, "WISP_ULT_", complain, NULL);
     ult.page = (size_t)sysconf(_SC_PAGESIZE);
     ult.stack_size = ((size_t)cfg.ULT_STACK + ult.page - 1) / ult.page * ult.page;
-    ult.count = atomic_load(&ult.confined) ? 1 : (int)cfg.ULT_THREADS;
+    ult.count = atomic_load(&wisp_core_ult_one_thread) ? 1 : (int)cfg.ULT_THREADS;
     wisp_core_config_free(&cfg);
     if (problems) {
         ult.error = EINVAL;
@@ -454,7 +453,7 @@ int wisp_ult_fork(void (*fn)(void *), void *arg, wisp_ult_t *handle)
     u->fn = fn;
     u->arg = arg;
     u->stream = ult.only ? ult.only
-                : atomic_load(&ult.confined)
+                : atomic_load(&wisp_core_ult_one_thread)
                     ? &ult.streams[0]
                     : &ult.streams[atomic_fetch_add(&ult.next_stream, 1) % (unsigned)ult.count];
     u->stack_bottom = u->map + ult.page;
@@ -505,12 +504,7 @@ wisp_ult_t wisp_ult_self(void)
 
 int wisp_ult_threads(void)
 {
-    return wisp_ult_start() ? 0 : atomic_load(&ult.confined) ? 1 : ult.count;
-}
-
-void wisp_ult_confine(void)
-{
-    atomic_store(&ult.confined, true);
+    return wisp_ult_start() ? 0 : atomic_load(&wisp_core_ult_one_thread) ? 1 : ult.count;
 }
 
 bool wisp_ult_here_shared(void)

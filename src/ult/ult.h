@@ -21,11 +21,6 @@ extern _Atomic unsigned wisp_ult_alive;
 
 /* Start the streams (once; reads WISP_ULT_*). 0 or an errno value. */
 int wisp_ult_start(void);
-/* From MPI_Init, where the MPI cannot serve ULTs of several kernel threads
- * at once: ULTs forked from now on run on stream 0 (the thread that first
- * used the API, normally the main one), and wisp_ult_threads() says 1.
- * Streams already started stay (their ULTs keep their stream). */
-void wisp_ult_confine(void);
 /* Run another ULT of this thread's stream, if one is ready: true if it did. */
 bool wisp_ult_yield_once(void);
 /* Does this kernel thread run ULTs other than the caller? */
