@@ -7,6 +7,7 @@
 #include "core/init.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -44,6 +45,7 @@ void wisp_core_stop(const char *line)
 }
 
 bool wisp_core_nonblocking_collectives;
+_Atomic bool wisp_core_ult_one_thread;
 static int thread_level; /* what the application was given */
 
 int wisp_core_query_thread(int *provided)
@@ -56,38 +58,85 @@ int wisp_core_query_thread(int *provided)
     return MPI_SUCCESS;
 }
 
-/* The thread level the application may use for `required` (-1: MPI_Init),
- * which may be WISP_THREAD_ULT (many ULTs that call MPI on one kernel
- * thread, seed 003's MPI_THREAD_ULT), and whether this process wants
- * blocking collectives to go through their nonblocking forms (so that ULTs
- * waiting in them yield, docs/ult.md). */
+/* What the application's own calls need of the MPI for `required` (-1:
+ * MPI_Init). WISP_THREAD_ULT (seed 003's MPI_THREAD_ULT) is many ULTs that
+ * call MPI; on one kernel thread they call it one at a time, since they
+ * switch only between calls. Also whether this process wants blocking
+ * collectives to go through their nonblocking forms (so that ULTs waiting
+ * in them yield, docs/ult.md). */
 static int level_for_application(int required, bool *nonblocking_collectives)
 {
     enum { AUTO, ON, OFF };
     bool ult_level = required == WISP_THREAD_ULT;
     *nonblocking_collectives =
         wisp_config.ULT_COLLECTIVES == ON || (wisp_config.ULT_COLLECTIVES == AUTO && ult_level);
-    if (!ult_level)
-        return required < 0 ? MPI_THREAD_SINGLE : required;
-    /* ULTs of one kernel thread call MPI one at a time (they switch only
-     * between calls); ULTs of several call it at once. */
-    return wisp_config.ULT_THREADS > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    if (ult_level)
+        return MPI_THREAD_SERIALIZED;
+    return required < 0 ? MPI_THREAD_SINGLE : required;
 }
 
-/* MPI_Init or MPI_Init_thread of the MPI: at the application's level, or at
- * MPI_THREAD_MULTIPLE for wisp's progress thread, which calls the MPI from
- * a thread of its own. Returns the level the application got, which wisp's
- * locking follows (a level raised for wisp is not passed on). */
-static int init_mpi(int *argc, char ***argv, int required, int app, int *rc)
+enum { PROGRESS_OFF, PROGRESS_THREAD };
+
+/* The thread levels of one process (docs/ult.md, "Thread levels"). */
+struct levels {
+    int app;       /* what the application's own calls need */
+    int mpi;       /* what wisp asks of the MPI */
+    int got;       /* what the MPI gave */
+    bool streams;  /* ULTs run on several kernel threads */
+    char off[512]; /* what wisp turned off, and why: one line for rank 0 */
+};
+
+/* Raise the MPI to MPI_THREAD_MULTIPLE where wisp's own threads call it at
+ * once beside the application's: the progress thread, and ULTs on several
+ * kernel threads (WISP_ULT_THREADS > 1), whatever level the application
+ * asked for, since wisp, not the application, places its ULTs. Where that
+ * level would break the MPI (quirks.c), keep the application's and turn
+ * those off instead: the progress thread, and ULTs but on one kernel thread,
+ * which the application's level allows (one flow at a time). */
+static void choose_mpi_level(struct levels *l)
 {
-    enum { PROGRESS_OFF, PROGRESS_THREAD };
-    int mpi = wisp_config.PROGRESS == PROGRESS_THREAD ? MPI_THREAD_MULTIPLE : app, got = app;
+    bool progress = wisp_config.PROGRESS == PROGRESS_THREAD;
+    l->streams = wisp_config.ULT_THREADS > 1;
+    l->mpi = l->app;
+    if (l->app >= MPI_THREAD_MULTIPLE || !(progress || l->streams))
+        return;
+    const char *why = wisp_core_quirks_multiple_breaks_windows();
+    if (!why) {
+        l->mpi = MPI_THREAD_MULTIPLE;
+        return;
+    }
+    snprintf(l->off, sizeof l->off, "%s%s%s: %s, which %s%s%s would need",
+             progress ? "no progress thread" : "", progress && l->streams ? " and " : "",
+             l->streams ? "user-level threads on one kernel thread" : "", why,
+             progress ? "WISP_PROGRESS=thread" : "", progress && l->streams ? " and " : "",
+             l->streams ? "WISP_ULT_THREADS>1" : "");
+    wisp_config.PROGRESS = PROGRESS_OFF;
+    if (l->streams)
+        atomic_store(&wisp_core_ult_one_thread, true);
+    l->streams = false;
+}
+
+/* MPI_Init or MPI_Init_thread of the MPI at the level chosen. */
+static int init_mpi(int *argc, char ***argv, int required, struct levels *l)
+{
+    choose_mpi_level(l);
     wisp_core_quirks_before_init();
-    *rc = required < 0 && mpi == app ? PMPI_Init(argc, argv)
-                                     : PMPI_Init_thread(argc, argv, mpi, &got);
-    if (required < 0 && mpi == app)
-        PMPI_Query_thread(&got);
-    return mpi == app ? got : got < app ? got : app;
+    int rc;
+    l->got = l->app;
+    if (required < 0 && l->mpi == l->app) {
+        rc = PMPI_Init(argc, argv);
+        PMPI_Query_thread(&l->got);
+    } else {
+        rc = PMPI_Init_thread(argc, argv, l->mpi, &l->got);
+    }
+    if (rc == MPI_SUCCESS && l->streams && l->got < MPI_THREAD_MULTIPLE) {
+        snprintf(l->off, sizeof l->off,
+                 "user-level threads on one kernel thread: the MPI gave no MPI_THREAD_MULTIPLE, "
+                 "which WISP_ULT_THREADS>1 would need");
+        atomic_store(&wisp_core_ult_one_thread, true);
+        l->streams = false;
+    }
+    return rc;
 }
 
 int wisp_core_init(int *argc, char ***argv, int required, int *provided)
@@ -95,13 +144,20 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     static struct problems problems; /* static: 4 KiB off the user's stack */
     int bad = wisp_core_config_parse(&wisp_config, environ, collect, &problems);
     bool ult_collectives;
-    int app = level_for_application(required, &ult_collectives), rc;
-    int level = init_mpi(argc, argv, required, app, &rc);
+    static struct levels l; /* static: its line is 512 bytes */
+    l.app = level_for_application(required, &ult_collectives);
+    int rc = init_mpi(argc, argv, required, &l);
     if (rc != MPI_SUCCESS)
         return rc;
-    thread_level = required == WISP_THREAD_ULT && level >= app ? WISP_THREAD_ULT : level;
+    /* The application gets the level it asked for (a level raised for wisp
+     * is not passed on); wisp's components the level of the calls they may
+     * see at once, which ULTs on several kernel threads raise. */
+    int level = l.got < l.app ? l.got : l.app;
+    thread_level = required == WISP_THREAD_ULT && level >= l.app ? WISP_THREAD_ULT : level;
     if (required >= 0)
         *provided = thread_level;
+    if (l.streams && l.got >= MPI_THREAD_MULTIPLE)
+        level = MPI_THREAD_MULTIPLE;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wisp_core_log_rank);
     /* Anyone's bad configuration stops everyone; collectives are converted
      * only if everyone wants it (max of -want is minus the min). */
@@ -119,8 +175,16 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         c->start(level);
     wisp_core_topo_log();
     wisp_core_stats_start();
-    if (wisp_topo.world_rank == 0)
+    if (wisp_topo.world_rank == 0) {
         wisp_core_quirks_report();
+        if (l.off[0]) /* every process decided the same */
+            wisp_log_error("%s", l.off);
+        else if (l.mpi > l.app)
+            wisp_log(1, "MPI_THREAD_MULTIPLE for the MPI, for %s; the application has %d",
+                     l.streams ? "user-level threads on several kernel threads"
+                               : "the progress thread",
+                     thread_level);
+    }
     /* Translation and accounting live in the hooked path; events alone in
      * the watched one. */
     wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD

@@ -2,6 +2,7 @@
 #ifndef WISP_CORE_INIT_H
 #define WISP_CORE_INIT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #pragma GCC visibility push(hidden)
@@ -17,6 +18,12 @@ int wisp_core_query_thread(int *provided);
  * MPI_Init only where every process asked for it, since a blocking and a
  * nonblocking collective never match. */
 extern bool wisp_core_nonblocking_collectives;
+
+/* Set by MPI_Init where the MPI cannot serve ULTs of several kernel threads
+ * at once (docs/ult.md, "Thread levels"): ULTs forked from then on run on
+ * stream 0 (the thread that first used the API, normally the main one) and
+ * wisp_ult_threads() says 1; ULTs already placed keep their stream. */
+extern _Atomic bool wisp_core_ult_one_thread;
 
 /* Every rank calls it together: print `line` (if not NULL), finalize the
  * underlying MPI and exit with status 1. For set-up problems that all ranks

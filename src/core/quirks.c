@@ -13,16 +13,95 @@
  * (MPICH's rma/accfence2; tests/mpi/rma_same_page.c). Without UCX's cache
  * UCX registers each window afresh (and its transports keep their own
  * caches). A value the user set is left alone.
+ *
+ * Open MPI 4.1's osc pt2pt refuses MPI_THREAD_MULTIPLE: MPI_Win_allocate
+ * fails ("The OSC pt2pt component does not support MPI_THREAD_MULTIPLE"),
+ * and the window's error handler aborts. wisp raises the MPI's level for
+ * its progress thread and for user-level threads on several kernel threads;
+ * where osc pt2pt may serve windows it must not (core/init.c). Which osc
+ * serves is decided per window, after MPI_Init; before it, the MCA
+ * selection (environment, mpirun --mca, the parameter files: Debian's
+ * excludes ucx and pt2pt) is read through MPI_T. osc pt2pt counts as a
+ * candidate where it is selectable and osc ucx, which takes precedence
+ * wherever UCX runs, is not.
  */
 #include "core/quirks.h"
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "core/log.h"
+
+#if defined(OPEN_MPI)
+/* Is `name` selectable under an MCA component list ("a,b", "^a,b", "")? */
+static bool mca_selects(const char *list, const char *name)
+{
+    bool exclude = list[0] == '^';
+    size_t len = strlen(name);
+    for (const char *p = list + exclude; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && !strncmp(p, name, len))
+            return !exclude;
+        p += n + (p[n] == ',');
+    }
+    return exclude || !list[0];
+}
+
+/* The string value of the MPI_T control variable `name` into `out`, or false. */
+static bool mpit_string(const char *name, char *out, size_t size)
+{
+    int provided, count, found = 0;
+    if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return false;
+    int vars = 0;
+    PMPI_T_cvar_get_num(&vars);
+    for (int i = 0; i < vars && !found; i++) {
+        char var[256], desc[8];
+        int var_len = sizeof var, desc_len = sizeof desc, verbosity, bind, scope;
+        MPI_Datatype type;
+        MPI_T_enum values;
+        if (PMPI_T_cvar_get_info(i, var, &var_len, &verbosity, &type, &values, desc, &desc_len,
+                                 &bind, &scope) != MPI_SUCCESS ||
+            strcmp(var, name) || type != MPI_CHAR)
+            continue;
+        MPI_T_cvar_handle handle;
+        if (PMPI_T_cvar_handle_alloc(i, NULL, &handle, &count) != MPI_SUCCESS)
+            continue;
+        char *value = calloc((size_t)count + 1, 1);
+        if (value && PMPI_T_cvar_read(handle, value) == MPI_SUCCESS) {
+            snprintf(out, size, "%s", value);
+            found = 1;
+        }
+        free(value);
+        PMPI_T_cvar_handle_free(&handle);
+    }
+    PMPI_T_finalize();
+    return found;
+}
+#endif
+
+const char *wisp_core_quirks_multiple_breaks_windows(void)
+{
+#if defined(OPEN_MPI)
+    static char why[512];
+    char osc[256];
+    if (!mpit_string("osc", osc, sizeof osc))
+        osc[0] = '\0';
+    if (!mca_selects(osc, "pt2pt") || mca_selects(osc, "ucx"))
+        return NULL;
+    snprintf(why, sizeof why,
+             "Open MPI's one-sided component osc pt2pt (MCA osc='%s') refuses "
+             "MPI_THREAD_MULTIPLE",
+             osc);
+    return why;
+#else
+    return NULL;
+#endif
+}
 
 static bool ucx_rcache_disabled;
 static bool ucx_rcache_user_on;

@@ -10,6 +10,13 @@
 /* Before PMPI_Init: adjust what the MPI reads from the environment. */
 void wisp_core_quirks_before_init(void);
 
+/* Before PMPI_Init: why raising the MPI to MPI_THREAD_MULTIPLE would make a
+ * correct program's windows fail, or NULL. Open MPI 4.1's osc pt2pt (the
+ * one-sided component over TCP and other networks without RDMA) refuses
+ * MPI_THREAD_MULTIPLE when a window is created; it may serve windows where
+ * the MCA selection allows it and not osc ucx. */
+const char *wisp_core_quirks_multiple_breaks_windows(void);
+
 /* After PMPI_Init (the log knows the rank): say what was adjusted. */
 void wisp_core_quirks_report(void);
 

@@ -190,13 +190,16 @@ void wisp_progress_start(int thread_level)
     PMPI_Query_thread(&mpi_level);
     if (wisp_config.PROGRESS != THREAD)
         return;
-    if (mpi_level != MPI_THREAD_MULTIPLE) { /* every process says the same */
-        wisp_log(1, "progress thread off: the MPI gave no MPI_THREAD_MULTIPLE");
+    if (mpi_level != MPI_THREAD_MULTIPLE) { /* every process has the same */
+        if (wisp_core_log_rank == 0)
+            wisp_log_error("no progress thread: the MPI gave no MPI_THREAD_MULTIPLE, which "
+                           "WISP_PROGRESS=thread would need");
         return;
     }
     /* Of the world: MPICH answers a probe of MPI_COMM_SELF without moving
-     * anything. */
-    PMPI_Comm_dup(MPI_COMM_WORLD, &pt.comm);
+     * anything. The application's world: ghost processes (WISP_GHOSTS)
+     * serve and never join a collective of the MPI's. */
+    PMPI_Comm_dup(wisp_wrap_user_world, &pt.comm);
     pt.linger_ns = wisp_config.PROGRESS_LINGER * 1000L;
     atomic_store(&pt.stop, false);
     /* The application's level, not the MPI's (which the thread needs). */

@@ -340,7 +340,7 @@ static void start(void)
     int problems = wisp_core_config_parse_some(&cfg, "WISP_ULT_", complain, NULL);
     ult.page = (size_t)sysconf(_SC_PAGESIZE);
     ult.stack_size = ((size_t)cfg.ULT_STACK + ult.page - 1) / ult.page * ult.page;
-    ult.count = (int)cfg.ULT_THREADS;
+    ult.count = atomic_load(&wisp_core_ult_one_thread) ? 1 : (int)cfg.ULT_THREADS;
     wisp_core_config_free(&cfg);
     if (problems) {
         ult.error = EINVAL;
@@ -452,8 +452,9 @@ int wisp_ult_fork(void (*fn)(void *), void *arg, wisp_ult_t *handle)
         return ENOMEM;
     u->fn = fn;
     u->arg = arg;
-    u->stream = ult.only
-                    ? ult.only
+    u->stream = ult.only ? ult.only
+                : atomic_load(&wisp_core_ult_one_thread)
+                    ? &ult.streams[0]
                     : &ult.streams[atomic_fetch_add(&ult.next_stream, 1) % (unsigned)ult.count];
     u->stack_bottom = u->map + ult.page;
     u->stack_size = ult.stack_size;
@@ -503,7 +504,7 @@ wisp_ult_t wisp_ult_self(void)
 
 int wisp_ult_threads(void)
 {
-    return wisp_ult_start() ? 0 : ult.count;
+    return wisp_ult_start() ? 0 : atomic_load(&wisp_core_ult_one_thread) ? 1 : ult.count;
 }
 
 bool wisp_ult_here_shared(void)
