@@ -26,6 +26,12 @@ set(staged_env WISP_VNODE_SIZE=2 WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T WISP_H
 wisp_add_mpi_test(p2p_semantics NP 3 ENV ${staged_env} SUFFIX .vnode2.staged
                   ARGS wildcard_collective ssend_lent_wildcard)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
+# More earlier messages before a synchronous one for a lent wildcard than a
+# receiver has hand-back records for (issue 26: 65 hung, 64 passed), many
+# more, and through files in /dev/shm (the staged setting).
+wisp_add_mpi_test(p2p_handback NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
+wisp_add_mpi_test(p2p_handback NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2.many ARGS 300 1)
+wisp_add_mpi_test(p2p_handback NP 3 ENV ${staged_env} SUFFIX .vnode2.staged ARGS 100 1)
 # The progress thread moving the MPI meanwhile (Open MPI's MPI_Waitall hung
 # on a truncated receive then: p2p.h, wisp_p2p_progress_thread).
 wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 WISP_PROGRESS=thread

@@ -80,6 +80,11 @@ enum {
  * back: the receiver names it in the forwarded one's slot through a record
  * of its own (handback.c); the sender claims it, copies it out and sends it
  * through the MPI just before. The receiver may take it back as above.
+ * When they are more than one batch of records (`more`), the sender sends
+ * a batch and goes FORWARD -> HANDING; the receiver frees the records sent,
+ * names the next batch and goes HANDING -> FORWARD again, until the last
+ * batch, after which the sender sends the synchronous message too. The
+ * receiver may take it back from HANDING as from FORWARD.
  */
 enum {
     SLOT_POSTED = 1,
@@ -88,6 +93,7 @@ enum {
     SLOT_STAGED,
     SLOT_FORWARD,
     SLOT_FORWARDED,
+    SLOT_HANDING,
     SLOT_DONE,
 };
 enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
@@ -107,6 +113,7 @@ struct slot {
     /* Forwarding: the messages handed back, to send through the MPI first
      * (written by the receiver). */
     alignas(64) uint32_t nbefore;
+    uint32_t more; /* further batches follow: wait in HANDING for them */
     struct {
         uint32_t index, gen;
     } before[WISP_P2P_RETURN_MAX];
@@ -142,6 +149,10 @@ static struct wisp_list receiving; /* receives copying a rendezvous message */
  * synchronous ones, slot given back, and returned ones) whose MPI request
  * is still to complete. */
 static struct wisp_list forwarded;
+/* Synchronous messages from local senders forwarded ahead of more earlier
+ * messages than one batch of records names (wisp_p2p_forward), in the
+ * order they were asked for. */
+static struct wisp_list batched;
 static uint64_t emitted; /* rendezvous messages this process sent: their order */
 static pthread_t rescuer;
 static _Atomic bool rescuer_stop;
@@ -297,7 +308,7 @@ void wisp_p2p_init(int thread_level)
     }
     segment = map;
     wisp_fastbox_join(segment, n, ring_cells, wisp_p2p.node_rank);
-    wisp_p2p_handback_init(segment + handback, wisp_p2p.node_rank);
+    wisp_p2p_handback_init(segment + handback, wisp_p2p.node_rank, n);
     pending = malloc(sizeof *pending * (size_t)n);
     inbox = malloc(sizeof *inbox * (size_t)n);
     if (!pending || !inbox)
@@ -310,6 +321,7 @@ void wisp_p2p_init(int thread_level)
         wisp_list_init(&pending[i]);
     wisp_list_init(&receiving);
     wisp_list_init(&forwarded);
+    wisp_list_init(&batched);
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
@@ -714,13 +726,19 @@ static bool forward(int index)
         return false;
     for (int j = 0; j < mine.nbusy; j++) {
         struct slot *earlier = slot_at(wisp_p2p.node_rank, mine.busy[j]);
+        uint32_t state = atomic_load_explicit(&earlier->state, memory_order_acquire);
         if (earlier->to == s->to && earlier->seq < s->seq &&
-            atomic_load_explicit(&earlier->state, memory_order_acquire) == SLOT_FORWARD)
+            (state == SLOT_FORWARD || state == SLOT_HANDING))
             return false;
     }
     for (uint32_t k = 0; k < s->nbefore; k++)
         send_returned(s->to, s->before[k].index, s->before[k].gen, req);
     uint32_t asked = SLOT_FORWARD;
+    if (s->more) { /* the receiver names the next batch */
+        if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_HANDING))
+            wake(s->to);
+        return true;
+    }
     if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
         return true;
     wisp_p2p_req_fail_on(req,
@@ -740,6 +758,8 @@ static bool advance_slot(int i)
         return forward(index);
     if (state == SLOT_FORWARDED)
         return false; /* the receiver takes it from the MPI, then gives the slot back */
+    if (state == SLOT_HANDING)
+        return false; /* the receiver names the next batch */
     if (state != SLOT_DONE) {
         if (!s->src) {
             moved = stage_more(s, req);
@@ -808,7 +828,7 @@ static bool sends_delivered(void *unused)
         struct slot *s = slot_at(wisp_p2p.node_rank, mine.busy[i]);
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
         uint64_t staged = atomic_load_explicit(&s->staged, memory_order_relaxed);
-        bool needs_me = state == SLOT_FORWARD || state == SLOT_FORWARDED ||
+        bool needs_me = state == SLOT_FORWARD || state == SLOT_FORWARDED || state == SLOT_HANDING ||
                         (s->src ? state != SLOT_DONE && state != SLOT_STAGED
                                 : state != SLOT_DONE && staged < chunks_of(s->size));
         if (needs_me)
@@ -828,14 +848,18 @@ static void drop_slot_holds(void)
 
 /* ---- receiving --------------------------------------------------------- */
 
+static void unbatch(struct wisp_p2p_msg *msg);
+
 void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
 {
     if (msg->filling) { /* a copy still being filled: freed when whole */
         msg->dropped = true;
         return;
     }
-    if (msg->returned) /* its sender copied it out, or is too late now */
+    if (msg->back == WISP_P2P_BACK_HANDED) /* its sender copied it out, or is too late now */
         wisp_p2p_forward_take_back(msg);
+    if (msg->batches)
+        unbatch(msg);
     if (msg->slot >= 0) {
         struct slot *s = slot_at(msg->from, msg->slot);
         /* A sender taking it back (STAGING) writes STAGED: DONE must come after. */
@@ -973,39 +997,130 @@ bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
     return msg->slot < 0 && !msg->filling && !msg->waiter;
 }
 
-bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n)
+/* `msg` leaves `batched`: its earlier messages that still wait for a
+ * record are plain unexpected messages again. */
+static void unbatch(struct wisp_p2p_msg *msg)
 {
-    if (n > wisp_p2p_handback_free())
-        return false;
-    struct slot *s = slot_at(msg->from, msg->slot);
-    for (int k = 0; k < n; k++) {
-        struct wisp_p2p_msg *m = before[k];
-        if (!wisp_p2p_handback_put(m, &m->ret_index, &m->ret_gen)) {
-            while (k--) /* not named to the sender yet: simply back */
-                wisp_p2p_forward_take_back(before[k]);
-            return false;
+    wisp_list_remove(&msg->hlink);
+    msg->batches = false;
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
+    if (!comm)
+        return;
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (m->back == WISP_P2P_BACK_QUEUED && m->behind == msg) {
+            m->back = WISP_P2P_BACK_NONE;
+            m->behind = NULL;
+            m->forwarded = false;
         }
-        m->returned = m->forwarded = true;
-        s->before[k].index = m->ret_index;
-        s->before[k].gen = m->ret_gen;
     }
-    s->nbefore = (uint32_t)n;
+}
+
+/* Name in `msg`'s slot the next batch of the earlier messages queued ahead
+ * of it, as many as its sender's records free here allow, and ask the
+ * sender (FORWARD); `more` when some are left. Only the first message of a
+ * sender in `batched` takes records: its sender sends in order, so a later
+ * one that held records would keep them from the first, which it waits
+ * for. The number named. */
+static uint32_t name_batch(struct wisp_p2p_msg *msg)
+{
+    struct slot *s = slot_at(msg->from, msg->slot);
+    struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
+    bool first = true, more = false;
+    for (struct wisp_list *l = batched.next; l != &msg->hlink; l = l->next)
+        first &= wisp_list_entry(l, struct wisp_p2p_msg, hlink)->from != msg->from;
+    uint32_t n = 0;
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (m->back != WISP_P2P_BACK_QUEUED || m->behind != msg)
+            continue;
+        if (!first || n == WISP_P2P_RETURN_MAX || !wisp_p2p_handback_put(m)) {
+            more = true;
+            break;
+        }
+        m->back = WISP_P2P_BACK_HANDED;
+        m->behind = NULL;
+        s->before[n].index = m->ret_index;
+        s->before[n].gen = m->ret_gen;
+        n++;
+    }
+    s->nbefore = n;
+    s->more = more;
     atomic_store_explicit(&s->state, SLOT_FORWARD, memory_order_release);
-    msg->forwarded = true;
     wake(msg->from);
-    return true;
+    if (!more)
+        unbatch(msg);
+    return n;
+}
+
+void wisp_p2p_forward(struct wisp_p2p_msg *msg)
+{
+    msg->forwarded = msg->batches = true;
+    wisp_list_push(&batched, &msg->hlink);
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
+    name_batch(msg);
+}
+
+void wisp_p2p_back_sent(struct wisp_p2p_msg *msg)
+{
+    msg->back = WISP_P2P_BACK_SENT;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Senders that sent a batch (HANDING): their records sent are free again,
+ * and the next batch is named. One that could name nothing (no room in
+ * /dev/shm for a file) stays HANDING and is tried again a millisecond
+ * later. */
+static bool name_next_batches(void)
+{
+    static uint64_t retry_at;
+    if (retry_at && now_ns() < retry_at)
+        return false;
+    retry_at = 0;
+    bool moved = false;
+    for (struct wisp_list *l = batched.next, *next; l != &batched; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, hlink);
+        struct slot *s = slot_at(msg->from, msg->slot);
+        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_HANDING)
+            continue;
+        wisp_p2p_handback_reclaim(msg->from);
+        if (name_batch(msg) || !msg->batches)
+            moved = true;
+        else
+            retry_at = now_ns() + 1000000u;
+    }
+    return moved;
 }
 
 bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg)
 {
     msg->forwarded = false;
-    if (msg->returned) {
-        msg->returned = false;
-        return wisp_p2p_handback_take(msg->ret_index, msg->ret_gen);
-    }
-    uint32_t asked = SLOT_FORWARD;
-    return atomic_compare_exchange_strong(&slot_at(msg->from, msg->slot)->state, &asked,
-                                          SLOT_POSTED);
+    enum wisp_p2p_back back = msg->back;
+    msg->back = WISP_P2P_BACK_NONE;
+    msg->behind = NULL;
+    if (back == WISP_P2P_BACK_QUEUED) /* never named to its sender */
+        return true;
+    if (back == WISP_P2P_BACK_HANDED)
+        return wisp_p2p_handback_take(msg);
+    if (back == WISP_P2P_BACK_SENT)
+        return false;
+    struct slot *s = slot_at(msg->from, msg->slot);
+    uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+    bool taken = false;
+    while ((state == SLOT_FORWARD || state == SLOT_HANDING) &&
+           !(taken = atomic_compare_exchange_weak(&s->state, &state, SLOT_POSTED)))
+        ;
+    if (msg->batches)
+        unbatch(msg);
+    return taken;
 }
 
 void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
@@ -1106,6 +1221,8 @@ static bool progress_local(void)
         next = l->next;
         moved |= copy_rendezvous(wisp_list_entry(l, struct wisp_p2p_req, link));
     }
+    if (!wisp_list_empty(&batched))
+        moved |= name_next_batches();
     return moved;
 }
 

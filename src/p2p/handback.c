@@ -2,17 +2,21 @@
  * Messages handed back to their sender (engine.c, wisp_p2p_forward): an
  * earlier message of a synchronous one's sender that this process holds
  * must reach the MPI before it, so its sender sends it there. Each process
- * has a table of records for them in the node's segment, apart from its
- * rendezvous slots (which its own sends may all hold). A record names the
- * receiver's copy of the bytes: read from the shared heap or with
- * cross-memory attach where those reach it, else from a file in /dev/shm
- * that the receiver writes for the occasion (the sanitizer build has no
- * heap, and ptrace rules may forbid cross-memory attach).
+ * has records for them in the node's segment, apart from its rendezvous
+ * slots (which its own sends may all hold), a share of its own per sender:
+ * a sender waits only for records that it frees itself (by claiming them),
+ * never for another sender's. A record names the receiver's copy of the
+ * bytes: read from the shared heap or with cross-memory attach where those
+ * reach it, else from a file in /dev/shm that the receiver writes for the
+ * occasion (the sanitizer build has no heap, and ptrace rules may forbid
+ * cross-memory attach).
  *
  * A record's life: FREE -> HANDED (| generation << 4, so that a record
  * taken back and reused is never mistaken for it) -> CLAIMED by the sender
  * -> SENT, or HANDED -> TAKEN when a receive here takes the message back
- * first; then FREE again, by its owner.
+ * first; then FREE again, by its owner: at that receive, or as soon as its
+ * owner sees it SENT (wisp_p2p_handback_reclaim), so that a sender with
+ * more earlier messages than records gets them back in batches.
  */
 #include "p2p/p2p.h"
 
@@ -38,28 +42,60 @@ struct record {
     char file[96];    /* /dev/shm name: /wisp-<WISP_JOB, up to 64>-back-<pid>-<index> */
 };
 
-static struct record *table; /* WISP_P2P_RETURN_MAX per node rank */
-static int me;
-static int free_list[WISP_P2P_RETURN_MAX], nfree;
+static struct record *table; /* per receiver, per sender: `share` records */
+static int me, nodes, share;
+/* This process's records, per sender: the free ones' indices, and the
+ * message each one in use hands back. */
+static int *free_list, *nfree;
+static struct wisp_p2p_msg **holder;
 static uint32_t generation;
+
+/* Records per (receiver, sender) pair: WISP_P2P_RETURN_MAX for a node of
+ * two, fewer on larger nodes (the table grows with the square of the
+ * node's size), never fewer than 4. */
+static int share_of(int node_size)
+{
+    int n = 256 / (node_size > 1 ? node_size : 1);
+    return n < 4 ? 4 : n > WISP_P2P_RETURN_MAX ? WISP_P2P_RETURN_MAX : n;
+}
 
 size_t wisp_p2p_handback_size(int node_size)
 {
-    return (size_t)node_size * WISP_P2P_RETURN_MAX * sizeof(struct record);
+    return (size_t)node_size * (size_t)node_size * (size_t)share_of(node_size) *
+           sizeof(struct record);
 }
 
-void wisp_p2p_handback_init(void *region, int node_rank)
+void wisp_p2p_handback_init(void *region, int node_rank, int node_size)
 {
     table = region;
     me = node_rank;
-    nfree = 0;
-    for (int i = WISP_P2P_RETURN_MAX - 1; i >= 0; i--)
-        free_list[nfree++] = i;
+    nodes = node_size;
+    share = share_of(node_size);
+    size_t n = (size_t)node_size * (size_t)share;
+    free_list = malloc(n * sizeof *free_list);
+    nfree = malloc((size_t)node_size * sizeof *nfree);
+    holder = calloc(n, sizeof *holder);
+    if (!free_list || !nfree || !holder)
+        wisp_fatal("out of memory for the records of messages handed back");
+    for (int p = 0; p < node_size; p++) {
+        nfree[p] = 0;
+        for (int i = share - 1; i >= 0; i--)
+            free_list[p * share + nfree[p]++] = i;
+    }
 }
 
-static struct record *record_at(int owner, uint32_t index)
+static struct record *record_at(int owner, int sender, uint32_t index)
 {
-    return &table[(size_t)owner * WISP_P2P_RETURN_MAX + index];
+    return &table[((size_t)owner * (size_t)nodes + (size_t)sender) * (size_t)share + index];
+}
+
+static void release(int sender, uint32_t index)
+{
+    struct record *r = record_at(me, sender, index);
+    if (!r->copy)
+        shm_unlink(r->file);
+    holder[sender * share + (int)index] = NULL;
+    free_list[sender * share + nfree[sender]++] = (int)index;
 }
 
 static uint32_t handed(uint32_t gen)
@@ -67,9 +103,21 @@ static uint32_t handed(uint32_t gen)
     return HANDED | gen << 4;
 }
 
-int wisp_p2p_handback_free(void)
+int wisp_p2p_handback_free(int sender)
 {
-    return nfree;
+    return nfree[sender];
+}
+
+void wisp_p2p_handback_reclaim(int sender)
+{
+    for (uint32_t i = 0; i < (uint32_t)share; i++) {
+        struct wisp_p2p_msg *msg = holder[sender * share + (int)i];
+        if (msg &&
+            atomic_load_explicit(&record_at(me, sender, i)->state, memory_order_acquire) == SENT) {
+            wisp_p2p_back_sent(msg);
+            release(sender, i);
+        }
+    }
 }
 
 /* A file's length: a mapping of 0 bytes fails. */
@@ -78,15 +126,19 @@ static size_t mapped(uint64_t size)
     return size ? size : 1;
 }
 
-/* The bytes in a file of their own: nothing else of ours reaches them. */
+/* The bytes in a file of their own: nothing else of ours reaches them
+ * (`index`: the record's, unique among this process's). */
 static bool write_file(struct record *r, uint32_t index, const void *bytes, uint64_t size)
 {
     snprintf(r->file, sizeof r->file, "/wisp-%s-back-%d-%u",
              wisp_config.JOB ? wisp_config.JOB : "pid", (int)getpid(), index);
     shm_unlink(r->file); /* one left by a killed process that had our pid */
     int fd = shm_open(r->file, O_CREAT | O_EXCL | O_RDWR, 0600);
+    static bool told_create, told_room; /* it is tried again: say it once */
     if (fd < 0) {
-        wisp_log(1, "cannot create %s to hand a message back: %m", r->file);
+        if (!told_create)
+            wisp_log(1, "cannot create %s to hand a message back: %m", r->file);
+        told_create = true;
         return false;
     }
     void *map = MAP_FAILED;
@@ -94,8 +146,10 @@ static bool write_file(struct record *r, uint32_t index, const void *bytes, uint
         map = mmap(NULL, mapped(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (map == MAP_FAILED) {
-        wisp_log(1, "no room in /dev/shm to hand a message of %llu bytes back",
-                 (unsigned long long)size);
+        if (!told_room)
+            wisp_log(1, "no room in /dev/shm to hand a message of %llu bytes back",
+                     (unsigned long long)size);
+        told_room = true;
         shm_unlink(r->file);
         return false;
     }
@@ -116,43 +170,43 @@ static void read_file(const struct record *r, void *dst)
     munmap(map, mapped(r->size));
 }
 
-bool wisp_p2p_handback_put(const struct wisp_p2p_msg *msg, uint32_t *index, uint32_t *gen)
+bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg)
 {
-    if (!nfree)
+    int sender = msg->from;
+    if (!nfree[sender])
         return false;
-    uint32_t i = (uint32_t)free_list[nfree - 1];
-    struct record *r = record_at(me, i);
+    uint32_t i = (uint32_t)free_list[sender * share + nfree[sender] - 1];
+    struct record *r = record_at(me, sender, i);
     const char *bytes = (const char *)msg->data;
     r->tag = msg->tag;
     r->size = msg->size;
     r->copy = wisp_p2p.cma || wisp_shm_heap_holds(bytes, msg->size) ? bytes : NULL;
-    if (!r->copy && !write_file(r, i, bytes, msg->size))
+    if (!r->copy && !write_file(r, (uint32_t)(sender * share) + i, bytes, msg->size))
         return false;
-    nfree--;
-    *index = i;
-    *gen = generation = (generation + 1) & (UINT32_MAX >> 4);
-    atomic_store_explicit(&r->state, handed(*gen), memory_order_release);
+    nfree[sender]--;
+    holder[sender * share + (int)i] = msg;
+    msg->ret_index = i;
+    msg->ret_gen = generation = (generation + 1) & (UINT32_MAX >> 4);
+    atomic_store_explicit(&r->state, handed(msg->ret_gen), memory_order_release);
     return true;
 }
 
-bool wisp_p2p_handback_take(uint32_t index, uint32_t gen)
+bool wisp_p2p_handback_take(const struct wisp_p2p_msg *msg)
 {
-    struct record *r = record_at(me, index);
-    uint32_t state = handed(gen);
+    struct record *r = record_at(me, msg->from, msg->ret_index);
+    uint32_t state = handed(msg->ret_gen);
     bool back = atomic_compare_exchange_strong(&r->state, &state, TAKEN);
     /* Claimed: the sender may be reading our copy, which goes after this. */
     for (unsigned rounds = 0; state == CLAIMED;
          state = atomic_load_explicit(&r->state, memory_order_acquire))
         wisp_backoff(&rounds);
-    if (!r->copy)
-        shm_unlink(r->file);
-    free_list[nfree++] = (int)index;
+    release(msg->from, msg->ret_index);
     return back;
 }
 
 void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t *size, int *tag)
 {
-    struct record *r = record_at(owner, index);
+    struct record *r = record_at(owner, me, index);
     uint32_t asked = handed(gen);
     if (!atomic_compare_exchange_strong(&r->state, &asked, CLAIMED))
         return NULL; /* taken back */

@@ -126,29 +126,48 @@ static bool share_lent(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *a,
     return false;
 }
 
-/* May synchronous message `msg`, just queued, whose first matching receive
- * is lent, go through the MPI? Only where the MPI then matches it as wisp
- * would: lent_first, and every earlier message of its sender that stays
- * here and can match one of the same lent receives goes there first (the
- * MPI would let `msg` overtake it): handed back to the sender, which sends
- * it just before (`before`, their number returned; -1: `msg` may not go).
- * (A message forwarded that no lent receive took waits in the MPI, where
- * a matched probe of another thread may find it: first_taker.) */
-static int forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *msg,
-                       struct wisp_p2p_msg *before[WISP_P2P_RETURN_MAX])
+/* The earlier messages of `msg`'s sender that stay here and can match one
+ * of the lent receives `msg` can match (the MPI would let `msg` overtake
+ * them): call `each` on each, in order, or only count them (`each` NULL).
+ * -1: one of them cannot go to the MPI as wisp would match it. */
+static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
+                           void (*each)(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg))
 {
-    if (!lent_first(comm, msg))
-        return -1;
     int n = 0;
     for (struct wisp_list *m = comm->unexpected.next; m != &msg->link; m = m->next) {
         struct wisp_p2p_msg *earlier = wisp_list_entry(m, struct wisp_p2p_msg, link);
         if (earlier->source != msg->source || earlier->forwarded || !share_lent(comm, earlier, msg))
             continue;
-        if (n == WISP_P2P_RETURN_MAX || !wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
+        if (!wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
             return -1;
-        before[n++] = earlier;
+        if (each)
+            each(earlier, msg);
+        n++;
     }
     return n;
+}
+
+static void queue_behind(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg)
+{
+    earlier->forwarded = true;
+    earlier->back = WISP_P2P_BACK_QUEUED;
+    earlier->behind = msg;
+}
+
+/* May synchronous message `msg`, just queued, whose first matching receive
+ * is lent, go through the MPI? Only where the MPI then matches it as wisp
+ * would: lent_first, and every earlier message of its sender that stays
+ * here and can match one of the same lent receives goes there first:
+ * handed back to the sender (queued behind `msg`, in batches as records
+ * free up: engine.c), which sends it just before. (A message forwarded
+ * that no lent receive took waits in the MPI, where a matched probe of
+ * another thread may find it: first_taker.) */
+static bool forwardable(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    if (!lent_first(comm, msg) || earlier_for_mpi(comm, msg, NULL) < 0)
+        return false;
+    earlier_for_mpi(comm, msg, queue_behind);
+    return true;
 }
 
 /* Rendezvous message `msg`, just queued, belongs to a lent receive: its
@@ -158,23 +177,22 @@ static int forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *ms
 static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     static bool told;
-    struct wisp_p2p_msg *before[WISP_P2P_RETURN_MAX];
     if (!wisp_p2p_msg_sync(msg)) {
         wisp_p2p_spill(msg);
         return;
     }
-    int n = forwardable(comm, msg, before);
-    if (n >= 0 && wisp_p2p_forward(msg, before, n))
+    if (forwardable(comm, msg)) {
+        wisp_p2p_forward(msg);
         return;
+    }
     if (!told) {
         told = true;
         wisp_log(1,
                  "a synchronous send from node rank %d waits for a receive lent to the MPI during "
-                 "a blocking call and cannot go through the MPI in order (earlier messages of its "
-                 "sender that must go there first are more than the %d this process can hand back "
-                 "at once, or /dev/shm has no room for one); if the sender must finish it before "
-                 "joining that call, the job hangs (docs/p2p.md)",
-                 msg->from, WISP_P2P_RETURN_MAX);
+                 "a blocking call and cannot go through the MPI in order (a receive that is not "
+                 "lent comes first for it or for an earlier message of its sender); if the sender "
+                 "must finish it before joining that call, the job hangs (docs/p2p.md)",
+                 msg->from);
     }
 }
 

@@ -189,8 +189,14 @@ struct wisp_p2p_msg {
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
     bool forwarded; /* its sender was asked to send it through the MPI (wisp_p2p_forward) */
-    bool returned;  /* handed back to its sender: record ret_index, generation ret_gen */
-    uint32_t ret_index, ret_gen;
+    uint8_t back;   /* handed back to its sender: enum wisp_p2p_back */
+    uint32_t ret_index, ret_gen; /* WISP_P2P_BACK_HANDED: its record and generation */
+    /* WISP_P2P_BACK_QUEUED: the synchronous message it waits to go before. */
+    struct wisp_p2p_msg *behind;
+    /* A synchronous message forwarded ahead of more earlier messages than
+     * one batch of records names: in the list of those (engine.c). */
+    struct wisp_list hlink;
+    bool batches;
     unsigned char data[];
 };
 
@@ -466,19 +472,28 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg);
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 /* Is `msg` a synchronous rendezvous message? */
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
-/* Earlier messages of one sender that one forwarded message can send back
- * through the MPI ahead of itself, and that one process can have handed
- * back at once (handback.c). */
+/* Earlier messages of one sender that one forwarded message names at once
+ * (a batch: more go in further batches), and the most records one process
+ * keeps per sender (handback.c). */
 #define WISP_P2P_RETURN_MAX 64
+/* Where an earlier message handed back to its sender stands: waiting for
+ * a record (QUEUED), named in one (HANDED), or sent through the MPI by its
+ * sender, its record free again (SENT). */
+enum wisp_p2p_back {
+    WISP_P2P_BACK_NONE,
+    WISP_P2P_BACK_QUEUED,
+    WISP_P2P_BACK_HANDED,
+    WISP_P2P_BACK_SENT,
+};
 /* Can this process hand unexpected message `msg` back to its sender (its
  * bytes are here, whole)? */
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg);
 /* Ask the sender of unexpected synchronous message `msg` to send it through
- * the MPI (match.c says when), after the `n` earlier messages `before` of
- * the same sender, handed back to it; each stays, marked `forwarded`.
- * False (nothing asked) when this process has too few records free for
- * them, or no room in /dev/shm where it needs a file. Lock held. */
-bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n);
+ * the MPI (match.c says when), after the earlier messages of the same
+ * sender queued behind it (WISP_P2P_BACK_QUEUED, `behind` = msg), handed
+ * back to it in batches as records free up; each stays, marked
+ * `forwarded`. Lock held. */
+void wisp_p2p_forward(struct wisp_p2p_msg *msg);
 /* A receive takes forwarded `msg`: true if it was taken back (not sent to
  * the MPI yet: it is a rendezvous or returned message again), false if it
  * must be received from the MPI (then drop it). Lock held, from a thread
@@ -488,14 +503,20 @@ bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg);
 /* Messages handed back to their sender (handback.c): the node's table of
  * records, the region it takes in the segment, and the records free here. */
 size_t wisp_p2p_handback_size(int node_size);
-void wisp_p2p_handback_init(void *region, int node_rank);
-int wisp_p2p_handback_free(void);
-/* Hand `msg` back: its record's index and generation; false if none is
- * free or its bytes cannot be put where the sender reads them. */
-bool wisp_p2p_handback_put(const struct wisp_p2p_msg *msg, uint32_t *index, uint32_t *gen);
+void wisp_p2p_handback_init(void *region, int node_rank, int node_size);
+/* Records free here for messages of sender `sender` (a node rank). */
+int wisp_p2p_handback_free(int sender);
+/* Hand `msg` back: its record's index and generation in `msg`; false if
+ * none is free or its bytes cannot be put where the sender reads them. */
+bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg);
 /* A receive here takes it: true if taken back before its sender claimed
  * it (else wait until the sender copied it); the record is free again. */
-bool wisp_p2p_handback_take(uint32_t index, uint32_t gen);
+bool wisp_p2p_handback_take(const struct wisp_p2p_msg *msg);
+/* Free the records of `sender` that it sent: each message's
+ * wisp_p2p_back_sent is called. */
+void wisp_p2p_handback_reclaim(int sender);
+/* Message `msg` handed back went through the MPI; its record goes (engine.c). */
+void wisp_p2p_back_sent(struct wisp_p2p_msg *msg);
 /* The sender claims receiver `owner`'s record: a malloc'd copy of the
  * bytes with their size and tag, or NULL if the receiver took it back. */
 void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t *size, int *tag);
