@@ -1223,6 +1223,8 @@ static bool progress_local(void)
     }
     if (!wisp_list_empty(&batched))
         moved |= name_next_batches();
+    if (wisp_p2p_handback_npiped)
+        moved |= wisp_p2p_handback_pump();
     return moved;
 }
 

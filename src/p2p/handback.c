@@ -9,7 +9,10 @@
  * bytes: read from the shared heap or with cross-memory attach where those
  * reach it, else from a file in /dev/shm that the receiver writes for the
  * occasion (the sanitizer build has no heap, and ptrace rules may forbid
- * cross-memory attach).
+ * cross-memory attach). Where /dev/shm has no room for that file, the
+ * receiver streams the bytes to the sender through a small pipe of the
+ * pair's in the segment, chunk by chunk while the sender copies them out
+ * (one such record per pair at a time): slower, never stuck.
  *
  * A record's life: FREE -> HANDED (| generation << 4, so that a record
  * taken back and reused is never mistaken for it) -> CLAIMED by the sender
@@ -33,21 +36,38 @@
 #include "shm/heap.h"
 
 enum { HANDED = 1, CLAIMED, SENT, TAKEN };
+enum { PIPE_BYTES = 4096 };
 
 struct record {
     alignas(64) _Atomic uint32_t state;
     int tag;
     uint64_t size;
-    const char *copy; /* the receiver's bytes, or NULL: in `file` */
+    const char *copy; /* the receiver's bytes, or NULL: in `file`, or `piped` */
+    bool piped;       /* streamed through the pair's pipe */
     char file[96];    /* /dev/shm name: /wisp-<WISP_JOB, up to 64>-back-<pid>-<index> */
 };
 
+/* Per (receiver, sender) pair: bytes of one record streamed, `filled` by
+ * the receiver and `drained` by the sender, both counted from its start. */
+struct pipe {
+    alignas(64) _Atomic uint64_t filled;
+    alignas(64) _Atomic uint64_t drained;
+    alignas(64) char bytes[PIPE_BYTES];
+};
+
 static struct record *table; /* per receiver, per sender: `share` records */
+static struct pipe *pipes;   /* per receiver, per sender */
 static int me, nodes, share;
 /* This process's records, per sender: the free ones' indices, and the
  * message each one in use hands back. */
 static int *free_list, *nfree;
 static struct wisp_p2p_msg **holder;
+/* Per sender: the message streamed through the pipe (its record's index
+ * in piped_index), or NULL; and how many are. */
+static struct wisp_p2p_msg **piped;
+static uint32_t *piped_index;
+int wisp_p2p_handback_npiped;
+#define npiped wisp_p2p_handback_npiped
 static uint32_t generation;
 
 /* Records per (receiver, sender) pair: WISP_P2P_RETURN_MAX for a node of
@@ -59,15 +79,21 @@ static int share_of(int node_size)
     return n < 4 ? 4 : n > WISP_P2P_RETURN_MAX ? WISP_P2P_RETURN_MAX : n;
 }
 
-size_t wisp_p2p_handback_size(int node_size)
+static size_t records_size(int node_size)
 {
     return (size_t)node_size * (size_t)node_size * (size_t)share_of(node_size) *
            sizeof(struct record);
 }
 
+size_t wisp_p2p_handback_size(int node_size)
+{
+    return records_size(node_size) + (size_t)node_size * (size_t)node_size * sizeof(struct pipe);
+}
+
 void wisp_p2p_handback_init(void *region, int node_rank, int node_size)
 {
     table = region;
+    pipes = (struct pipe *)((char *)region + records_size(node_size));
     me = node_rank;
     nodes = node_size;
     share = share_of(node_size);
@@ -75,7 +101,10 @@ void wisp_p2p_handback_init(void *region, int node_rank, int node_size)
     free_list = malloc(n * sizeof *free_list);
     nfree = malloc((size_t)node_size * sizeof *nfree);
     holder = calloc(n, sizeof *holder);
-    if (!free_list || !nfree || !holder)
+    piped = calloc((size_t)node_size, sizeof *piped);
+    piped_index = calloc((size_t)node_size, sizeof *piped_index);
+    npiped = 0;
+    if (!free_list || !nfree || !holder || !piped || !piped_index)
         wisp_fatal("out of memory for the records of messages handed back");
     for (int p = 0; p < node_size; p++) {
         nfree[p] = 0;
@@ -89,11 +118,21 @@ static struct record *record_at(int owner, int sender, uint32_t index)
     return &table[((size_t)owner * (size_t)nodes + (size_t)sender) * (size_t)share + index];
 }
 
+static struct pipe *pipe_of(int receiver, int sender)
+{
+    return &pipes[(size_t)receiver * (size_t)nodes + (size_t)sender];
+}
+
 static void release(int sender, uint32_t index)
 {
     struct record *r = record_at(me, sender, index);
-    if (!r->copy)
+    if (r->piped) {
+        piped[sender] = NULL;
+        npiped--;
+        wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    } else if (!r->copy) {
         shm_unlink(r->file);
+    }
     holder[sender * share + (int)index] = NULL;
     free_list[sender * share + nfree[sender]++] = (int)index;
 }
@@ -170,6 +209,63 @@ static void read_file(const struct record *r, void *dst)
     munmap(map, mapped(r->size));
 }
 
+/* Stream what the pipe of `sender` has room for of the message piped to
+ * it, once the sender claimed it (it copies out meanwhile). */
+static bool pump(int sender)
+{
+    struct wisp_p2p_msg *msg = piped[sender];
+    if (!msg || atomic_load_explicit(&record_at(me, sender, piped_index[sender])->state,
+                                     memory_order_acquire) != CLAIMED)
+        return false;
+    struct pipe *p = pipe_of(me, sender);
+    uint64_t filled = atomic_load_explicit(&p->filled, memory_order_relaxed);
+    uint64_t room = PIPE_BYTES - (filled - atomic_load_explicit(&p->drained, memory_order_acquire));
+    uint64_t n = msg->size - filled < room ? msg->size - filled : room;
+    if (!n)
+        return false;
+    for (uint64_t done = 0; done < n;) { /* at most two pieces: the pipe wraps */
+        uint64_t at = (filled + done) % PIPE_BYTES;
+        uint64_t len = n - done < PIPE_BYTES - at ? n - done : PIPE_BYTES - at;
+        memcpy(p->bytes + at, msg->data + filled + done, len);
+        done += len;
+    }
+    atomic_store_explicit(&p->filled, filled + n, memory_order_release);
+    return true;
+}
+
+bool wisp_p2p_handback_pump(void)
+{
+    bool moved = false;
+    for (int p = 0; npiped && p < nodes; p++)
+        moved |= pump(p);
+    return moved;
+}
+
+/* The sender: copy the record's bytes out of the pipe as they come. */
+static void read_pipe(int owner, const struct record *r, char *dst)
+{
+    struct pipe *p = pipe_of(owner, me);
+    unsigned rounds = 0;
+    for (uint64_t got = 0; got < r->size;) {
+        uint64_t filled = atomic_load_explicit(&p->filled, memory_order_acquire);
+        if (filled == got) {
+            /* The receiver (its rescuer, maybe) streams on; it may wait in
+             * the same way for a pipe of ours, which this thread feeds. */
+            if (!wisp_p2p_handback_pump())
+                wisp_backoff(&rounds);
+            continue;
+        }
+        while (got < filled) {
+            uint64_t at = got % PIPE_BYTES;
+            uint64_t len = filled - got < PIPE_BYTES - at ? filled - got : PIPE_BYTES - at;
+            memcpy(dst + got, p->bytes + at, len);
+            got += len;
+        }
+        atomic_store_explicit(&p->drained, got, memory_order_release);
+        rounds = 0;
+    }
+}
+
 bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg)
 {
     int sender = msg->from;
@@ -181,8 +277,19 @@ bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg)
     r->tag = msg->tag;
     r->size = msg->size;
     r->copy = wisp_p2p.cma || wisp_shm_heap_holds(bytes, msg->size) ? bytes : NULL;
-    if (!r->copy && !write_file(r, (uint32_t)(sender * share) + i, bytes, msg->size))
-        return false;
+    r->piped = false;
+    if (!r->copy && !write_file(r, (uint32_t)(sender * share) + i, bytes, msg->size)) {
+        if (piped[sender]) /* the pipe is busy: after that one */
+            return false;
+        r->piped = true;
+        piped[sender] = msg;
+        piped_index[sender] = i;
+        npiped++;
+        wisp_p2p_count_add(&wisp_p2p.outstanding, 1); /* the rescuer streams it */
+        struct pipe *p = pipe_of(me, sender);
+        atomic_store_explicit(&p->filled, 0, memory_order_relaxed);
+        atomic_store_explicit(&p->drained, 0, memory_order_relaxed);
+    }
     nfree[sender]--;
     holder[sender * share + (int)i] = msg;
     msg->ret_index = i;
@@ -199,7 +306,8 @@ bool wisp_p2p_handback_take(const struct wisp_p2p_msg *msg)
     /* Claimed: the sender may be reading our copy, which goes after this. */
     for (unsigned rounds = 0; state == CLAIMED;
          state = atomic_load_explicit(&r->state, memory_order_acquire))
-        wisp_backoff(&rounds);
+        if (!pump(msg->from)) /* it may be copying out of our pipe */
+            wisp_backoff(&rounds);
     release(msg->from, msg->ret_index);
     return back;
 }
@@ -214,7 +322,9 @@ void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t 
     if (!bytes)
         wisp_fatal("out of memory for a message of %llu bytes to send through the MPI",
                    (unsigned long long)r->size);
-    if (!r->copy)
+    if (r->piped)
+        read_pipe(owner, r, bytes);
+    else if (!r->copy)
         read_file(r, bytes);
     else if (wisp_shm_heap_holds(r->copy, r->size))
         memcpy(bytes, r->copy, r->size);

@@ -515,6 +515,10 @@ bool wisp_p2p_handback_take(const struct wisp_p2p_msg *msg);
 /* Free the records of `sender` that it sent: each message's
  * wisp_p2p_back_sent is called. */
 void wisp_p2p_handback_reclaim(int sender);
+/* Stream the bytes of messages handed back through the pipes, where
+ * /dev/shm had no room for their files (that many): true if some moved. */
+bool wisp_p2p_handback_pump(void);
+extern int wisp_p2p_handback_npiped;
 /* Message `msg` handed back went through the MPI; its record goes (engine.c). */
 void wisp_p2p_back_sent(struct wisp_p2p_msg *msg);
 /* The sender claims receiver `owner`'s record: a malloc'd copy of the

@@ -8,7 +8,10 @@
  * a receiver has hand-back records (64 before) hung. Each receive gets one
  * message, rank 1's in the order sent.
  *
- * usage: p2p_handback [n [rounds]]   (3 processes, WISP_VNODE_SIZE=2)
+ * usage: p2p_handback [n [rounds [bytes]]]   (3 processes, WISP_VNODE_SIZE=2)
+ * `bytes`: of each earlier message (4: an int); above a heap partition of
+ * 1 MiB without cross-memory attach, only a file in /dev/shm (or, where it
+ * has no room, the pipe) reaches the receiver's copy.
  */
 #include <mpi.h>
 #include <signal.h>
@@ -20,7 +23,9 @@
 
 #include "check.h" /* tests/check.h */
 
-enum { BIG = 100 << 10, WATCHDOG_S = 30 };
+enum { SYNC_BYTES = 100 << 10, WATCHDOG_S = 30 };
+static int small = (int)sizeof(int); /* bytes of each earlier message */
+static int big = SYNC_BYTES;         /* of every receive buffer */
 
 static void hung(int sig)
 {
@@ -46,8 +51,8 @@ static void round_of(int rank, int n, int round)
         MPI_Request *r = malloc((size_t)nrecv * sizeof *r);
         MPI_Status *st = malloc((size_t)nrecv * sizeof *st);
         for (int k = 0; k < nrecv; k++) {
-            buf[k] = calloc(1, BIG);
-            MPI_Irecv(buf[k], BIG, MPI_BYTE, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &r[k]);
+            buf[k] = calloc(1, (size_t)big);
+            MPI_Irecv(buf[k], big, MPI_BYTE, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &r[k]);
         }
         int one = 1, sum = 0;
         MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -62,10 +67,10 @@ static void round_of(int rank, int n, int round)
                 CHECK(len == (int)sizeof(int) && first == 2000 + round);
                 remote++;
             } else {
-                CHECK(st[k].MPI_SOURCE == 1 && first == next);
-                CHECK(len == (next < n ? (int)sizeof(int) : BIG));
-                if (next == n) /* the synchronous one, whole */
-                    CHECK(buf[k][BIG - 1] == (char)(n + round));
+                /* Rank 1's, in order, each whole: its number, then a fill. */
+                int want = next < n ? small : SYNC_BYTES;
+                CHECK(st[k].MPI_SOURCE == 1 && first == next && len == want);
+                CHECK(want <= (int)sizeof(int) || buf[k][want - 1] == (char)(next + round));
                 next++;
             }
             free(buf[k]);
@@ -75,17 +80,21 @@ static void round_of(int rank, int n, int round)
         free(r);
         free(st);
     } else if (rank == 1) {
-        char *big = malloc(BIG);
-        memset(big, n + round, BIG);
-        memcpy(big, &n, sizeof n);
+        char *out = malloc((size_t)big);
         sleep_ms(100); /* rank 0 sits in the collective */
-        for (int k = 0; k < n; k++)
-            MPI_Send(&k, (int)sizeof k, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
-        CHECK(MPI_Ssend(big, BIG, MPI_BYTE, 0, tag, MPI_COMM_WORLD) == MPI_SUCCESS);
+        for (int k = 0; k <= n; k++) {
+            int len = k < n ? small : SYNC_BYTES;
+            memset(out, k + round, (size_t)len);
+            memcpy(out, &k, sizeof k);
+            if (k < n)
+                MPI_Send(out, len, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+            else
+                CHECK(MPI_Ssend(out, len, MPI_BYTE, 0, tag, MPI_COMM_WORLD) == MPI_SUCCESS);
+        }
         int one = 1, sum = 0;
         MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         CHECK(sum == 3);
-        free(big);
+        free(out);
     } else {
         int v = 2000 + round, one = 1, sum = 0;
         MPI_Send(&v, (int)sizeof v, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
@@ -102,6 +111,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int n = argc > 1 ? atoi(argv[1]) : 65;
     int rounds = argc > 2 ? atoi(argv[2]) : 2;
+    if (argc > 3)
+        small = atoi(argv[3]);
+    if (small < (int)sizeof(int))
+        small = (int)sizeof(int);
+    if (small > big)
+        big = small;
     if (size != 3) {
         if (rank == 0)
             fprintf(stderr, "p2p_handback: needs 3 processes\n");
