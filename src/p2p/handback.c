@@ -15,8 +15,8 @@
  * (one such record per pair at a time): slower, never stuck.
  *
  * A record's life: FREE -> HANDED (| generation << 4, so that a record
- * taken back and reused is never mistaken for it) -> CLAIMED by the sender
- * -> SENT, or HANDED -> TAKEN when a receive here takes the message back
+ * recalled and reused is never mistaken for it) -> CLAIMED by the sender
+ * -> SENT, or HANDED -> RECALLED when a receive here takes the message
  * first; then FREE again, by its owner: at that receive, or as soon as its
  * owner sees it SENT (wisp_p2p_handback_reclaim), so that a sender with
  * more earlier messages than records gets them back in batches.
@@ -35,7 +35,7 @@
 #include "core/log.h"
 #include "shm/heap.h"
 
-enum { HANDED = 1, CLAIMED, SENT, TAKEN };
+enum { HANDED = 1, CLAIMED, SENT, RECALLED };
 enum { PIPE_BYTES = 4096 };
 
 struct record {
@@ -298,11 +298,11 @@ bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg)
     return true;
 }
 
-bool wisp_p2p_handback_take(const struct wisp_p2p_msg *msg)
+bool wisp_p2p_handback_recall(const struct wisp_p2p_msg *msg)
 {
     struct record *r = record_at(me, msg->from, msg->ret_index);
     uint32_t state = handed(msg->ret_gen);
-    bool back = atomic_compare_exchange_strong(&r->state, &state, TAKEN);
+    bool back = atomic_compare_exchange_strong(&r->state, &state, RECALLED);
     /* Claimed: the sender may be reading our copy, which goes after this. */
     for (unsigned rounds = 0; state == CLAIMED;
          state = atomic_load_explicit(&r->state, memory_order_acquire))
@@ -317,7 +317,7 @@ void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t 
     struct record *r = record_at(owner, me, index);
     uint32_t asked = handed(gen);
     if (!atomic_compare_exchange_strong(&r->state, &asked, CLAIMED))
-        return NULL; /* taken back */
+        return NULL; /* recalled */
     char *bytes = malloc(r->size ? r->size : 1);
     if (!bytes)
         wisp_fatal("out of memory for a message of %llu bytes to send through the MPI",

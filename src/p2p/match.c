@@ -136,7 +136,8 @@ static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
     int n = 0;
     for (struct wisp_list *m = comm->unexpected.next; m != &msg->link; m = m->next) {
         struct wisp_p2p_msg *earlier = wisp_list_entry(m, struct wisp_p2p_msg, link);
-        if (earlier->source != msg->source || earlier->forwarded || !share_lent(comm, earlier, msg))
+        if (earlier->source != msg->source || wisp_p2p_routed(earlier) ||
+            !share_lent(comm, earlier, msg))
             continue;
         if (!wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
             return -1;
@@ -145,13 +146,6 @@ static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
         n++;
     }
     return n;
-}
-
-static void queue_behind(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg)
-{
-    earlier->forwarded = true;
-    earlier->back = WISP_P2P_BACK_QUEUED;
-    earlier->behind = msg;
 }
 
 /* May synchronous message `msg`, just queued, whose first matching receive
@@ -166,7 +160,7 @@ static bool forwardable(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     if (!lent_first(comm, msg) || earlier_for_mpi(comm, msg, NULL) < 0)
         return false;
-    earlier_for_mpi(comm, msg, queue_behind);
+    earlier_for_mpi(comm, msg, wisp_p2p_route_queue);
     return true;
 }
 
@@ -206,7 +200,7 @@ static void unblock_behind(struct wisp_p2p_msg *copy)
         return;
     for (struct wisp_list *l = copy->link.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (msg->source != copy->source || msg->forwarded || !wisp_p2p_msg_sync(msg))
+        if (msg->source != copy->source || wisp_p2p_routed(msg) || !wisp_p2p_msg_sync(msg))
             continue;
         struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
         if (req && req->lent)
@@ -331,7 +325,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         req->msg = msg;
         return;
     }
-    if (msg->forwarded && !wisp_p2p_forward_take_back(msg)) {
+    if (wisp_p2p_routed(msg) && !wisp_p2p_forward_recall(msg)) {
         /* Its sender sent it through the MPI: receive it there, exactly. */
         free(req->tmp);
         req->tmp = NULL;
@@ -442,7 +436,7 @@ static void forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
 {
     for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (msg->forwarded && msg->source == source && msg->tag == tag) {
+        if (wisp_p2p_routed(msg) && msg->source == source && msg->tag == tag) {
             wisp_list_remove(&msg->link);
             wisp_p2p_msg_drop(msg);
             return;
@@ -620,7 +614,7 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
     return NULL;
 }
 
-static bool take_back(struct wisp_p2p_req *req);
+static bool unlend(struct wisp_p2p_req *req);
 static void rematch(struct wisp_p2p_comm *comm);
 
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
@@ -631,7 +625,7 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
      * Local messages it was owed go to their next match at once (that
      * receive's thread may be what lets the blocking call return). */
     bool was_lent = req->lent;
-    if (was_lent && !take_back(req)) {
+    if (was_lent && !unlend(req)) {
         rematch(req->comm);
         return true;
     }
@@ -761,7 +755,7 @@ static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
 
 /* A lent receive back from the MPI: true if cancelled there (wisp's again,
  * as before), false if the MPI completed it (done). */
-static bool take_back(struct wisp_p2p_req *req)
+static bool unlend(struct wisp_p2p_req *req)
 {
     MPI_Status status;
     PMPI_Cancel(&req->inner);
@@ -819,7 +813,7 @@ void wisp_p2p_reclaim(void)
         prev = l->prev;
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, llink);
         struct wisp_p2p_comm *comm = req->comm;
-        if (!take_back(req) && req->user_freed && !req->engine_holds)
+        if (!unlend(req) && req->user_freed && !req->engine_holds)
             wisp_p2p_req_release(req);
         rematch(comm);
     }

@@ -188,15 +188,10 @@ struct wisp_p2p_msg {
      * fills it, the receive that matched it meanwhile, or dropped unread. */
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
-    bool forwarded; /* its sender was asked to send it through the MPI (wisp_p2p_forward) */
-    uint8_t back;   /* handed back to its sender: enum wisp_p2p_back */
-    uint32_t ret_index, ret_gen; /* WISP_P2P_BACK_HANDED: its record and generation */
-    /* WISP_P2P_BACK_QUEUED: the synchronous message it waits to go before. */
-    struct wisp_p2p_msg *behind;
-    /* A synchronous message forwarded ahead of more earlier messages than
-     * one batch of records names: in the list of those (engine.c). */
-    struct wisp_list hlink;
-    bool batches;
+    uint8_t route;               /* its way to the MPI: enum wisp_p2p_route */
+    uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
+    struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
+    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in engine.c's list of those */
     unsigned char data[];
 };
 
@@ -476,29 +471,55 @@ bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
  * (a batch: more go in further batches), and the most records one process
  * keeps per sender (handback.c). */
 #define WISP_P2P_RETURN_MAX 64
-/* Where an earlier message handed back to its sender stands: waiting for
- * a record (QUEUED), named in one (HANDED), or sent through the MPI by its
- * sender, its record free again (SENT). */
-enum wisp_p2p_back {
-    WISP_P2P_BACK_NONE,
-    WISP_P2P_BACK_QUEUED,
-    WISP_P2P_BACK_HANDED,
-    WISP_P2P_BACK_SENT,
+/*
+ * A local message's way to the MPI, for a receive lent there (engine.c,
+ * "a message's route", has every transition; each checks where it comes
+ * from in the debug and sanitizer builds):
+ *
+ *   HERE -> ASKED | BATCHED   a synchronous one: its sender is asked to
+ *                             send it through the MPI (wisp_p2p_forward);
+ *                             BATCHED while earlier ones still wait for
+ *                             records, then ASKED
+ *   HERE -> QUEUED            an earlier one of its sender, to go before it
+ *   QUEUED -> HANDED          named to its sender in a record (handback.c)
+ *   QUEUED -> HERE            the synchronous one was recalled
+ *   HANDED -> SENT            its sender sent it through the MPI
+ *   any -> HERE               recalled by a receive here
+ *                             (wisp_p2p_forward_recall)
+ *
+ * Every state but HERE marks the message among the unexpected ones: the
+ * MPI may hold it, or soon will.
+ */
+enum wisp_p2p_route {
+    WISP_P2P_ROUTE_HERE,
+    WISP_P2P_ROUTE_QUEUED,
+    WISP_P2P_ROUTE_HANDED,
+    WISP_P2P_ROUTE_SENT,
+    WISP_P2P_ROUTE_ASKED,
+    WISP_P2P_ROUTE_BATCHED,
 };
+/* Is `msg` on its way to the MPI (any route but HERE)? */
+static inline bool wisp_p2p_routed(const struct wisp_p2p_msg *msg)
+{
+    return msg->route != WISP_P2P_ROUTE_HERE;
+}
+/* Earlier message `earlier` of synchronous `msg`'s sender goes to the MPI
+ * before it: HERE -> QUEUED (match.c, before wisp_p2p_forward). */
+void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg);
 /* Can this process hand unexpected message `msg` back to its sender (its
  * bytes are here, whole)? */
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg);
 /* Ask the sender of unexpected synchronous message `msg` to send it through
  * the MPI (match.c says when), after the earlier messages of the same
- * sender queued behind it (WISP_P2P_BACK_QUEUED, `behind` = msg), handed
- * back to it in batches as records free up; each stays, marked
- * `forwarded`. Lock held. */
+ * sender queued before it (wisp_p2p_route_queue), handed back to it in
+ * batches as records free up; each stays among the unexpected ones,
+ * routed. Lock held. */
 void wisp_p2p_forward(struct wisp_p2p_msg *msg);
-/* A receive takes forwarded `msg`: true if it was taken back (not sent to
+/* A receive takes routed `msg`: true if it was recalled (not sent to
  * the MPI yet: it is a rendezvous or returned message again), false if it
  * must be received from the MPI (then drop it). Lock held, from a thread
  * that may call the MPI. */
-bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg);
+bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg);
 
 /* Messages handed back to their sender (handback.c): the node's table of
  * records, the region it takes in the segment, and the records free here. */
@@ -509,9 +530,9 @@ int wisp_p2p_handback_free(int sender);
 /* Hand `msg` back: its record's index and generation in `msg`; false if
  * none is free or its bytes cannot be put where the sender reads them. */
 bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg);
-/* A receive here takes it: true if taken back before its sender claimed
- * it (else wait until the sender copied it); the record is free again. */
-bool wisp_p2p_handback_take(const struct wisp_p2p_msg *msg);
+/* A receive here takes it: true if recalled before its sender claimed it
+ * (else wait until the sender copied it); the record is free again. */
+bool wisp_p2p_handback_recall(const struct wisp_p2p_msg *msg);
 /* Free the records of `sender` that it sent: each message's
  * wisp_p2p_back_sent is called. */
 void wisp_p2p_handback_reclaim(int sender);
