@@ -26,6 +26,19 @@ set(staged_env WISP_VNODE_SIZE=2 WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T WISP_H
 wisp_add_mpi_test(p2p_semantics NP 3 ENV ${staged_env} SUFFIX .vnode2.staged
                   ARGS wildcard_collective ssend_lent_wildcard)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
+# More earlier messages before a synchronous one for a lent wildcard than a
+# receiver has hand-back records for (issue 26: 65 hung, 64 passed), many
+# more, and 66 of 1.1 MB in the staged setting (above the heap's partition:
+# each through a file in /dev/shm).
+wisp_add_mpi_test(p2p_handback NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
+wisp_add_mpi_test(p2p_handback NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2.many ARGS 300 1)
+wisp_add_mpi_test(p2p_handback NP 3 ENV ${staged_env} SUFFIX .vnode2.staged ARGS 66 1 1100000)
+# Past the rings, the rendezvous slots and the staging area (issue 26's
+# class): with the defaults, and all staged with a heap partition of 1 MiB
+# (copies aside beyond it in private memory).
+wisp_add_mpi_test(p2p_limits NP 2)
+wisp_add_mpi_test(p2p_limits NP 2 ENV WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T WISP_HEAP_SIZE=1M
+                  SUFFIX .staged)
 # The progress thread moving the MPI meanwhile (Open MPI's MPI_Waitall hung
 # on a truncated receive then: p2p.h, wisp_p2p_progress_thread).
 wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 WISP_PROGRESS=thread
@@ -77,10 +90,12 @@ if(NOT WISP_SANITIZE)
 
   # /dev/shm without room for the file that hands a 1 MiB message back to
   # its sender (the staged setting above; the shim fails its
-  # posix_fallocate): the synchronous message behind it cannot go through
-  # the MPI, WISP_VERBOSE=1 says why, and both arrive in order after the
-  # collective (rule lent_handback, whose sender waits after it). wisprun
-  # passes on the WISP_* variables of its environment.
+  # posix_fallocate): the receiver streams it through the pair's pipe in
+  # the segment, WISP_VERBOSE=1 says why, and both arrive in order (rule
+  # lent_handback; p2p_handback, 66 of 1.1 MB, one through the pipe at a
+  # time: before, the synchronous send waited for room, a hang where its
+  # sender must finish it first). wisprun passes on the WISP_* variables of
+  # its environment.
   add_library(no_shm_room MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/no_shm_room.c")
   target_link_libraries(no_shm_room PRIVATE ${CMAKE_DL_LIBS})
   add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_room
@@ -89,6 +104,11 @@ if(NOT WISP_SANITIZE)
                    env LD_PRELOAD=$<TARGET_FILE:no_shm_room> ${staged_env} "${WISP_WISPRUN}"
                    --env WISP_VERBOSE=1 -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
   wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_room 3 mpi)
+  wisp_test_program(t_p2p_handback "${CMAKE_CURRENT_SOURCE_DIR}/mpi/p2p_handback.c")
+  add_test(NAME mpi.p2p_handback.np3.vnode2.no_shm_room
+           COMMAND env LD_PRELOAD=$<TARGET_FILE:no_shm_room> ${staged_env} "${WISP_WISPRUN}"
+                   -n 3 $<TARGET_FILE:t_p2p_handback> 66 1 1100000)
+  wisp_test_properties(mpi.p2p_handback.np3.vnode2.no_shm_room 3 mpi)
   # The file made, but its sender cannot open it: the job stops, with a
   # line that names the file (never a hang).
   add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_read

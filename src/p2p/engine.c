@@ -52,7 +52,7 @@ enum {
     RESCUE_IDLE_NS = 1000000, /* its look while the application moves the engine */
     CALL_AFTER_PASSES = 1024, /* idle progress passes before a waiting process calls rescuers */
     CALL_EVERY_NS = 1000000,  /* and then at most this often */
-    TAKE_BACK_PASSES = 256,   /* progress passes a single-copy sender waits before it stages */
+    STAGE_LATE_PASSES = 256,  /* progress passes a single-copy sender waits before it stages */
     /* Fastbox rings, unless WISP_SHM_RING says: RING_SHARE bytes shared
      * among a process's incoming rings, RING_MIN to RING_MAX bytes each.
      * 128 KiB holds a window of 64 messages of 1 KiB (OSU's osu_bw), where
@@ -66,7 +66,7 @@ enum {
 /*
  * A slot's life: POSTED -> (MATCHED) -> DONE. A single-copy message that fits
  * the staging area may instead go POSTED -> STAGING -> STAGED when its sender
- * waited long enough for a receiver: the sender takes it back (compare and
+ * waited long enough for a receiver: the sender stages it late (compare and
  * swap with the receiver's POSTED -> MATCHED), copies it into the staging
  * area and completes, as an MPI's eager protocol would; the receiver then
  * copies from there. A synchronous message whose receive is lent to the MPI
@@ -80,6 +80,11 @@ enum {
  * back: the receiver names it in the forwarded one's slot through a record
  * of its own (handback.c); the sender claims it, copies it out and sends it
  * through the MPI just before. The receiver may take it back as above.
+ * When they are more than one batch of records (`more`), the sender sends
+ * a batch and goes FORWARD -> HANDING; the receiver frees the records sent,
+ * names the next batch and goes HANDING -> FORWARD again, until the last
+ * batch, after which the sender sends the synchronous message too. The
+ * receiver may take it back from HANDING as from FORWARD.
  */
 enum {
     SLOT_POSTED = 1,
@@ -88,6 +93,7 @@ enum {
     SLOT_STAGED,
     SLOT_FORWARD,
     SLOT_FORWARDED,
+    SLOT_HANDING,
     SLOT_DONE,
 };
 enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
@@ -107,6 +113,7 @@ struct slot {
     /* Forwarding: the messages handed back, to send through the MPI first
      * (written by the receiver). */
     alignas(64) uint32_t nbefore;
+    uint32_t more; /* further batches follow: wait in HANDING for them */
     struct {
         uint32_t index, gen;
     } before[WISP_P2P_RETURN_MAX];
@@ -142,6 +149,10 @@ static struct wisp_list receiving; /* receives copying a rendezvous message */
  * synchronous ones, slot given back, and returned ones) whose MPI request
  * is still to complete. */
 static struct wisp_list forwarded;
+/* Synchronous messages from local senders forwarded ahead of more earlier
+ * messages than one batch of records names (wisp_p2p_forward), in the
+ * order they were asked for. */
+static struct wisp_list batched;
 static uint64_t emitted; /* rendezvous messages this process sent: their order */
 static pthread_t rescuer;
 static _Atomic bool rescuer_stop;
@@ -297,7 +308,7 @@ void wisp_p2p_init(int thread_level)
     }
     segment = map;
     wisp_fastbox_join(segment, n, ring_cells, wisp_p2p.node_rank);
-    wisp_p2p_handback_init(segment + handback, wisp_p2p.node_rank);
+    wisp_p2p_handback_init(segment + handback, wisp_p2p.node_rank, n);
     pending = malloc(sizeof *pending * (size_t)n);
     inbox = malloc(sizeof *inbox * (size_t)n);
     if (!pending || !inbox)
@@ -310,6 +321,7 @@ void wisp_p2p_init(int thread_level)
         wisp_list_init(&pending[i]);
     wisp_list_init(&receiving);
     wisp_list_init(&forwarded);
+    wisp_list_init(&batched);
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
@@ -441,7 +453,7 @@ static bool single_copy(const void *p, uint64_t size)
 
 /* Or, from private memory, with cross-memory attach (cma.c)? Like single
  * copy, checked before immediate; messages that fit the staging area are
- * taken back when the receiver is late (eager, as the MPIs' are). */
+ * staged late when the receiver is late (eager, as the MPIs' are). */
 static bool copied_by_cma(uint64_t size)
 {
     return wisp_p2p.cma && size >= wisp_p2p.cma_min;
@@ -672,10 +684,10 @@ static bool claim_blocks(struct slot *s, const char *src, char *dst, copy_fn *co
 
 /* Has the sender of a single-copy message waited long enough for a
  * receiver to take it back and stage it (and won the race for it)? */
-static bool takes_back(struct slot *s, const struct wisp_p2p_req *req)
+static bool stages_late(struct slot *s, const struct wisp_p2p_req *req)
 {
     if (s->sync || s->size > wisp_p2p.stage || req->done ||
-        atomic_load_explicit(&passes, memory_order_relaxed) - req->posted_pass < TAKE_BACK_PASSES)
+        atomic_load_explicit(&passes, memory_order_relaxed) - req->posted_pass < STAGE_LATE_PASSES)
         return false;
     uint32_t posted = SLOT_POSTED;
     return atomic_compare_exchange_strong(&s->state, &posted, SLOT_STAGING);
@@ -714,13 +726,19 @@ static bool forward(int index)
         return false;
     for (int j = 0; j < mine.nbusy; j++) {
         struct slot *earlier = slot_at(wisp_p2p.node_rank, mine.busy[j]);
+        uint32_t state = atomic_load_explicit(&earlier->state, memory_order_acquire);
         if (earlier->to == s->to && earlier->seq < s->seq &&
-            atomic_load_explicit(&earlier->state, memory_order_acquire) == SLOT_FORWARD)
+            (state == SLOT_FORWARD || state == SLOT_HANDING))
             return false;
     }
     for (uint32_t k = 0; k < s->nbefore; k++)
         send_returned(s->to, s->before[k].index, s->before[k].gen, req);
     uint32_t asked = SLOT_FORWARD;
+    if (s->more) { /* the receiver names the next batch */
+        if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_HANDING))
+            wake(s->to);
+        return true;
+    }
     if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
         return true;
     wisp_p2p_req_fail_on(req,
@@ -740,6 +758,8 @@ static bool advance_slot(int i)
         return forward(index);
     if (state == SLOT_FORWARDED)
         return false; /* the receiver takes it from the MPI, then gives the slot back */
+    if (state == SLOT_HANDING)
+        return false; /* the receiver names the next batch */
     if (state != SLOT_DONE) {
         if (!s->src) {
             moved = stage_more(s, req);
@@ -752,7 +772,7 @@ static bool advance_slot(int i)
                 claim_blocks(s, s->src, dst,
                              wisp_shm_heap_holds(dst, s->size) ? copy_here : copy_to_peer, s->to))
                 moved = true;
-        } else if (state == SLOT_POSTED && takes_back(s, req)) {
+        } else if (state == SLOT_POSTED && stages_late(s, req)) {
             memcpy(staging(s), s->src, s->size);
             atomic_store_explicit(&s->state, SLOT_STAGED, memory_order_relaxed);
             /* Last: the receiver that sees it sees the bytes and STAGED. */
@@ -796,7 +816,7 @@ static bool finish_forwarded(void)
 
 /* Does no send need this process any more? Sends waiting in line (complete
  * from a private copy, or freed with MPI_Request_free) must go out, staged
- * ones must be staged whole, and single-copy ones be copied or taken back:
+ * ones must be staged whole, and single-copy ones be copied or staged late:
  * the receiver may still be on its way to them, and MPI_Finalize lets the
  * user reuse every buffer. */
 static bool sends_delivered(void *unused)
@@ -808,7 +828,7 @@ static bool sends_delivered(void *unused)
         struct slot *s = slot_at(wisp_p2p.node_rank, mine.busy[i]);
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
         uint64_t staged = atomic_load_explicit(&s->staged, memory_order_relaxed);
-        bool needs_me = state == SLOT_FORWARD || state == SLOT_FORWARDED ||
+        bool needs_me = state == SLOT_FORWARD || state == SLOT_FORWARDED || state == SLOT_HANDING ||
                         (s->src ? state != SLOT_DONE && state != SLOT_STAGED
                                 : state != SLOT_DONE && staged < chunks_of(s->size));
         if (needs_me)
@@ -834,11 +854,13 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
         msg->dropped = true;
         return;
     }
-    if (msg->returned) /* its sender copied it out, or is too late now */
-        wisp_p2p_forward_take_back(msg);
+    /* A record named to its sender: copied out, or too late now. A
+     * synchronous one still waiting for batches: the rest stay here. */
+    if (msg->route == WISP_P2P_ROUTE_HANDED || msg->route == WISP_P2P_ROUTE_BATCHED)
+        wisp_p2p_forward_recall(msg);
     if (msg->slot >= 0) {
         struct slot *s = slot_at(msg->from, msg->slot);
-        /* A sender taking it back (STAGING) writes STAGED: DONE must come after. */
+        /* A sender staging it late (STAGING) writes STAGED: DONE must come after. */
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
         unsigned rounds = 0;
         while (state == SLOT_STAGING ||
@@ -960,7 +982,7 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg)
  * A synchronous message cannot complete before its match, so it cannot be
  * copied aside: the receiver asks its sender to send it through the MPI
  * instead, where the lent receive may take it. The message stays among the
- * unexpected ones, marked: a receive that takes it later takes it back
+ * unexpected ones, marked: a receive that takes it later recalls it
  * here if its sender has not sent it yet, else receives it from the MPI.
  */
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
@@ -973,39 +995,167 @@ bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
     return msg->slot < 0 && !msg->filling && !msg->waiter;
 }
 
-bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n)
+/* ---- a message's route to the MPI (p2p.h, enum wisp_p2p_route) --------- */
+
+#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
+enum { ROUTE_CHECKED = 1 };
+#else
+enum { ROUTE_CHECKED = 0 };
+#endif
+
+#define ROUTE(s) (1u << WISP_P2P_ROUTE_##s)
+
+/* Every change of a message's route: from one of the states in `from` (a
+ * mask of ROUTE(...)), checked in the debug and sanitizer builds. */
+static void route_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_route to)
 {
-    if (n > wisp_p2p_handback_free())
-        return false;
-    struct slot *s = slot_at(msg->from, msg->slot);
-    for (int k = 0; k < n; k++) {
-        struct wisp_p2p_msg *m = before[k];
-        if (!wisp_p2p_handback_put(m, &m->ret_index, &m->ret_gen)) {
-            while (k--) /* not named to the sender yet: simply back */
-                wisp_p2p_forward_take_back(before[k]);
-            return false;
-        }
-        m->returned = m->forwarded = true;
-        s->before[k].index = m->ret_index;
-        s->before[k].gen = m->ret_gen;
-    }
-    s->nbefore = (uint32_t)n;
-    atomic_store_explicit(&s->state, SLOT_FORWARD, memory_order_release);
-    msg->forwarded = true;
-    wake(msg->from);
-    return true;
+    static const char *const names[] = {"HERE", "QUEUED", "HANDED", "SENT", "ASKED", "BATCHED"};
+    if (ROUTE_CHECKED && !(from & 1u << msg->route))
+        wisp_fatal("point-to-point engine: a message's route went %s -> %s", names[msg->route],
+                   names[to]);
+    msg->route = to;
 }
 
-bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg)
+void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg)
 {
-    msg->forwarded = false;
-    if (msg->returned) {
-        msg->returned = false;
-        return wisp_p2p_handback_take(msg->ret_index, msg->ret_gen);
+    route_move(earlier, ROUTE(HERE), WISP_P2P_ROUTE_QUEUED);
+    earlier->behind = msg;
+}
+
+/* `msg` no longer waits for earlier messages to be named (BATCHED ->
+ * `to`): those still QUEUED before it are plain unexpected ones again. */
+static void unbatch(struct wisp_p2p_msg *msg, enum wisp_p2p_route to)
+{
+    route_move(msg, ROUTE(BATCHED), to);
+    wisp_list_remove(&msg->hlink);
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
+    if (!comm)
+        return;
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (m->route == WISP_P2P_ROUTE_QUEUED && m->behind == msg) {
+            route_move(m, ROUTE(QUEUED), WISP_P2P_ROUTE_HERE);
+            m->behind = NULL;
+        }
     }
-    uint32_t asked = SLOT_FORWARD;
-    return atomic_compare_exchange_strong(&slot_at(msg->from, msg->slot)->state, &asked,
-                                          SLOT_POSTED);
+}
+
+/* Name in BATCHED `msg`'s slot the next batch of the earlier messages
+ * queued before it (QUEUED -> HANDED), as many as its sender's records free
+ * here allow, and ask the sender (FORWARD); `more` when some are left,
+ * else `msg` is ASKED. Only the first message of a sender in `batched`
+ * takes records: its sender sends in order, so a later one that held
+ * records would keep them from the first, which it waits for. The number
+ * named. */
+static uint32_t name_batch(struct wisp_p2p_msg *msg)
+{
+    struct slot *s = slot_at(msg->from, msg->slot);
+    struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
+    bool first = true, more = false;
+    for (struct wisp_list *l = batched.next; l != &msg->hlink; l = l->next)
+        first &= wisp_list_entry(l, struct wisp_p2p_msg, hlink)->from != msg->from;
+    uint32_t n = 0;
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (m->route != WISP_P2P_ROUTE_QUEUED || m->behind != msg)
+            continue;
+        if (!first || n == WISP_P2P_RETURN_MAX || !wisp_p2p_handback_put(m)) {
+            more = true;
+            break;
+        }
+        route_move(m, ROUTE(QUEUED), WISP_P2P_ROUTE_HANDED);
+        m->behind = NULL;
+        s->before[n].index = m->ret_index;
+        s->before[n].gen = m->ret_gen;
+        n++;
+    }
+    s->nbefore = n;
+    s->more = more;
+    atomic_store_explicit(&s->state, SLOT_FORWARD, memory_order_release);
+    wake(msg->from);
+    if (!more)
+        unbatch(msg, WISP_P2P_ROUTE_ASKED);
+    return n;
+}
+
+void wisp_p2p_forward(struct wisp_p2p_msg *msg)
+{
+    route_move(msg, ROUTE(HERE), WISP_P2P_ROUTE_BATCHED);
+    wisp_list_push(&batched, &msg->hlink);
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
+    name_batch(msg);
+}
+
+void wisp_p2p_back_sent(struct wisp_p2p_msg *msg)
+{
+    route_move(msg, ROUTE(HANDED), WISP_P2P_ROUTE_SENT);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Senders that sent a batch (HANDING): their records sent are free again,
+ * and the next batch is named. One that could name nothing stays HANDING
+ * and is tried again a millisecond later (its pipe busy). */
+static bool name_next_batches(void)
+{
+    static uint64_t retry_at;
+    if (retry_at && now_ns() < retry_at)
+        return false;
+    retry_at = 0;
+    bool moved = false;
+    for (struct wisp_list *l = batched.next, *next; l != &batched; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, hlink);
+        struct slot *s = slot_at(msg->from, msg->slot);
+        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_HANDING)
+            continue;
+        wisp_p2p_handback_reclaim(msg->from);
+        if (name_batch(msg) || msg->route != WISP_P2P_ROUTE_BATCHED)
+            moved = true;
+        else
+            retry_at = now_ns() + 1000000u;
+    }
+    return moved;
+}
+
+bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg)
+{
+    enum wisp_p2p_route route = msg->route;
+    msg->behind = NULL;
+    switch (route) {
+    case WISP_P2P_ROUTE_HERE:
+        route_move(msg, 0, WISP_P2P_ROUTE_HERE); /* never asked for */
+        return true;
+    case WISP_P2P_ROUTE_QUEUED: /* never named to its sender */
+        route_move(msg, ROUTE(QUEUED), WISP_P2P_ROUTE_HERE);
+        return true;
+    case WISP_P2P_ROUTE_HANDED:
+        route_move(msg, ROUTE(HANDED), WISP_P2P_ROUTE_HERE);
+        return wisp_p2p_handback_recall(msg);
+    case WISP_P2P_ROUTE_SENT:
+        route_move(msg, ROUTE(SENT), WISP_P2P_ROUTE_HERE);
+        return false;
+    case WISP_P2P_ROUTE_ASKED:
+    case WISP_P2P_ROUTE_BATCHED:
+        break;
+    }
+    struct slot *s = slot_at(msg->from, msg->slot);
+    uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+    bool recalled = false;
+    while ((state == SLOT_FORWARD || state == SLOT_HANDING) &&
+           !(recalled = atomic_compare_exchange_weak(&s->state, &state, SLOT_POSTED)))
+        ;
+    if (route == WISP_P2P_ROUTE_BATCHED)
+        unbatch(msg, WISP_P2P_ROUTE_HERE);
+    else
+        route_move(msg, ROUTE(ASKED), WISP_P2P_ROUTE_HERE);
+    return recalled;
 }
 
 void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
@@ -1106,6 +1256,10 @@ static bool progress_local(void)
         next = l->next;
         moved |= copy_rendezvous(wisp_list_entry(l, struct wisp_p2p_req, link));
     }
+    if (!wisp_list_empty(&batched))
+        moved |= name_next_batches();
+    if (wisp_p2p_handback_npiped)
+        moved |= wisp_p2p_handback_pump();
     return moved;
 }
 

@@ -126,29 +126,42 @@ static bool share_lent(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *a,
     return false;
 }
 
-/* May synchronous message `msg`, just queued, whose first matching receive
- * is lent, go through the MPI? Only where the MPI then matches it as wisp
- * would: lent_first, and every earlier message of its sender that stays
- * here and can match one of the same lent receives goes there first (the
- * MPI would let `msg` overtake it): handed back to the sender, which sends
- * it just before (`before`, their number returned; -1: `msg` may not go).
- * (A message forwarded that no lent receive took waits in the MPI, where
- * a matched probe of another thread may find it: first_taker.) */
-static int forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *msg,
-                       struct wisp_p2p_msg *before[WISP_P2P_RETURN_MAX])
+/* The earlier messages of `msg`'s sender that stay here and can match one
+ * of the lent receives `msg` can match (the MPI would let `msg` overtake
+ * them): call `each` on each, in order, or only count them (`each` NULL).
+ * -1: one of them cannot go to the MPI as wisp would match it. */
+static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
+                           void (*each)(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg))
 {
-    if (!lent_first(comm, msg))
-        return -1;
     int n = 0;
     for (struct wisp_list *m = comm->unexpected.next; m != &msg->link; m = m->next) {
         struct wisp_p2p_msg *earlier = wisp_list_entry(m, struct wisp_p2p_msg, link);
-        if (earlier->source != msg->source || earlier->forwarded || !share_lent(comm, earlier, msg))
+        if (earlier->source != msg->source || wisp_p2p_routed(earlier) ||
+            !share_lent(comm, earlier, msg))
             continue;
-        if (n == WISP_P2P_RETURN_MAX || !wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
+        if (!wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
             return -1;
-        before[n++] = earlier;
+        if (each)
+            each(earlier, msg);
+        n++;
     }
     return n;
+}
+
+/* May synchronous message `msg`, just queued, whose first matching receive
+ * is lent, go through the MPI? Only where the MPI then matches it as wisp
+ * would: lent_first, and every earlier message of its sender that stays
+ * here and can match one of the same lent receives goes there first:
+ * handed back to the sender (queued behind `msg`, in batches as records
+ * free up: engine.c), which sends it just before. (A message forwarded
+ * that no lent receive took waits in the MPI, where a matched probe of
+ * another thread may find it: first_taker.) */
+static bool forwardable(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    if (!lent_first(comm, msg) || earlier_for_mpi(comm, msg, NULL) < 0)
+        return false;
+    earlier_for_mpi(comm, msg, wisp_p2p_route_queue);
+    return true;
 }
 
 /* Rendezvous message `msg`, just queued, belongs to a lent receive: its
@@ -158,23 +171,22 @@ static int forwardable(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *ms
 static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     static bool told;
-    struct wisp_p2p_msg *before[WISP_P2P_RETURN_MAX];
     if (!wisp_p2p_msg_sync(msg)) {
         wisp_p2p_spill(msg);
         return;
     }
-    int n = forwardable(comm, msg, before);
-    if (n >= 0 && wisp_p2p_forward(msg, before, n))
+    if (forwardable(comm, msg)) {
+        wisp_p2p_forward(msg);
         return;
+    }
     if (!told) {
         told = true;
         wisp_log(1,
                  "a synchronous send from node rank %d waits for a receive lent to the MPI during "
-                 "a blocking call and cannot go through the MPI in order (earlier messages of its "
-                 "sender that must go there first are more than the %d this process can hand back "
-                 "at once, or /dev/shm has no room for one); if the sender must finish it before "
-                 "joining that call, the job hangs (docs/p2p.md)",
-                 msg->from, WISP_P2P_RETURN_MAX);
+                 "a blocking call and cannot go through the MPI in order (a receive that is not "
+                 "lent comes first for it or for an earlier message of its sender); if the sender "
+                 "must finish it before joining that call, the job hangs (docs/p2p.md)",
+                 msg->from);
     }
 }
 
@@ -188,7 +200,7 @@ static void unblock_behind(struct wisp_p2p_msg *copy)
         return;
     for (struct wisp_list *l = copy->link.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (msg->source != copy->source || msg->forwarded || !wisp_p2p_msg_sync(msg))
+        if (msg->source != copy->source || wisp_p2p_routed(msg) || !wisp_p2p_msg_sync(msg))
             continue;
         struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
         if (req && req->lent)
@@ -313,7 +325,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         req->msg = msg;
         return;
     }
-    if (msg->forwarded && !wisp_p2p_forward_take_back(msg)) {
+    if (wisp_p2p_routed(msg) && !wisp_p2p_forward_recall(msg)) {
         /* Its sender sent it through the MPI: receive it there, exactly. */
         free(req->tmp);
         req->tmp = NULL;
@@ -424,7 +436,7 @@ static void forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
 {
     for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (msg->forwarded && msg->source == source && msg->tag == tag) {
+        if (wisp_p2p_routed(msg) && msg->source == source && msg->tag == tag) {
             wisp_list_remove(&msg->link);
             wisp_p2p_msg_drop(msg);
             return;
@@ -602,7 +614,7 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
     return NULL;
 }
 
-static bool take_back(struct wisp_p2p_req *req);
+static bool unlend(struct wisp_p2p_req *req);
 static void rematch(struct wisp_p2p_comm *comm);
 
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
@@ -613,7 +625,7 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
      * Local messages it was owed go to their next match at once (that
      * receive's thread may be what lets the blocking call return). */
     bool was_lent = req->lent;
-    if (was_lent && !take_back(req)) {
+    if (was_lent && !unlend(req)) {
         rematch(req->comm);
         return true;
     }
@@ -743,7 +755,7 @@ static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
 
 /* A lent receive back from the MPI: true if cancelled there (wisp's again,
  * as before), false if the MPI completed it (done). */
-static bool take_back(struct wisp_p2p_req *req)
+static bool unlend(struct wisp_p2p_req *req)
 {
     MPI_Status status;
     PMPI_Cancel(&req->inner);
@@ -801,7 +813,7 @@ void wisp_p2p_reclaim(void)
         prev = l->prev;
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, llink);
         struct wisp_p2p_comm *comm = req->comm;
-        if (!take_back(req) && req->user_freed && !req->engine_holds)
+        if (!unlend(req) && req->user_freed && !req->engine_holds)
             wisp_p2p_req_release(req);
         rematch(comm);
     }

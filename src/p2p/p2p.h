@@ -188,9 +188,10 @@ struct wisp_p2p_msg {
      * fills it, the receive that matched it meanwhile, or dropped unread. */
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
-    bool forwarded; /* its sender was asked to send it through the MPI (wisp_p2p_forward) */
-    bool returned;  /* handed back to its sender: record ret_index, generation ret_gen */
-    uint32_t ret_index, ret_gen;
+    uint8_t route;               /* its way to the MPI: enum wisp_p2p_route */
+    uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
+    struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
+    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in engine.c's list of those */
     unsigned char data[];
 };
 
@@ -466,36 +467,81 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg);
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 /* Is `msg` a synchronous rendezvous message? */
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
-/* Earlier messages of one sender that one forwarded message can send back
- * through the MPI ahead of itself, and that one process can have handed
- * back at once (handback.c). */
+/* Earlier messages of one sender that one forwarded message names at once
+ * (a batch: more go in further batches), and the most records one process
+ * keeps per sender (handback.c). */
 #define WISP_P2P_RETURN_MAX 64
+/*
+ * A local message's way to the MPI, for a receive lent there (engine.c,
+ * "a message's route", has every transition; each checks where it comes
+ * from in the debug and sanitizer builds):
+ *
+ *   HERE -> ASKED | BATCHED   a synchronous one: its sender is asked to
+ *                             send it through the MPI (wisp_p2p_forward);
+ *                             BATCHED while earlier ones still wait for
+ *                             records, then ASKED
+ *   HERE -> QUEUED            an earlier one of its sender, to go before it
+ *   QUEUED -> HANDED          named to its sender in a record (handback.c)
+ *   QUEUED -> HERE            the synchronous one was recalled
+ *   HANDED -> SENT            its sender sent it through the MPI
+ *   any -> HERE               recalled by a receive here
+ *                             (wisp_p2p_forward_recall)
+ *
+ * Every state but HERE marks the message among the unexpected ones: the
+ * MPI may hold it, or soon will.
+ */
+enum wisp_p2p_route {
+    WISP_P2P_ROUTE_HERE,
+    WISP_P2P_ROUTE_QUEUED,
+    WISP_P2P_ROUTE_HANDED,
+    WISP_P2P_ROUTE_SENT,
+    WISP_P2P_ROUTE_ASKED,
+    WISP_P2P_ROUTE_BATCHED,
+};
+/* Is `msg` on its way to the MPI (any route but HERE)? */
+static inline bool wisp_p2p_routed(const struct wisp_p2p_msg *msg)
+{
+    return msg->route != WISP_P2P_ROUTE_HERE;
+}
+/* Earlier message `earlier` of synchronous `msg`'s sender goes to the MPI
+ * before it: HERE -> QUEUED (match.c, before wisp_p2p_forward). */
+void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg);
 /* Can this process hand unexpected message `msg` back to its sender (its
  * bytes are here, whole)? */
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg);
 /* Ask the sender of unexpected synchronous message `msg` to send it through
- * the MPI (match.c says when), after the `n` earlier messages `before` of
- * the same sender, handed back to it; each stays, marked `forwarded`.
- * False (nothing asked) when this process has too few records free for
- * them, or no room in /dev/shm where it needs a file. Lock held. */
-bool wisp_p2p_forward(struct wisp_p2p_msg *msg, struct wisp_p2p_msg *const *before, int n);
-/* A receive takes forwarded `msg`: true if it was taken back (not sent to
+ * the MPI (match.c says when), after the earlier messages of the same
+ * sender queued before it (wisp_p2p_route_queue), handed back to it in
+ * batches as records free up; each stays among the unexpected ones,
+ * routed. Lock held. */
+void wisp_p2p_forward(struct wisp_p2p_msg *msg);
+/* A receive takes routed `msg`: true if it was recalled (not sent to
  * the MPI yet: it is a rendezvous or returned message again), false if it
  * must be received from the MPI (then drop it). Lock held, from a thread
  * that may call the MPI. */
-bool wisp_p2p_forward_take_back(struct wisp_p2p_msg *msg);
+bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg);
 
 /* Messages handed back to their sender (handback.c): the node's table of
  * records, the region it takes in the segment, and the records free here. */
 size_t wisp_p2p_handback_size(int node_size);
-void wisp_p2p_handback_init(void *region, int node_rank);
-int wisp_p2p_handback_free(void);
-/* Hand `msg` back: its record's index and generation; false if none is
- * free or its bytes cannot be put where the sender reads them. */
-bool wisp_p2p_handback_put(const struct wisp_p2p_msg *msg, uint32_t *index, uint32_t *gen);
-/* A receive here takes it: true if taken back before its sender claimed
- * it (else wait until the sender copied it); the record is free again. */
-bool wisp_p2p_handback_take(uint32_t index, uint32_t gen);
+void wisp_p2p_handback_init(void *region, int node_rank, int node_size);
+/* Records free here for messages of sender `sender` (a node rank). */
+int wisp_p2p_handback_free(int sender);
+/* Hand `msg` back: its record's index and generation in `msg`; false if
+ * none is free or its bytes cannot be put where the sender reads them. */
+bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg);
+/* A receive here takes it: true if recalled before its sender claimed it
+ * (else wait until the sender copied it); the record is free again. */
+bool wisp_p2p_handback_recall(const struct wisp_p2p_msg *msg);
+/* Free the records of `sender` that it sent: each message's
+ * wisp_p2p_back_sent is called. */
+void wisp_p2p_handback_reclaim(int sender);
+/* Stream the bytes of messages handed back through the pipes, where
+ * /dev/shm had no room for their files (that many): true if some moved. */
+bool wisp_p2p_handback_pump(void);
+extern int wisp_p2p_handback_npiped;
+/* Message `msg` handed back went through the MPI; its record goes (engine.c). */
+void wisp_p2p_back_sent(struct wisp_p2p_msg *msg);
 /* The sender claims receiver `owner`'s record: a malloc'd copy of the
  * bytes with their size and tag, or NULL if the receiver took it back. */
 void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t *size, int *tag);
