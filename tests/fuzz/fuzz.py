@@ -79,7 +79,8 @@ def run_job(args, setting, np, first, count, timeout):
         extra, env = SETTINGS[setting]
         for kv in env:
             cmd += ["--env", kv]
-    cmd += ["-n", str(np + extra), args.program, work, str(first), str(count)] + args.program_args
+    cmd += ["-n", str(np + extra), args.program, work, str(first), str(count),
+            "--watchdog", str(max(5, int(timeout) - 10))] + args.program_args
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True, text=True, errors="replace")
@@ -160,7 +161,7 @@ def main():
         for (setting, np, seed) in sorted(known):
             plan.append((np, seed, 1, [setting]))
     else:
-        batch_no = 0
+        batch_no = {}  # per process count: its batches take the settings in turn
         seed, end = args.first, args.first + args.count
         while seed < end:
             np = np_of(seed, args.np)
@@ -168,15 +169,16 @@ def main():
             while seed + count < end and count < args.batch and np_of(seed + count, args.np) == np:
                 count += 1
             chosen = []
-            k = batch_no * args.per_batch
-            while len(chosen) < min(args.per_batch, len(settings)) and k < batch_no * args.per_batch + 4 * len(settings):
+            b = batch_no.get(np, 0)
+            batch_no[np] = b + 1
+            k = b * args.per_batch
+            while len(chosen) < min(args.per_batch, len(settings)) and k < b * args.per_batch + 4 * len(settings):
                 s = settings[k % len(settings)]
                 k += 1
                 if s not in chosen and (s, np) not in USELESS:
                     chosen.append(s)
             plan.append((np, seed, count, chosen))
             seed += count
-            batch_no += 1
 
     programs = {2: 0, 3: 0, 4: 0}
     runs = {}

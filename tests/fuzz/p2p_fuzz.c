@@ -11,7 +11,7 @@
  * says something too; the exit status is 1 when a line is BAD.
  *
  * usage: p2p_fuzz LOGDIR FIRST_SEED [COUNT] [--max-msgs N] [--max-bytes B] [--max-phases K]
- *                 [--partitioned]
+ *                 [--partitioned] [--watchdog SECONDS]
  *        p2p_fuzz --dump SEED NP [options]   (the program in words; no MPI)
  *
  * Partitioned transfers (MPI 4: MPICH) are off unless --partitioned: with
@@ -21,6 +21,8 @@
  */
 #include <mpi.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,22 @@ static MPI_Comm comms[FZ_COMMS];
 static MPI_Datatype vec_type;
 static FILE *logfile;
 static int bad_lines;
+
+/* Where this rank is, for the watchdog's line about a hang. */
+static volatile uint64_t at_seed;
+static volatile int at_phase, at_step, at_op;
+
+static void watchdog(int sig)
+{
+    (void)sig;
+    char line[160];
+    int n = snprintf(line, sizeof line,
+                     "p2p_fuzz: rank %d still in seed %" PRIu64 " phase %d step %d op %d\n", me,
+                     (uint64_t)at_seed, at_phase, at_step, at_op);
+    if (write(2, line, (size_t)n) < 0)
+        _exit(3);
+    alarm(10);
+}
 
 /* ---- helpers ---- */
 
@@ -596,9 +614,12 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
         st.preq_s[k] = st.preq_r[k] = MPI_REQUEST_NULL;
 
     /* step 1 */
+    at_phase = index;
+    at_step = 1;
     struct fz_ops *o = &ph->step1[me];
     for (int j = 0; j < o->n; j++) {
         struct fz_op *op = &o->v[j];
+        at_op = j;
         if (op->type == FZ_OP_POST) {
             post_recv(&st, op->index);
             continue;
@@ -627,13 +648,16 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
         note_rc(&st, rc, "pstart");
 #endif
     }
+    at_step = 2;
     if (ph->has_coll[0])
         collective(&st, 0, seed);
+    at_step = 3;
 
     /* step 3 */
     o = &ph->step3[me];
     for (int j = 0; j < o->n; j++) {
         struct fz_op *op = &o->v[j];
+        at_op = j;
         if (op->type == FZ_OP_SEND)
             do_send(&st, op->index);
         else if (op->type == FZ_OP_POST)
@@ -643,13 +667,16 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
             note_rc(&st, MPI_Pready(op->arg, st.preq_s[op->index]), "pready");
 #endif
     }
+    at_step = 4;
     if (ph->has_coll[1])
         collective(&st, 1, seed);
+    at_step = 5;
 
     /* step 5 */
     o = &ph->step5[me];
     for (int j = 0; j < o->n; j++) {
         struct fz_op *op = &o->v[j];
+        at_op = j;
         int i = op->index, rc;
         switch (op->type) {
         case FZ_OP_LATE:
@@ -671,6 +698,8 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
     }
 
     /* step 6: everything still pending, in one array */
+    at_step = 6;
+    at_op = 0;
     int cap = nr + nm + 2 * np + 1, n = 0;
     MPI_Request *reqs = xmalloc(sizeof *reqs * (size_t)cap);
     MPI_Status *sts = xmalloc(sizeof *sts * (size_t)cap);
@@ -750,6 +779,7 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
         MPI_Buffer_detach(&b, &size);
         MPI_Buffer_attach(b, size);
     }
+    at_step = 7;
     if (ph->has_coll[2])
         collective(&st, 2, seed);
 
@@ -787,6 +817,7 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
 static void run_program(uint64_t seed, const struct fz_limits *lim)
 {
     struct fz_program prog;
+    at_seed = seed;
     fz_generate(&prog, seed, nprocs, lim);
     long bsend = 0, msgs = 0;
     for (int i = 0; i < prog.nphases; i++) {
@@ -826,6 +857,8 @@ static struct fz_limits default_limits(int np)
     return lim;
 }
 
+static int watchdog_s;
+
 static void options(struct fz_limits *lim, int argc, char **argv, const char **pos, int *npos)
 {
     for (int i = 0; i < argc; i++) {
@@ -835,6 +868,8 @@ static void options(struct fz_limits *lim, int argc, char **argv, const char **p
             lim->max_bytes = atol(argv[++i]);
         else if (!strcmp(argv[i], "--max-phases") && i + 1 < argc)
             lim->max_phases = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--watchdog") && i + 1 < argc)
+            watchdog_s = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--partitioned"))
             lim->partitioned = MPI_VERSION >= 4;
         else if (pos && *npos < 3)
@@ -875,6 +910,10 @@ int main(int argc, char **argv)
     if (!logfile) {
         perror(path);
         MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (watchdog_s > 0) { /* steps 1-7 of schedule.h; op: the index in the step's list */
+        signal(SIGALRM, watchdog);
+        alarm((unsigned)watchdog_s);
     }
     comms[0] = MPI_COMM_WORLD;
     MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);

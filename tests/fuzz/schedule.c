@@ -201,8 +201,8 @@ static long message_bytes(uint64_t *s, long left)
         b = between(s, 65537, 1 << 20);
     else
         b = between(s, (1 << 20) + 1, 4 << 20);
-    if (b > left)
-        b = below(s, (left < 4096 ? left : 4096) + 1);
+    if (b > left) /* the phase's budget spent: small ones (a few KiB over it at most) */
+        b = below(s, 65);
     return b;
 }
 
