@@ -142,7 +142,7 @@ def main():
     ap.add_argument("--settings", default="wisp,vnode1,staged,progress,vnode2",
                     help="wisp settings, two per batch in turn (comma list; 'all': every one)")
     ap.add_argument("--per-batch", type=int, default=2, help="settings per batch")
-    ap.add_argument("--timeout", type=float, default=90, help="seconds per job of np 2 (more for 3, 4)")
+    ap.add_argument("--timeout", type=float, default=40, help="seconds per job of np 2 (more for 3, 4)")
     ap.add_argument("--known", default=os.path.join(os.path.dirname(__file__), "known-divergences.txt"))
     ap.add_argument("--known-only", action="store_true", help="run only the known divergences")
     ap.add_argument("--work", default=None, help="where the jobs' logs go (a temporary folder)")
