@@ -84,6 +84,8 @@ def run_job(args, setting, np, first, count, timeout):
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True, text=True, errors="replace")
+    # Killed itself (ctest's timeout), the driver takes its job along.
+    signal.signal(signal.SIGTERM, lambda *_: (os.killpg(proc.pid, signal.SIGKILL), sys.exit(143)))
     timed_out = False
     try:
         output, _ = proc.communicate(timeout=timeout)
