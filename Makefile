@@ -18,7 +18,7 @@ CTEST_FLAGS := --output-on-failure --label-exclude bench
 
 BUILDS      := $(MPIS) mpich-asan
 
-.PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate \
+.PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate fuzz \
         format format-check clean conformance conformance-src $(addprefix build-,$(BUILDS))
 
 # One screen of what wisp changed (tools/demo.sh); DEMO_FULL=1 also shows
@@ -50,6 +50,19 @@ REPORT_ARGS ?=
 report: build
 	$(VENV)/bin/python bench/apps/report.py $(foreach m,$(MPIS),--build $(BUILD)/$(m)) \
 	    --out $(REPORT_OUT) --reps $(REPORT_REPS) $(if $(REPORT_ONLY),--only '$(REPORT_ONLY)') $(REPORT_ARGS)
+
+# The differential tester (tests/fuzz/, docs/testing.md): N generated
+# point-to-point programs from seed FUZZ_FIRST, natively and under wisp in
+# two settings each (FUZZ_SETTINGS, in turn), for each MPI. The CI part
+# (ctest -L fuzz) runs seeds 1-200; start elsewhere for new programs.
+N             ?= 1000
+FUZZ_FIRST    ?= 100000
+FUZZ_SETTINGS ?= wisp,vnode1,staged,progress,vnode2,ghosts1
+fuzz: build
+	status=0; for mpi in $(MPIS); do \
+	    python3 tests/fuzz/fuzz.py --mpi $$mpi --wisprun $(BUILD)/$$mpi/wisprun \
+	        --program $(BUILD)/$$mpi/tests/t_p2p_fuzz --first $(FUZZ_FIRST) --count $(N) \
+	        --settings $(FUZZ_SETTINGS) || status=1; done; exit $$status
 
 # MPICH's own test suite (test/mpi of MPICH 4.0.2): the directories wisp is
 # judged by (CONFORMANCE_SUBSET=full: all of them), natively and under wisp

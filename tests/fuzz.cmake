@@ -1,0 +1,30 @@
+# The differential tester (issue 26; tests/fuzz/, docs/testing.md): one
+# interpreter that generates a point-to-point program from each seed, run
+# natively and under wisp in the gate's settings; every receive's log must
+# match. The CI part runs fixed seeds; `make fuzz N=...` runs more.
+add_executable(t_p2p_fuzz "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/p2p_fuzz.c"
+                          "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/schedule.c")
+target_link_libraries(t_p2p_fuzz PRIVATE MPI::MPI_C)
+# CI: fixed seeds (200 programs: mostly 2 processes, some 3 and 4, which
+# are kept short), natively and in two settings each, in turn: wisp,
+# vnode1, staged, progress, vnode2 (tests/fuzz/fuzz.py). Not in the
+# sanitizer build, where every program would run 5-10 times slower.
+if(NOT WISP_SANITIZE)
+  add_test(NAME fuzz.p2p_differential
+           COMMAND ${Python3_EXECUTABLE} "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.py"
+                   --wisprun "${WISP_WISPRUN}" --program $<TARGET_FILE:t_p2p_fuzz> --mpi ${WISP_MPI}
+                   --first 1 --count 200)
+  wisp_test_properties(fuzz.p2p_differential 2 fuzz)
+  set_tests_properties(fuzz.p2p_differential PROPERTIES TIMEOUT 600)
+endif()
+
+# Known divergences, cut down to a small program each (docs/testing.md):
+# natively it must pass; under wisp it fails (WILL_FAIL) until the fix,
+# which then makes this test fail: drop WILL_FAIL with the fix.
+wisp_test_program(t_repro_slots_full "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/repro_slots_full.c")
+add_test(NAME fuzz.known.slots_full.native
+         COMMAND "${WISP_WISPRUN}" --native -n 2 $<TARGET_FILE:t_repro_slots_full>)
+add_test(NAME fuzz.known.slots_full.wisp COMMAND "${WISP_WISPRUN}" -n 2 $<TARGET_FILE:t_repro_slots_full>)
+wisp_test_properties(fuzz.known.slots_full.native 2 fuzz)
+wisp_test_properties(fuzz.known.slots_full.wisp 2 fuzz)
+set_tests_properties(fuzz.known.slots_full.wisp PROPERTIES WILL_FAIL TRUE)
