@@ -58,6 +58,11 @@ wisp_add_mpi_test(p2p_threads NP 2)
 wisp_add_mpi_test(p2p_threads_requests NP 2)
 wisp_add_mpi_test(p2p_threads_requests NP 2 ENV WISP_PROGRESS=thread SUFFIX .progress)
 wisp_add_mpi_test(p2p_comm_create NP 2)
+# Threads of every process creating communicators at once (MPI_Comm_create_group
+# on their own parents and on one, MPI_Comm_dup), on 3 and 4 processes: each
+# communicator's context agreement ends (comm.c).
+wisp_add_mpi_test(p2p_comm_threads NP 3)
+wisp_add_mpi_test(p2p_comm_threads NP 4)
 wisp_add_mpi_test(p2p_finalize NP 2)
 wisp_add_mpi_test(p2p_rescuer NP 2)
 
