@@ -98,7 +98,7 @@ if(NOT WISP_SANITIZE)
   # line that names the file (never a hang).
   add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_read
            COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
-                             [ $rc != 0 ] && grep -q "cannot read /wisp-.*-back-.*, a message handed back by its receiver" <<<"$out"]] --
+                             [ $rc != 0 ] && grep -q "cannot read /wisp-.*+back-.*, a message handed back by its receiver" <<<"$out"]] --
                    env LD_PRELOAD=$<TARGET_FILE:no_shm_room> NO_SHM_ROOM=read ${staged_env}
                    "${WISP_WISPRUN}" -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
   wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_read 3 mpi)
