@@ -71,6 +71,11 @@ wisp_add_mpi_test(p2p_threads NP 2)
 wisp_add_mpi_test(p2p_threads_requests NP 2)
 wisp_add_mpi_test(p2p_threads_requests NP 2 ENV WISP_PROGRESS=thread SUFFIX .progress)
 wisp_add_mpi_test(p2p_comm_create NP 2)
+# Threads of every process creating communicators at once (MPI_Comm_create_group
+# on their own parents and on one, MPI_Comm_dup), on 3 and 4 processes: each
+# communicator's context agreement ends (comm.c).
+wisp_add_mpi_test(p2p_comm_threads NP 3)
+wisp_add_mpi_test(p2p_comm_threads NP 4)
 wisp_add_mpi_test(p2p_finalize NP 2)
 wisp_add_mpi_test(p2p_rescuer NP 2)
 
@@ -113,7 +118,7 @@ if(NOT WISP_SANITIZE)
   # line that names the file (never a hang).
   add_test(NAME mpi.p2p_semantics.np3.vnode2.no_shm_read
            COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
-                             [ $rc != 0 ] && grep -q "cannot read /wisp-.*-back-.*, a message handed back by its receiver" <<<"$out"]] --
+                             [ $rc != 0 ] && grep -q "cannot read /wisp-.*+back-.*, a message handed back by its receiver" <<<"$out"]] --
                    env LD_PRELOAD=$<TARGET_FILE:no_shm_room> NO_SHM_ROOM=read ${staged_env}
                    "${WISP_WISPRUN}" -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
   wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_read 3 mpi)

@@ -23,6 +23,6 @@ for rank in 0 1; do
     [ "$(grep -c "^wisp\[$rank\]: shared heap partition full (WISP_HEAP_SIZE): further allocations are private" <<<"$err")" = 1 ] ||
         fail "rank $rank did not say once that its partition is full"
 done
-left=$(ls /dev/shm | grep -c "^wisp-$job-")
+left=$(ls /dev/shm | grep -c "^wisp-$job+")
 [ "$left" = 0 ] || fail "$left files left in /dev/shm"
 exit $failed

@@ -176,23 +176,45 @@ static int serve(MPI_Comm handle, int ctx)
 /*
  * Contexts offered to a communicator being created are reserved until its
  * agreement ends, so that one created at the same time by another thread
- * (on another parent, as MPI allows) cannot agree on the same number. That
- * one offers only what is left; when the two agreements reserved in
- * opposite orders in two processes, both find nothing in common and try
- * again, after a random pause that soon puts one of them first everywhere.
- * A first offer is the lowest word of free contexts (64), a second the
- * lowest four, then all: so that agreements made at once by several
- * threads, in the same order everywhere, each find a context the first
- * time instead of the first one taking every context and the others
- * retrying (4 threads duplicating communicators: 11 times slower than the
- * MPI alone). The last word of an offer says whether anything free was
- * held back (for another agreement, or past the words offered): all ones
- * when not, so that an empty result with it still set means every context
- * is used, not a clash.
+ * (on another parent, as MPI allows) cannot agree on the same number.
+ *
+ * The first round is eager: each agreement offers the lowest word of
+ * contexts (64) that no other one holds, so that threads creating
+ * communicators in the same order everywhere each find a context at once
+ * (4 threads duplicating communicators: 11 times slower than the MPI alone
+ * when each retried). When offers crossed (two threads that took their
+ * words in opposite orders in two processes), the later rounds are
+ * ordered, as MPICH allocates its context ids: the agreements of a process
+ * queue by a key that is the same in every member, and only the first one
+ * queued, while no other holds them, offers every free context; the others
+ * offer none. The one with the lowest key in the whole job is first in
+ * every member's queue, so once the rounds that held them before are
+ * over it holds every member's contexts and ends; then the next. Random
+ * pauses alone did not converge with 3 or more processes of 4 threads
+ * each (MPICH's threads/comm/comm_create_group_threads: no end after
+ * 300 s).
+ *
+ * An offer is WORDS words of contexts, a word that is all ones when it holds
+ * back nothing free (so that an empty result with it means every context is
+ * used, not a clash) and, in the first round, the key: the new
+ * communicator's rank 0 gives it (its count of agreements and its world
+ * rank: no two agreements have the same), the others all ones.
  */
-static uint64_t reserved[WORDS];
+enum { ALL_OFFERED = WORDS, KEY, OFFER };
 
-static void offer(uint64_t mask[WORDS + 1], int words)
+struct waiter {
+    uint64_t key;
+    struct waiter *next;
+};
+
+static uint64_t reserved[WORDS];
+static struct waiter *queue; /* agreements past their first round, by key */
+static bool held;            /* the first of them offers every free context */
+static uint32_t agreements;  /* begun here, for the keys */
+
+/* Offers in `mask` the first `words` words with contexts free and not
+ * reserved, and reserves them. */
+static void offer(uint64_t mask[OFFER], int words)
 {
     bool held_back = false;
     for (int w = 0, offered = 0; w < WORDS; w++) {
@@ -202,13 +224,31 @@ static void offer(uint64_t mask[WORDS + 1], int words)
         held_back |= (free_ctx[w] & ~mask[w]) != 0;
         reserved[w] |= mask[w];
     }
-    mask[WORDS] = held_back ? 0 : ~0ull;
+    mask[ALL_OFFERED] = held_back ? 0 : ~0ull;
 }
 
-static void withdraw(const uint64_t mask[WORDS + 1])
+static void withdraw(const uint64_t mask[OFFER])
 {
     for (int w = 0; w < WORDS; w++)
         reserved[w] &= ~mask[w];
+}
+
+static void enqueue(struct waiter *me)
+{
+    struct waiter **at = &queue;
+    while (*at && (*at)->key < me->key)
+        at = &(*at)->next;
+    me->next = *at;
+    *at = me;
+}
+
+static void dequeue(struct waiter *me)
+{
+    for (struct waiter **at = &queue; *at; at = &(*at)->next)
+        if (*at == me) {
+            *at = me->next;
+            return;
+        }
 }
 
 static void pause_before_retry(int attempt, unsigned *seed)
@@ -223,20 +263,43 @@ static void pause_before_retry(int attempt, unsigned *seed)
 static int agree(MPI_Comm comm, int *rc)
 {
     unsigned seed = (unsigned)(uintptr_t)pthread_self() ^ (unsigned)wisp_topo.world_rank;
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    struct waiter me = {0, NULL};
     for (int attempt = 0;; attempt++) {
-        uint64_t mine[WORDS + 1], common[WORDS + 1];
+        uint64_t mine[OFFER], common[OFFER];
+        bool own = false;
         wisp_p2p_lock();
-        offer(mine, attempt == 0 ? 1 : attempt == 1 ? 4 : WORDS);
+        if (attempt == 0) {
+            offer(mine, 1);
+            mine[KEY] =
+                rank == 0 ? (uint64_t)agreements << 32 | (uint32_t)wisp_topo.world_rank : ~0ull;
+            agreements++;
+        } else {
+            own = queue == &me && !held;
+            held |= own;
+            offer(mine, own ? WORDS : 0);
+            mine[KEY] = ~0ull;
+        }
         wisp_p2p_unlock();
         memcpy(common, mine, sizeof common);
-        *rc = PMPI_Allreduce(MPI_IN_PLACE, common, WORDS + 1, MPI_UINT64_T, MPI_BAND, comm);
+        *rc = PMPI_Allreduce(MPI_IN_PLACE, common, OFFER, MPI_UINT64_T, MPI_BAND, comm);
         int ctx = *rc == MPI_SUCCESS ? lowest_free(common) : -2;
+        bool done = ctx >= 0 || ctx == -2 || common[ALL_OFFERED];
         wisp_p2p_lock();
         withdraw(mine);
+        if (own)
+            held = false;
         if (ctx >= 0)
             take(ctx); /* in every member: the context is used, served or not */
+        if (attempt == 0 && !done) {
+            me.key = common[KEY];
+            enqueue(&me);
+        } else if (attempt > 0 && done) {
+            dequeue(&me);
+        }
         wisp_p2p_unlock();
-        if (ctx >= 0 || ctx == -2 || common[WORDS])
+        if (done)
             return ctx;
         pause_before_retry(attempt, &seed);
     }

@@ -34,6 +34,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "shm/heap.h"
+#include "shm/segment.h"
 
 enum { HANDED = 1, CLAIMED, SENT, RECALLED };
 enum { PIPE_BYTES = 4096 };
@@ -169,8 +170,7 @@ static size_t mapped(uint64_t size)
  * (`index`: the record's, unique among this process's). */
 static bool write_file(struct record *r, uint32_t index, const void *bytes, uint64_t size)
 {
-    snprintf(r->file, sizeof r->file, "/wisp-%s-back-%d-%u",
-             wisp_config.JOB ? wisp_config.JOB : "pid", (int)getpid(), index);
+    wisp_shm_name(r->file, sizeof r->file, "back", (int)index);
     shm_unlink(r->file); /* one left by a killed process that had our pid */
     int fd = shm_open(r->file, O_CREAT | O_EXCL | O_RDWR, 0600);
     static bool told_create, told_room; /* it is tried again: say it once */

@@ -1,7 +1,8 @@
 /*
  * Files in /dev/shm that every process of a node opens: named for the job
- * (/dev/shm/wisp-<WISP_JOB>-<use>-<pid>, which wisprun removes after a
- * crash) and unlinked as soon as all processes have them open, so a normal
+ * and made unguessable (/dev/shm/wisp-<WISP_JOB>+<use>-<random>; wisprun
+ * removes the job's after a crash, and '+' ends the tag, which cannot hold
+ * one) and unlinked as soon as all processes have them open, so a normal
  * end leaves nothing behind either.
  */
 #ifndef WISP_SHM_SEGMENT_H
@@ -15,9 +16,16 @@
 
 /* Collective over `node`: a sparse file of `size` bytes (see
  * wisp_shm_segment_commit), open in every process, already unlinked; `use`
- * names it ("heap", "ghost"). Returns its descriptor, or -1 in every process
- * when any of them failed. */
+ * names it ("heap", "ghost"). A name found taken (by another user of the
+ * node) is replaced by another. Returns its descriptor, or -1 in every
+ * process when any of them failed. */
 int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size);
+
+/* Forms in name[size] a fresh name for a file in /dev/shm for `use`:
+ * /wisp-<WISP_JOB>+<use>-<16 random hex digits>[-<index>, when not
+ * negative] (/wisp+<use>-... without WISP_JOB), which others of the node
+ * cannot guess and take first. False when it does not fit. */
+bool wisp_shm_name(char *name, size_t size, const char *use, int index);
 
 /* Commits [offset, offset + size) of a segment (posix_fallocate), so that a
  * full /dev/shm fails here, cleanly, instead of raising SIGBUS when a page is

@@ -146,8 +146,8 @@ cleanup)
     hrun 2 -n 4 "$bin/t_leftover"
     unset WISP_JOB
     [ "$status" != 0 ] && [ "$status" != 124 ] || fail "job exit status $status, expected a failure"
-    left=$(ls /dev/shm | grep -c "^wisp-$job-")
-    rm -f /dev/shm/wisp-"$job"-*
+    left=$(ls /dev/shm | grep -c "^wisp-$job+")
+    rm -f /dev/shm/wisp-"$job"+*
     [ "$left" = 0 ] || fail "$left files left in /dev/shm"
     no_leftovers "after the killed rank"
     ;;

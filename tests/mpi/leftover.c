@@ -1,6 +1,6 @@
 /*
  * Leaves shared-memory files named by wisp's convention,
- * /dev/shm/wisp-<WISP_JOB>-*, then rank 1 dies by SIGKILL, as a crashing or
+ * /dev/shm/wisp-<WISP_JOB>+*, then rank 1 dies by SIGKILL, as a crashing or
  * killed process would: no exit handler of the rank can clean up.
  * tests/cleanup_after_kill.sh checks that wisprun removes the files.
  */
@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     char name[256];
-    snprintf(name, sizeof name, "/wisp-%s-leftover-%d", job, rank);
+    snprintf(name, sizeof name, "/wisp-%s+leftover-%d", job, rank);
     int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
     if (fd < 0 || ftruncate(fd, 4096)) {
         perror("leftover: shm_open");

@@ -24,7 +24,7 @@ __attribute__((visibility("default"))) int shm_open(const char *name, int oflag,
     if (!real)
         real = (int (*)(const char *, int, mode_t))dlsym(RTLD_NEXT, "shm_open");
     const char *fail = getenv("NO_P2P_SEGMENT_RANK");
-    if (fail && strstr(name, "-p2p-") && world_rank() == atoi(fail)) {
+    if (fail && strstr(name, "+p2p-") && world_rank() == atoi(fail)) {
         errno = EACCES;
         return -1;
     }

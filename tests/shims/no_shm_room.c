@@ -1,7 +1,7 @@
 /*
  * A preloaded shim for tests: /dev/shm has no room for the files in which
  * wisp hands a message back to its sender (src/p2p/handback.c):
- * posix_fallocate of a file whose shm_open name holds "-back-" fails with
+ * posix_fallocate of a file whose shm_open name holds "+back-" fails with
  * ENOSPC, as on a full tmpfs. With NO_SHM_ROOM=read instead, the file is
  * made but its sender cannot open it (EACCES). Every other file is left
  * alone.
@@ -24,12 +24,12 @@ __attribute__((visibility("default"))) int shm_open(const char *name, int oflag,
         real = (int (*)(const char *, int, mode_t))dlsym(RTLD_NEXT, "shm_open");
     const char *how = getenv("NO_SHM_ROOM");
     bool read = how && !strcmp(how, "read");
-    if (read && strstr(name, "-back-") && !(oflag & O_CREAT)) {
+    if (read && strstr(name, "+back-") && !(oflag & O_CREAT)) {
         errno = EACCES;
         return -1;
     }
     int fd = real(name, oflag, mode);
-    if (!read && fd >= 0 && strstr(name, "-back-"))
+    if (!read && fd >= 0 && strstr(name, "+back-"))
         atomic_store(&back_fd, fd);
     return fd;
 }
