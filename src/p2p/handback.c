@@ -45,7 +45,7 @@ struct record {
     uint64_t size;
     const char *copy; /* the receiver's bytes, or NULL: in `file`, or `piped` */
     bool piped;       /* streamed through the pair's pipe */
-    char file[96];    /* /dev/shm name: /wisp-<WISP_JOB, up to 64>-back-<pid>-<index> */
+    char file[112];   /* /dev/shm name: /wisp-<WISP_JOB, up to 64>+back-<16 hex>-<index> */
 };
 
 /* Per (receiver, sender) pair: bytes of one record streamed, `filled` by
@@ -170,9 +170,7 @@ static size_t mapped(uint64_t size)
  * (`index`: the record's, unique among this process's). */
 static bool write_file(struct record *r, uint32_t index, const void *bytes, uint64_t size)
 {
-    wisp_shm_name(r->file, sizeof r->file, "back", (int)index);
-    shm_unlink(r->file); /* one left by a killed process that had our pid */
-    int fd = shm_open(r->file, O_CREAT | O_EXCL | O_RDWR, 0600);
+    int fd = wisp_shm_create(r->file, sizeof r->file, "back", (int)index);
     static bool told_create, told_room; /* it is tried again: say it once */
     if (fd < 0) {
         if (!told_create)

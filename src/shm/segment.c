@@ -61,28 +61,33 @@ bool wisp_shm_name(char *name, size_t size, const char *use, int index)
     return n > 0 && (size_t)n < size;
 }
 
-/* The leader's file of `size` bytes under a fresh name, in `name`: another
- * if one is taken. -1 when none could be made. */
-static int create(char *name, size_t name_size, const char *use, size_t size)
+int wisp_shm_create(char *name, size_t name_size, const char *use, int index)
 {
     for (int tries = 0; tries < NAME_TRIES; tries++) {
-        if (!wisp_shm_name(name, name_size, use, -1))
+        if (!wisp_shm_name(name, name_size, use, index))
             return -1;
         int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd < 0 && errno == EEXIST) {
-            wisp_log(1, "%s in /dev/shm is taken by another: trying another name", name);
-            continue;
-        }
-        if (fd >= 0 && ftruncate(fd, (off_t)size)) {
-            close(fd);
-            shm_unlink(name);
-            fd = -1;
-        }
-        if (fd < 0)
-            wisp_log(2, "shm_open(%s) of %zu bytes: %m", name, size);
-        return fd;
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+        wisp_log(1, "%s in /dev/shm is taken by another: trying another name", name);
     }
+    errno = EEXIST;
     return -1;
+}
+
+/* The leader's file of `size` bytes under a fresh name, in `name`. -1 when
+ * none could be made. */
+static int create(char *name, size_t name_size, const char *use, size_t size)
+{
+    int fd = wisp_shm_create(name, name_size, use, -1);
+    if (fd >= 0 && ftruncate(fd, (off_t)size)) {
+        close(fd);
+        shm_unlink(name);
+        fd = -1;
+    }
+    if (fd < 0)
+        wisp_log(2, "shm_open(%s) of %zu bytes: %m", name, size);
+    return fd;
 }
 
 int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size)
