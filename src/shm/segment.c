@@ -51,7 +51,8 @@ static uint64_t random_bits(void)
     return r;
 }
 
-bool wisp_shm_name(char *name, size_t size, const char *use, int index)
+/* False when the name does not fit. */
+static bool fresh_name(char *name, size_t size, const char *use, int index)
 {
     const char *job = wisp_config.JOB;
     int n = snprintf(name, size, "/wisp%s%s+%s-%016llx", job ? "-" : "", job ? job : "", use,
@@ -64,7 +65,7 @@ bool wisp_shm_name(char *name, size_t size, const char *use, int index)
 int wisp_shm_create(char *name, size_t name_size, const char *use, int index)
 {
     for (int tries = 0; tries < NAME_TRIES; tries++) {
-        if (!wisp_shm_name(name, name_size, use, index))
+        if (!fresh_name(name, name_size, use, index))
             return -1;
         int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
         if (fd >= 0 || errno != EEXIST)

@@ -21,13 +21,11 @@
  * process when any of them failed. */
 int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size);
 
-/* Forms in name[size] a fresh name for a file in /dev/shm for `use`:
- * /wisp-<WISP_JOB>+<use>-<16 random hex digits>[-<index>, when not
- * negative] (/wisp+<use>-... without WISP_JOB), which others of the node
- * cannot guess and take first. False when it does not fit. */
-bool wisp_shm_name(char *name, size_t size, const char *use, int index);
-/* Creates (O_EXCL, mode 0600) a file under such a name, in name[size],
- * another name when one is taken; its descriptor, or -1 with errno. */
+/* Creates (O_EXCL, mode 0600) a file in /dev/shm for `use` under a fresh
+ * name, in name[size]: /wisp-<WISP_JOB>+<use>-<16 random hex digits>[-<index>,
+ * when not negative] (/wisp+<use>-... without WISP_JOB), which others of
+ * the node cannot guess and take first; another name when one is taken. Its
+ * descriptor, or -1 with errno. */
 int wisp_shm_create(char *name, size_t size, const char *use, int index);
 
 /* Commits [offset, offset + size) of a segment (posix_fallocate), so that a

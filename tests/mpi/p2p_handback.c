@@ -14,33 +14,16 @@
  * has no room, the pipe) reaches the receiver's copy.
  */
 #include <mpi.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "check.h" /* tests/check.h */
+#include "watchdog.h"
 
 enum { SYNC_BYTES = 100 << 10, WATCHDOG_S = 30 };
 static int small = (int)sizeof(int); /* bytes of each earlier message */
 static int big = SYNC_BYTES;         /* of every receive buffer */
-
-static void hung(int sig)
-{
-    (void)sig;
-    static const char line[] = "p2p_handback: hangs (watchdog)\n";
-    ssize_t rc = write(2, line, sizeof line - 1);
-    (void)rc;
-    _exit(3);
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static void round_of(int rank, int n, int round)
 {
@@ -122,8 +105,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "p2p_handback: needs 3 processes\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    signal(SIGALRM, hung);
-    alarm(WATCHDOG_S);
+    watchdog_start("p2p_handback", WATCHDOG_S);
     for (int round = 0; round < rounds; round++)
         round_of(rank, n, round);
     int all = 0;

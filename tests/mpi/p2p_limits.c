@@ -9,31 +9,14 @@
  * usage: p2p_limits   (2 processes)
  */
 #include <mpi.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "check.h" /* tests/check.h */
+#include "watchdog.h"
 
 enum { WATCHDOG_S = 60 };
-
-static void hung(int sig)
-{
-    (void)sig;
-    static const char line[] = "p2p_limits: hangs (watchdog)\n";
-    ssize_t rc = write(2, line, sizeof line - 1);
-    (void)rc;
-    _exit(3);
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static void fill(unsigned char *p, size_t n, unsigned seed)
 {
@@ -90,8 +73,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "p2p_limits: needs 2 processes\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    signal(SIGALRM, hung);
-    alarm(WATCHDOG_S);
+    watchdog_start("p2p_limits", WATCHDOG_S);
     burst(rank, 2000, 1024, 0, 1);    /* 2 MB of immediate messages: past any ring */
     burst(rank, 200, 8192, 0, 2);     /* staged, past the 64 slots */
     burst(rank, 200, 8192, 1, 3);     /* the same, synchronous */
