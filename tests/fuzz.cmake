@@ -19,14 +19,3 @@ if(NOT WISP_SANITIZE)
   wisp_test_properties(fuzz.p2p_differential 2 fuzz)
   set_tests_properties(fuzz.p2p_differential PROPERTIES TIMEOUT 600)
 endif()
-
-# Known divergences, cut down to a small program each (docs/testing.md):
-# natively it must pass; under wisp it fails (WILL_FAIL) until the fix,
-# which then makes this test fail: drop WILL_FAIL with the fix.
-wisp_test_program(t_repro_slots_full "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/repro_slots_full.c")
-add_test(NAME fuzz.known.slots_full.native
-         COMMAND "${WISP_WISPRUN}" --native -n 2 $<TARGET_FILE:t_repro_slots_full>)
-add_test(NAME fuzz.known.slots_full.wisp COMMAND "${WISP_WISPRUN}" -n 2 $<TARGET_FILE:t_repro_slots_full>)
-wisp_test_properties(fuzz.known.slots_full.native 2 fuzz)
-wisp_test_properties(fuzz.known.slots_full.wisp 2 fuzz)
-set_tests_properties(fuzz.known.slots_full.wisp PROPERTIES WILL_FAIL TRUE)

@@ -74,6 +74,14 @@ void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg)
     wisp_list_push(&early, &msg->link);
 }
 
+void wisp_p2p_comm_each_unexpected(void (*visit)(struct wisp_list *queue, void *arg), void *arg)
+{
+    for (int ctx = 0; ctx < CONTEXTS; ctx++)
+        if (by_ctx[ctx])
+            visit(&by_ctx[ctx]->unexpected, arg);
+    visit(&early, arg);
+}
+
 /* The messages that came before `c` was served, in the order they came. */
 static void deliver_early(struct wisp_p2p_comm *c)
 {

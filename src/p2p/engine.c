@@ -85,6 +85,12 @@ enum {
  * names the next batch and goes HANDING -> FORWARD again, until the last
  * batch, after which the sender sends the synchronous message too. The
  * receiver may take it back from HANDING as from FORWARD.
+ *
+ * A message its receiver copies aside unmatched (wisp_p2p_spill: a lent
+ * receive, or a sender out of slots) ends in DONE, except a synchronous
+ * one, which ends in COPIED: the sender frees the slot but its send stays
+ * incomplete (among the `unmatched`) until the receiver matches the copy
+ * and says so in a MATCHED notice through the ring (wisp_p2p_sync_matched).
  */
 enum {
     SLOT_POSTED = 1,
@@ -94,9 +100,12 @@ enum {
     SLOT_FORWARD,
     SLOT_FORWARDED,
     SLOT_HANDING,
+    SLOT_COPIED,
     SLOT_DONE,
 };
-enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS };
+/* What a ring's cell carries: a message's bytes, a rendezvous notice, or
+ * (receiver to sender) a synchronous copy's match. */
+enum { KIND_IMMEDIATE = 1, KIND_RENDEZVOUS, KIND_MATCHED };
 
 struct slot {
     alignas(64) _Atomic uint32_t state;
@@ -140,6 +149,9 @@ static struct wisp_list *pending; /* per destination node rank: sends not yet in
 struct inbox {
     struct wisp_fastbox_ring *ring;
     int from;
+    _Atomic uint32_t starved_seen; /* the sender's starved count when last acted on
+                                      (the rescuer reads it unlocked) */
+    bool starved_news;     /* it changed: spill what the sender waits for */
 };
 static struct inbox *inbox;
 static int ninbox;
@@ -153,6 +165,15 @@ static struct wisp_list forwarded;
  * messages than one batch of records names (wisp_p2p_forward), in the
  * order they were asked for. */
 static struct wisp_list batched;
+/* Synchronous sends whose receiver copied them aside (SLOT_COPIED): done
+ * at the MATCHED notice of their `seq`. */
+static struct wisp_list unmatched;
+/* MATCHED notices that found the ring to their sender full: sent later. */
+static struct matched_notice {
+    int to;
+    uint64_t seq;
+} *notices;
+static size_t nnotices, notices_cap;
 static uint64_t emitted; /* rendezvous messages this process sent: their order */
 static pthread_t rescuer;
 static _Atomic bool rescuer_stop;
@@ -161,6 +182,7 @@ static struct {
     struct wisp_p2p_req *req[SLOTS];
     int free[SLOTS], nfree;
     int busy[SLOTS], nbusy;
+    bool starving; /* out of slots with sends waiting, since starved_count last grew */
 } mine;
 
 static struct wisp_fastbox_ring *ring(int src, int dst)
@@ -187,9 +209,26 @@ static struct wisp_doorbell *rescue_bell(int proc)
            proc;
 }
 
+/* After the doorbells, one line per process: how often it ran out of
+ * rendezvous slots with sends waiting (spill_for_starved). */
+struct starved {
+    alignas(64) _Atomic uint32_t count;
+};
+
+static _Atomic uint32_t *starved_count(int proc)
+{
+    return &((struct starved *)(segment + bells_end(wisp_p2p.node_size)) + proc)->count;
+}
+
+/* Where the slots begin, page-aligned. */
+static size_t slots_start(int n)
+{
+    return (bells_end(n) + (size_t)n * sizeof(struct starved) + 4095) & ~(size_t)4095;
+}
+
 static struct slot *slot_at(int owner, int index)
 {
-    size_t first = (bells_end(wisp_p2p.node_size) + 4095) & ~(size_t)4095;
+    size_t first = slots_start(wisp_p2p.node_size);
     return (struct slot *)(segment + first + ((size_t)owner * SLOTS + (size_t)index) * slot_stride);
 }
 
@@ -276,7 +315,7 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.block = (uint64_t)wisp_config.SHM_BLOCK;
     wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
     slot_stride = (sizeof(struct slot) + wisp_p2p.stage + 4095) & ~(size_t)4095;
-    size_t first = (bells_end(n) + 4095) & ~(size_t)4095;
+    size_t first = slots_start(n);
     size_t handback = first + (size_t)n * SLOTS * slot_stride;
     segment_size = handback + wisp_p2p_handback_size(n);
     int fd = wisp_shm_segment_open(wisp_topo.node_comm, "p2p", segment_size);
@@ -316,12 +355,15 @@ void wisp_p2p_init(int thread_level)
     ninbox = 0;
     for (int p = 0; p < n; p++)
         if (p != wisp_p2p.node_rank)
-            inbox[ninbox++] = (struct inbox){ring(p, wisp_p2p.node_rank), p};
+            inbox[ninbox++] = (struct inbox){.ring = ring(p, wisp_p2p.node_rank),
+                                             .from = p,
+                                             .starved_seen = atomic_load(starved_count(p))};
     for (int i = 0; i < n; i++)
         wisp_list_init(&pending[i]);
     wisp_list_init(&receiving);
     wisp_list_init(&forwarded);
     wisp_list_init(&batched);
+    wisp_list_init(&unmatched);
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
@@ -467,11 +509,35 @@ static bool advance_slot(int i);
 static bool reclaim_slots(void)
 {
     bool freed = false;
-    for (int i = mine.nbusy - 1; i >= 0; i--)
-        if (atomic_load_explicit(&slot_at(wisp_p2p.node_rank, mine.busy[i])->state,
-                                 memory_order_acquire) == SLOT_DONE)
+    for (int i = mine.nbusy - 1; i >= 0; i--) {
+        uint32_t state = atomic_load_explicit(&slot_at(wisp_p2p.node_rank, mine.busy[i])->state,
+                                              memory_order_acquire);
+        if (state == SLOT_DONE || state == SLOT_COPIED)
             freed |= advance_slot(i);
+    }
     return freed;
+}
+
+/*
+ * Out of slots with a send waiting: the receivers hold every slot with a
+ * message they have not matched, and may wait for the send in line behind
+ * them (MPI's progress rule says it completes, its receive being posted).
+ * Tell them once: each copies this sender's unexpected messages aside
+ * (spill_for_starved), as the MPI's receiver would have buffered eager
+ * ones, and their slots come free (a synchronous send still completes at
+ * its match: SLOT_COPIED).
+ */
+static void starve(void)
+{
+    if (mine.starving)
+        return;
+    mine.starving = true;
+    atomic_fetch_add_explicit(starved_count(wisp_p2p.node_rank), 1, memory_order_release);
+    for (int i = 0; i < mine.nbusy; i++) {
+        int to = slot_at(wisp_p2p.node_rank, mine.busy[i])->to;
+        wisp_doorbell_ring(bell(to));
+        wisp_doorbell_ring(rescue_bell(to)); /* it may sit in a call wisp does not see */
+    }
 }
 
 /* Put `req` into the ring to `node`; false when the ring or the slots are full. */
@@ -488,8 +554,10 @@ static bool emit(struct wisp_p2p_req *req, int node)
         send_complete(req);
         return true;
     }
-    if (!mine.nfree && !reclaim_slots())
+    if (!mine.nfree && !reclaim_slots()) {
+        starve();
         return false;
+    }
     int index = mine.free[mine.nfree - 1];
     struct slot *s = slot_at(wisp_p2p.node_rank, index);
     s->sync = req->mode == WISP_P2P_SYNC;
@@ -521,6 +589,8 @@ static bool emit(struct wisp_p2p_req *req, int node)
     mine.busy[mine.nbusy++] = index;
     mine.req[index] = req;
     req->slot = index;
+    req->seq = s->seq;
+    req->sync_matched = false;
     req->posted_pass = atomic_load_explicit(&passes, memory_order_relaxed);
     req->engine_holds = true;
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
@@ -760,7 +830,7 @@ static bool advance_slot(int i)
         return false; /* the receiver takes it from the MPI, then gives the slot back */
     if (state == SLOT_HANDING)
         return false; /* the receiver names the next batch */
-    if (state != SLOT_DONE) {
+    if (state != SLOT_DONE && state != SLOT_COPIED) {
         if (!s->src) {
             moved = stage_more(s, req);
             if (!req->done && !s->sync &&
@@ -785,7 +855,13 @@ static bool advance_slot(int i)
     }
     mine.busy[i] = mine.busy[--mine.nbusy];
     mine.free[mine.nfree++] = index;
+    mine.starving = false;
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    if (state == SLOT_COPIED && !req->sync_matched) {
+        req->slot = -1;
+        wisp_list_push(&unmatched, &req->link);
+        return true;
+    }
     if (req->inner != MPI_REQUEST_NULL && !req->done) { /* forwarded: the MPI completes it */
         req->slot = -1;
         wisp_list_push(&forwarded, &req->link);
@@ -829,7 +905,8 @@ static bool sends_delivered(void *unused)
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
         uint64_t staged = atomic_load_explicit(&s->staged, memory_order_relaxed);
         bool needs_me = state == SLOT_FORWARD || state == SLOT_FORWARDED || state == SLOT_HANDING ||
-                        (s->src ? state != SLOT_DONE && state != SLOT_STAGED
+                        (s->src ? state != SLOT_DONE && state != SLOT_COPIED &&
+                                      state != SLOT_STAGED
                                 : state != SLOT_DONE && staged < chunks_of(s->size));
         if (needs_me)
             return false;
@@ -931,7 +1008,8 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     }
     if (!req->spill) /* a private copy counts its bytes when delivered */
         wisp_stats_shm.bytes += n;
-    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+    atomic_store_explicit(&s->state, req->spill && s->sync ? SLOT_COPIED : SLOT_DONE,
+                          memory_order_release);
     wake(msg->from);
     wisp_list_remove(&req->link);
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
@@ -969,6 +1047,9 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg)
                                   .ctx = msg->ctx,
                                   .slot = -1,
                                   .filling = fill};
+    struct slot *s = slot_at(msg->from, msg->slot);
+    if (s->sync)
+        copy->sync_seq = s->seq; /* its sender hears of the match: SLOT_COPIED */
     wisp_list_push(&msg->link, &copy->link); /* just before it */
     wisp_list_remove(&msg->link);
     fill->spill = copy;
@@ -992,7 +1073,67 @@ bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
 
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
 {
-    return msg->slot < 0 && !msg->filling && !msg->waiter;
+    return msg->slot < 0 && !msg->filling && !msg->waiter && !msg->sync_seq;
+}
+
+static bool put_matched(int to, uint64_t seq)
+{
+    if (!wisp_fastbox_put(ring(wisp_p2p.node_rank, to), match_word(0, 0, KIND_MATCHED), &seq,
+                          sizeof seq))
+        return false;
+    wake(to);
+    return true;
+}
+
+void wisp_p2p_sync_matched(const struct wisp_p2p_msg *copy)
+{
+    if (put_matched(copy->from, copy->sync_seq))
+        return;
+    if (nnotices == notices_cap) {
+        size_t cap = notices_cap ? 2 * notices_cap : 16;
+        struct matched_notice *more = realloc(notices, cap * sizeof *more);
+        if (!more)
+            wisp_fatal("out of memory for the match of a synchronous message");
+        notices = more;
+        notices_cap = cap;
+    }
+    notices[nnotices++] = (struct matched_notice){copy->from, copy->sync_seq};
+}
+
+/* The notices that found a full ring, again. */
+static bool send_notices(void)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < nnotices; i++)
+        if (!put_matched(notices[i].to, notices[i].seq))
+            notices[kept++] = notices[i];
+    bool moved = kept < nnotices;
+    nnotices = kept;
+    return moved;
+}
+
+/* The receiver matched the copy of synchronous send `seq` of this process:
+ * done, or (its slot not yet seen COPIED here) done once it is. */
+static void matched(uint64_t seq)
+{
+    for (struct wisp_list *l = unmatched.next; l != &unmatched; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+        if (req->seq == seq) {
+            wisp_list_remove(&req->link);
+            send_complete(req);
+            let_go(req);
+            return;
+        }
+    }
+    for (int i = 0; i < mine.nbusy; i++) {
+        struct wisp_p2p_req *req = mine.req[mine.busy[i]];
+        if (req->seq == seq) {
+            req->sync_matched = true;
+            return;
+        }
+    }
+    wisp_fatal("a match for synchronous send %llu, which this process does not hold",
+               (unsigned long long)seq);
 }
 
 /* ---- a message's route to the MPI (p2p.h, enum wisp_p2p_route) --------- */
@@ -1197,7 +1338,11 @@ static bool drain(struct wisp_fastbox_ring *r, int from)
         int kind = kind_of(cell->match), tag = tag_of(cell->match), ctx = ctx_of(cell->match);
         struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(ctx);
         int source = comm ? comm->rank_of[from] : -1;
-        if (kind == KIND_IMMEDIATE) {
+        if (kind == KIND_MATCHED) {
+            uint64_t seq;
+            wisp_fastbox_read(r, cell, &seq, 0, sizeof seq);
+            matched(seq);
+        } else if (kind == KIND_IMMEDIATE) {
             struct wisp_p2p_req *req = comm ? wisp_p2p_match_posted(comm, source, tag) : NULL;
             if (req) { /* straight from the cells into the receive buffer */
                 uint64_t n = cell->size < req->cap ? cell->size : req->cap;
@@ -1242,12 +1387,51 @@ static bool drain(struct wisp_fastbox_ring *r, int from)
 
 /* ---- progress and waiting ---------------------------------------------- */
 
+/* Has a sender run out of slots since this process last looked? Read
+ * before the rings are drained: its notices are in by then. */
+static bool starved_news(void)
+{
+    bool any = false;
+    for (int i = 0; i < ninbox; i++) {
+        uint32_t count = atomic_load_explicit(starved_count(inbox[i].from), memory_order_acquire);
+        inbox[i].starved_news = count != atomic_load_explicit(&inbox[i].starved_seen,
+                                                              memory_order_relaxed);
+        atomic_store_explicit(&inbox[i].starved_seen, count, memory_order_relaxed);
+        any |= inbox[i].starved_news;
+    }
+    return any;
+}
+
+/* The same look without acting on it, for the rescuer (unlocked). */
+static bool starved_unseen(void)
+{
+    for (int i = 0; i < ninbox; i++)
+        if (atomic_load_explicit(starved_count(inbox[i].from), memory_order_relaxed) !=
+            atomic_load_explicit(&inbox[i].starved_seen, memory_order_relaxed))
+            return true;
+    return false;
+}
+
+/* Copy aside what starved senders wait for (starve). */
+static void spill_for_starved(void)
+{
+    for (int i = 0; i < ninbox; i++)
+        if (inbox[i].starved_news) {
+            inbox[i].starved_news = false;
+            wisp_p2p_spill_held(inbox[i].from);
+        }
+}
+
 /* Everything that needs no call into the MPI. */
 static bool progress_local(void)
 {
-    bool moved = false;
+    bool moved = false, starved = starved_news();
     for (int i = 0; i < ninbox; i++)
         moved |= drain(inbox[i].ring, inbox[i].from);
+    if (starved) {
+        spill_for_starved();
+        moved = true;
+    }
     if (npending)
         moved |= emit_pending();
     for (int i = mine.nbusy - 1; i >= 0; i--)
@@ -1260,6 +1444,8 @@ static bool progress_local(void)
         moved |= name_next_batches();
     if (wisp_p2p_handback_npiped)
         moved |= wisp_p2p_handback_pump();
+    if (nnotices)
+        moved |= send_notices();
     return moved;
 }
 
@@ -1317,7 +1503,8 @@ bool wisp_p2p_progress(void)
 static bool rescuer_called(void *unused)
 {
     (void)unused;
-    return atomic_load(&rescuer_stop) || wisp_p2p_count(&wisp_p2p.outstanding);
+    return atomic_load(&rescuer_stop) || wisp_p2p_count(&wisp_p2p.outstanding) ||
+           starved_unseen();
 }
 
 static void *rescue(void *unused)
@@ -1326,7 +1513,7 @@ static void *rescue(void *unused)
     unsigned long seen = 0;
     bool quiet = false;
     while (!atomic_load(&rescuer_stop)) {
-        if (!wisp_p2p_count(&wisp_p2p.outstanding)) {
+        if (!wisp_p2p_count(&wisp_p2p.outstanding) && !starved_unseen()) {
             wisp_doorbell_wait(rescue_bell(wisp_p2p.node_rank), rescuer_called, NULL);
             seen = atomic_load_explicit(&passes, memory_order_relaxed);
             quiet = true; /* called: look again soon */
@@ -1343,10 +1530,10 @@ static void *rescue(void *unused)
             continue;
         }
         /* Looking costs the application a barrier (lock.h): only for work. */
-        if (wisp_p2p_count(&wisp_p2p.outstanding) && wisp_p2p_rescuer_enter()) {
+        if ((wisp_p2p_count(&wisp_p2p.outstanding) || starved_unseen()) &&
+            wisp_p2p_rescuer_enter()) {
             wisp_p2p.rescuing = true;
-            if (wisp_p2p_count(&wisp_p2p.outstanding))
-                progress_local();
+            progress_local();
             wisp_p2p.rescuing = false;
             wisp_p2p_rescuer_leave();
         }

@@ -190,6 +190,21 @@ static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
     }
 }
 
+static void spill_queue(struct wisp_list *queue, void *from)
+{
+    for (struct wisp_list *l = queue->next, *next; l != queue; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (msg->from == *(int *)from && msg->slot >= 0 && !wisp_p2p_routed(msg))
+            wisp_p2p_spill(msg); /* its copy takes its place, before `next` */
+    }
+}
+
+void wisp_p2p_spill_held(int from)
+{
+    wisp_p2p_comm_each_unexpected(spill_queue, &from);
+}
+
 /* Unexpected copy `copy` is whole: a synchronous message of its sender
  * behind it that could not go through the MPI while it was being copied
  * (wisp_p2p_returnable) may go now. */
@@ -325,6 +340,8 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         req->msg = msg;
         return;
     }
+    if (msg->sync_seq)
+        wisp_p2p_sync_matched(msg);
     if (wisp_p2p_routed(msg) && !wisp_p2p_forward_recall(msg)) {
         /* Its sender sent it through the MPI: receive it there, exactly. */
         free(req->tmp);

@@ -125,6 +125,9 @@ struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx);
 /* A message for a context not served here yet (its communicator is still
  * being created in this process): kept until it is, then delivered in order. */
 void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg);
+/* Call `visit` on every queue of unexpected local messages: each served
+ * communicator's, and the one of those kept early. */
+void wisp_p2p_comm_each_unexpected(void (*visit)(struct wisp_list *queue, void *arg), void *arg);
 
 /* After the MPI created `comm` (collective over it, may be MPI_COMM_NULL):
  * agree on a context and serve it. Returns an MPI error code. */
@@ -188,6 +191,7 @@ struct wisp_p2p_msg {
      * fills it, the receive that matched it meanwhile, or dropped unread. */
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
+    uint64_t sync_seq; /* a synchronous one's copy: its sender's number, told at the match */
     uint8_t route;               /* its way to the MPI: enum wisp_p2p_route */
     uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
     struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
@@ -234,6 +238,8 @@ struct wisp_p2p_req {
     uint64_t bytes;
     void *tmp;
     int slot;                  /* rendezvous slot in use, -1 */
+    uint64_t seq;              /* its number among this process's rendezvous messages */
+    bool sync_matched;         /* synchronous, copied aside: the receiver matched the copy */
     unsigned long posted_pass; /* single copy: the progress pass its notice went out in */
     /* receive: where the bytes go (the user's buffer, or tmp to unpack) */
     char *dst;
@@ -463,8 +469,15 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
 /* Copy unexpected rendezvous message `msg` into a private buffer that takes
  * its place, so that its sender completes (match.c says when). Lock held. */
 void wisp_p2p_spill(struct wisp_p2p_msg *msg);
+/* Spill every unexpected rendezvous message from node rank `from` (the
+ * synchronous ones complete at their match all the same), whose slots it
+ * needs for sends waiting behind them. Lock held. */
+void wisp_p2p_spill_held(int from);
 /* The copy of wisp_p2p_spill is whole: `fill` is done. Lock held. */
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
+/* Tell the sender of synchronous `copy` (a spilled one: sync_seq) that a
+ * receive matched it. Lock held. */
+void wisp_p2p_sync_matched(const struct wisp_p2p_msg *copy);
 /* Is `msg` a synchronous rendezvous message? */
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
 /* Earlier messages of one sender that one forwarded message names at once
