@@ -151,7 +151,7 @@ struct inbox {
     int from;
     _Atomic uint32_t starved_seen; /* the sender's starved count when last acted on
                                       (the rescuer reads it unlocked) */
-    bool starved_news;     /* it changed: spill what the sender waits for */
+    bool starved_news;             /* it changed: spill what the sender waits for */
 };
 static struct inbox *inbox;
 static int ninbox;
@@ -172,7 +172,7 @@ static struct wisp_list unmatched;
 static struct matched_notice {
     int to;
     uint64_t seq;
-} *notices;
+} * notices;
 static size_t nnotices, notices_cap;
 static uint64_t emitted; /* rendezvous messages this process sent: their order */
 static pthread_t rescuer;
@@ -905,8 +905,7 @@ static bool sends_delivered(void *unused)
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
         uint64_t staged = atomic_load_explicit(&s->staged, memory_order_relaxed);
         bool needs_me = state == SLOT_FORWARD || state == SLOT_FORWARDED || state == SLOT_HANDING ||
-                        (s->src ? state != SLOT_DONE && state != SLOT_COPIED &&
-                                      state != SLOT_STAGED
+                        (s->src ? state != SLOT_DONE && state != SLOT_COPIED && state != SLOT_STAGED
                                 : state != SLOT_DONE && staged < chunks_of(s->size));
         if (needs_me)
             return false;
@@ -1049,7 +1048,7 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg)
                                   .filling = fill};
     struct slot *s = slot_at(msg->from, msg->slot);
     if (s->sync)
-        copy->sync_seq = s->seq; /* its sender hears of the match: SLOT_COPIED */
+        copy->sync_seq = s->seq;             /* its sender hears of the match: SLOT_COPIED */
     wisp_list_push(&msg->link, &copy->link); /* just before it */
     wisp_list_remove(&msg->link);
     fill->spill = copy;
@@ -1394,8 +1393,8 @@ static bool starved_news(void)
     bool any = false;
     for (int i = 0; i < ninbox; i++) {
         uint32_t count = atomic_load_explicit(starved_count(inbox[i].from), memory_order_acquire);
-        inbox[i].starved_news = count != atomic_load_explicit(&inbox[i].starved_seen,
-                                                              memory_order_relaxed);
+        inbox[i].starved_news =
+            count != atomic_load_explicit(&inbox[i].starved_seen, memory_order_relaxed);
         atomic_store_explicit(&inbox[i].starved_seen, count, memory_order_relaxed);
         any |= inbox[i].starved_news;
     }
@@ -1503,8 +1502,7 @@ bool wisp_p2p_progress(void)
 static bool rescuer_called(void *unused)
 {
     (void)unused;
-    return atomic_load(&rescuer_stop) || wisp_p2p_count(&wisp_p2p.outstanding) ||
-           starved_unseen();
+    return atomic_load(&rescuer_stop) || wisp_p2p_count(&wisp_p2p.outstanding) || starved_unseen();
 }
 
 static void *rescue(void *unused)

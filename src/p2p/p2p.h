@@ -192,7 +192,7 @@ struct wisp_p2p_msg {
     struct wisp_p2p_req *filling, *taker;
     bool dropped;
     uint64_t sync_seq; /* a synchronous one's copy: its sender's number, told at the match */
-    uint8_t route;               /* its way to the MPI: enum wisp_p2p_route */
+    uint8_t route;     /* its way to the MPI: enum wisp_p2p_route */
     uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
     struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
     struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in engine.c's list of those */

@@ -779,6 +779,41 @@ static void rule_probe_behind_wildcard(void)
     }
 }
 
+/* A wildcard receive waits for a remote sender, who sends a rendezvous-
+ * sized message to it (its send completes only once the receiver's MPI
+ * matched it) and then a small one on another communicator, which the
+ * receiver polls for with MPI_Iprobe: the polls move the MPI, which
+ * matches the wildcard (fuzz seed 179 spun forever so). */
+static void rule_probe_polls_wildcard(void)
+{
+    enum { BIG = 1 << 18 };
+    MPI_Comm other;
+    MPI_Comm_dup(tcomm, &other);
+    int *big = xmalloc(BIG * sizeof *big), small = 0;
+    if (peer >= 0 && !am_a) {
+        MPI_Request r;
+        MPI_Status st;
+        int flag = 0;
+        MPI_Irecv(big, BIG, MPI_INT, MPI_ANY_SOURCE, 7, tcomm, &r);
+        notify(peer, 22);
+        while (!flag)
+            CHECK(MPI_Iprobe(peer, 8, other, &flag, &st) == MPI_SUCCESS);
+        MPI_Recv(&small, 1, MPI_INT, peer, 8, other, MPI_STATUS_IGNORE);
+        CHECK(small == 8);
+        MPI_Wait(&r, &st);
+        CHECK(st.MPI_SOURCE == peer && count_of(&st, MPI_INT) == BIG && big[0] == 7 &&
+              big[BIG - 1] == 7);
+    } else if (peer >= 0) {
+        big[0] = big[BIG - 1] = 7;
+        small = 8;
+        await_note(peer, 22);
+        MPI_Send(big, BIG, MPI_INT, peer, 7, tcomm);
+        MPI_Send(&small, 1, MPI_INT, peer, 8, other);
+    }
+    free(big);
+    MPI_Comm_free(&other);
+}
+
 static void rule_any_source(void)
 {
     MPI_Comm comm = tcomm;
@@ -2564,6 +2599,7 @@ static const struct {
     {"ssend_lent_wildcard", rule_ssend_lent_wildcard},
     {"lent_handback", rule_lent_handback},
     {"probe_behind_wildcard", rule_probe_behind_wildcard},
+    {"probe_polls_wildcard", rule_probe_polls_wildcard},
     {"status", rule_status},
     {"probe", rule_probe},
     {"mprobe", rule_mprobe},
