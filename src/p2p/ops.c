@@ -429,15 +429,11 @@ static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Message
     int rc = MPI_SUCCESS;
     wisp_p2p_lock();
     bool answered = probe_wisp(source, tag, comm, flag, message, status, &rc);
-    /* Natively this probe would move the MPI, which matches the wildcard
-     * receives that wisp keeps for a remote sender meanwhile: a program
-     * that polls for a message whose sender waits for one of those
-     * (fuzz seed 179) must not spin forever. */
-    if (!answered)
-        wisp_p2p_remote_advance();
     wisp_p2p_unlock();
-    if (!answered)
+    if (!answered) {
+        wisp_p2p_mpi_polls();
         return mpi_probe(source, tag, comm, flag, message, status);
+    }
     if (!*flag)
         wisp_p2p_poke_idle();
     return rc;

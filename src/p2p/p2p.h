@@ -754,29 +754,51 @@ static inline bool wisp_p2p_any_ours(int n, const MPI_Request *reqs)
  * requests (MPI_Testany over receives in a loop, say) costs one look at each
  * handle before the MPI's call: requests that are all the MPI's, in a test,
  * or in a wait while wisp has nothing in flight. */
+/* A test or probe that the MPI alone answers: natively it would move the
+ * MPI, which matches the wildcard receives that wisp keeps for remote
+ * senders meanwhile; a program may poll so for a message whose sender
+ * waits for one of those (p2p_semantics probe_polls_wildcard). */
+static inline void wisp_p2p_mpi_polls(void)
+{
+    if (wisp_p2p_remote_waiting()) {
+        wisp_p2p_lock();
+        wisp_p2p_remote_advance();
+        wisp_p2p_unlock();
+    }
+}
+
 static inline int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool test, int *flag)
 {
     if (wisp_p2p_req_of(*request))
         return wisp_p2p_wait1_ours(request, status, test, flag);
-    if (test)
+    if (test) {
+        wisp_p2p_mpi_polls();
         return PMPI_Test(request, flag, status);
+    }
     return wisp_p2p_busy() ? wisp_p2p_wait_mpi(request, status) : PMPI_Wait(request, status);
 }
 
 static inline int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test,
                                    int *flag, bool raise)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && (test || (!wisp_p2p_busy() && !wisp_p2p.waitall_polls)))
-        return test ? PMPI_Testall(n, reqs, flag, statuses) : PMPI_Waitall(n, reqs, statuses);
+    if (!wisp_p2p_any_ours(n, reqs) && test) {
+        wisp_p2p_mpi_polls();
+        return PMPI_Testall(n, reqs, flag, statuses);
+    }
+    if (!wisp_p2p_any_ours(n, reqs) && !wisp_p2p_busy() && !wisp_p2p.waitall_polls)
+        return PMPI_Waitall(n, reqs, statuses);
     return wisp_p2p_waitall_mixed(n, reqs, statuses, test, flag, raise);
 }
 
 static inline int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status,
                                    bool test, int *flag)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && (test || !wisp_p2p_busy()))
-        return test ? PMPI_Testany(n, reqs, index, flag, status)
-                    : PMPI_Waitany(n, reqs, index, status);
+    if (!wisp_p2p_any_ours(n, reqs) && test) {
+        wisp_p2p_mpi_polls();
+        return PMPI_Testany(n, reqs, index, flag, status);
+    }
+    if (!wisp_p2p_any_ours(n, reqs) && !wisp_p2p_busy())
+        return PMPI_Waitany(n, reqs, index, status);
     return test ? wisp_p2p_testany_mixed(n, reqs, index, flag, status)
                 : wisp_p2p_waitany_mixed(n, reqs, index, status, false, NULL);
 }
@@ -784,9 +806,12 @@ static inline int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Sta
 static inline int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices,
                                     MPI_Status *statuses, bool test)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && (test || !wisp_p2p_busy()))
-        return test ? PMPI_Testsome(n, reqs, outcount, indices, statuses)
-                    : PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+    if (!wisp_p2p_any_ours(n, reqs) && test) {
+        wisp_p2p_mpi_polls();
+        return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+    }
+    if (!wisp_p2p_any_ours(n, reqs) && !wisp_p2p_busy())
+        return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
     return wisp_p2p_waitsome_mixed(n, reqs, outcount, indices, statuses, test);
 }
 
