@@ -924,10 +924,13 @@ static void drop_slot_holds(void)
 
 /* ---- receiving --------------------------------------------------------- */
 
+static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_copy to);
+#define COPY(s) (1u << WISP_P2P_COPY_##s)
+
 void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
 {
-    if (msg->filling) { /* a copy still being filled: freed when whole */
-        msg->dropped = true;
+    if (wisp_p2p_copy_filling(msg)) { /* freed when whole */
+        copy_move(msg, COPY(FILLING), WISP_P2P_COPY_DROPPED);
         return;
     }
     /* A record named to its sender: copied out, or too late now. A
@@ -1045,7 +1048,7 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg)
                                   .from = msg->from,
                                   .ctx = msg->ctx,
                                   .slot = -1,
-                                  .filling = fill};
+                                  .copy = WISP_P2P_COPY_FILLING};
     struct slot *s = slot_at(msg->from, msg->slot);
     if (s->sync)
         copy->sync_seq = s->seq;             /* its sender hears of the match: SLOT_COPIED */
@@ -1059,8 +1062,9 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg)
 }
 
 /*
- * A synchronous message cannot complete before its match, so it cannot be
- * copied aside: the receiver asks its sender to send it through the MPI
+ * A synchronous message cannot complete before its match, so copying it
+ * aside would not free a sender on its way to a blocking call: for a lent
+ * receive, the receiver asks its sender to send it through the MPI
  * instead, where the lent receive may take it. The message stays among the
  * unexpected ones, marked: a receive that takes it later recalls it
  * here if its sender has not sent it yet, else receives it from the MPI.
@@ -1072,7 +1076,7 @@ bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
 
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
 {
-    return msg->slot < 0 && !msg->filling && !msg->waiter && !msg->sync_seq;
+    return msg->slot < 0 && !wisp_p2p_copy_filling(msg) && !msg->waiter && !msg->sync_seq;
 }
 
 static bool put_matched(int to, uint64_t seq)
@@ -1135,13 +1139,38 @@ static void matched(uint64_t seq)
                (unsigned long long)seq);
 }
 
-/* ---- a message's route to the MPI (p2p.h, enum wisp_p2p_route) --------- */
+/* ---- a copy's life (p2p.h, enum wisp_p2p_copy) ----------------------- */
 
 #if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
 enum { ROUTE_CHECKED = 1 };
 #else
 enum { ROUTE_CHECKED = 0 };
 #endif
+
+/* Every change of a copy's state: from one of the states in `from` (a mask
+ * of COPY(...)), checked in the debug and sanitizer builds. */
+static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_copy to)
+{
+    static const char *const names[] = {"NONE", "FILLING", "TAKEN", "DROPPED", "WHOLE"};
+    if (ROUTE_CHECKED && !(from & 1u << msg->copy))
+        wisp_fatal("point-to-point engine: a copy went %s -> %s", names[msg->copy], names[to]);
+    msg->copy = to;
+}
+
+void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req)
+{
+    copy_move(copy, COPY(FILLING), WISP_P2P_COPY_TAKEN);
+    copy->taker = req;
+}
+
+enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
+{
+    enum wisp_p2p_copy was = copy->copy;
+    copy_move(copy, COPY(FILLING) | COPY(TAKEN) | COPY(DROPPED), WISP_P2P_COPY_WHOLE);
+    return was;
+}
+
+/* ---- a message's route to the MPI (p2p.h, enum wisp_p2p_route) --------- */
 
 #define ROUTE(s) (1u << WISP_P2P_ROUTE_##s)
 

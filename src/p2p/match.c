@@ -335,8 +335,8 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
     req->st_error = msg->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     if (msg->waiter)
         wisp_p2p_send_matched(msg->waiter);
-    if (msg->filling) { /* its bytes are still on their way: wisp_p2p_spilled */
-        msg->taker = req;
+    if (wisp_p2p_copy_filling(msg)) { /* delivered when whole: wisp_p2p_spilled */
+        wisp_p2p_copy_take(msg, req);
         req->msg = msg;
         return;
     }
@@ -367,13 +367,15 @@ void wisp_p2p_spilled(struct wisp_p2p_req *fill)
 {
     struct wisp_p2p_msg *copy = fill->spill;
     wisp_p2p_req_release(fill);
-    copy->filling = NULL;
-    if (copy->dropped) {
+    switch (wisp_p2p_copy_whole(copy)) {
+    case WISP_P2P_COPY_DROPPED:
         free(copy);
-    } else if (copy->taker) {
+        break;
+    case WISP_P2P_COPY_TAKEN:
         copy->taker->msg = NULL;
         wisp_p2p_deliver(copy->taker, copy);
-    } else {
+        break;
+    default:
         unblock_behind(copy);
     }
 }

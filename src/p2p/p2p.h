@@ -187,10 +187,8 @@ struct wisp_p2p_msg {
     const char *src;             /* rendezvous, single copy: the send buffer */
     uint64_t staged, drained;    /* rendezvous, staged: chunks known ready, chunks copied out */
     struct wisp_p2p_req *waiter; /* a synchronous send to self, done at the match */
-    /* A private copy still being filled (wisp_p2p_spill): the request that
-     * fills it, the receive that matched it meanwhile, or dropped unread. */
-    struct wisp_p2p_req *filling, *taker;
-    bool dropped;
+    uint8_t copy;                /* a private copy's life: enum wisp_p2p_copy */
+    struct wisp_p2p_req *taker;  /* WISP_P2P_COPY_TAKEN: the receive that matched it */
     uint64_t sync_seq; /* a synchronous one's copy: its sender's number, told at the match */
     uint8_t route;     /* its way to the MPI: enum wisp_p2p_route */
     uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
@@ -475,6 +473,35 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg);
 void wisp_p2p_spill_held(int from);
 /* The copy of wisp_p2p_spill is whole: `fill` is done. Lock held. */
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
+/*
+ * A message copied aside into private memory (wisp_p2p_spill: its receive
+ * is lent, or its sender is out of slots), while the copy fills (engine.c,
+ * "a copy's life", has every transition; each checks where it comes from
+ * in the debug and sanitizer builds):
+ *
+ *   NONE                    not a copy: its bytes are in `data` or a slot
+ *   FILLING -> TAKEN        a receive matched it meanwhile (`taker`)
+ *   FILLING -> DROPPED      no one will read it (wisp_p2p_msg_drop)
+ *   FILLING | TAKEN | DROPPED -> WHOLE
+ *                           filled: an unexpected message like any other;
+ *                           TAKEN is then delivered, DROPPED freed
+ */
+enum wisp_p2p_copy {
+    WISP_P2P_COPY_NONE,
+    WISP_P2P_COPY_FILLING,
+    WISP_P2P_COPY_TAKEN,
+    WISP_P2P_COPY_DROPPED,
+    WISP_P2P_COPY_WHOLE,
+};
+/* Is `msg` a copy whose bytes are still on their way? */
+static inline bool wisp_p2p_copy_filling(const struct wisp_p2p_msg *msg)
+{
+    return msg->copy != WISP_P2P_COPY_NONE && msg->copy != WISP_P2P_COPY_WHOLE;
+}
+/* Receive `req` matched `copy` while it fills: FILLING -> TAKEN. */
+void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req);
+/* The copy is filled: -> WHOLE; returns the state it left. */
+enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy);
 /* Tell the sender of synchronous `copy` (a spilled one: sync_seq) that a
  * receive matched it. Lock held. */
 void wisp_p2p_sync_matched(const struct wisp_p2p_msg *copy);

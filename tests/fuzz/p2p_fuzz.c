@@ -11,7 +11,7 @@
  * says something too; the exit status is 1 when a line is BAD.
  *
  * usage: p2p_fuzz LOGDIR FIRST_SEED [COUNT] [--max-msgs N] [--max-bytes B] [--max-phases K]
- *                 [--partitioned] [--watchdog SECONDS]
+ *                 [--partitioned] [--watchdog SECONDS] [--drop FILE]
  *        p2p_fuzz --dump SEED NP [options]   (the program in words; no MPI)
  *
  * Partitioned transfers (MPI 4: MPICH) are off unless --partitioned: with
@@ -814,11 +814,37 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
     free(st.preq_r);
 }
 
+static const char *drop_file; /* --drop FILE: lines "PHASE MESSAGE" to leave out */
+
+static void drop_listed(struct fz_program *prog)
+{
+    FILE *f = drop_file ? fopen(drop_file, "r") : NULL;
+    if (!f) {
+        if (drop_file)
+            perror(drop_file);
+        return;
+    }
+    char **drop = xmalloc(sizeof *drop * (size_t)prog->nphases);
+    for (int i = 0; i < prog->nphases; i++)
+        drop[i] = calloc((size_t)prog->phases[i].nmsgs + 1, 1);
+    int phase, msg;
+    while (fscanf(f, "%d %d", &phase, &msg) == 2)
+        if (phase >= 0 && phase < prog->nphases && msg >= 0 && msg < prog->phases[phase].nmsgs)
+            drop[phase][msg] = 1;
+    fclose(f);
+    for (int i = 0; i < prog->nphases; i++) {
+        fz_drop(prog, i, drop[i]);
+        free(drop[i]);
+    }
+    free(drop);
+}
+
 static void run_program(uint64_t seed, const struct fz_limits *lim)
 {
     struct fz_program prog;
     at_seed = seed;
     fz_generate(&prog, seed, nprocs, lim);
+    drop_listed(&prog);
     long bsend = 0, msgs = 0;
     for (int i = 0; i < prog.nphases; i++) {
         if (prog.phases[i].bsend_bytes[me] > bsend)
@@ -870,6 +896,8 @@ static void options(struct fz_limits *lim, int argc, char **argv, const char **p
             lim->max_phases = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--watchdog") && i + 1 < argc)
             watchdog_s = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--drop") && i + 1 < argc)
+            drop_file = argv[++i];
         else if (!strcmp(argv[i], "--partitioned"))
             lim->partitioned = MPI_VERSION >= 4;
         else if (pos && *npos < 3)
@@ -885,6 +913,7 @@ int main(int argc, char **argv)
         struct fz_program prog;
         options(&lim, argc - 4, argv + 4, NULL, NULL);
         fz_generate(&prog, strtoull(argv[2], NULL, 10), np, &lim);
+        drop_listed(&prog);
         fz_dump(stdout, &prog);
         fz_free(&prog);
         return 0;
@@ -899,7 +928,7 @@ int main(int argc, char **argv)
     if (npos < 2 || lim.max_msgs < 1 || lim.max_phases < 1 || lim.max_bytes < 0) {
         if (me == 0)
             fprintf(stderr, "usage: p2p_fuzz LOGDIR FIRST_SEED [COUNT] [--max-msgs N] "
-                            "[--max-bytes B] [--max-phases K] [--partitioned]\n"
+                            "[--max-bytes B] [--max-phases K] [--partitioned] [--drop FILE]\n"
                             "       p2p_fuzz --dump SEED NP [options]\n");
         MPI_Finalize();
         return 2;

@@ -526,6 +526,56 @@ void fz_generate(struct fz_program *p, uint64_t seed, int nprocs, const struct f
         gen_phase(&p->phases[i], &s, seed, i, nprocs, lim);
 }
 
+/* The ops of one step that still refer to something, re-indexed. */
+static void ops_renumber(struct fz_ops *o, const int *msg_at, const int *recv_at)
+{
+    int n = 0;
+    for (int j = 0; j < o->n; j++) {
+        struct fz_op op = o->v[j];
+        if (op.type == FZ_OP_SEND)
+            op.index = msg_at[op.index];
+        else if (op.type == FZ_OP_POST || op.type == FZ_OP_LATE || op.type == FZ_OP_WAIT ||
+                 op.type == FZ_OP_CANCEL)
+            op.index = recv_at[op.index];
+        if (op.index >= 0)
+            o->v[n++] = op;
+    }
+    o->n = n;
+}
+
+void fz_drop(struct fz_program *p, int phase, const char *drop)
+{
+    struct fz_phase *ph = &p->phases[phase];
+    int *msg_at = xcalloc((size_t)ph->nmsgs + 1, sizeof(int));
+    int *recv_at = xcalloc((size_t)ph->nrecvs + 1, sizeof(int));
+    int nm = 0, nr = 0;
+    for (int m = 0; m < ph->nmsgs; m++)
+        msg_at[m] = drop[m] ? -1 : nm++;
+    for (int r = 0; r < ph->nrecvs; r++)
+        recv_at[r] = ph->recvs[r].msg >= 0 && drop[ph->recvs[r].msg] ? -1 : nr++;
+    /* In place, in order: an entry only moves down. */
+    for (int m = 0; m < ph->nmsgs; m++)
+        if (msg_at[m] >= 0) {
+            ph->msgs[msg_at[m]] = ph->msgs[m];
+            ph->msgs[msg_at[m]].recv = recv_at[ph->msgs[m].recv];
+        }
+    for (int r = 0; r < ph->nrecvs; r++)
+        if (recv_at[r] >= 0) {
+            int m = ph->recvs[r].msg;
+            ph->recvs[recv_at[r]] = ph->recvs[r];
+            ph->recvs[recv_at[r]].msg = m >= 0 ? msg_at[m] : -1;
+        }
+    ph->nmsgs = nm;
+    ph->nrecvs = nr;
+    for (int d = 0; d < p->nprocs; d++) {
+        ops_renumber(&ph->step1[d], msg_at, recv_at);
+        ops_renumber(&ph->step3[d], msg_at, recv_at);
+        ops_renumber(&ph->step5[d], msg_at, recv_at);
+    }
+    free(msg_at);
+    free(recv_at);
+}
+
 void fz_free(struct fz_program *p)
 {
     for (int i = 0; i < p->nphases; i++) {

@@ -177,6 +177,11 @@ struct fz_limits {
 
 void fz_generate(struct fz_program *p, uint64_t seed, int nprocs, const struct fz_limits *lim);
 void fz_free(struct fz_program *p);
+/* Drop the messages of phase `phase` whose flag in `drop` (one per message)
+ * is set, with the receives they match; every other receive keeps its
+ * message (MPI's rules pick the first match, which was not a dropped one).
+ * For cutting a finding down (tests/fuzz/reduce.py). */
+void fz_drop(struct fz_program *p, int phase, const char *drop);
 /* The program in words, for a finding's report. */
 void fz_dump(FILE *f, const struct fz_program *p);
 
