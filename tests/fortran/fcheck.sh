@@ -27,22 +27,17 @@ run() { # run SETTING WISPRUN-OPTIONS...: the transcript in $dir/SETTING.txt
     cat "$dir/$setting"/transcript.0 "$dir/$setting"/transcript.1 >"$dir/$setting.txt"
 }
 
-# The sed program masking the known differences of one setting.
+# The sed program masking the known differences of one setting (fields are
+# separated by " | "; a regex may hold "|" without blanks around it).
 mask() {
-    local setting=$1 m b s regex field reason
-    while IFS='|' read -r m b s regex field reason; do
-        m=$(echo $m) b=$(echo $b) s=$(echo $s) field=$(echo $field)
-        regex=$(echo "$regex" | sed -E 's/^ +//; s/ +$//')
-        [[ -z "$m" || "$m" == \#* ]] && continue
-        [[ "$m" == "*" || "$m" == "$mpi" ]] || continue
-        [[ "$b" == "*" || "$b" == "$binding" ]] || continue
-        [[ "$s" == "*" || ",$s," == *",$setting,"* ]] || continue
-        if [ "$field" = "*" ]; then
-            echo "\\#$regex#d"
-        else
-            echo "\\#$regex# s#( $field=)[^ ]*#\\1?#g"
-        fi
-    done <"$known"
+    awk -F ' [|] ' -v mpi="$mpi" -v binding="$binding" -v setting="$1" '
+        /^#/ || NF < 6 { next }
+        { for (i = 1; i <= 5; i++) gsub(/^ +| +$/, "", $i) }
+        ($1 == "*" || $1 == mpi) && ($2 == "*" || $2 == binding) &&
+        ($3 == "*" || index("," $3 ",", "," setting ",")) {
+            if ($5 == "*") print "\\%" $4 "%d"
+            else print "\\%" $4 "% s%( " $5 "=)[^ ]*%\\1?%g"
+        }' "$known"
 }
 
 run native --native -n 2 || exit 1
