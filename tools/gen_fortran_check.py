@@ -48,25 +48,31 @@ class Call:
     (others by kind), and the lines around it."""
 
     def __init__(self, name, before=(), after=(), decl=(), lens=None, loop=None, keep=(),
-                 only=None, **args):
+                 only=None, alt=None, mpich=False, **args):
         self.name, self.before, self.after, self.decl = name, list(before), list(after), list(decl)
         self.lens, self.loop, self.keep, self.args = lens or {}, loop, set(keep), args
         self.only = only  # the one binding that has this form, if not both
+        # {"if": condition, param: value...}: where the condition holds, the
+        # call takes these values instead (MPI_IN_PLACE at the root only)
+        self.alt = alt
+        self.mpich = mpich  # only under MPICH (the reason in the recipe)
 
 
 C = Call
 
 
 class Family:
-    def __init__(self, name, calls, setup=(), teardown=(), decl=(), mpi4=False):
+    def __init__(self, name, calls, setup=(), teardown=(), decl=(), mpi4=False, each=()):
         self.name, self.calls, self.setup, self.teardown = name, calls, list(setup), list(teardown)
         self.decl, self.mpi4 = list(decl), mpi4
+        for c in calls:  # lines before every call of the family
+            c.before = list(each) + c.before
 
 
 def is_receive(name):
-    """Whether a request's status says something (a send's is undefined)."""
-    lower = name.lower()
-    return "send" not in lower or "recv" in lower
+    """Whether a request's status says something: a receive's (a send's, a
+    collective's and a file operation's are undefined but for the count)."""
+    return "recv" in name.lower()
 
 
 # Post a receive of 2 integers from the peer (rq), and complete it after.
@@ -442,6 +448,312 @@ P2P = Family("point-to-point", [
     decl=["@H(Datatype) :: t1, tabs, trabs", "integer, target :: sabs(2), rabs(2)",
           "integer(kind=MPI_ADDRESS_KIND) :: disps(2)", "character(len=4096) :: bsbuf"])
 
+# Collectives: 2 integers a process (counts, displacements in elements; in
+# bytes for MPI_ALLTOALLW), rooted ones at 0; MPI_IN_PLACE where allowed.
+V = dict(recvcounts="[2, 2]", displs="[0, 4]")
+VV = dict(sendcounts="[2, 2]", sdispls="[0, 2]", recvcounts="[2, 2]", rdispls="[0, 4]")
+W = dict(sendcounts="[2, 2]", sdispls="[0, 8]", recvcounts="[2, 2]", rdispls="[0, 16]",
+         sendtypes="[MPI_INTEGER, MPI_INTEGER]", recvtypes="[MPI_INTEGER, MPI_INTEGER]")
+IN_PLACE = dict(sendbuf="MPI_IN_PLACE", before=["rbuf(1:8) = sbuf(1:8)"])
+
+
+def rooted_in_place(**extra):
+    return dict(alt={"if": "rank == 0", "sendbuf": "MPI_IN_PLACE"}, **extra)
+
+
+def nonblocking(blocking):
+    """The same recipes, nonblocking (the request completed by the default)."""
+    out = []
+    for c in blocking:
+        if c.name in ("MPI_Reduce_local", "MPI_Op_commutative"):
+            continue
+        args = dict(c.args)
+        out.append(C("MPI_I" + c.name[4:].lower(), before=c.before, after=c.after, decl=c.decl,
+                     lens=c.lens, alt=c.alt, **args))
+    return out
+
+
+COLL_BLOCKING = [
+    C("MPI_Barrier"),
+    C("MPI_Bcast", buffer="rbuf", root="0", before=["if (rank == 0) rbuf(1:2) = sbuf(1:2)"]),
+    C("MPI_Gather", root="0"),
+    C("MPI_Gather", root="0", **rooted_in_place(before=["rbuf(1:2) = sbuf(1:2)"])),
+    C("MPI_Gatherv", root="0", **V),
+    C("MPI_Scatter", root="0"),
+    C("MPI_Scatter", root="0", alt={"if": "rank == 0", "recvbuf": "MPI_IN_PLACE"}),
+    C("MPI_Scatterv", root="0", sendcounts="[2, 2]", displs="[0, 4]"),
+    C("MPI_Allgather"),
+    C("MPI_Allgather", sendbuf="MPI_IN_PLACE", before=["rbuf(2 * rank + 1:2 * rank + 2) = sbuf(1:2)"]),
+    C("MPI_Allgatherv", **V),
+    C("MPI_Alltoall"),
+    C("MPI_Alltoall", sendbuf="MPI_IN_PLACE", before=["rbuf(1:4) = sbuf(1:4)"]),
+    C("MPI_Alltoallv", **VV),
+    C("MPI_Alltoallw", **W),
+    C("MPI_Reduce", root="0"),
+    C("MPI_Reduce", root="0", op="MPI_MAX", **rooted_in_place(before=["rbuf(1:2) = sbuf(1:2)"])),
+    C("MPI_Allreduce"),
+    C("MPI_Allreduce", **IN_PLACE),
+    C("MPI_Reduce_scatter", recvcounts="[1, 1]"),
+    C("MPI_Reduce_scatter_block", recvcount="1"),
+    C("MPI_Reduce_scatter_block", recvcount="1", **IN_PLACE),
+    C("MPI_Scan"),
+    C("MPI_Scan", **IN_PLACE),
+    C("MPI_Exscan"),
+    C("MPI_Reduce_local", inbuf="sbuf", inoutbuf="rbuf", before=["rbuf(1:2) = [1, 2]"]),
+    C("MPI_Op_commutative", op="MPI_SUM"),
+]
+COLL = Family("collectives", COLL_BLOCKING)
+ICOLL = Family("nonblocking collectives", nonblocking(COLL_BLOCKING))
+
+TOPO = Family("topologies", [
+    C("MPI_Dims_create", nnodes="2", ndims="2", dims="d2", before=["d2 = 0"],
+      after=["call put_ia('dims', d2, 2)"], decl=["integer :: d2(2)"]),
+    C("MPI_Cart_create", ndims="2", dims="[2, 1]", periods="[.true., .false.]", reorder=".false.",
+      keep={"comm_cart"}, after=["cart = o_comm_cart"]),
+    C("MPI_Topo_test", comm="cart"),
+    C("MPI_Cartdim_get", comm="cart"),
+    C("MPI_Cart_get", comm="cart", maxdims="2"),
+    C("MPI_Cart_rank", comm="cart", coords="[peer, 0]"),
+    C("MPI_Cart_coords", comm="cart", rank="peer", maxdims="2"),
+    C("MPI_Cart_shift", comm="cart", direction="0", disp="1"),
+    C("MPI_Cart_sub", comm="cart", remain_dims="[.true., .false.]"),
+    C("MPI_Cart_sub", comm="cart", remain_dims="[.false., .true.]"),
+    C("MPI_Cart_map", ndims="2", dims="[2, 1]", periods="[.false., .false.]"),
+    C("MPI_Graph_create", nnodes="2", index="[1, 2]", edges="[1, 0]", reorder=".false.",
+      keep={"comm_graph"}, after=["graph = o_comm_graph"]),
+    C("MPI_Topo_test", comm="graph"),
+    C("MPI_Graphdims_get", comm="graph"),
+    C("MPI_Graph_get", comm="graph", maxindex="2", maxedges="2"),
+    C("MPI_Graph_neighbors_count", comm="graph", rank="rank"),
+    C("MPI_Graph_neighbors", comm="graph", rank="rank", maxneighbors="1"),
+    C("MPI_Graph_map", nnodes="2", index="[1, 2]", edges="[1, 0]"),
+    C("MPI_Dist_graph_create_adjacent", indegree="1", sources="[peer]",
+      sourceweights="MPI_UNWEIGHTED", outdegree="1", destinations="[peer]",
+      destweights="MPI_UNWEIGHTED", info="MPI_INFO_NULL", reorder=".false.",
+      keep={"comm_dist_graph"}, after=["dg = o_comm_dist_graph"]),
+    C("MPI_Dist_graph_create", n="1", sources="[rank]", degrees="[1]", destinations="[peer]",
+      weights="MPI_UNWEIGHTED", info="MPI_INFO_NULL", reorder=".false."),
+    C("MPI_Dist_graph_create", n="1", sources="[rank]", degrees="[1]", destinations="[peer]",
+      weights="[7]", info="MPI_INFO_NULL", reorder=".false.", keep={"comm_dist_graph"},
+      after=["call MPI_Dist_graph_neighbors_count(o_comm_dist_graph, i_, k_, l, ierr2)",
+             "call put_l('weighted', l)", "call MPI_Comm_free(o_comm_dist_graph, ierr2)"],
+      decl=["logical :: l"]),
+    C("MPI_Topo_test", comm="dg"),
+    C("MPI_Dist_graph_neighbors_count", comm="dg"),
+    C("MPI_Dist_graph_neighbors", comm="dg", maxindegree="1", sourceweights="MPI_UNWEIGHTED",
+      maxoutdegree="1", destweights="MPI_UNWEIGHTED"),
+    C("MPI_Neighbor_allgather", comm="dg"),
+    C("MPI_Neighbor_allgatherv", comm="dg", recvcounts="[2]", displs="[1]"),
+    C("MPI_Neighbor_alltoall", comm="dg"),
+    C("MPI_Neighbor_alltoallv", comm="dg", sendcounts="[2]", sdispls="[1]", recvcounts="[2]",
+      rdispls="[2]"),
+    C("MPI_Neighbor_alltoallw", comm="dg", sendcounts="[2]", sdispls="[4_MPI_ADDRESS_KIND]",
+      sendtypes="[MPI_INTEGER]", recvcounts="[2]", rdispls="[8_MPI_ADDRESS_KIND]",
+      recvtypes="[MPI_INTEGER]"),
+    C("MPI_Ineighbor_allgather", comm="dg"),
+    C("MPI_Ineighbor_allgatherv", comm="dg", recvcounts="[2]", displs="[1]"),
+    C("MPI_Ineighbor_alltoall", comm="dg"),
+    C("MPI_Ineighbor_alltoallv", comm="dg", sendcounts="[2]", sdispls="[1]", recvcounts="[2]",
+      rdispls="[2]"),
+    C("MPI_Ineighbor_alltoallw", comm="dg", sendcounts="[2]", sdispls="[4_MPI_ADDRESS_KIND]",
+      sendtypes="[MPI_INTEGER]", recvcounts="[2]", rdispls="[8_MPI_ADDRESS_KIND]",
+      recvtypes="[MPI_INTEGER]"),
+], teardown=["call MPI_Comm_free(cart, ierr2)", "call MPI_Comm_free(graph, ierr2)",
+             "call MPI_Comm_free(dg, ierr2)"],
+    decl=["@H(Comm) :: cart, graph, dg"])
+
+# Passive target epochs end together (Open MPI 4.1 hangs natively when one
+# process's next lock_all meets the other's unlock_all).
+UNLOCK_ALL = ["call MPI_Win_unlock_all(win, ierr2)", "call MPI_Barrier(wcomm, ierr2)"]
+# One-sided: win exposes wbuf (16 integers, displacement unit 4).
+FENCED = dict(before=["call MPI_Win_fence(0, win, ierr2)"],
+              after=["call MPI_Win_fence(0, win, ierr2)", "call put_ia('wbuf', wbuf, 4)"])
+LOCKED = dict(before=["call MPI_Win_lock_all(0, win, ierr2)"],
+              after=["call MPI_Wait(o_request, MPI_STATUS_IGNORE, ierr2)",
+                     "call MPI_Win_unlock_all(win, ierr2)", "call MPI_Barrier(wcomm, ierr2)",
+                     "call put_ia('wbuf', wbuf, 4)"], keep={"request"})
+RMA = Family("one-sided", [
+    C("MPI_Win_create", base="wbuf", size="64", disp_unit="4", info="MPI_INFO_NULL",
+      keep={"win"}, after=["win = o_win"]),
+    C("MPI_Win_fence", after=["call put_ia('wbuf', wbuf, 4)"]),
+    C("MPI_Put", target_rank="peer", target_disp="1", **FENCED),
+    C("MPI_Get", target_rank="peer", target_disp="0", **FENCED),
+    C("MPI_Accumulate", target_rank="peer", target_disp="2", **FENCED),
+    C("MPI_Get_accumulate", origin_count="1", result_addr="rbuf", result_count="1",
+      target_rank="peer", target_disp="2", target_count="1", **FENCED),
+    C("MPI_Fetch_and_op", origin_addr="sbuf", result_addr="rbuf", target_rank="peer",
+      target_disp="3", **FENCED),
+    C("MPI_Compare_and_swap", origin_addr="sbuf", compare_addr="[1000 * rank + 11]",
+      result_addr="rbuf", target_rank="rank", target_disp="10",
+      **merge(FENCED, after=["call put_i('wbuf(11)', wbuf(11))"])),
+    C("MPI_Win_lock", lock_type="MPI_LOCK_SHARED", rank="peer",
+      after=["call MPI_Put(sbuf, 1, MPI_INTEGER, peer, 5_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr2)",
+             "call MPI_Win_unlock(peer, win, ierr2)", "call MPI_Barrier(wcomm, ierr2)",
+             "call put_ia('wbuf', wbuf, 6)"]),
+    C("MPI_Win_unlock", rank="peer",
+      before=["call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win, ierr2)"]),
+    C("MPI_Win_lock_all", after=UNLOCK_ALL),
+    C("MPI_Win_unlock_all", before=["call MPI_Win_lock_all(0, win, ierr2)"],
+      after=["call MPI_Barrier(wcomm, ierr2)"]),
+    C("MPI_Win_flush", rank="peer", before=[
+        "call MPI_Win_lock_all(0, win, ierr2)",
+        "call MPI_Put(sbuf, 1, MPI_INTEGER, peer, 6_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr2)"],
+      after=UNLOCK_ALL),
+    C("MPI_Win_flush_all", before=["call MPI_Win_lock_all(0, win, ierr2)"],
+      after=UNLOCK_ALL),
+    C("MPI_Win_flush_local", rank="peer", before=["call MPI_Win_lock_all(0, win, ierr2)"],
+      after=UNLOCK_ALL),
+    C("MPI_Win_flush_local_all", before=["call MPI_Win_lock_all(0, win, ierr2)"],
+      after=UNLOCK_ALL),
+    C("MPI_Win_sync", before=["call MPI_Win_lock_all(0, win, ierr2)"],
+      after=UNLOCK_ALL),
+    C("MPI_Rput", target_rank="peer", target_disp="7", **LOCKED),
+    C("MPI_Rget", target_rank="peer", target_disp="7", **LOCKED),
+    C("MPI_Raccumulate", target_rank="peer", target_disp="8", **LOCKED),
+    C("MPI_Rget_accumulate", origin_count="1", result_addr="rbuf", result_count="1",
+      target_rank="peer", target_disp="8", target_count="1", **LOCKED),
+    C("MPI_Win_get_group"),
+    C("MPI_Win_post", group="gpeer",
+      after=["call MPI_Win_start(gpeer, 0, win, ierr2)", "call MPI_Win_complete(win, ierr2)",
+             "call MPI_Win_wait(win, ierr2)"]),
+    C("MPI_Win_start", group="gpeer",
+      before=["call MPI_Win_post(gpeer, 0, win, ierr2)"],
+      after=["call MPI_Put(sbuf, 1, MPI_INTEGER, peer, 9_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr2)",
+             "call MPI_Win_complete(win, ierr2)", "call MPI_Win_wait(win, ierr2)",
+             "call put_ia('wbuf', wbuf, 10)"]),
+    C("MPI_Win_complete", before=["call MPI_Win_post(gpeer, 0, win, ierr2)",
+                                  "call MPI_Win_start(gpeer, 0, win, ierr2)"],
+      after=["call MPI_Win_wait(win, ierr2)"]),
+    C("MPI_Win_wait", before=["call MPI_Win_post(gpeer, 0, win, ierr2)",
+                              "call MPI_Win_start(gpeer, 0, win, ierr2)",
+                              "call MPI_Win_complete(win, ierr2)"]),
+    C("MPI_Win_test", loop="o_flag", before=["call MPI_Win_post(gpeer, 0, win, ierr2)",
+                                             "call MPI_Win_start(gpeer, 0, win, ierr2)",
+                                             "call MPI_Win_complete(win, ierr2)"]),
+    C("MPI_Win_set_name", win_name="'  wisp window  '",
+      after=["call MPI_Win_get_name(win, s, n, ierr2)", "call put_s('read_back', s(1:n))"],
+      decl=["integer :: n", "character(len=MPI_MAX_OBJECT_NAME) :: s"]),
+    C("MPI_Win_set_info", info="winfo"),
+    C("MPI_Win_get_info"),
+    C("MPI_Win_get_errhandler"),
+    C("MPI_Win_set_errhandler", errhandler="MPI_ERRORS_RETURN"),
+    C("MPI_Win_call_errhandler", errorcode="MPI_ERR_OTHER"),
+    C("MPI_Win_create_keyval", win_copy_attr_fn="MPI_WIN_NULL_COPY_FN",
+      win_delete_attr_fn="MPI_WIN_NULL_DELETE_FN", extra_state="0", keep={"win_keyval"},
+      after=["kv = o_win_keyval"]),
+    C("MPI_Win_set_attr", win_keyval="kv", attribute_val="42"),
+    C("MPI_Win_delete_attr", win_keyval="kv"),
+    C("MPI_Win_free_keyval", win_keyval="kv", after=["call put_l('invalid', kv == MPI_KEYVAL_INVALID)"]),
+    C("MPI_Win_allocate", size="64", disp_unit="4", info="MPI_INFO_NULL", keep={"baseptr"}),
+    C("MPI_Win_allocate_shared", size="64", disp_unit="4", info="MPI_INFO_NULL",
+      comm="MPI_COMM_SELF", keep={"baseptr", "win"},
+      after=["call MPI_Win_shared_query(o_win, 0, sz, du, p, ierr2)", "call put_k('size', int(sz, 8))",
+             "call put_i('disp_unit', du)", "call MPI_Win_free(o_win, ierr2)"],
+      decl=["integer(kind=MPI_ADDRESS_KIND) :: sz", "integer :: du", "@CPTR :: p"]),
+    C("MPI_Win_shared_query", win="w", rank="0", keep={"baseptr"},
+      before=["call MPI_Win_allocate_shared(int(64, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, MPI_COMM_SELF, p, w, ierr2)"],
+      after=["call MPI_Win_free(w, ierr2)"], decl=["@H(Win) :: w", "@CPTR :: p"]),
+    C("MPI_Win_create_dynamic", info="MPI_INFO_NULL", keep={"win"}, after=["wd = o_win"]),
+    C("MPI_Win_attach", win="wd", base="wbuf2", size="64"),
+    C("MPI_Win_detach", win="wd", base="wbuf2"),
+    C("MPI_Win_free", win="wd", after=["call put_null('win', wd == MPI_WIN_NULL)"]),
+    C("MPI_Win_free", win="win", after=["call put_null('win', win == MPI_WIN_NULL)"]),
+], setup=["wbuf = [(1000 * rank + i, i = 1, 16)]",
+          "call MPI_Group_incl(wgroup, 1, [peer], gpeer, ierr2)"],
+    teardown=["call MPI_Group_free(gpeer, ierr2)"],
+    decl=["@H(Group) :: gpeer", "@H(Win) :: wd", "integer :: kv",
+          "integer, target :: wbuf(16), wbuf2(16)"])
+
+# Files: fh on a file of the run's own directory, named with blanks around,
+# in atomic mode and with a barrier before each call, so that what one
+# process reads of the other's writes does not depend on timing.
+AT = dict(offset="8 * rank")
+IO = Family("files", [
+    C("MPI_File_open", filename="'  fcheck.dat  '", amode="MPI_MODE_CREATE + MPI_MODE_RDWR",
+      info="MPI_INFO_NULL", keep={"fh"}, after=["fh = o_fh"]),
+    C("MPI_File_set_size", size="0"),
+    C("MPI_File_get_amode"),
+    C("MPI_File_set_atomicity", flag=".true."),
+    C("MPI_File_get_atomicity"),
+    C("MPI_File_set_view", disp="0", etype="MPI_INTEGER", filetype="MPI_INTEGER",
+      datarep="'  native  '", info="MPI_INFO_NULL"),
+    C("MPI_File_get_type_extent", datatype="MPI_INTEGER"),
+    C("MPI_File_write_at", count="2", **AT),
+    C("MPI_File_read_at", count="2", **AT),
+    C("MPI_File_read_at", offset="8 * peer", count="2", status="MPI_STATUS_IGNORE",
+      before=["call MPI_Barrier(wcomm, ierr2)"]),
+    C("MPI_File_write_at_all", offset="2 + 8 * rank", count="2"),
+    C("MPI_File_read_at_all", offset="2 + 8 * peer", count="2"),
+    C("MPI_File_iwrite_at", offset="4 + 8 * rank", count="2"),
+    C("MPI_File_iread_at", offset="4 + 8 * rank", count="2"),
+    C("MPI_File_iwrite_at_all", offset="4 + 8 * rank", count="2"),
+    C("MPI_File_iread_at_all", offset="4 + 8 * rank", count="2"),
+    C("MPI_File_seek", offset="16 + 8 * rank", whence="MPI_SEEK_SET"),
+    C("MPI_File_get_position"),
+    C("MPI_File_get_byte_offset", offset="2"),
+    C("MPI_File_write", count="2"),
+    C("MPI_File_seek", offset="-2", whence="MPI_SEEK_CUR"),
+    C("MPI_File_read", count="2"),
+    C("MPI_File_write_all", count="2"),
+    C("MPI_File_read_all", count="2"),
+    # (Open MPI 4.1 natively: the MPI_WAIT of these never returns, on one
+    # process or both, on the individual file pointer after the calls above)
+    C("MPI_File_iwrite", count="2", mpich=True),
+    C("MPI_File_iread", count="2", mpich=True),
+    C("MPI_File_iwrite_all", count="2", mpich=True),
+    C("MPI_File_iread_all", count="2", mpich=True),
+    C("MPI_File_seek_shared", offset="32", whence="MPI_SEEK_SET"),
+    C("MPI_File_get_position_shared"),
+    C("MPI_File_write_ordered", count="2"),
+    C("MPI_File_seek_shared", offset="32", whence="MPI_SEEK_SET"),
+    C("MPI_File_read_ordered", count="2"),
+    C("MPI_File_write_shared", count="2 * (1 - rank)", after=["call MPI_Barrier(wcomm, ierr2)"]),
+    C("MPI_File_seek_shared", offset="36", whence="MPI_SEEK_SET"),
+    C("MPI_File_read_shared", count="2 * (1 - rank)", after=["call MPI_Barrier(wcomm, ierr2)"]),
+    C("MPI_File_iwrite_shared", count="2 * rank"),
+    C("MPI_File_seek_shared", offset="36", whence="MPI_SEEK_SET"),
+    C("MPI_File_iread_shared", count="2 * (1 - rank)"),
+    C("MPI_File_write_all_begin", count="2", after=["call MPI_File_write_all_end(fh, sbuf, st, ierr2)"],
+      decl=["@STATUS :: st"]),
+    C("MPI_File_write_all_end", buf="sbuf", before=["call MPI_File_write_all_begin(fh, sbuf, 2, MPI_INTEGER, ierr2)"]),
+    C("MPI_File_read_all_begin", count="2", after=["call MPI_File_read_all_end(fh, rbuf, st, ierr2)"],
+      decl=["@STATUS :: st"]),
+    C("MPI_File_read_all_end", buf="rbuf", before=["call MPI_File_read_all_begin(fh, rbuf, 2, MPI_INTEGER, ierr2)"]),
+    C("MPI_File_write_at_all_begin", offset="48 + 4 * rank", count="2",
+      after=["call MPI_File_write_at_all_end(fh, sbuf, st, ierr2)"], decl=["@STATUS :: st"]),
+    C("MPI_File_write_at_all_end", buf="sbuf",
+      before=["call MPI_File_write_at_all_begin(fh, int(56 + 4 * rank, MPI_OFFSET_KIND), sbuf, 2, MPI_INTEGER, ierr2)"]),
+    C("MPI_File_read_at_all_begin", offset="48 + 4 * peer", count="2",
+      after=["call MPI_File_read_at_all_end(fh, rbuf, st, ierr2)"], decl=["@STATUS :: st"]),
+    C("MPI_File_read_at_all_end", buf="rbuf",
+      before=["call MPI_File_read_at_all_begin(fh, int(56 + 4 * peer, MPI_OFFSET_KIND), rbuf, 2, MPI_INTEGER, ierr2)"]),
+    C("MPI_File_seek_shared", offset="64", whence="MPI_SEEK_SET"),
+    C("MPI_File_write_ordered_begin", count="2",
+      after=["call MPI_File_write_ordered_end(fh, sbuf, st, ierr2)"], decl=["@STATUS :: st"]),
+    C("MPI_File_write_ordered_end", buf="sbuf",
+      before=["call MPI_File_write_ordered_begin(fh, sbuf, 2, MPI_INTEGER, ierr2)"]),
+    C("MPI_File_seek_shared", offset="64", whence="MPI_SEEK_SET"),
+    C("MPI_File_read_ordered_begin", count="2",
+      after=["call MPI_File_read_ordered_end(fh, rbuf, st, ierr2)"], decl=["@STATUS :: st"]),
+    C("MPI_File_read_ordered_end", buf="rbuf",
+      before=["call MPI_File_read_ordered_begin(fh, rbuf, 2, MPI_INTEGER, ierr2)"]),
+    C("MPI_File_sync"),
+    C("MPI_File_get_size"),
+    C("MPI_File_preallocate", size="1024"),
+    C("MPI_File_get_size"),
+    C("MPI_File_get_group"),
+    C("MPI_File_set_info", info="winfo"),
+    C("MPI_File_get_info", keep={"info_used"},
+      after=["call MPI_Info_free(o_info_used, ierr2)"]),
+    C("MPI_File_get_errhandler"),
+    C("MPI_File_set_errhandler", errhandler="MPI_ERRORS_RETURN"),
+    C("MPI_File_call_errhandler", errorcode="MPI_ERR_OTHER"),
+    C("MPI_File_close", fh="fh", after=["call put_null('fh', fh == MPI_FILE_NULL)"]),
+    C("MPI_File_delete", filename="'  fcheck.dat  '", info="MPI_INFO_NULL",
+      before=["call MPI_Barrier(wcomm, ierr2)"],
+      alt={"if": "rank == 1", "filename": "'  not-there.dat  '"}),
+], each=["call MPI_Barrier(wcomm, ierr2)"])
+
 SKIPPED = {
     "MPI_Init": "the program's own start (called once, before the transcript opens)",
     "MPI_Finalize": "the program's own end",
@@ -463,7 +775,7 @@ SKIPPED = {
     "MPI_Init_thread": "the program starts with MPI_Init",
 }
 
-FAMILIES = [ENV, COMM, GROUP, INFO, TYPES, P2P]
+FAMILIES = [ENV, COMM, GROUP, INFO, TYPES, P2P, COLL, ICOLL, TOPO, RMA, IO]
 
 
 class Binding:
@@ -581,6 +893,9 @@ class Site:
         decl, pre, post, free = [], [], [], []
         args, argmap = [], {}
         uses_rbuf = False
+        unknown = set(call.args) - {p.name for p in self.sig}
+        if unknown:
+            raise SystemExit(f"{call.name}: no parameter {', '.join(sorted(unknown))}")
         for p in self.sig:
             name, kind, direction = p.name, p.kind.name, p.direction
             dims = dims_of(p)
@@ -600,7 +915,7 @@ class Site:
                 argmap[name] = a
                 continue
             if direction is std.Direction.IN:
-                if kind not in DEFAULTS:
+                if kind not in DEFAULTS or dims:
                     raise SystemExit(f"{call.name}: no value for {name} (kind {kind})")
                 a = self.sub(DEFAULTS[kind])
                 if "KIND=" in t:
@@ -676,12 +991,20 @@ class Site:
         lines += [f"  {x}" for x in pre + [self.sub(x) for x in call.before]]
         lines.append("  ierr = -77")
         invocation = f"call {call.name}({', '.join(args + ['ierr'])})"
+        if call.alt:
+            names = [p.name for p in self.sig]
+            other = list(args)
+            for k, v in call.alt.items():
+                if k != "if":
+                    other[names.index(k)] = self.sub(v)
+            invocation = (f"if ({call.alt['if']}) then\n    call {call.name}("
+                          f"{', '.join(other + ['ierr'])})\n  else\n    {invocation}\n  end if")
         if call.loop:
             lines += ["  do", f"    {invocation}", f"    if ({call.loop} .or. ierr /= 0) exit",
                       "  end do"]
         else:
             lines.append(f"  {invocation}")
-        lines.append("  call put_i('ierror', ierr)")
+        lines.append("  call put_err(ierr)")
         lines += [f"  {x}" for x in post + [self.sub(x) for x in call.after] + free]
         if uses_rbuf:
             lines.append("  call put_ia('rbuf', rbuf, 4)")
@@ -739,6 +1062,18 @@ END = """\
 
 CONTAINS = """\
 contains
+  ! An error code is printed as its class: the codes carry instance bits.
+  subroutine put_err(code)
+    integer, intent(in) :: code
+    integer :: class, e
+    flush (u) ! what came before, should the job hang or die in what follows
+    if (code == MPI_SUCCESS .or. code == -77) then
+      call put_i('ierror', code)
+    else
+      call MPI_Error_class(code, class, e)
+      call put_i('ierror.class', class)
+    end if
+  end subroutine
   subroutine put_i(what, v)
     character(len=*), intent(in) :: what
     integer, intent(in) :: v
@@ -830,7 +1165,10 @@ def render(binding, sigs, served):
             counts[call.name] = counts.get(call.name, 0) + 1
             label = call.name + (f"#{counts[call.name]}" if counts[call.name] > 1 else "")
             tag += 1
-            body += Site(b, sigs[call.name], call, label, tag).render()
+            site = Site(b, sigs[call.name], call, label, tag).render()
+            if call.mpich:
+                site = ["#if defined(WISP_FCHECK_MPICH)"] + site + ["#endif"]
+            body += site
             if call.name in served:
                 called.add(call.name)
         body += ["lbl = 'teardown'"] + [b.macros(x) for x in fam.teardown]

@@ -85,7 +85,7 @@ foreach(binding mpi f08)
   target_link_libraries(${target} PRIVATE MPI::MPI_C)
   target_compile_options(${target} PRIVATE -ffree-line-length-none)
   if(WISP_MPI STREQUAL "mpich") # MPI-4.0 functions: MPICH 4.0 has them, Open MPI 4.1 not
-    target_compile_definitions(${target} PRIVATE WISP_FCHECK_MPI4)
+    target_compile_definitions(${target} PRIVATE WISP_FCHECK_MPI4 WISP_FCHECK_MPICH)
   endif()
   set_target_properties(${target} PROPERTIES LINKER_LANGUAGE Fortran Fortran_MODULE_DIRECTORY
                         "${CMAKE_CURRENT_BINARY_DIR}/fortran_modules/check_${binding}")
