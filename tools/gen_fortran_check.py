@@ -161,6 +161,10 @@ COMM = Family("communicators", [
     C("MPI_Comm_get_errhandler"),
     C("MPI_Comm_set_errhandler", errhandler="MPI_ERRORS_RETURN"),
     C("MPI_Comm_call_errhandler", errorcode="MPI_ERR_OTHER"),
+    C("MPI_Errhandler_free", errhandler="e", before=["call MPI_Comm_get_errhandler(wcomm, e, ierr2)"],
+      after=["call put_null('errhandler', e == MPI_ERRHANDLER_NULL)"], decl=["@H(Errhandler) :: e"]),
+    C("MPI_Comm_disconnect", comm="c", before=["call MPI_Comm_dup(wcomm, c, ierr2)"],
+      after=["call put_null('comm', c == MPI_COMM_NULL)"], decl=["@H(Comm) :: c"]),
     C("MPI_Intercomm_create", local_comm="halfcomm", local_leader="0", peer_comm="wcomm",
       remote_leader="peer", tag="$TAG", keep={"newintercomm"},
       after=["call MPI_Comm_test_inter(o_newintercomm, l, ierr2)", "call put_l('inter', l)",
@@ -286,8 +290,16 @@ TYPES = Family("datatypes", [
       after=["call MPI_Get_address(sbuf(1), a, ierr2)",
              "call put_k('difference', o_address - a)"],
       decl=["integer(kind=MPI_ADDRESS_KIND) :: a"]),
+    C("MPI_Type_create_keyval", type_copy_attr_fn="MPI_TYPE_NULL_COPY_FN",
+      type_delete_attr_fn="MPI_TYPE_NULL_DELETE_FN", extra_state="0", keep={"type_keyval"},
+      after=["kv = o_type_keyval"]),
+    C("MPI_Type_set_attr", datatype="t1", type_keyval="kv", attribute_val="42"),
+    C("MPI_Type_get_attr", datatype="t1", type_keyval="kv"),
+    C("MPI_Type_delete_attr", datatype="t1", type_keyval="kv"),
+    C("MPI_Type_free_keyval", type_keyval="kv",
+      after=["call put_l('invalid', kv == MPI_KEYVAL_INVALID)"]),
     C("MPI_Type_free", datatype="t1", after=["call put_null('datatype', t1 == MPI_DATATYPE_NULL)"]),
-], decl=["@H(Datatype) :: t1", "character(len=64) :: packed"])
+], decl=["@H(Datatype) :: t1", "character(len=64) :: packed", "integer :: kv"])
 
 P2P = Family("point-to-point", [
     C("MPI_Send", count="2", dest="peer", **recv_around()),
@@ -753,6 +765,95 @@ IO = Family("files", [
       before=["call MPI_Barrier(wcomm, ierr2)"],
       alt={"if": "rank == 1", "filename": "'  not-there.dat  '"}),
 ], each=["call MPI_Barrier(wcomm, ierr2)"])
+def persistent_coll(blocking):
+    """The MPI-4.0 persistent collectives: started, completed, freed."""
+    out = []
+    for c in blocking:
+        if c.name in ("MPI_Reduce_local", "MPI_Op_commutative"):
+            continue
+        out.append(C(c.name + "_init", before=c.before, decl=c.decl, lens=c.lens, alt=c.alt,
+                     keep={"request"}, after=c.after + [
+                         "call MPI_Start(o_request, ierr2)",
+                         "call MPI_Wait(o_request, MPI_STATUS_IGNORE, ierr2)",
+                         "call MPI_Request_free(o_request, ierr2)"], **c.args))
+    return out
+
+
+NEIGHBOR = [C(n, comm="dg", **a) for n, a in [
+    ("MPI_Neighbor_allgather", {}),
+    ("MPI_Neighbor_allgatherv", dict(recvcounts="[2]", displs="[1]")),
+    ("MPI_Neighbor_alltoall", {}),
+    ("MPI_Neighbor_alltoallv", dict(sendcounts="[2]", sdispls="[1]", recvcounts="[2]",
+                                    rdispls="[2]"))]]
+PARTS = ["@H(Request) :: sr, rr", "logical :: l"]
+MPI4 = Family("MPI-4.0 (MPICH 4.0 has them, Open MPI 4.1 not)", persistent_coll(COLL_BLOCKING) + [
+    C("MPI_Isendrecv", sendcount="2", dest="peer", sendtag="$TAG", recvcount="2", source="peer",
+      recvtag="$TAG", sendtype="MPI_INTEGER", recvtype="MPI_INTEGER"),
+    C("MPI_Isendrecv_replace", buf="rbuf", count="2", dest="peer", sendtag="$TAG",
+      source="MPI_ANY_SOURCE", recvtag="$TAG", before=["rbuf(1:2) = sbuf(1:2)"]),
+    C("MPI_Comm_idup_with_info", info="winfo",
+      after=["call MPI_Wait(o_request, MPI_STATUS_IGNORE, ierr2)",
+             "call put_null('newcomm', o_newcomm == MPI_COMM_NULL)",
+             "call MPI_Comm_free(o_newcomm, ierr2)"], keep={"newcomm", "request"}),
+    C("MPI_Comm_create_from_group", group="wgroup", stringtag="'  wisp.fcheck  '",
+      info="MPI_INFO_NULL", errhandler="MPI_ERRORS_RETURN"),
+    C("MPI_Intercomm_create_from_groups", local_group="gself", local_leader="0",
+      remote_group="gpeer", remote_leader="0", stringtag="'  wisp.fcheck.inter  '",
+      info="MPI_INFO_NULL", errhandler="MPI_ERRORS_RETURN"),
+    C("MPI_Psend_init", partitions="2", count="1", dest="peer", info="MPI_INFO_NULL",
+      keep={"request"}, decl=PARTS,
+      before=["call MPI_Precv_init(rbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, rr, ierr2)"],
+      after=["call MPI_Start(o_request, ierr2)", "call MPI_Start(rr, ierr2)",
+             "call MPI_Pready_range(0, 1, o_request, ierr2)",
+             "call MPI_Wait(o_request, MPI_STATUS_IGNORE, ierr2)", "call MPI_Wait(rr, st_, ierr2)",
+             "call put_st('precv', st_)",
+             "call MPI_Request_free(o_request, ierr2)", "call MPI_Request_free(rr, ierr2)"]),
+    C("MPI_Precv_init", partitions="2", count="1", source="peer", info="MPI_INFO_NULL",
+      keep={"request"}, decl=PARTS,
+      before=["call MPI_Psend_init(sbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, sr, ierr2)"],
+      after=["call MPI_Start(sr, ierr2)", "call MPI_Start(o_request, ierr2)",
+             "call MPI_Pready(0, sr, ierr2)", "call MPI_Pready(1, sr, ierr2)",
+             "call MPI_Wait(sr, MPI_STATUS_IGNORE, ierr2)", "call MPI_Wait(o_request, st_, ierr2)",
+             "call put_st('wait', st_)",
+             "call MPI_Request_free(o_request, ierr2)", "call MPI_Request_free(sr, ierr2)"]),
+    C("MPI_Pready", partition="0", request="sr", decl=PARTS,
+      before=["call MPI_Psend_init(sbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, sr, ierr2)",
+              "call MPI_Precv_init(rbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, rr, ierr2)",
+              "call MPI_Start(sr, ierr2)", "call MPI_Start(rr, ierr2)"],
+      after=["call MPI_Pready(1, sr, ierr2)", "call MPI_Wait(sr, MPI_STATUS_IGNORE, ierr2)",
+             "call MPI_Wait(rr, MPI_STATUS_IGNORE, ierr2)",
+             "call MPI_Request_free(sr, ierr2)", "call MPI_Request_free(rr, ierr2)"]),
+    C("MPI_Pready_list", length="2", array_of_partitions="[0, 1]", request="sr", decl=PARTS,
+      before=["call MPI_Psend_init(sbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, sr, ierr2)",
+              "call MPI_Precv_init(rbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, rr, ierr2)",
+              "call MPI_Start(sr, ierr2)", "call MPI_Start(rr, ierr2)"],
+      after=["call MPI_Wait(sr, MPI_STATUS_IGNORE, ierr2)", "call MPI_Wait(rr, MPI_STATUS_IGNORE, ierr2)",
+             "call MPI_Request_free(sr, ierr2)", "call MPI_Request_free(rr, ierr2)"]),
+    C("MPI_Pready_range", partition_low="0", partition_high="1", request="sr", decl=PARTS,
+      before=["call MPI_Psend_init(sbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, sr, ierr2)",
+              "call MPI_Precv_init(rbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, rr, ierr2)",
+              "call MPI_Start(sr, ierr2)", "call MPI_Start(rr, ierr2)"],
+      after=["call MPI_Wait(sr, MPI_STATUS_IGNORE, ierr2)", "call MPI_Wait(rr, MPI_STATUS_IGNORE, ierr2)",
+             "call MPI_Request_free(sr, ierr2)", "call MPI_Request_free(rr, ierr2)"]),
+    # (MPICH 4.0.2's `use mpi` declares MPI_PARRIVED's flag INTEGER)
+    C("MPI_Parrived", only="mpi_f08", request="rr", partition="1", loop="o_flag", decl=PARTS,
+      before=["call MPI_Psend_init(sbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, sr, ierr2)",
+              "call MPI_Precv_init(rbuf, 2, int(1, MPI_COUNT_KIND), MPI_INTEGER, peer, $TAG, wcomm, MPI_INFO_NULL, rr, ierr2)",
+              "call MPI_Start(sr, ierr2)", "call MPI_Start(rr, ierr2)",
+              "call MPI_Pready_range(0, 1, sr, ierr2)"],
+      after=["call MPI_Wait(sr, MPI_STATUS_IGNORE, ierr2)", "call MPI_Wait(rr, MPI_STATUS_IGNORE, ierr2)",
+             "call MPI_Request_free(sr, ierr2)", "call MPI_Request_free(rr, ierr2)"]),
+] + [C(c.name + "_init", keep={"request"}, before=c.before, after=c.after + [
+    "call MPI_Start(o_request, ierr2)", "call MPI_Wait(o_request, MPI_STATUS_IGNORE, ierr2)",
+    "call MPI_Request_free(o_request, ierr2)"], **c.args) for c in NEIGHBOR],
+    setup=["call MPI_Group_incl(wgroup, 1, [rank], gself, ierr2)",
+           "call MPI_Group_incl(wgroup, 1, [peer], gpeer, ierr2)",
+           "call MPI_Dist_graph_create_adjacent(wcomm, 1, [peer], MPI_UNWEIGHTED, 1, [peer], "
+           "MPI_UNWEIGHTED, MPI_INFO_NULL, .false., dg, ierr2)"],
+    teardown=["call MPI_Group_free(gself, ierr2)", "call MPI_Group_free(gpeer, ierr2)",
+              "call MPI_Comm_free(dg, ierr2)"],
+    decl=["@H(Group) :: gself, gpeer", "@H(Comm) :: dg"], mpi4=True)
+
 
 SKIPPED = {
     "MPI_Init": "the program's own start (called once, before the transcript opens)",
@@ -775,7 +876,7 @@ SKIPPED = {
     "MPI_Init_thread": "the program starts with MPI_Init",
 }
 
-FAMILIES = [ENV, COMM, GROUP, INFO, TYPES, P2P, COLL, ICOLL, TOPO, RMA, IO]
+FAMILIES = [ENV, COMM, GROUP, INFO, TYPES, P2P, COLL, ICOLL, TOPO, RMA, IO, MPI4]
 
 
 class Binding:
