@@ -19,7 +19,7 @@ run() { # run SETTING WISPRUN-OPTIONS...: the transcript in $dir/SETTING.txt
     local setting=$1
     shift
     mkdir "$dir/$setting"
-    if ! (cd "$dir/$setting" && timeout 60 "$wisprun" "$@" "$program" >out.txt 2>&1); then
+    if ! (cd "$dir/$setting" && timeout 30 "$wisprun" "$@" "$program" >out.txt 2>&1); then
         echo "FAIL: $setting: the program failed:"
         cat "$dir/$setting/out.txt"
         return 1
