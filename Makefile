@@ -105,6 +105,7 @@ $(VENV)/stamp: tools/requirements.txt bench/requirements.txt
 generate: build-mpich
 	$(VENV)/bin/python tools/gen_wrappers.py src/wrap/gen
 	$(VENV)/bin/python tools/gen_fortran.py src/fortran/gen
+	$(VENV)/bin/python tools/gen_fortran_check.py tests/fortran/gen
 	$(BUILD)/mpich/wisp-info --markdown > docs/config.md
 
 FORMATTED = $(shell git ls-files '*.c' '*.h' ':!:src/wrap/gen/*' ':!:src/fortran/gen/*')

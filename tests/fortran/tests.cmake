@@ -74,3 +74,28 @@ add_executable(tf_latency "${dir}/latency.f90")
 target_link_libraries(tf_latency PRIVATE MPI::MPI_C)
 set_target_properties(tf_latency PROPERTIES Fortran_MODULE_DIRECTORY
                       "${CMAKE_CURRENT_BINARY_DIR}/fortran_modules/latency")
+# The conversion check (docs/fortran.md): the converted functions called with
+# the argument forms the standard allows, in `use mpi` and `use mpi_f08`, by
+# programs tools/gen_fortran_check.py generates into tests/fortran/gen; the
+# transcripts under wisp must equal the native one (fcheck.sh), apart from
+# the differences tests/fortran/fcheck_known.txt explains.
+foreach(binding mpi f08)
+  set(target tf_check_${binding})
+  add_executable(${target} "${dir}/gen/check_${binding}.F90")
+  target_link_libraries(${target} PRIVATE MPI::MPI_C)
+  target_compile_options(${target} PRIVATE -ffree-line-length-none)
+  if(WISP_MPI STREQUAL "mpich") # MPI-4.0 functions: MPICH 4.0 has them, Open MPI 4.1 not
+    target_compile_definitions(${target} PRIVATE WISP_FCHECK_MPI4 WISP_FCHECK_MPICH)
+  endif()
+  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE Fortran Fortran_MODULE_DIRECTORY
+                        "${CMAKE_CURRENT_BINARY_DIR}/fortran_modules/check_${binding}")
+  set(name mpi)
+  if(binding STREQUAL "f08")
+    set(name mpi_f08)
+  endif()
+  set(test "fortran.check_${binding}")
+  add_test(NAME ${test} COMMAND bash "${dir}/fcheck.sh" "${WISP_WISPRUN}" $<TARGET_FILE:${target}>
+                                ${WISP_MPI} ${name} "${dir}/fcheck_known.txt")
+  wisp_test_properties(${test} 3 fortran)
+  set_tests_properties(${test} PROPERTIES TIMEOUT 300)
+endforeach()
