@@ -19,3 +19,13 @@ if(NOT WISP_SANITIZE)
   wisp_test_properties(fuzz.p2p_differential 2 fuzz)
   set_tests_properties(fuzz.p2p_differential PROPERTIES TIMEOUT 600)
 endif()
+
+# Findings cut down (tests/fuzz/reduce.py) to the messages that made them,
+# each run ten times (they depended on timing) in the setting that failed.
+if(NOT WISP_SANITIZE)
+  add_test(NAME fuzz.case.seed199_np4_vnode2
+           COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/case.sh" "${WISP_WISPRUN}"
+                   $<TARGET_FILE:t_p2p_fuzz> "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/cases/seed199_np4_vnode2.keep"
+                   199 4 10 WISP_VNODE_SIZE=2)
+  wisp_test_properties(fuzz.case.seed199_np4_vnode2 4 fuzz)
+endif()

@@ -3,7 +3,8 @@
  * world is a communicator derived from the real one, and an MPI may cache
  * MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_APPNUM, MPI_HOST, MPI_IO,
  * MPI_WTIME_IS_GLOBAL and MPI_LASTUSEDCODE on the real MPI_COMM_WORLD only,
- * so they are read there.
+ * so they are read there, for the application's world and for the
+ * communicators made from it.
  */
 #include "ghost/world_attr.h"
 
@@ -20,24 +21,35 @@ static int world_only(int keyval)
            keyval == MPI_LASTUSEDCODE;
 }
 
+/* The universe the application can use: the real one less the ghosts.
+ * Written once: threads may ask at the same time, and read it through the
+ * pointer afterwards without a lock. */
+static void universe_less_ghosts(void *value)
+{
+    static int universe;
+    static bool known;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (!known)
+        universe = **(int **)value - wisp_ghost_count();
+    known = true;
+    pthread_mutex_unlock(&lock);
+    *(int **)value = &universe;
+}
+
 int wisp_ghost_world_attr(wisp_attr_get_fn *get, MPI_Comm comm, int keyval, void *value, int *flag)
 {
-    if (comm != wisp_wrap_user_world || comm == MPI_COMM_WORLD || !world_only(keyval))
+    if (comm == MPI_COMM_WORLD || !world_only(keyval))
         return get(comm, keyval, value, flag);
-    int rc = get(MPI_COMM_WORLD, keyval, value, flag);
-    if (rc == MPI_SUCCESS && *flag && keyval == MPI_UNIVERSE_SIZE) {
-        /* The universe the application can use: the real one less the
-         * ghosts. Written once: threads may ask at the same time, and
-         * read it through the pointer afterwards without a lock. */
-        static int universe;
-        static bool known;
-        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-        pthread_mutex_lock(&lock);
-        if (!known)
-            universe = **(int **)value - wisp_ghost_count();
-        known = true;
-        pthread_mutex_unlock(&lock);
-        *(int **)value = &universe;
-    }
+    int rc = MPI_SUCCESS;
+    /* Another communicator may have them of its own (MPICH gives them to
+     * every one); Open MPI gives them to none made from the application's
+     * world, where natively a duplicate of the world has them. */
+    if (comm != wisp_wrap_user_world &&
+        ((rc = get(comm, keyval, value, flag)) != MPI_SUCCESS || *flag || comm == MPI_COMM_SELF))
+        return rc;
+    rc = get(MPI_COMM_WORLD, keyval, value, flag);
+    if (rc == MPI_SUCCESS && *flag && keyval == MPI_UNIVERSE_SIZE)
+        universe_less_ghosts(value);
     return rc;
 }

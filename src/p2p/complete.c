@@ -83,6 +83,32 @@ static void split_free(struct split *s)
     free(s->statuses);
 }
 
+/* The callers' MPI_ERROR fields of a multiple completion: only one that
+ * returns MPI_ERR_IN_STATUS sets them (native MPICH leaves them alone). */
+struct kept_errors {
+    int *v;
+    int small[SMALL];
+};
+
+static void errors_keep(struct kept_errors *k, const MPI_Status *statuses, int n)
+{
+    k->v = NULL;
+    if (statuses == MPI_STATUSES_IGNORE)
+        return;
+    k->v = n <= SMALL ? k->small : malloc(sizeof(int) * (size_t)n + 1);
+    for (int i = 0; k->v && i < n; i++)
+        k->v[i] = statuses[i].MPI_ERROR;
+}
+
+/* After the call set them: back to the callers' unless it `failed`. */
+static void errors_restore(struct kept_errors *k, MPI_Status *statuses, int n, bool failed)
+{
+    for (int i = 0; k->v && !failed && i < n; i++)
+        statuses[i].MPI_ERROR = k->v[i];
+    if (k->v != k->small)
+        free(k->v);
+}
+
 static int raise_if(MPI_Comm comm, int rc)
 {
     return comm != MPI_COMM_NULL ? wisp_p2p_error(comm, rc) : rc;
@@ -202,6 +228,8 @@ int wisp_p2p_waitall_mixed(int n, MPI_Request *reqs, MPI_Status *statuses, bool 
     bool ignore = statuses == MPI_STATUSES_IGNORE;
     bool failed = a.mpi_rc != MPI_SUCCESS;
     MPI_Comm report = MPI_COMM_NULL;
+    struct kept_errors kept;
+    errors_keep(&kept, statuses, n);
     for (int k = 0; k < a.mpi.n && !ignore; k++) {
         statuses[a.mpi.at[k]] = a.mpi.statuses[k];
         if (a.mpi_rc != MPI_ERR_IN_STATUS)
@@ -221,6 +249,7 @@ int wisp_p2p_waitall_mixed(int n, MPI_Request *reqs, MPI_Status *statuses, bool 
             st->MPI_ERROR = rc;
         failed |= rc != MPI_SUCCESS;
     }
+    errors_restore(&kept, statuses, n, failed);
     wisp_p2p_unlock();
     split_free(&a.mpi);
     if (!failed)
@@ -434,6 +463,8 @@ int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indice
     bool ignore = statuses == MPI_STATUSES_IGNORE;
     bool failed = s.mpi_rc != MPI_SUCCESS;
     MPI_Comm report = MPI_COMM_NULL;
+    struct kept_errors kept;
+    errors_keep(&kept, statuses, n);
     if (s.out == MPI_UNDEFINED) {
         *outcount = MPI_UNDEFINED;
     } else {
@@ -455,6 +486,7 @@ int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indice
         }
         *outcount = s.out + s.mpi_out;
     }
+    errors_restore(&kept, statuses, n, failed);
     wisp_p2p_unlock();
     free(s.mpi_indices);
     split_free(&s.mpi);

@@ -88,11 +88,33 @@ static struct wisp_p2p_req *first_posted(struct wisp_p2p_comm *comm, int source,
     return NULL;
 }
 
+/*
+ * Can receive `req` match a message queued before `end` in the unexpected
+ * queue? Such a message waits for a lent receive posted before `req` (or
+ * for one that waits so): the MPI may give that receive another message,
+ * and then this one is `req`'s. A later message must not take `req` first
+ * (fuzz seed 199: a wildcard unlent before an earlier one took a later
+ * synchronous message while the one it was due waited).
+ */
+static bool wanted_earlier(struct wisp_p2p_comm *comm, const struct wisp_p2p_req *req,
+                           const struct wisp_list *end)
+{
+    for (const struct wisp_list *l = comm->unexpected.next; l != end; l = l->next) {
+        const struct wisp_p2p_msg *e = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (matches(req->peer, req->tag, e->source, e->tag))
+            return true;
+    }
+    return false;
+}
+
 struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag)
 {
     struct wisp_p2p_req *req = first_posted(comm, source, tag);
-    if (!req || req->lent)
-        return NULL; /* lent: the MPI may be taking it, wait until reclaimed */
+    /* Lent: the MPI may be taking it, wait until reclaimed. Messages wait
+     * for lent receives only while some are lent. */
+    if (!req || req->lent ||
+        (!wisp_list_empty(&lent) && wanted_earlier(comm, req, &comm->unexpected)))
+        return NULL;
     unpost(req);
     return req;
 }
@@ -225,15 +247,14 @@ static void unblock_behind(struct wisp_p2p_msg *copy)
 
 void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
-    struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
-    if (req && !req->lent) {
-        unpost(req);
+    struct wisp_p2p_req *req = wisp_p2p_match_posted(comm, msg->source, msg->tag);
+    if (req) {
         wisp_p2p_deliver(req, msg);
         return;
     }
     wisp_list_push(&comm->unexpected, &msg->link);
-    if (req && msg->slot >= 0)
-        unblock_sender(comm, msg);
+    if (msg->slot >= 0 && first_posted(comm, msg->source, msg->tag))
+        unblock_sender(comm, msg); /* it waits for a lent receive */
 }
 
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
@@ -789,14 +810,16 @@ static bool unlend(struct wisp_p2p_req *req)
     return false;
 }
 
-/* Local messages that waited for a lent receive go to the first match. */
+/* Local messages that waited for a lent receive go to the first match,
+ * unless an earlier one that still waits could go to that receive too. */
 static void rematch(struct wisp_p2p_comm *comm)
 {
     for (struct wisp_list *l = comm->unexpected.next, *next; l != &comm->unexpected; l = next) {
         next = l->next;
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        struct wisp_p2p_req *req = wisp_p2p_match_posted(comm, msg->source, msg->tag);
-        if (req) {
+        struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
+        if (req && !req->lent && !wanted_earlier(comm, req, &msg->link)) {
+            unpost(req);
             wisp_list_remove(&msg->link);
             wisp_p2p_deliver(req, msg);
         }

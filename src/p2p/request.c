@@ -237,8 +237,11 @@ void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes
 int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status)
 {
     if (req->from_inner) {
-        if (status != MPI_STATUS_IGNORE)
+        if (status != MPI_STATUS_IGNORE) { /* MPI_ERROR stays the caller's */
+            int error = status->MPI_ERROR;
             *status = req->inner_status;
+            status->MPI_ERROR = error;
+        }
         return req->st_error;
     }
     wisp_p2p_status_set(status, req->st_source, req->st_tag, req->st_bytes, req->st_cancelled);

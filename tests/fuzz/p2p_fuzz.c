@@ -11,7 +11,7 @@
  * says something too; the exit status is 1 when a line is BAD.
  *
  * usage: p2p_fuzz LOGDIR FIRST_SEED [COUNT] [--max-msgs N] [--max-bytes B] [--max-phases K]
- *                 [--partitioned] [--watchdog SECONDS] [--drop FILE]
+ *                 [--partitioned] [--watchdog SECONDS] [--drop FILE | --keep FILE]
  *        p2p_fuzz --dump SEED NP [options]   (the program in words; no MPI)
  *
  * Partitioned transfers (MPI 4: MPICH) are off unless --partitioned: with
@@ -814,7 +814,10 @@ static void run_phase(struct fz_phase *ph, int index, uint64_t seed)
     free(st.preq_r);
 }
 
-static const char *drop_file; /* --drop FILE: lines "PHASE MESSAGE" to leave out */
+/* --drop FILE: lines "PHASE MESSAGE" to leave out; --keep FILE: the only
+ * ones to keep (a finding cut down: tests/fuzz/cases/) */
+static const char *drop_file;
+static int keep_listed;
 
 static void drop_listed(struct fz_program *prog)
 {
@@ -825,12 +828,16 @@ static void drop_listed(struct fz_program *prog)
         return;
     }
     char **drop = xmalloc(sizeof *drop * (size_t)prog->nphases);
-    for (int i = 0; i < prog->nphases; i++)
-        drop[i] = calloc((size_t)prog->phases[i].nmsgs + 1, 1);
+    for (int i = 0; i < prog->nphases; i++) {
+        drop[i] = malloc((size_t)prog->phases[i].nmsgs + 1);
+        memset(drop[i], keep_listed, (size_t)prog->phases[i].nmsgs + 1);
+    }
     int phase, msg;
-    while (fscanf(f, "%d %d", &phase, &msg) == 2)
-        if (phase >= 0 && phase < prog->nphases && msg >= 0 && msg < prog->phases[phase].nmsgs)
-            drop[phase][msg] = 1;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%d %d", &phase, &msg) == 2 && phase >= 0 && phase < prog->nphases &&
+            msg >= 0 && msg < prog->phases[phase].nmsgs)
+            drop[phase][msg] = !keep_listed;
     fclose(f);
     for (int i = 0; i < prog->nphases; i++) {
         fz_drop(prog, i, drop[i]);
@@ -896,9 +903,10 @@ static void options(struct fz_limits *lim, int argc, char **argv, const char **p
             lim->max_phases = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--watchdog") && i + 1 < argc)
             watchdog_s = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--drop") && i + 1 < argc)
+        else if ((!strcmp(argv[i], "--drop") || !strcmp(argv[i], "--keep")) && i + 1 < argc) {
+            keep_listed = !strcmp(argv[i], "--keep");
             drop_file = argv[++i];
-        else if (!strcmp(argv[i], "--partitioned"))
+        } else if (!strcmp(argv[i], "--partitioned"))
             lim->partitioned = MPI_VERSION >= 4;
         else if (pos && *npos < 3)
             pos[(*npos)++] = argv[i];
@@ -927,9 +935,10 @@ int main(int argc, char **argv)
     options(&lim, argc - 1, argv + 1, pos, &npos);
     if (npos < 2 || lim.max_msgs < 1 || lim.max_phases < 1 || lim.max_bytes < 0) {
         if (me == 0)
-            fprintf(stderr, "usage: p2p_fuzz LOGDIR FIRST_SEED [COUNT] [--max-msgs N] "
-                            "[--max-bytes B] [--max-phases K] [--partitioned] [--drop FILE]\n"
-                            "       p2p_fuzz --dump SEED NP [options]\n");
+            fprintf(stderr,
+                    "usage: p2p_fuzz LOGDIR FIRST_SEED [COUNT] [--max-msgs N] "
+                    "[--max-bytes B] [--max-phases K] [--partitioned] [--drop|--keep FILE]\n"
+                    "       p2p_fuzz --dump SEED NP [options]\n");
         MPI_Finalize();
         return 2;
     }

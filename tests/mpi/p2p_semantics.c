@@ -820,6 +820,52 @@ static void rule_probe_polls_wildcard(void)
     MPI_Comm_free(&other);
 }
 
+/* Wildcards lent to the MPI for a collective come back in reverse order:
+ * one back first must not take a later message while an earlier one that
+ * it matches waits for the receive still lent (fuzz seed 199). Rank 1
+ * sends two messages of tag 0 and a synchronous one of tag 1 to rank 0,
+ * whose receives (any source, tag 0) and (any source, any tag) are lent
+ * during the barrier: the first takes the first message, the second the
+ * second, and the synchronous one waits for its own receive. Rank 0's
+ * rescuer takes the messages in during the barrier (a send of its own is
+ * under way: it looks), which the last rank enters late. */
+static void rule_unlend_order(void)
+{
+    enum { BIG = 32 << 10 };
+    MPI_Comm comm = tcomm;
+    int *big = xmalloc(BIG * sizeof *big);
+    if (rank == 0 && size > 1) {
+        int a = -1, b = -1, c = -1;
+        MPI_Request r[3];
+        MPI_Status st[3];
+        MPI_Irecv(&a, 1, MPI_INT, MPI_ANY_SOURCE, 0, comm, &r[0]);
+        MPI_Irecv(&b, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &r[1]);
+        MPI_Isend(big, BIG, MPI_INT, 1, 5, comm, &r[2]);
+        notify(1, 23);
+        MPI_Barrier(comm);
+        CHECK(MPI_Waitall(3, r, st) == MPI_SUCCESS);
+        CHECK(a == 10 && b == 11 && st[1].MPI_TAG == 0 && st[1].MPI_SOURCE == 1);
+        MPI_Recv(&c, 1, MPI_INT, 1, 1, comm, MPI_STATUS_IGNORE);
+        CHECK(c == 12);
+    } else if (rank == 1) {
+        int v[3] = {10, 11, 12};
+        MPI_Request r[3];
+        MPI_Status st[3];
+        await_note(0, 23);
+        MPI_Isend(&v[0], 1, MPI_INT, 0, 0, comm, &r[0]);
+        MPI_Isend(&v[1], 1, MPI_INT, 0, 0, comm, &r[1]);
+        MPI_Issend(&v[2], 1, MPI_INT, 0, 1, comm, &r[2]);
+        MPI_Barrier(comm);
+        MPI_Recv(big, BIG, MPI_INT, 0, 5, comm, MPI_STATUS_IGNORE);
+        CHECK(MPI_Waitall(3, r, st) == MPI_SUCCESS);
+    } else {
+        if (rank == size - 1)
+            sleep_ms(300);
+        MPI_Barrier(comm);
+    }
+    free(big);
+}
+
 static void rule_any_source(void)
 {
     MPI_Comm comm = tcomm;
@@ -2606,6 +2652,7 @@ static const struct {
     {"lent_handback", rule_lent_handback},
     {"probe_behind_wildcard", rule_probe_behind_wildcard},
     {"probe_polls_wildcard", rule_probe_polls_wildcard},
+    {"unlend_order", rule_unlend_order},
     {"status", rule_status},
     {"probe", rule_probe},
     {"mprobe", rule_mprobe},

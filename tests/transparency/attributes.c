@@ -198,6 +198,14 @@ static void test_predefined(void)
     CHECK(flag && *val >= 32767, "MPI_TAG_UB");
     tr_print("MPI_TAG_UB: flag=%d value>=32767: %d\n", flag, flag && *val >= 32767);
 
+    /* A duplicate of the world has it too, in both MPIs (under ghosts
+     * Open MPI's own answer for it was "not found": world_attr.c). */
+    MPI_Comm dup;
+    MPI_Comm_dup(W, &dup);
+    MPI_Comm_get_attr(dup, MPI_TAG_UB, &val, &flag);
+    tr_print("MPI_TAG_UB of a duplicate: flag=%d value>=32767: %d\n", flag, flag && *val >= 32767);
+    MPI_Comm_free(&dup);
+
     /* Present in both MPICH and Open MPI; its value differs in principle. */
     MPI_Comm_get_attr(W, MPI_WTIME_IS_GLOBAL, &val, &flag);
     if (flag)
