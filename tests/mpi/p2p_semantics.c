@@ -1275,9 +1275,11 @@ static void rule_ssend(void)
 static void rule_bsend(void)
 {
     MPI_Comm comm = tcomm;
-    enum { SMALLB = 100, BIGB = 256 * 1024 };
+    /* MIDB: above the engine's smallest single copy, within an immediate
+     * message (the user's heap buffer was read after the send returned). */
+    enum { SMALLB = 100, MIDB = 512, BIGB = 256 * 1024 };
     int attach_size = 12 * (SMALLB * 4 + MPI_BSEND_OVERHEAD) + 2 * (BIGB * 4 + MPI_BSEND_OVERHEAD) +
-                      4 * MPI_BSEND_OVERHEAD + 64;
+                      2 * (MIDB * 4 + MPI_BSEND_OVERHEAD) + 4 * MPI_BSEND_OVERHEAD + 64;
     char *attach = xmalloc((size_t)attach_size);
     MPI_Buffer_attach(attach, attach_size);
     int *buf = xmalloc(BIGB * sizeof(int));
@@ -1295,6 +1297,10 @@ static void rule_bsend(void)
             seq_fill(buf, SMALLB, i);
             CHECK(MPI_Bsend(buf, SMALLB, MPI_INT, peer, 1, comm) == MPI_SUCCESS);
         }
+        for (int i = 0; i < 2; i++) {
+            seq_fill(buf, MIDB, 20 + i);
+            CHECK(MPI_Bsend(buf, MIDB, MPI_INT, peer, 5, comm) == MPI_SUCCESS);
+        }
         seq_fill(buf, BIGB, 10);
         CHECK(MPI_Bsend(buf, BIGB, MPI_INT, peer, 2, comm) == MPI_SUCCESS);
         memset(buf, 0, BIGB * sizeof(int));
@@ -1310,6 +1316,10 @@ static void rule_bsend(void)
         for (int i = 0; i < 10; i++) {
             MPI_Recv(buf, SMALLB, MPI_INT, peer, 1, comm, &st);
             CHECK(seq_ok(buf, SMALLB, i));
+        }
+        for (int i = 0; i < 2; i++) {
+            MPI_Recv(buf, MIDB, MPI_INT, peer, 5, comm, &st);
+            CHECK(seq_ok(buf, MIDB, 20 + i));
         }
         MPI_Recv(buf, BIGB, MPI_INT, peer, 2, comm, &st);
         CHECK(seq_ok(buf, BIGB, 10) && count_of(&st, MPI_INT) == BIGB);
