@@ -59,12 +59,4 @@ if(WISP_MPI STREQUAL "openmpi")
                     "wisp[0]: no progress thread and user-level threads on one kernel thread: ${refuses}"
                     WISP_PROGRESS=thread WISP_ULT_THREADS=2 ${pt2pt})
   thread_level_case(.pt2pt 2 ult 1 - ${pt2pt})
-  # The six .ult2 cases hung (60 s) on 2026-11-27 under Open MPI, `multiple`
-  # too, whose MPI level wisp does not change: ULTs on two kernel threads
-  # hang in this program under Open MPI, cause not yet found. Disabled
-  # there (ctest lists them), with the other cases on two kernel threads.
-  foreach(case init.ult2 single.ult2 funneled.ult2 serialized.ult2 multiple.ult2 ult.ult2
-          serialized.progress.ult2 funneled.ghost.ult2)
-    set_tests_properties(script.thread_levels.${case} PROPERTIES DISABLED TRUE)
-  endforeach()
 endif()

@@ -66,6 +66,11 @@ int main(int argc, char **argv)
     /* The level asked for, not one wisp raised the MPI to for itself. */
     CHECK(queried == (required < 0 ? MPI_THREAD_SINGLE : required));
     CHECK(required < 0 || provided == required);
+    /* ULTs on several kernel threads call the MPI from each: the MPI under
+     * wisp (its profiling interface) must be at MPI_THREAD_MULTIPLE. */
+    int mpi_level = -1;
+    PMPI_Query_thread(&mpi_level);
+    CHECK(wisp_ult_threads() < 2 || mpi_level == MPI_THREAD_MULTIPLE);
 
     wisp_ult_t t[ULTS];
     for (long i = 0; i < ULTS; i++)
