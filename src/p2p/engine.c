@@ -1141,10 +1141,11 @@ static void matched(uint64_t seq)
 
 /* ---- a copy's life (p2p.h, enum wisp_p2p_copy) ----------------------- */
 
+/* A copy's and a route's transitions are checked in these builds. */
 #if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
-enum { ROUTE_CHECKED = 1 };
+enum { STATES_CHECKED = 1 };
 #else
-enum { ROUTE_CHECKED = 0 };
+enum { STATES_CHECKED = 0 };
 #endif
 
 /* Every change of a copy's state: from one of the states in `from` (a mask
@@ -1152,7 +1153,7 @@ enum { ROUTE_CHECKED = 0 };
 static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_copy to)
 {
     static const char *const names[] = {"NONE", "FILLING", "TAKEN", "DROPPED", "WHOLE"};
-    if (ROUTE_CHECKED && !(from & 1u << msg->copy))
+    if (STATES_CHECKED && !(from & 1u << msg->copy))
         wisp_fatal("point-to-point engine: a copy went %s -> %s", names[msg->copy], names[to]);
     msg->copy = to;
 }
@@ -1179,7 +1180,7 @@ enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
 static void route_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_route to)
 {
     static const char *const names[] = {"HERE", "QUEUED", "HANDED", "SENT", "ASKED", "BATCHED"};
-    if (ROUTE_CHECKED && !(from & 1u << msg->route))
+    if (STATES_CHECKED && !(from & 1u << msg->route))
         wisp_fatal("point-to-point engine: a message's route went %s -> %s", names[msg->route],
                    names[to]);
     msg->route = to;

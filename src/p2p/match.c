@@ -107,13 +107,18 @@ static bool wanted_earlier(struct wisp_p2p_comm *comm, const struct wisp_p2p_req
     return false;
 }
 
+/* May posted receive `req` take a message that comes now? Not a lent one
+ * (the MPI may be taking it: wait until reclaimed), nor one an earlier
+ * message waits for (only while some are lent). */
+static bool may_take(struct wisp_p2p_comm *comm, const struct wisp_p2p_req *req)
+{
+    return !req->lent && (wisp_list_empty(&lent) || !wanted_earlier(comm, req, &comm->unexpected));
+}
+
 struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag)
 {
     struct wisp_p2p_req *req = first_posted(comm, source, tag);
-    /* Lent: the MPI may be taking it, wait until reclaimed. Messages wait
-     * for lent receives only while some are lent. */
-    if (!req || req->lent ||
-        (!wisp_list_empty(&lent) && wanted_earlier(comm, req, &comm->unexpected)))
+    if (!req || !may_take(comm, req))
         return NULL;
     unpost(req);
     return req;
@@ -247,13 +252,14 @@ static void unblock_behind(struct wisp_p2p_msg *copy)
 
 void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
-    struct wisp_p2p_req *req = wisp_p2p_match_posted(comm, msg->source, msg->tag);
-    if (req) {
+    struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
+    if (req && may_take(comm, req)) {
+        unpost(req);
         wisp_p2p_deliver(req, msg);
         return;
     }
     wisp_list_push(&comm->unexpected, &msg->link);
-    if (msg->slot >= 0 && first_posted(comm, msg->source, msg->tag))
+    if (req && msg->slot >= 0)
         unblock_sender(comm, msg); /* it waits for a lent receive */
 }
 

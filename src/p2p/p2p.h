@@ -808,11 +808,12 @@ static inline int wisp_p2p_wait1(MPI_Request *request, MPI_Status *status, bool 
 static inline int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuses, bool test,
                                    int *flag, bool raise)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && test) {
+    bool mpi_only = !wisp_p2p_any_ours(n, reqs);
+    if (mpi_only && test) {
         wisp_p2p_mpi_polls();
         return PMPI_Testall(n, reqs, flag, statuses);
     }
-    if (!wisp_p2p_any_ours(n, reqs) && !wisp_p2p_busy() && !wisp_p2p.waitall_polls)
+    if (mpi_only && !wisp_p2p_busy() && !wisp_p2p.waitall_polls)
         return PMPI_Waitall(n, reqs, statuses);
     return wisp_p2p_waitall_mixed(n, reqs, statuses, test, flag, raise);
 }
@@ -820,11 +821,12 @@ static inline int wisp_p2p_waitall(int n, MPI_Request *reqs, MPI_Status *statuse
 static inline int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status,
                                    bool test, int *flag)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && test) {
+    bool mpi_only = !wisp_p2p_any_ours(n, reqs);
+    if (mpi_only && test) {
         wisp_p2p_mpi_polls();
         return PMPI_Testany(n, reqs, index, flag, status);
     }
-    if (!wisp_p2p_any_ours(n, reqs) && !wisp_p2p_busy())
+    if (mpi_only && !wisp_p2p_busy())
         return PMPI_Waitany(n, reqs, index, status);
     return test ? wisp_p2p_testany_mixed(n, reqs, index, flag, status)
                 : wisp_p2p_waitany_mixed(n, reqs, index, status, false, NULL);
@@ -833,11 +835,12 @@ static inline int wisp_p2p_waitany(int n, MPI_Request *reqs, int *index, MPI_Sta
 static inline int wisp_p2p_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices,
                                     MPI_Status *statuses, bool test)
 {
-    if (!wisp_p2p_any_ours(n, reqs) && test) {
+    bool mpi_only = !wisp_p2p_any_ours(n, reqs);
+    if (mpi_only && test) {
         wisp_p2p_mpi_polls();
         return PMPI_Testsome(n, reqs, outcount, indices, statuses);
     }
-    if (!wisp_p2p_any_ours(n, reqs) && !wisp_p2p_busy())
+    if (mpi_only && !wisp_p2p_busy())
         return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
     return wisp_p2p_waitsome_mixed(n, reqs, outcount, indices, statuses, test);
 }

@@ -68,19 +68,21 @@ class Job:
         self.rc, self.logs, self.seconds, self.timed_out, self.output = rc, logs, seconds, timed_out, output
 
 
+def launch(wisprun, setting, np):
+    """wisprun's words for np application processes in `setting` (or native);
+    the program and its arguments follow."""
+    if setting == "native":
+        return [wisprun, "--native", "-n", str(np)]
+    extra, env = SETTINGS[setting]
+    return [wisprun] + [w for kv in env for w in ("--env", kv)] + ["-n", str(np + extra)]
+
+
 def run_job(args, setting, np, first, count, timeout):
     """One MPI job: seeds first..first+count-1 on np processes."""
     work = tempfile.mkdtemp(prefix="fuzz-", dir=args.work)
-    cmd = [args.wisprun]
-    extra = 0
-    if setting == "native":
-        cmd.append("--native")
-    else:
-        extra, env = SETTINGS[setting]
-        for kv in env:
-            cmd += ["--env", kv]
-    cmd += ["-n", str(np + extra), args.program, work, str(first), str(count),
-            "--watchdog", str(max(5, int(timeout) - 10))] + args.program_args
+    cmd = launch(args.wisprun, setting, np) + [
+        args.program, work, str(first), str(count),
+        "--watchdog", str(max(5, int(timeout) - 10))] + args.program_args
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True, text=True, errors="replace")

@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz import SETTINGS  # noqa: E402
+from fuzz import SETTINGS, launch  # noqa: E402
 
 
 def phases_of(program, seed, np):
@@ -60,16 +60,8 @@ def failure(rc, work, np):
 
 
 def run(args, setting, drop, work):
-    cmd = [args.wisprun]
-    extra = 0
-    if setting == "native":
-        cmd.append("--native")
-    else:
-        extra, env = SETTINGS[setting]
-        for kv in env:
-            cmd += ["--env", kv]
-    cmd += ["-n", str(args.np + extra), args.program, work, str(args.seed), "1",
-            "--watchdog", str(args.timeout), "--drop", drop]
+    cmd = launch(args.wisprun, setting, args.np) + [
+        args.program, work, str(args.seed), "1", "--watchdog", str(args.timeout), "--drop", drop]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                               timeout=args.timeout + 15, start_new_session=True)
