@@ -545,6 +545,31 @@ static void take(struct wisp_p2p_req *req, MPI_Message *message, int source, int
         forwarded_taken(req->comm, source, tag);
 }
 
+/* A probe saw a message from `source` with `tag` that a receive of ours
+ * matches: the first such receive takes the first message of that sender
+ * it matches. That one may come before this one: a probe of a later
+ * receive's pattern sees what arrived during an earlier receive's own probe
+ * (fuzz seed 129: a wildcard took the second of a sender's messages).
+ * False if the MPI no longer has it (another thread took it). */
+static bool claim(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    struct wisp_p2p_req *taker = first_taker(comm, source, tag);
+    int flag = 0;
+    MPI_Status status;
+    for (;;) { /* each turn an earlier receive, or the same one and done */
+        PMPI_Iprobe(source, taker->tag, comm->handle, &flag, &status);
+        if (!flag || status.MPI_TAG == tag)
+            break;
+        tag = status.MPI_TAG;
+        taker = first_taker(comm, source, tag);
+    }
+    MPI_Message message;
+    PMPI_Improbe(source, tag, comm->handle, &flag, &message, &status);
+    if (flag)
+        take(taker, &message, source, tag);
+    return flag;
+}
+
 /* The patterns one pass over a `remote` queue asked the MPI for in vain: a
  * later receive of the queue whose pattern one of them covers need not ask
  * again in that pass (a message that came meanwhile is found by the next
@@ -574,8 +599,8 @@ static void asked_add(struct asked *a, int source, int tag)
 
 /* One pass over a communicator's `remote` queue; true if anything moved. A
  * receive no earlier one overlaps goes to the MPI. The others ask the MPI
- * with a matched probe of their own pattern, and what it finds goes to the
- * first receive in the queue that it matches: an earlier wildcard if that
+ * with a probe of their own pattern, and what it finds goes to the first
+ * receive in the queue that it matches (claim): an earlier wildcard if that
  * one matches it too, as MPI's order wants. So a receive held back behind a
  * wildcard still gets its message (the sender may wait for it, in MPI_Ssend
  * say, before it sends what the wildcard waits for). */
@@ -594,14 +619,10 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
         int source = req->wildcard ? MPI_ANY_SOURCE : req->peer, flag = 0;
         if (asked_covers(&asked, source, req->tag))
             continue;
-        MPI_Message message;
         MPI_Status status;
-        PMPI_Improbe(source, req->tag, comm->handle, &flag, &message, &status);
-        if (flag) {
-            take(first_taker(comm, status.MPI_SOURCE, status.MPI_TAG), &message, status.MPI_SOURCE,
-                 status.MPI_TAG);
+        PMPI_Iprobe(source, req->tag, comm->handle, &flag, &status);
+        if (flag && claim(comm, status.MPI_SOURCE, status.MPI_TAG))
             return true;
-        }
         asked_add(&asked, source, req->tag);
     }
     return false;
@@ -626,21 +647,22 @@ int wisp_p2p_probe_remote(struct wisp_p2p_comm *comm, int source, int tag, int *
 {
     wisp_p2p_remote_advance(); /* earlier receives take what is there first */
     MPI_Status st;
-    int rc = message ? PMPI_Improbe(source, tag, comm->handle, flag, message, &st)
-                     : PMPI_Iprobe(source, tag, comm->handle, flag, &st);
+    int rc = PMPI_Iprobe(source, tag, comm->handle, flag, &st);
     if (rc != MPI_SUCCESS || !*flag)
         return rc;
-    struct wisp_p2p_req *taker = first_taker(comm, st.MPI_SOURCE, st.MPI_TAG);
-    if (taker) { /* it arrived just now, for a receive posted before */
-        if (message)
-            take(taker, message, st.MPI_SOURCE, st.MPI_TAG);
-        else
-            wisp_p2p_remote_advance();
+    /* It came just now, for an earlier receive? */
+    if (first_taker(comm, st.MPI_SOURCE, st.MPI_TAG)) {
+        claim(comm, st.MPI_SOURCE, st.MPI_TAG);
         *flag = 0;
         return MPI_SUCCESS;
     }
-    if (message && local_source(comm, st.MPI_SOURCE))
-        forwarded_taken(comm, st.MPI_SOURCE, st.MPI_TAG);
+    if (message) { /* the first of that sender with that tag: the one seen */
+        rc = PMPI_Improbe(st.MPI_SOURCE, st.MPI_TAG, comm->handle, flag, message, &st);
+        if (rc != MPI_SUCCESS || !*flag)
+            return rc;
+        if (local_source(comm, st.MPI_SOURCE))
+            forwarded_taken(comm, st.MPI_SOURCE, st.MPI_TAG);
+    }
     if (status != MPI_STATUS_IGNORE)
         *status = st;
     return MPI_SUCCESS;

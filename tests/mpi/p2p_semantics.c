@@ -866,6 +866,58 @@ static void rule_unlend_order(void)
     free(big);
 }
 
+/* Receives held behind a wildcard ask the MPI with probes of their own
+ * patterns, one after the other. A sender's two messages that arrive
+ * during the probe of an earlier receive, which matches both, are seen by
+ * the probe of a later one, which matches only the second: that one must
+ * still go to the later receive, the first to the earlier one (fuzz seed
+ * 129: the earlier took the second). Rank 0 holds (any, 9), (peer, any)
+ * and (any, 4) back and polls; the peer sends tags 2, 4 and 9. Many
+ * rounds: the messages must arrive at the right moment. */
+static void rule_claim_order(void)
+{
+    enum { ROUNDS = 300, BIG = 10000 }; /* rendezvous-sized, as in the seed */
+    int *buf[3];
+    for (int k = 0; k < 3; k++)
+        buf[k] = xmalloc(BIG * sizeof(int));
+    for (int round = 0; round < ROUNDS && peer >= 0; round++) {
+        int tags[3] = {2, 4, 9};
+        MPI_Request r[3];
+        MPI_Status st[3];
+        if (am_a) {
+            await_note(peer, 24);
+            for (int k = 0; k < 3; k++) {
+                buf[k][0] = tags[k];
+                MPI_Isend(buf[k], k < 2 ? BIG : 1, MPI_INT, peer, tags[k], tcomm, &r[k]);
+            }
+            CHECK(MPI_Waitall(3, r, st) == MPI_SUCCESS);
+            continue;
+        }
+        int flag = 0;
+        for (int k = 0; k < 3; k++)
+            buf[k][0] = -1;
+        MPI_Irecv(buf[2], 1, MPI_INT, MPI_ANY_SOURCE, 9, tcomm, &r[2]);
+        MPI_Irecv(buf[0], BIG, MPI_INT, peer, MPI_ANY_TAG, tcomm, &r[0]);
+        MPI_Irecv(buf[1], BIG, MPI_INT, MPI_ANY_SOURCE, 4, tcomm, &r[1]);
+        notify(peer, 24);
+        while (!flag)
+            MPI_Test(&r[0], &flag, &st[0]);
+        CHECK(buf[0][0] == 2 && st[0].MPI_TAG == 2);
+        if (buf[0][0] != 2) { /* it took tag 4: (any, 4) would wait forever */
+            fprintf(stderr, "claim_order: round %d: (%d, any) got tag %d\n", round, peer,
+                    st[0].MPI_TAG);
+            MPI_Recv(buf[0], BIG, MPI_INT, peer, 2, tcomm, MPI_STATUS_IGNORE);
+            MPI_Cancel(&r[1]);
+            MPI_Waitall(2, &r[1], &st[1]);
+            continue;
+        }
+        CHECK(MPI_Waitall(2, &r[1], &st[1]) == MPI_SUCCESS);
+        CHECK(buf[1][0] == 4 && buf[2][0] == 9);
+    }
+    for (int k = 0; k < 3; k++)
+        free(buf[k]);
+}
+
 static void rule_any_source(void)
 {
     MPI_Comm comm = tcomm;
@@ -2663,6 +2715,7 @@ static const struct {
     {"probe_behind_wildcard", rule_probe_behind_wildcard},
     {"probe_polls_wildcard", rule_probe_polls_wildcard},
     {"unlend_order", rule_unlend_order},
+    {"claim_order", rule_claim_order},
     {"status", rule_status},
     {"probe", rule_probe},
     {"mprobe", rule_mprobe},
