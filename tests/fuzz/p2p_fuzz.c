@@ -180,6 +180,12 @@ static struct persistent *persistent_get(int is_send, int kind, int peer, int ta
         if (!q->busy && q->is_send == is_send && q->kind == kind && q->peer == peer &&
             q->tag == tag && q->comm == comm && q->type == type && q->count == count) {
             q->busy = 1;
+#if defined(OPEN_MPI)
+            if (kind == FZ_PBSEND) { /* Open MPI 4.1.4 restarts one with stale data */
+                MPI_Request_free(&q->req);
+                MPI_Bsend_init(q->buf, (int)count, mpi_type(type), peer, tag, comms[comm], &q->req);
+            }
+#endif
             return q;
         }
     }
