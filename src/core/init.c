@@ -13,6 +13,7 @@
 
 #include "core/component.h"
 #include "core/config.h"
+#include "core/launch.h"
 #include "core/log.h"
 #include "core/quirks.h"
 #include "core/stats.h"
@@ -159,6 +160,9 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     if (l.streams && l.got >= MPI_THREAD_MULTIPLE)
         level = MPI_THREAD_MULTIPLE;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wisp_core_log_rank);
+    int world_size = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    wisp_core_launch_check(world_size, environ);
     /* Anyone's bad configuration stops everyone; collectives are converted
      * only if everyone wants it (max of -want is minus the min). */
     int mine[3] = {bad, ult_collectives, -(int)ult_collectives}, all[3];
