@@ -3,13 +3,18 @@
 
 Every C function of the MPI standard (as described by the `pympistandard`
 package, pinned in tools/requirements.txt) gets two functions:
-  - the exported MPI_X, one indirect jump through the table `wisp_entry`;
+  - the exported MPI_X, one indirect jump through the table `wisp_entry`
+    (which holds a profiling tool's MPI_X where one comes after libwisp);
   - hooked_MPI_X, which translates communicator arguments
     (wisp_wrap_comm_in), does enter/exit accounting, and calls `wisp_impl`;
 and one that reports an event (it starts or completes requests, blocks, or
 makes or frees a window) a third:
   - watched_MPI_X, which calls `wisp_impl` and records the event for the
     progress thread, when nothing else needs hooks.
+Every function also gets, in pmpi.c, the exported PMPI_X that profiling
+tools call (it serves as MPI_X does once a tool is found, src/wrap/pmpi.h)
+and wisp_mpi_PMPI_X, the MPI's own, which wisp's calls of PMPI_X reach
+(pmpi_names.h renames them).
 `wisp_entry` starts equal to `wisp_impl` (PMPI_X, or wisp's implementation),
 so hooks cost nothing until a feature that needs them switches them on
 (src/wrap/wrap.h). The functions are guarded by WISP_HAVE_<name>, defined at
@@ -369,6 +374,39 @@ def render_tables(funcs):
     return "\n".join(lines + ["};", ""])
 
 
+def render_pmpi(funcs):
+    """The MPI's PMPI_X for wisp's own calls, and the PMPI_X that libwisp
+    exports for profiling tools (src/wrap/pmpi.h)."""
+    names = HEADER + PMPI_NAMES_DOC + ("#if !defined(WISP_GEN_PMPI_NAMES_H) && "
+                                       "!defined(WISP_NO_PMPI_NAMES)\n#define WISP_GEN_PMPI_NAMES_H\n")
+    names += "".join(f"#define P{f.name} wisp_mpi_P{f.name}\n" for f in funcs)
+    names += "#endif\n"
+    lines = [HEADER + '\n#include "wrap/pmpi.h"\n',
+             "struct wisp_mpi_functions wisp_mpi;\n"]
+    for f in funcs:
+        args = f"({f.call_args()})"
+        lines += [f"#ifdef WISP_HAVE_{f.name}",
+                  "WISP_MPI_CALL " + f.declaration(f"wisp_mpi_P{f.name}"), "{",
+                  f"    return WISP_MPI(P{f.name}){args};", "}", "",
+                  "WISP_EXPORT " + f.declaration(f"P{f.name}"), "{",
+                  "    if (WISP_PMPI_STRAIGHT())",
+                  f"        return WISP_MPI(P{f.name}){args};",
+                  f"    return wisp_serve.{f.name}{args};", "}", "#endif", ""]
+    lines += ["void wisp_pmpi_resolve(void)", "{"]
+    for f in funcs:
+        lines += [f"#ifdef WISP_HAVE_{f.name}",
+                  f'    WISP_PMPI_RESOLVE(P{f.name}, {f.name}, "{f.name}");', "#endif"]
+    lines += ["}", ""]
+    return names, "\n".join(lines)
+
+
+PMPI_NAMES_DOC = """
+/* Forced into every file of libwisp but gen/pmpi.c (CMakeLists.txt): wisp's
+ * own calls of PMPI_X go to the MPI through wisp_mpi_PMPI_X, not to the
+ * PMPI_X that libwisp exports for profiling tools (src/wrap/pmpi.h). */
+"""
+
+
 def render(funcs, tables, routes, yields):
     for f in funcs:  # a blocking call: the progress thread skips its looks meanwhile
         if not f.event and yields.of(f):
@@ -385,8 +423,9 @@ def render(funcs, tables, routes, yields):
         f'#include "{h}"\n' for h in tables.includes + yields.includes + ["wrap/impls.h"])
     routes_c += '\n#pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */\n\n'
     routes_c += "\n".join(render_route(f, routes.get(f.name), yields.of(f)) for f in served)
+    pmpi_names, pmpi_c = render_pmpi(funcs)
     return {"wrappers.c": wrappers, "mpi_functions.def": functions, "impls.def": impl_def,
-            "routes.c": routes_c}
+            "routes.c": routes_c, "pmpi_names.h": pmpi_names, "pmpi.c": pmpi_c}
 
 
 def main():

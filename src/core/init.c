@@ -141,31 +141,6 @@ static int init_mpi(int *argc, char ***argv, int required, struct levels *l)
     return rc;
 }
 
-/* A library ahead of wisp takes some of the application's calls past it:
- * a message wisp served would miss the half that went past, and the job
- * would hang. So wisp serves nothing (the shared heap off, and with it the
- * engine); ghosts and user-level threads, which cannot do without every
- * call, stop the job with one line. */
-static void step_aside(const struct wisp_tools *t, int level)
-{
-    const char *by = t->ahead ? t->ahead_by : "a library on another process";
-    if (wisp_config.GHOSTS || level == WISP_THREAD_ULT) {
-        char line[768];
-        snprintf(line, sizeof line,
-                 "%s defines MPI functions (%s) ahead of libwisp, so those calls do not reach "
-                 "wisp, and %s needs every call: put libwisp first in LD_PRELOAD",
-                 by, t->ahead ? t->ahead_fns : "seen there",
-                 wisp_config.GHOSTS ? "WISP_GHOSTS" : "WISP_THREAD_ULT");
-        wisp_core_stop(line);
-    }
-    wisp_config.SHM = false;
-    if (t->ahead && wisp_core_log_rank == 0)
-        wisp_log_error("%s defines %d MPI functions (%s) ahead of libwisp: those calls do not "
-                       "reach wisp, which serves nothing in this run (the MPI does all); put "
-                       "libwisp first in LD_PRELOAD for wisp to serve",
-                       by, t->ahead, t->ahead_fns);
-}
-
 int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 {
     static struct problems problems; /* static: 4 KiB off the user's stack */
@@ -189,13 +164,10 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     int world_size = 0;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     wisp_core_launch_check(world_size, environ);
-    static struct wisp_tools tools;
-    wisp_core_tools_find(&tools);
     /* Anyone's bad configuration stops everyone; collectives are converted
-     * only if everyone wants it (max of -want is minus the min); a tool
-     * ahead of wisp anywhere turns its serving off everywhere. */
-    int mine[4] = {bad, ult_collectives, -(int)ult_collectives, tools.ahead > 0}, all[4];
-    PMPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+     * only if everyone wants it (max of -want is minus the min). */
+    int mine[3] = {bad, ult_collectives, -(int)ult_collectives}, all[3];
+    PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     int any_bad = all[0];
     wisp_core_nonblocking_collectives = all[2] == -1;
     if (any_bad) {
@@ -203,13 +175,6 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
             wisp_log_error("%s", problems.lines[i]);
         wisp_core_stop(NULL);
     }
-    if (all[3])
-        step_aside(&tools, thread_level);
-    if (tools.after && wisp_core_log_rank == 0)
-        wisp_log_error("%s also defines %d MPI functions (%s) after libwisp: it sees none of "
-                       "those calls, which wisp hands to the MPI itself; to see them, put it "
-                       "first in LD_PRELOAD (wisp then steps aside)",
-                       tools.after_by, tools.after, tools.after_fns);
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
     for (const struct wisp_component *c = wisp_components; c->name; c++)
         c->start(level);
@@ -217,6 +182,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     wisp_core_stats_start();
     if (wisp_topo.world_rank == 0) {
         wisp_core_quirks_report();
+        wisp_core_tools_report();
         if (l.off[0]) /* every process decided the same */
             wisp_log_error("%s", l.off);
         else if (l.mpi > l.app)

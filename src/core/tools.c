@@ -1,16 +1,31 @@
 /*
  * Where the dynamic linker finds each MPI function that wisp defines: the
- * definition a call binds to (RTLD_DEFAULT) should be wisp's, and the next
- * one after wisp (RTLD_NEXT) the MPI's, in the library that has the
- * function's PMPI_ name.
+ * definition a call binds to (RTLD_DEFAULT) is wisp's unless a tool is
+ * ahead of libwisp; the next one after wisp (RTLD_NEXT) is the MPI's (in
+ * the library of its PMPI_X) unless a tool is after it.
  */
 #include "core/tools.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
+#include "wrap/pmpi.h"
 #include "wrap/wrap.h"
+
+bool wisp_pmpi_serves;
+
+static struct found {
+    int count;       /* MPI functions defined that way */
+    char by[256];    /* the first library found */
+    char names[160]; /* the first few functions, comma-separated */
+} ahead, after;
+
+static uintptr_t mpi_lo, mpi_hi; /* the MPI library's mapped range */
 
 /* The object that holds `f`, or NULL. */
 static const void *object_of(const void *f, const char **path)
@@ -18,40 +33,103 @@ static const void *object_of(const void *f, const char **path)
     Dl_info info;
     if (!f || !dladdr(f, &info))
         return NULL;
-    *path = info.dli_fname;
+    if (path)
+        *path = info.dli_fname;
     return info.dli_fbase;
 }
 
-static void note(int *count, char *by, size_t by_size, char *fns, size_t fns_size, const char *path,
-                 const char *name)
+static void note(struct found *t, const char *path, const char *name)
 {
-    if ((*count)++ == 0)
-        snprintf(by, by_size, "%s", path);
-    size_t used = strlen(fns);
-    if (used + strlen(name) + 6 < fns_size)
-        snprintf(fns + used, fns_size - used, "%s%s", used ? ", " : "", name);
-    else if (!strstr(fns, "..."))
-        snprintf(fns + used, fns_size - used, ", ...");
+    if (t->count++ == 0)
+        snprintf(t->by, sizeof t->by, "%s", path);
+    size_t used = strlen(t->names);
+    if (used + strlen(name) + 6 < sizeof t->names)
+        snprintf(t->names + used, sizeof t->names - used, "%s%s", used ? ", " : "", name);
+    else if (!strstr(t->names, "..."))
+        snprintf(t->names + used, sizeof t->names - used, ", ...");
 }
 
-void wisp_core_tools_find(struct wisp_tools *t)
+void *wisp_tools_mpi(const char *pname)
 {
-    memset(t, 0, sizeof *t);
-    const char *self_path = NULL, *path = NULL;
-    const void *self = object_of((const void *)wisp_core_tools_find, &self_path);
-    char pname[128];
-    for (int i = 0; i < WISP_FN_COUNT; i++) {
-        const char *name = wisp_fn_names[i];
-        const void *bound = object_of(dlsym(RTLD_DEFAULT, name), &path);
-        if (bound && bound != self)
-            note(&t->ahead, t->ahead_by, sizeof t->ahead_by, t->ahead_fns, sizeof t->ahead_fns,
-                 path, name);
-        snprintf(pname, sizeof pname, "P%s", name);
-        const char *mpi_path = NULL;
-        const void *mpi = object_of(dlsym(RTLD_NEXT, pname), &mpi_path);
-        const void *next = object_of(dlsym(RTLD_NEXT, name), &path);
-        if (next && mpi && next != mpi)
-            note(&t->after, t->after_by, sizeof t->after_by, t->after_fns, sizeof t->after_fns,
-                 path, name);
+    void *f = dlsym(RTLD_NEXT, pname);
+    if (!f) { /* the MPI defines what its mpi.h declared at build time */
+        fprintf(stderr, "wisp: the MPI has no %s (libwisp was built for another MPI?)\n", pname);
+        abort();
     }
+    return f;
+}
+
+void *wisp_tools_after(const char *name, const void *mpi_function)
+{
+    const char *path = NULL;
+    void *next = dlsym(RTLD_NEXT, name);
+    const void *where = object_of(next, &path);
+    if (!where || where == object_of(mpi_function, NULL))
+        return NULL;
+    note(&after, path, name);
+    return next;
+}
+
+void wisp_tools_ahead(const char *name, const void *mpi_function)
+{
+    const char *path = NULL;
+    const void *where = object_of(dlsym(RTLD_DEFAULT, name), &path);
+    if (where && where != object_of((const void *)wisp_tools_ahead, NULL) &&
+        where != object_of(mpi_function, NULL))
+        note(&ahead, path, name);
+}
+
+static int mpi_range(struct dl_phdr_info *info, size_t size, void *base)
+{
+    (void)size;
+    if ((const void *)info->dlpi_addr != base)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        mpi_lo = mpi_lo && mpi_lo < lo ? mpi_lo : lo;
+        mpi_hi = mpi_hi > hi ? mpi_hi : hi;
+    }
+    return 1;
+}
+
+bool wisp_pmpi_from_mpi(const void *caller)
+{
+    return (uintptr_t)caller >= mpi_lo && (uintptr_t)caller < mpi_hi;
+}
+
+void wisp_pmpi_resolve_once(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    wisp_pmpi_resolve();
+    wisp_pmpi_serves = ahead.count || after.count;
+    if (after.count)
+        wisp_wrap_tools_found();
+    const void *mpi = object_of((const void *)wisp_mpi.PMPI_Init, NULL);
+    if (mpi)
+        dl_iterate_phdr(mpi_range, (void *)mpi);
+}
+
+/* At load, before the application's first call: a tool after libwisp must
+ * get MPI_Init too. */
+__attribute__((constructor)) static void find_tools(void)
+{
+    wisp_pmpi_resolve_once();
+}
+
+void wisp_core_tools_report(void)
+{
+    if (ahead.count)
+        wisp_log(1, "%s defines %d MPI functions (%s) ahead of libwisp: its PMPI_ calls reach wisp",
+                 ahead.by, ahead.count, ahead.names);
+    if (after.count)
+        wisp_log(1,
+                 "%s defines %d MPI functions (%s) after libwisp: wisp passes those calls to it "
+                 "first, and its PMPI_ calls reach wisp",
+                 after.by, after.count, after.names);
 }

@@ -1,11 +1,12 @@
 /*
  * The dispatch tables. `wisp_impl` holds, per MPI function, PMPI_X or the
  * hand-written wisp_impl_MPI_X that tools/gen_wrappers.py found (listed in
- * gen/impls.def); `wisp_entry`, what the exported wrappers jump through,
- * starts as a copy of it and becomes `wisp_hooked` while hooks are on, or
- * takes the slots of `wisp_watched` while a watcher alone needs them.
+ * gen/impls.def); `wisp_serve`, what serves a call, starts as a copy of it
+ * and becomes `wisp_hooked` while hooks are on, or takes the slots of
+ * `wisp_watched` while a watcher alone needs them; `wisp_entry`, what the
+ * exported wrappers jump through, is `wisp_serve` but for the slots of a
+ * profiling tool after libwisp (src/wrap/pmpi.h).
  */
-#include <string.h>
 
 #include "wrap/impls.h"
 #include "wrap/wrap.h"
@@ -16,13 +17,35 @@ struct wisp_dispatch wisp_impl =
 #include "wrap/implementations.inc"
     ;
 
+struct wisp_dispatch wisp_serve =
+#include "wrap/implementations.inc"
+    ;
+
 struct wisp_dispatch wisp_entry =
 #include "wrap/implementations.inc"
     ;
 
+struct wisp_dispatch wisp_next; /* src/wrap/pmpi.h */
+
+/* A slot of `wisp_serve`, and of `wisp_entry` unless a tool's MPI_X after
+ * libwisp takes the application's calls first. */
+#define SET(f, value)                                                                              \
+    do {                                                                                           \
+        __typeof__(wisp_serve.f) v_ = (value);                                                     \
+        __atomic_store_n(&wisp_serve.f, v_, __ATOMIC_RELAXED);                                     \
+        __atomic_store_n(&wisp_entry.f, wisp_next.f ? wisp_next.f : v_, __ATOMIC_RELAXED);         \
+    } while (0)
+
+void wisp_wrap_tools_found(void)
+{
+#define WISP_FN(f) SET(f, wisp_serve.f);
+#include "present.def"
+#undef WISP_FN
+}
+
 /*
  * Functions that are the MPI's own until wisp has something to do in them:
- * their slots of `wisp_entry` hold PMPI_X until then, so the call costs one
+ * their slots of `wisp_serve` hold PMPI_X until then, so the call costs one
  * jump, not even a look at each request handle or at the communicator.
  * - WISP_WRAP_REQUESTS, the polls and waits, until wisp makes its first
  *   request (a loop of MPI_Testany over the MPI's receives);
@@ -41,8 +64,7 @@ static bool begun[2], hooked, watching;
 
 static void point(enum wisp_wrap_group group, bool mpi)
 {
-#define SLOT(f)                                                                                    \
-    __atomic_store_n(&wisp_entry.f, (mpi && !WATCHED(f)) ? P##f : BEGUN(f), __ATOMIC_RELAXED)
+#define SLOT(f) SET(f, (mpi && !WATCHED(f)) ? P##f : BEGUN(f))
     if (group == WISP_WRAP_REQUESTS) {
         SLOT(MPI_Test);
         SLOT(MPI_Testall);
@@ -69,10 +91,12 @@ void wisp_wrap_hooks_enable(enum wisp_wrap_hooks hooks)
     hooked = hooks == WISP_WRAP_HOOK_ALL;
     watching = hooks == WISP_WRAP_WATCH;
     if (hooked) {
-        memcpy(&wisp_entry, &wisp_hooked, sizeof wisp_entry);
+#define WISP_FN(f) SET(f, wisp_hooked.f);
+#include "present.def"
+#undef WISP_FN
         return;
     }
-#define WISP_FN(f) wisp_entry.f = BEGUN(f);
+#define WISP_FN(f) SET(f, BEGUN(f));
 #include "present.def"
 #undef WISP_FN
     for (int g = 0; g < 2; g++)

@@ -30,7 +30,11 @@ struct wisp_dispatch {
 #include "present.def"
 #undef WISP_FN
 };
-extern struct wisp_dispatch wisp_entry;         /* what the exported MPI_X call */
+extern struct wisp_dispatch wisp_entry; /* what the exported MPI_X call */
+extern struct wisp_dispatch wisp_serve; /* wisp_entry, but without a tool's slots */
+extern struct wisp_dispatch wisp_next;  /* a profiling tool's MPI_X after libwisp, else NULL */
+/* Once wisp_next is known (src/wrap/pmpi.h): the tool's slots into wisp_entry. */
+void wisp_wrap_tools_found(void);
 extern struct wisp_dispatch wisp_impl;          /* PMPI_X or wisp_impl_MPI_X */
 extern const struct wisp_dispatch wisp_hooked;  /* the generated hooked_MPI_X */
 extern const struct wisp_dispatch wisp_watched; /* watched_MPI_X, NULL without an event */
