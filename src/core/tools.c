@@ -108,8 +108,7 @@ void wisp_pmpi_resolve_once(void)
     done = true;
     wisp_pmpi_resolve();
     wisp_pmpi_serves = ahead.count || after.count;
-    if (after.count)
-        wisp_wrap_tools_found();
+    wisp_wrap_mpi_found();
     const void *mpi = object_of((const void *)wisp_mpi.PMPI_Init, NULL);
     if (mpi)
         dl_iterate_phdr(mpi_range, (void *)mpi);

@@ -9,6 +9,7 @@
  */
 
 #include "wrap/impls.h"
+#include "wrap/pmpi.h"
 #include "wrap/wrap.h"
 
 #pragma GCC diagnostic ignored "-Woverride-init" /* impls override defaults */
@@ -36,9 +37,16 @@ struct wisp_dispatch wisp_next; /* src/wrap/pmpi.h */
         __atomic_store_n(&wisp_entry.f, wisp_next.f ? wisp_next.f : v_, __ATOMIC_RELAXED);         \
     } while (0)
 
-void wisp_wrap_tools_found(void)
+/* The MPI's function itself where a slot holds its trampoline
+ * (wisp_mpi_PMPI_X, which looks it up first): one jump per call. */
+#define MPI_OWN(f) (wisp_mpi.P##f)
+
+void wisp_wrap_mpi_found(void)
 {
-#define WISP_FN(f) SET(f, wisp_serve.f);
+#define WISP_FN(f)                                                                                 \
+    if (wisp_impl.f == P##f)                                                                       \
+        wisp_impl.f = MPI_OWN(f);                                                                  \
+    SET(f, wisp_serve.f == P##f ? MPI_OWN(f) : wisp_serve.f);
 #include "present.def"
 #undef WISP_FN
 }
