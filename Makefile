@@ -10,9 +10,10 @@ DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 pytho
                 gfortran mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
                 libboost-context-dev clang-format \
                 netpipe-mpich2 netpipe-openmpi scalapack-mpi-test \
-                dpkg-dev perl bzip2 xz-utils debian-archive-keyring
+                dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
-# jemalloc, built into each build tree, and for MPICH's test suite.)
+# jemalloc, built into each build tree, and for MPICH's test suite;
+# slurm-wlm and munge for the Slurm bed, tools/slurm.sh.)
 VENV        := .venv
 CTEST_FLAGS := --output-on-failure --label-exclude bench
 

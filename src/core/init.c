@@ -148,6 +148,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     bool ult_collectives;
     static struct levels l; /* static: its line is 512 bytes */
     l.app = level_for_application(required, &ult_collectives);
+    wisp_core_launch_check_before(environ);
     int rc = init_mpi(argc, argv, required, &l);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -8,9 +8,13 @@
 
 #pragma GCC visibility push(hidden)
 
-/* After PMPI_Init, with the world's size: one line on stderr, from the
- * launcher's first task only, when the launcher's environment says several
- * tasks and the world has one process. `env` is the process's environment. */
+/* Before PMPI_Init: one line on stderr, from srun's task 0, when srun
+ * started several tasks and set nothing for the MPI to join them (no
+ * --mpi=). `env` is the process's environment. */
+void wisp_core_launch_check_before(char **env);
+/* After PMPI_Init, with the world's size: one line, from the launcher's
+ * task 0, when its environment says several tasks and the world has one
+ * process (unless said before). */
 void wisp_core_launch_check(int world_size, char **env);
 
 #pragma GCC visibility pop

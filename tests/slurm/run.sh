@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# slurm/run.sh MPI WISPRUN LIBWISP PINGPONG WORLD_OF: the README's ways to
+# start a job under Slurm, on a Slurm bed of this machine (tools/slurm.sh:
+# munged, slurmctld, slurmd; MpiDefault=none), stopped by PID afterwards,
+# also when a check fails. Root only (77: skipped, with the reason).
+#  - srun --mpi=pmi2 (MPICH) / --mpi=pmix (Open MPI) with LD_PRELOAD: one job
+#    of 2 processes, the ping-pong right and its messages copied by wisp
+#    through the shared heap (WISP_STATS);
+#  - srun without --mpi=: one line from wisp naming the fix (MPICH then makes
+#    a world of one per task, Open MPI stops in MPI_Init);
+#  - salloc, then wisprun; sbatch --wait of a script that calls wisprun.
+set -u
+mpi=$1 wisprun=$2 libwisp=$3 pingpong=$4 world_of=$5
+here=$(cd "$(dirname "$0")" && pwd)
+bed=$here/../../tools/slurm.sh
+bash "$bed" check || exit $?
+dir=$(mktemp -d /tmp/wisp-slurm.XXXXXX)
+trap 'bash "$bed" down "$dir"; rm -rf "$dir"' EXIT
+bash "$bed" up "$dir" || exit 1
+. "$dir/env"
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+plugin=$([ "$mpi" = mpich ] && echo pmi2 || echo pmix)
+
+out=$(timeout 120 srun -n 2 --mpi=$plugin --export=ALL,LD_PRELOAD=$libwisp,WISP_STATS=1 \
+      "$pingpong" 2>&1) || fail "srun --mpi=$plugin: exit $?"
+echo "--- srun --mpi=$plugin"; echo "$out"
+grep -q '^pingpong: ok' <<<"$out" || fail "srun --mpi=$plugin: the ping-pong's results"
+for r in 0 1; do
+    grep -Eq "^wisp\[0\]: stats rank $r shared memory: .*[1-9][0-9]* single copy" <<<"$out" ||
+        fail "srun --mpi=$plugin: wisp did not copy rank $r's messages single-copy"
+done
+
+out=$(timeout 120 srun -n 2 --export=ALL,LD_PRELOAD=$libwisp "$world_of" 2>&1)
+echo "--- srun without --mpi= (exit $?)"; echo "$out"
+[ "$(grep -c "srun started 2 tasks, but with nothing that lets the MPI join them" <<<"$out")" = 1 ] ||
+    fail "srun without --mpi=: not one line from wisp"
+grep -q "srun --mpi=$plugin for" <<<"$out" || grep -q "for MPICH, --mpi=$plugin" <<<"$out" ||
+    fail "srun without --mpi=: the line does not name --mpi=$plugin"
+
+out=$(timeout 120 salloc -n 2 "$wisprun" -n 2 "$pingpong" 2>&1) || fail "salloc + wisprun: exit $?"
+echo "--- salloc + wisprun"; echo "$out"
+grep -q '^pingpong: ok' <<<"$out" || fail "salloc + wisprun: the ping-pong's results"
+
+printf '#!/bin/sh\nexec "%s" -n 2 "%s"\n' "$wisprun" "$pingpong" >"$dir/job.sh"
+timeout 120 sbatch --wait -n 2 -o "$dir/job.out" "$dir/job.sh" >/dev/null || fail "sbatch: exit $?"
+echo "--- sbatch"; cat "$dir/job.out"
+grep -q '^pingpong: ok' "$dir/job.out" || fail "sbatch: the ping-pong's results"
+exit $failed
