@@ -8,7 +8,8 @@
 #    through the shared heap (WISP_STATS);
 #  - srun without --mpi=: one line from wisp naming the fix (MPICH then makes
 #    a world of one per task, Open MPI stops in MPI_Init);
-#  - salloc, then wisprun; sbatch --wait of a script that calls wisprun.
+#  - salloc, then wisprun; sbatch --wait of a script that calls wisprun;
+#  - a task killed, with srun -K and without: no file left in /dev/shm.
 set -u
 mpi=$1 wisprun=$2 libwisp=$3 pingpong=$4 world_of=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,4 +47,28 @@ printf '#!/bin/sh\nexec "%s" -n 2 "%s"\n' "$wisprun" "$pingpong" >"$dir/job.sh"
 timeout 120 sbatch --wait -n 2 -o "$dir/job.out" "$dir/job.sh" >/dev/null || fail "sbatch: exit $?"
 echo "--- sbatch"; cat "$dir/job.out"
 grep -q '^pingpong: ok' "$dir/job.out" || fail "sbatch: the ping-pong's results"
+# A task killed (SIGKILL) in the middle of a long ping-pong, with srun -K
+# (the step ends) and without (the other task waits for its peer until the
+# time limit here): the step fails, and no file of wisp's for the job stays
+# in /dev/shm (WISP_JOB names them).
+for K in -K ""; do
+    job="slurm-kill$K-$$"
+    timeout 15 srun $K -n 2 --mpi=$plugin --export=ALL,LD_PRELOAD=$libwisp,WISP_JOB=$job \
+        "$pingpong" 100000000 >"$dir/kill.out" 2>&1 &
+    step=$!
+    for _ in $(seq 1 100); do # both tasks started
+        [ "$(pgrep -f -- "$pingpong 100000000" | wc -l)" -ge 3 ] && break
+        sleep 0.1
+    done
+    sleep 1
+    pkill -9 -n -f -- "^$pingpong 100000000" # the newest task
+    wait $step
+    rc=$?
+    pkill -9 -f -- "$pingpong 100000000"
+    left=$(ls /dev/shm | grep -c "^wisp-$job+")
+    echo "--- srun ${K:-without -K}, a task killed: exit $rc, files left in /dev/shm: $left"
+    [ $rc != 0 ] || fail "srun ${K:-without -K}: the step did not fail when a task was killed"
+    [ "$left" = 0 ] || fail "srun ${K:-without -K}: $left files of wisp's left in /dev/shm"
+    rm -f /dev/shm/wisp-"$job"+*
+done
 exit $failed
