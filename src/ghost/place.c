@@ -111,6 +111,15 @@ void wisp_ghost_place(int ghost, const int *numa, int users, int ghosts)
     hwloc_obj_t node =
         topo ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)best) : NULL;
     hwloc_bitmap_t target = node && node->cpuset ? hwloc_bitmap_dup(node->cpuset) : NULL;
+    /* Never outside the CPUs the launcher gave this process (Slurm's
+     * task/affinity, say): within them, or where it is when none is there. */
+    hwloc_bitmap_t mine = topo ? hwloc_bitmap_alloc() : NULL;
+    if (target && mine && !hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS)) {
+        hwloc_bitmap_and(target, target, mine);
+        if (hwloc_bitmap_iszero(target))
+            hwloc_bitmap_copy(target, mine);
+    }
+    hwloc_bitmap_free(mine);
     if (wisp_config.GHOST_BIND == BIND_CORE && target) {
         /* Ghosts of this node placed on the same NUMA node before this one take the cores
          * before it. */

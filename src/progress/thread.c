@@ -145,8 +145,10 @@ static void *run(void *unused)
     return NULL;
 }
 
-/* The (r mod N)-th of the last N cores of the machine, r this process's
- * node rank; false when there is no such core or binding failed. */
+/* The (r mod N)-th of the last N cores this process may run on (all the
+ * machine's unless the launcher bound it: Slurm's task/affinity, say; never
+ * a core outside), r this process's node rank; false when there is no such
+ * core or binding failed. */
 static bool bind_to_spare_core(void)
 {
     int spare = (int)wisp_config.PROGRESS_CORES;
@@ -155,17 +157,21 @@ static bool bind_to_spare_core(void)
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) || hwloc_topology_load(topo))
         return false;
-    int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    hwloc_bitmap_t mine = hwloc_bitmap_alloc();
+    if (!mine || hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS))
+        hwloc_bitmap_copy(mine, hwloc_topology_get_allowed_cpuset(topo));
+    int cores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, mine, HWLOC_OBJ_CORE);
     bool bound = false;
     if (spare <= cores) {
         unsigned pick = (unsigned)(cores - 1 - wisp_topo.node_rank % spare);
-        hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, pick);
+        hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(topo, mine, HWLOC_OBJ_CORE, pick);
         bound = core && !hwloc_set_cpubind(topo, core->cpuset, HWLOC_CPUBIND_THREAD);
     }
+    hwloc_bitmap_free(mine);
     if (!bound)
         wisp_log(1,
-                 "progress thread: cannot bind to one of the last %d of %d cores; it runs "
-                 "unbound",
+                 "progress thread: cannot bind to one of the last %d of the %d cores this "
+                 "process may run on; it runs where the process does",
                  spare, cores);
     hwloc_topology_destroy(topo);
     return bound;

@@ -9,7 +9,9 @@
 #  - srun without --mpi=: one line from wisp naming the fix (MPICH then makes
 #    a world of one per task, Open MPI stops in MPI_Init);
 #  - salloc, then wisprun; sbatch --wait of a script that calls wisprun;
-#  - a task killed, with srun -K and without: no file left in /dev/shm.
+#  - a task killed, with srun -K and without: no file left in /dev/shm;
+#  - TaskPlugin=task/affinity, each task bound to one core: the progress
+#    thread set aside a core (WISP_PROGRESS_CORES=1) stays on its task's.
 set -u
 mpi=$1 wisprun=$2 libwisp=$3 pingpong=$4 world_of=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +19,7 @@ bed=$here/../../tools/slurm.sh
 bash "$bed" check || exit $?
 dir=$(mktemp -d /tmp/wisp-slurm.XXXXXX)
 trap 'bash "$bed" down "$dir"; rm -rf "$dir"' EXIT
-bash "$bed" up "$dir" || exit 1
+bash "$bed" up "$dir" task/affinity || exit 1
 . "$dir/env"
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
@@ -47,6 +49,34 @@ printf '#!/bin/sh\nexec "%s" -n 2 "%s"\n' "$wisprun" "$pingpong" >"$dir/job.sh"
 timeout 120 sbatch --wait -n 2 -o "$dir/job.out" "$dir/job.sh" >/dev/null || fail "sbatch: exit $?"
 echo "--- sbatch"; cat "$dir/job.out"
 grep -q '^pingpong: ok' "$dir/job.out" || fail "sbatch: the ping-pong's results"
+# The CPUs in a /proc status line "Cpus_allowed_list: 0-1,3", one per line.
+cpus_of() {
+    awk '/^Cpus_allowed_list:/ {print $2}' "$1" | tr ',' '\n' |
+        awk -F- '{for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c}' | sort -n
+}
+timeout 30 srun -n 2 -c 1 --cpu-bind=cores --mpi=$plugin \
+    --export=ALL,LD_PRELOAD=$libwisp,WISP_PROGRESS=thread,WISP_PROGRESS_CORES=1 \
+    "$pingpong" 100000000 >"$dir/bind.out" 2>&1 &
+step=$!
+sleep 3
+tasks=$(pgrep -f -- "^$pingpong 100000000")
+echo "--- task/affinity, WISP_PROGRESS_CORES=1: tasks $(echo $tasks)"
+[ "$(wc -w <<<"$tasks")" = 2 ] || fail "task/affinity: not 2 tasks running"
+for t in $tasks; do
+    own=$(cpus_of "/proc/$t/status" | tr '\n' ' ')
+    threads=$(ls "/proc/$t/task" | wc -l) out=0
+    for th in /proc/"$t"/task/*; do
+        outside=$(comm -13 <(cpus_of "/proc/$t/status") <(cpus_of "$th/status") | tr '\n' ' ')
+        [ -z "$outside" ] || { fail "task/affinity: task $t (CPUs $own) has thread ${th##*/} on CPUs $outside"; out=$((out + 1)); }
+    done
+    echo "task $t: CPUs $own, $threads threads, $out of them on other CPUs"
+done
+set -- $tasks
+[ $# = 0 ] || [ "$(cpus_of "/proc/$1/status" | wc -l)" = 1 ] ||
+    fail "task/affinity: the task is not bound to one core"
+pkill -9 -f -- "^$pingpong 100000000" # the tasks: the step ends
+wait $step 2>/dev/null
+
 # A task killed (SIGKILL) in the middle of a long ping-pong, with srun -K
 # (the step ends) and without (the other task waits for its peer until the
 # time limit here): the step fails, and no file of wisp's for the job stays
