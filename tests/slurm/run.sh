@@ -11,7 +11,8 @@
 #  - salloc, then wisprun; sbatch --wait of a script that calls wisprun;
 #  - a task killed, with srun -K and without: no file left in /dev/shm;
 #  - TaskPlugin=task/affinity, each task bound to one core: the progress
-#    thread set aside a core (WISP_PROGRESS_CORES=1) stays on its task's.
+#    thread set aside a core (WISP_PROGRESS_CORES=1) stays on its task's;
+#  - MPICH: two slurmd's on this machine, srun -N 2: two nodes for wisp.
 set -u
 mpi=$1 wisprun=$2 libwisp=$3 pingpong=$4 world_of=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -101,4 +102,20 @@ for K in -K ""; do
     [ "$left" = 0 ] || fail "srun ${K:-without -K}: $left files of wisp's left in /dev/shm"
     rm -f /dev/shm/wisp-"$job"+*
 done
+# Two nodes: two slurmd's on this machine (MPICH with --mpi=pmi2; Open MPI's
+# PMIx refuses two slurmd's on one host, natively too). The MPI puts the
+# tasks on two hosts, so wisp sees two nodes and leaves the messages to it.
+bash "$bed" down "$dir"
+if [ "$mpi" = mpich ]; then
+    bash "$bed" up "$dir/two" task/none 2 || exit 1
+    trap 'bash "$bed" down "$dir/two"; bash "$bed" down "$dir"; rm -rf "$dir"' EXIT
+    . "$dir/two/env"
+    out=$(timeout 120 srun -N 2 -n 2 --mpi=pmi2 --export=ALL,LD_PRELOAD=$libwisp,WISP_VERBOSE=1 \
+          "$pingpong" 2>&1) || fail "two nodes: exit $?"
+    echo "--- srun -N 2 on two slurmd's"; echo "$out"
+    grep -q '^pingpong: ok' <<<"$out" || fail "two nodes: the ping-pong's results"
+    grep -q '^wisp\[0\]: 2 ranks on 2 nodes' <<<"$out" || fail "two nodes: wisp did not see 2 nodes"
+else
+    echo "--- two slurmd's: not with Open MPI (its PMIx refuses two slurmd's on one host)"
+fi
 exit $failed
