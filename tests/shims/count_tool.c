@@ -2,8 +2,9 @@
  * A profiling-interface tool of the smallest kind, as mpiP or a site's
  * monitor would be: it counts the application's MPI_Send calls (and those
  * on a communicator other than MPI_COMM_WORLD, where the test program sends
- * none) and prints the counts at MPI_Finalize. Preloaded beside libwisp by
- * tests/tool_order.sh.
+ * none) and prints them at MPI_Finalize with its rank and the world's size,
+ * which its PMPI_ calls ask (with ghosts, the application's world must
+ * answer). Beside libwisp in tests/tool_order.sh.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,9 +22,11 @@ EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int
 
 EXPORT int MPI_Finalize(void)
 {
-    int rank = -1;
+    int rank = -1, size = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    printf("count_tool: rank %d: %ld MPI_Send, %ld elsewhere\n", rank, sends, elsewhere);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    printf("count_tool: rank %d of %d: %ld MPI_Send, %ld elsewhere\n", rank, size, sends,
+           elsewhere);
     fflush(stdout);
     return PMPI_Finalize();
 }
