@@ -27,6 +27,11 @@ static struct found {
 
 static uintptr_t mpi_lo, mpi_hi; /* the MPI library's mapped range */
 
+/* A name the linker must find in the MPI's library: wisp reaches the MPI's
+ * functions through dlsym, and with libwisp.a linked into a program nothing
+ * else names the library, which --as-needed would then leave out. */
+__attribute__((used)) static void *const names_the_mpi = (void *)MPI_COMM_DUP_FN;
+
 /* The object that holds `f`, or NULL. */
 static const void *object_of(const void *f, const char **path)
 {
