@@ -395,7 +395,7 @@ def render_pmpi(funcs):
     lines += ["void wisp_pmpi_resolve(void)", "{"]
     for f in funcs:
         lines += [f"#ifdef WISP_HAVE_{f.name}",
-                  f'    WISP_PMPI_RESOLVE(P{f.name}, {f.name}, "{f.name}");', "#endif"]
+                  f"    WISP_PMPI_RESOLVE({f.name});", "#endif"]
     lines += ["}", ""]
     return names, "\n".join(lines)
 

@@ -47,11 +47,11 @@ bool wisp_pmpi_from_mpi(const void *caller);
     (__builtin_expect(wisp_mpi.pf != NULL, 1) ? wisp_mpi.pf                                        \
                                               : (wisp_pmpi_resolve_once(), wisp_mpi.pf))
 #define WISP_PMPI_STRAIGHT() (!wisp_pmpi_serves || wisp_pmpi_from_mpi(__builtin_return_address(0)))
-#define WISP_PMPI_RESOLVE(pf, f, name)                                                             \
+#define WISP_PMPI_RESOLVE(f)                                                                       \
     do {                                                                                           \
-        wisp_mpi.pf = (__typeof__(wisp_mpi.pf))wisp_tools_mpi("P" name);                           \
-        wisp_next.f = (__typeof__(wisp_next.f))wisp_tools_after(name, (const void *)wisp_mpi.pf);  \
-        wisp_tools_ahead(name, (const void *)wisp_mpi.pf);                                         \
+        wisp_mpi.P##f = (__typeof__(wisp_mpi.P##f))wisp_tools_mpi("P" #f);                         \
+        wisp_next.f = (__typeof__(wisp_next.f))wisp_tools_after(#f, (const void *)wisp_mpi.P##f);  \
+        wisp_tools_ahead(#f, (const void *)wisp_mpi.P##f);                                         \
     } while (0)
 
 #pragma GCC visibility pop

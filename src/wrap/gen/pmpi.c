@@ -9807,2103 +9807,2103 @@ WISP_EXPORT double PMPI_Wtime(void)
 void wisp_pmpi_resolve(void)
 {
 #ifdef WISP_HAVE_MPI_Abi_get_fortran_booleans
-    WISP_PMPI_RESOLVE(PMPI_Abi_get_fortran_booleans, MPI_Abi_get_fortran_booleans, "MPI_Abi_get_fortran_booleans");
+    WISP_PMPI_RESOLVE(MPI_Abi_get_fortran_booleans);
 #endif
 #ifdef WISP_HAVE_MPI_Abi_get_fortran_info
-    WISP_PMPI_RESOLVE(PMPI_Abi_get_fortran_info, MPI_Abi_get_fortran_info, "MPI_Abi_get_fortran_info");
+    WISP_PMPI_RESOLVE(MPI_Abi_get_fortran_info);
 #endif
 #ifdef WISP_HAVE_MPI_Abi_get_info
-    WISP_PMPI_RESOLVE(PMPI_Abi_get_info, MPI_Abi_get_info, "MPI_Abi_get_info");
+    WISP_PMPI_RESOLVE(MPI_Abi_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_Abi_get_version
-    WISP_PMPI_RESOLVE(PMPI_Abi_get_version, MPI_Abi_get_version, "MPI_Abi_get_version");
+    WISP_PMPI_RESOLVE(MPI_Abi_get_version);
 #endif
 #ifdef WISP_HAVE_MPI_Abi_set_fortran_booleans
-    WISP_PMPI_RESOLVE(PMPI_Abi_set_fortran_booleans, MPI_Abi_set_fortran_booleans, "MPI_Abi_set_fortran_booleans");
+    WISP_PMPI_RESOLVE(MPI_Abi_set_fortran_booleans);
 #endif
 #ifdef WISP_HAVE_MPI_Abi_set_fortran_info
-    WISP_PMPI_RESOLVE(PMPI_Abi_set_fortran_info, MPI_Abi_set_fortran_info, "MPI_Abi_set_fortran_info");
+    WISP_PMPI_RESOLVE(MPI_Abi_set_fortran_info);
 #endif
 #ifdef WISP_HAVE_MPI_Abort
-    WISP_PMPI_RESOLVE(PMPI_Abort, MPI_Abort, "MPI_Abort");
+    WISP_PMPI_RESOLVE(MPI_Abort);
 #endif
 #ifdef WISP_HAVE_MPI_Accumulate
-    WISP_PMPI_RESOLVE(PMPI_Accumulate, MPI_Accumulate, "MPI_Accumulate");
+    WISP_PMPI_RESOLVE(MPI_Accumulate);
 #endif
 #ifdef WISP_HAVE_MPI_Accumulate_c
-    WISP_PMPI_RESOLVE(PMPI_Accumulate_c, MPI_Accumulate_c, "MPI_Accumulate_c");
+    WISP_PMPI_RESOLVE(MPI_Accumulate_c);
 #endif
 #ifdef WISP_HAVE_MPI_Add_error_class
-    WISP_PMPI_RESOLVE(PMPI_Add_error_class, MPI_Add_error_class, "MPI_Add_error_class");
+    WISP_PMPI_RESOLVE(MPI_Add_error_class);
 #endif
 #ifdef WISP_HAVE_MPI_Add_error_code
-    WISP_PMPI_RESOLVE(PMPI_Add_error_code, MPI_Add_error_code, "MPI_Add_error_code");
+    WISP_PMPI_RESOLVE(MPI_Add_error_code);
 #endif
 #ifdef WISP_HAVE_MPI_Add_error_string
-    WISP_PMPI_RESOLVE(PMPI_Add_error_string, MPI_Add_error_string, "MPI_Add_error_string");
+    WISP_PMPI_RESOLVE(MPI_Add_error_string);
 #endif
 #ifdef WISP_HAVE_MPI_Address
-    WISP_PMPI_RESOLVE(PMPI_Address, MPI_Address, "MPI_Address");
+    WISP_PMPI_RESOLVE(MPI_Address);
 #endif
 #ifdef WISP_HAVE_MPI_Aint_add
-    WISP_PMPI_RESOLVE(PMPI_Aint_add, MPI_Aint_add, "MPI_Aint_add");
+    WISP_PMPI_RESOLVE(MPI_Aint_add);
 #endif
 #ifdef WISP_HAVE_MPI_Aint_diff
-    WISP_PMPI_RESOLVE(PMPI_Aint_diff, MPI_Aint_diff, "MPI_Aint_diff");
+    WISP_PMPI_RESOLVE(MPI_Aint_diff);
 #endif
 #ifdef WISP_HAVE_MPI_Allgather
-    WISP_PMPI_RESOLVE(PMPI_Allgather, MPI_Allgather, "MPI_Allgather");
+    WISP_PMPI_RESOLVE(MPI_Allgather);
 #endif
 #ifdef WISP_HAVE_MPI_Allgather_c
-    WISP_PMPI_RESOLVE(PMPI_Allgather_c, MPI_Allgather_c, "MPI_Allgather_c");
+    WISP_PMPI_RESOLVE(MPI_Allgather_c);
 #endif
 #ifdef WISP_HAVE_MPI_Allgather_init
-    WISP_PMPI_RESOLVE(PMPI_Allgather_init, MPI_Allgather_init, "MPI_Allgather_init");
+    WISP_PMPI_RESOLVE(MPI_Allgather_init);
 #endif
 #ifdef WISP_HAVE_MPI_Allgather_init_c
-    WISP_PMPI_RESOLVE(PMPI_Allgather_init_c, MPI_Allgather_init_c, "MPI_Allgather_init_c");
+    WISP_PMPI_RESOLVE(MPI_Allgather_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv
-    WISP_PMPI_RESOLVE(PMPI_Allgatherv, MPI_Allgatherv, "MPI_Allgatherv");
+    WISP_PMPI_RESOLVE(MPI_Allgatherv);
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv_c
-    WISP_PMPI_RESOLVE(PMPI_Allgatherv_c, MPI_Allgatherv_c, "MPI_Allgatherv_c");
+    WISP_PMPI_RESOLVE(MPI_Allgatherv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv_init
-    WISP_PMPI_RESOLVE(PMPI_Allgatherv_init, MPI_Allgatherv_init, "MPI_Allgatherv_init");
+    WISP_PMPI_RESOLVE(MPI_Allgatherv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv_init_c
-    WISP_PMPI_RESOLVE(PMPI_Allgatherv_init_c, MPI_Allgatherv_init_c, "MPI_Allgatherv_init_c");
+    WISP_PMPI_RESOLVE(MPI_Allgatherv_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Alloc_mem
-    WISP_PMPI_RESOLVE(PMPI_Alloc_mem, MPI_Alloc_mem, "MPI_Alloc_mem");
+    WISP_PMPI_RESOLVE(MPI_Alloc_mem);
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce
-    WISP_PMPI_RESOLVE(PMPI_Allreduce, MPI_Allreduce, "MPI_Allreduce");
+    WISP_PMPI_RESOLVE(MPI_Allreduce);
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce_c
-    WISP_PMPI_RESOLVE(PMPI_Allreduce_c, MPI_Allreduce_c, "MPI_Allreduce_c");
+    WISP_PMPI_RESOLVE(MPI_Allreduce_c);
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce_init
-    WISP_PMPI_RESOLVE(PMPI_Allreduce_init, MPI_Allreduce_init, "MPI_Allreduce_init");
+    WISP_PMPI_RESOLVE(MPI_Allreduce_init);
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce_init_c
-    WISP_PMPI_RESOLVE(PMPI_Allreduce_init_c, MPI_Allreduce_init_c, "MPI_Allreduce_init_c");
+    WISP_PMPI_RESOLVE(MPI_Allreduce_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall
-    WISP_PMPI_RESOLVE(PMPI_Alltoall, MPI_Alltoall, "MPI_Alltoall");
+    WISP_PMPI_RESOLVE(MPI_Alltoall);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall_c
-    WISP_PMPI_RESOLVE(PMPI_Alltoall_c, MPI_Alltoall_c, "MPI_Alltoall_c");
+    WISP_PMPI_RESOLVE(MPI_Alltoall_c);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall_init
-    WISP_PMPI_RESOLVE(PMPI_Alltoall_init, MPI_Alltoall_init, "MPI_Alltoall_init");
+    WISP_PMPI_RESOLVE(MPI_Alltoall_init);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall_init_c
-    WISP_PMPI_RESOLVE(PMPI_Alltoall_init_c, MPI_Alltoall_init_c, "MPI_Alltoall_init_c");
+    WISP_PMPI_RESOLVE(MPI_Alltoall_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv
-    WISP_PMPI_RESOLVE(PMPI_Alltoallv, MPI_Alltoallv, "MPI_Alltoallv");
+    WISP_PMPI_RESOLVE(MPI_Alltoallv);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv_c
-    WISP_PMPI_RESOLVE(PMPI_Alltoallv_c, MPI_Alltoallv_c, "MPI_Alltoallv_c");
+    WISP_PMPI_RESOLVE(MPI_Alltoallv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv_init
-    WISP_PMPI_RESOLVE(PMPI_Alltoallv_init, MPI_Alltoallv_init, "MPI_Alltoallv_init");
+    WISP_PMPI_RESOLVE(MPI_Alltoallv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv_init_c
-    WISP_PMPI_RESOLVE(PMPI_Alltoallv_init_c, MPI_Alltoallv_init_c, "MPI_Alltoallv_init_c");
+    WISP_PMPI_RESOLVE(MPI_Alltoallv_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw
-    WISP_PMPI_RESOLVE(PMPI_Alltoallw, MPI_Alltoallw, "MPI_Alltoallw");
+    WISP_PMPI_RESOLVE(MPI_Alltoallw);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw_c
-    WISP_PMPI_RESOLVE(PMPI_Alltoallw_c, MPI_Alltoallw_c, "MPI_Alltoallw_c");
+    WISP_PMPI_RESOLVE(MPI_Alltoallw_c);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw_init
-    WISP_PMPI_RESOLVE(PMPI_Alltoallw_init, MPI_Alltoallw_init, "MPI_Alltoallw_init");
+    WISP_PMPI_RESOLVE(MPI_Alltoallw_init);
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw_init_c
-    WISP_PMPI_RESOLVE(PMPI_Alltoallw_init_c, MPI_Alltoallw_init_c, "MPI_Alltoallw_init_c");
+    WISP_PMPI_RESOLVE(MPI_Alltoallw_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Attr_delete
-    WISP_PMPI_RESOLVE(PMPI_Attr_delete, MPI_Attr_delete, "MPI_Attr_delete");
+    WISP_PMPI_RESOLVE(MPI_Attr_delete);
 #endif
 #ifdef WISP_HAVE_MPI_Attr_get
-    WISP_PMPI_RESOLVE(PMPI_Attr_get, MPI_Attr_get, "MPI_Attr_get");
+    WISP_PMPI_RESOLVE(MPI_Attr_get);
 #endif
 #ifdef WISP_HAVE_MPI_Attr_put
-    WISP_PMPI_RESOLVE(PMPI_Attr_put, MPI_Attr_put, "MPI_Attr_put");
+    WISP_PMPI_RESOLVE(MPI_Attr_put);
 #endif
 #ifdef WISP_HAVE_MPI_Barrier
-    WISP_PMPI_RESOLVE(PMPI_Barrier, MPI_Barrier, "MPI_Barrier");
+    WISP_PMPI_RESOLVE(MPI_Barrier);
 #endif
 #ifdef WISP_HAVE_MPI_Barrier_init
-    WISP_PMPI_RESOLVE(PMPI_Barrier_init, MPI_Barrier_init, "MPI_Barrier_init");
+    WISP_PMPI_RESOLVE(MPI_Barrier_init);
 #endif
 #ifdef WISP_HAVE_MPI_Bcast
-    WISP_PMPI_RESOLVE(PMPI_Bcast, MPI_Bcast, "MPI_Bcast");
+    WISP_PMPI_RESOLVE(MPI_Bcast);
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_c
-    WISP_PMPI_RESOLVE(PMPI_Bcast_c, MPI_Bcast_c, "MPI_Bcast_c");
+    WISP_PMPI_RESOLVE(MPI_Bcast_c);
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_init
-    WISP_PMPI_RESOLVE(PMPI_Bcast_init, MPI_Bcast_init, "MPI_Bcast_init");
+    WISP_PMPI_RESOLVE(MPI_Bcast_init);
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_init_c
-    WISP_PMPI_RESOLVE(PMPI_Bcast_init_c, MPI_Bcast_init_c, "MPI_Bcast_init_c");
+    WISP_PMPI_RESOLVE(MPI_Bcast_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Bsend
-    WISP_PMPI_RESOLVE(PMPI_Bsend, MPI_Bsend, "MPI_Bsend");
+    WISP_PMPI_RESOLVE(MPI_Bsend);
 #endif
 #ifdef WISP_HAVE_MPI_Bsend_c
-    WISP_PMPI_RESOLVE(PMPI_Bsend_c, MPI_Bsend_c, "MPI_Bsend_c");
+    WISP_PMPI_RESOLVE(MPI_Bsend_c);
 #endif
 #ifdef WISP_HAVE_MPI_Bsend_init
-    WISP_PMPI_RESOLVE(PMPI_Bsend_init, MPI_Bsend_init, "MPI_Bsend_init");
+    WISP_PMPI_RESOLVE(MPI_Bsend_init);
 #endif
 #ifdef WISP_HAVE_MPI_Bsend_init_c
-    WISP_PMPI_RESOLVE(PMPI_Bsend_init_c, MPI_Bsend_init_c, "MPI_Bsend_init_c");
+    WISP_PMPI_RESOLVE(MPI_Bsend_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Buffer_attach
-    WISP_PMPI_RESOLVE(PMPI_Buffer_attach, MPI_Buffer_attach, "MPI_Buffer_attach");
+    WISP_PMPI_RESOLVE(MPI_Buffer_attach);
 #endif
 #ifdef WISP_HAVE_MPI_Buffer_attach_c
-    WISP_PMPI_RESOLVE(PMPI_Buffer_attach_c, MPI_Buffer_attach_c, "MPI_Buffer_attach_c");
+    WISP_PMPI_RESOLVE(MPI_Buffer_attach_c);
 #endif
 #ifdef WISP_HAVE_MPI_Buffer_detach
-    WISP_PMPI_RESOLVE(PMPI_Buffer_detach, MPI_Buffer_detach, "MPI_Buffer_detach");
+    WISP_PMPI_RESOLVE(MPI_Buffer_detach);
 #endif
 #ifdef WISP_HAVE_MPI_Buffer_detach_c
-    WISP_PMPI_RESOLVE(PMPI_Buffer_detach_c, MPI_Buffer_detach_c, "MPI_Buffer_detach_c");
+    WISP_PMPI_RESOLVE(MPI_Buffer_detach_c);
 #endif
 #ifdef WISP_HAVE_MPI_Buffer_flush
-    WISP_PMPI_RESOLVE(PMPI_Buffer_flush, MPI_Buffer_flush, "MPI_Buffer_flush");
+    WISP_PMPI_RESOLVE(MPI_Buffer_flush);
 #endif
 #ifdef WISP_HAVE_MPI_Buffer_iflush
-    WISP_PMPI_RESOLVE(PMPI_Buffer_iflush, MPI_Buffer_iflush, "MPI_Buffer_iflush");
+    WISP_PMPI_RESOLVE(MPI_Buffer_iflush);
 #endif
 #ifdef WISP_HAVE_MPI_Cancel
-    WISP_PMPI_RESOLVE(PMPI_Cancel, MPI_Cancel, "MPI_Cancel");
+    WISP_PMPI_RESOLVE(MPI_Cancel);
 #endif
 #ifdef WISP_HAVE_MPI_Cart_coords
-    WISP_PMPI_RESOLVE(PMPI_Cart_coords, MPI_Cart_coords, "MPI_Cart_coords");
+    WISP_PMPI_RESOLVE(MPI_Cart_coords);
 #endif
 #ifdef WISP_HAVE_MPI_Cart_create
-    WISP_PMPI_RESOLVE(PMPI_Cart_create, MPI_Cart_create, "MPI_Cart_create");
+    WISP_PMPI_RESOLVE(MPI_Cart_create);
 #endif
 #ifdef WISP_HAVE_MPI_Cart_get
-    WISP_PMPI_RESOLVE(PMPI_Cart_get, MPI_Cart_get, "MPI_Cart_get");
+    WISP_PMPI_RESOLVE(MPI_Cart_get);
 #endif
 #ifdef WISP_HAVE_MPI_Cart_map
-    WISP_PMPI_RESOLVE(PMPI_Cart_map, MPI_Cart_map, "MPI_Cart_map");
+    WISP_PMPI_RESOLVE(MPI_Cart_map);
 #endif
 #ifdef WISP_HAVE_MPI_Cart_rank
-    WISP_PMPI_RESOLVE(PMPI_Cart_rank, MPI_Cart_rank, "MPI_Cart_rank");
+    WISP_PMPI_RESOLVE(MPI_Cart_rank);
 #endif
 #ifdef WISP_HAVE_MPI_Cart_shift
-    WISP_PMPI_RESOLVE(PMPI_Cart_shift, MPI_Cart_shift, "MPI_Cart_shift");
+    WISP_PMPI_RESOLVE(MPI_Cart_shift);
 #endif
 #ifdef WISP_HAVE_MPI_Cart_sub
-    WISP_PMPI_RESOLVE(PMPI_Cart_sub, MPI_Cart_sub, "MPI_Cart_sub");
+    WISP_PMPI_RESOLVE(MPI_Cart_sub);
 #endif
 #ifdef WISP_HAVE_MPI_Cartdim_get
-    WISP_PMPI_RESOLVE(PMPI_Cartdim_get, MPI_Cartdim_get, "MPI_Cartdim_get");
+    WISP_PMPI_RESOLVE(MPI_Cartdim_get);
 #endif
 #ifdef WISP_HAVE_MPI_Close_port
-    WISP_PMPI_RESOLVE(PMPI_Close_port, MPI_Close_port, "MPI_Close_port");
+    WISP_PMPI_RESOLVE(MPI_Close_port);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_accept
-    WISP_PMPI_RESOLVE(PMPI_Comm_accept, MPI_Comm_accept, "MPI_Comm_accept");
+    WISP_PMPI_RESOLVE(MPI_Comm_accept);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_attach_buffer
-    WISP_PMPI_RESOLVE(PMPI_Comm_attach_buffer, MPI_Comm_attach_buffer, "MPI_Comm_attach_buffer");
+    WISP_PMPI_RESOLVE(MPI_Comm_attach_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_attach_buffer_c
-    WISP_PMPI_RESOLVE(PMPI_Comm_attach_buffer_c, MPI_Comm_attach_buffer_c, "MPI_Comm_attach_buffer_c");
+    WISP_PMPI_RESOLVE(MPI_Comm_attach_buffer_c);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_c2f
-    WISP_PMPI_RESOLVE(PMPI_Comm_c2f, MPI_Comm_c2f, "MPI_Comm_c2f");
+    WISP_PMPI_RESOLVE(MPI_Comm_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_call_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Comm_call_errhandler, MPI_Comm_call_errhandler, "MPI_Comm_call_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Comm_call_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_compare
-    WISP_PMPI_RESOLVE(PMPI_Comm_compare, MPI_Comm_compare, "MPI_Comm_compare");
+    WISP_PMPI_RESOLVE(MPI_Comm_compare);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_connect
-    WISP_PMPI_RESOLVE(PMPI_Comm_connect, MPI_Comm_connect, "MPI_Comm_connect");
+    WISP_PMPI_RESOLVE(MPI_Comm_connect);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_create
-    WISP_PMPI_RESOLVE(PMPI_Comm_create, MPI_Comm_create, "MPI_Comm_create");
+    WISP_PMPI_RESOLVE(MPI_Comm_create);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_create_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Comm_create_errhandler, MPI_Comm_create_errhandler, "MPI_Comm_create_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Comm_create_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_create_from_group
-    WISP_PMPI_RESOLVE(PMPI_Comm_create_from_group, MPI_Comm_create_from_group, "MPI_Comm_create_from_group");
+    WISP_PMPI_RESOLVE(MPI_Comm_create_from_group);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_create_group
-    WISP_PMPI_RESOLVE(PMPI_Comm_create_group, MPI_Comm_create_group, "MPI_Comm_create_group");
+    WISP_PMPI_RESOLVE(MPI_Comm_create_group);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_create_keyval
-    WISP_PMPI_RESOLVE(PMPI_Comm_create_keyval, MPI_Comm_create_keyval, "MPI_Comm_create_keyval");
+    WISP_PMPI_RESOLVE(MPI_Comm_create_keyval);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_delete_attr
-    WISP_PMPI_RESOLVE(PMPI_Comm_delete_attr, MPI_Comm_delete_attr, "MPI_Comm_delete_attr");
+    WISP_PMPI_RESOLVE(MPI_Comm_delete_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_detach_buffer
-    WISP_PMPI_RESOLVE(PMPI_Comm_detach_buffer, MPI_Comm_detach_buffer, "MPI_Comm_detach_buffer");
+    WISP_PMPI_RESOLVE(MPI_Comm_detach_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_detach_buffer_c
-    WISP_PMPI_RESOLVE(PMPI_Comm_detach_buffer_c, MPI_Comm_detach_buffer_c, "MPI_Comm_detach_buffer_c");
+    WISP_PMPI_RESOLVE(MPI_Comm_detach_buffer_c);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_disconnect
-    WISP_PMPI_RESOLVE(PMPI_Comm_disconnect, MPI_Comm_disconnect, "MPI_Comm_disconnect");
+    WISP_PMPI_RESOLVE(MPI_Comm_disconnect);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_dup
-    WISP_PMPI_RESOLVE(PMPI_Comm_dup, MPI_Comm_dup, "MPI_Comm_dup");
+    WISP_PMPI_RESOLVE(MPI_Comm_dup);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_dup_with_info
-    WISP_PMPI_RESOLVE(PMPI_Comm_dup_with_info, MPI_Comm_dup_with_info, "MPI_Comm_dup_with_info");
+    WISP_PMPI_RESOLVE(MPI_Comm_dup_with_info);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_f2c
-    WISP_PMPI_RESOLVE(PMPI_Comm_f2c, MPI_Comm_f2c, "MPI_Comm_f2c");
+    WISP_PMPI_RESOLVE(MPI_Comm_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_flush_buffer
-    WISP_PMPI_RESOLVE(PMPI_Comm_flush_buffer, MPI_Comm_flush_buffer, "MPI_Comm_flush_buffer");
+    WISP_PMPI_RESOLVE(MPI_Comm_flush_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_free
-    WISP_PMPI_RESOLVE(PMPI_Comm_free, MPI_Comm_free, "MPI_Comm_free");
+    WISP_PMPI_RESOLVE(MPI_Comm_free);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_free_keyval
-    WISP_PMPI_RESOLVE(PMPI_Comm_free_keyval, MPI_Comm_free_keyval, "MPI_Comm_free_keyval");
+    WISP_PMPI_RESOLVE(MPI_Comm_free_keyval);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_fromint
-    WISP_PMPI_RESOLVE(PMPI_Comm_fromint, MPI_Comm_fromint, "MPI_Comm_fromint");
+    WISP_PMPI_RESOLVE(MPI_Comm_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_get_attr
-    WISP_PMPI_RESOLVE(PMPI_Comm_get_attr, MPI_Comm_get_attr, "MPI_Comm_get_attr");
+    WISP_PMPI_RESOLVE(MPI_Comm_get_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_get_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Comm_get_errhandler, MPI_Comm_get_errhandler, "MPI_Comm_get_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Comm_get_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_get_info
-    WISP_PMPI_RESOLVE(PMPI_Comm_get_info, MPI_Comm_get_info, "MPI_Comm_get_info");
+    WISP_PMPI_RESOLVE(MPI_Comm_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_get_name
-    WISP_PMPI_RESOLVE(PMPI_Comm_get_name, MPI_Comm_get_name, "MPI_Comm_get_name");
+    WISP_PMPI_RESOLVE(MPI_Comm_get_name);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_get_parent
-    WISP_PMPI_RESOLVE(PMPI_Comm_get_parent, MPI_Comm_get_parent, "MPI_Comm_get_parent");
+    WISP_PMPI_RESOLVE(MPI_Comm_get_parent);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_group
-    WISP_PMPI_RESOLVE(PMPI_Comm_group, MPI_Comm_group, "MPI_Comm_group");
+    WISP_PMPI_RESOLVE(MPI_Comm_group);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_idup
-    WISP_PMPI_RESOLVE(PMPI_Comm_idup, MPI_Comm_idup, "MPI_Comm_idup");
+    WISP_PMPI_RESOLVE(MPI_Comm_idup);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_idup_with_info
-    WISP_PMPI_RESOLVE(PMPI_Comm_idup_with_info, MPI_Comm_idup_with_info, "MPI_Comm_idup_with_info");
+    WISP_PMPI_RESOLVE(MPI_Comm_idup_with_info);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-    WISP_PMPI_RESOLVE(PMPI_Comm_iflush_buffer, MPI_Comm_iflush_buffer, "MPI_Comm_iflush_buffer");
+    WISP_PMPI_RESOLVE(MPI_Comm_iflush_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_join
-    WISP_PMPI_RESOLVE(PMPI_Comm_join, MPI_Comm_join, "MPI_Comm_join");
+    WISP_PMPI_RESOLVE(MPI_Comm_join);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_rank
-    WISP_PMPI_RESOLVE(PMPI_Comm_rank, MPI_Comm_rank, "MPI_Comm_rank");
+    WISP_PMPI_RESOLVE(MPI_Comm_rank);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_remote_group
-    WISP_PMPI_RESOLVE(PMPI_Comm_remote_group, MPI_Comm_remote_group, "MPI_Comm_remote_group");
+    WISP_PMPI_RESOLVE(MPI_Comm_remote_group);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_remote_size
-    WISP_PMPI_RESOLVE(PMPI_Comm_remote_size, MPI_Comm_remote_size, "MPI_Comm_remote_size");
+    WISP_PMPI_RESOLVE(MPI_Comm_remote_size);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_set_attr
-    WISP_PMPI_RESOLVE(PMPI_Comm_set_attr, MPI_Comm_set_attr, "MPI_Comm_set_attr");
+    WISP_PMPI_RESOLVE(MPI_Comm_set_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_set_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Comm_set_errhandler, MPI_Comm_set_errhandler, "MPI_Comm_set_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Comm_set_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_set_info
-    WISP_PMPI_RESOLVE(PMPI_Comm_set_info, MPI_Comm_set_info, "MPI_Comm_set_info");
+    WISP_PMPI_RESOLVE(MPI_Comm_set_info);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_set_name
-    WISP_PMPI_RESOLVE(PMPI_Comm_set_name, MPI_Comm_set_name, "MPI_Comm_set_name");
+    WISP_PMPI_RESOLVE(MPI_Comm_set_name);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_size
-    WISP_PMPI_RESOLVE(PMPI_Comm_size, MPI_Comm_size, "MPI_Comm_size");
+    WISP_PMPI_RESOLVE(MPI_Comm_size);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_spawn
-    WISP_PMPI_RESOLVE(PMPI_Comm_spawn, MPI_Comm_spawn, "MPI_Comm_spawn");
+    WISP_PMPI_RESOLVE(MPI_Comm_spawn);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_spawn_multiple
-    WISP_PMPI_RESOLVE(PMPI_Comm_spawn_multiple, MPI_Comm_spawn_multiple, "MPI_Comm_spawn_multiple");
+    WISP_PMPI_RESOLVE(MPI_Comm_spawn_multiple);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_split
-    WISP_PMPI_RESOLVE(PMPI_Comm_split, MPI_Comm_split, "MPI_Comm_split");
+    WISP_PMPI_RESOLVE(MPI_Comm_split);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_split_type
-    WISP_PMPI_RESOLVE(PMPI_Comm_split_type, MPI_Comm_split_type, "MPI_Comm_split_type");
+    WISP_PMPI_RESOLVE(MPI_Comm_split_type);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_test_inter
-    WISP_PMPI_RESOLVE(PMPI_Comm_test_inter, MPI_Comm_test_inter, "MPI_Comm_test_inter");
+    WISP_PMPI_RESOLVE(MPI_Comm_test_inter);
 #endif
 #ifdef WISP_HAVE_MPI_Comm_toint
-    WISP_PMPI_RESOLVE(PMPI_Comm_toint, MPI_Comm_toint, "MPI_Comm_toint");
+    WISP_PMPI_RESOLVE(MPI_Comm_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Compare_and_swap
-    WISP_PMPI_RESOLVE(PMPI_Compare_and_swap, MPI_Compare_and_swap, "MPI_Compare_and_swap");
+    WISP_PMPI_RESOLVE(MPI_Compare_and_swap);
 #endif
 #ifdef WISP_HAVE_MPI_Dims_create
-    WISP_PMPI_RESOLVE(PMPI_Dims_create, MPI_Dims_create, "MPI_Dims_create");
+    WISP_PMPI_RESOLVE(MPI_Dims_create);
 #endif
 #ifdef WISP_HAVE_MPI_Dist_graph_create
-    WISP_PMPI_RESOLVE(PMPI_Dist_graph_create, MPI_Dist_graph_create, "MPI_Dist_graph_create");
+    WISP_PMPI_RESOLVE(MPI_Dist_graph_create);
 #endif
 #ifdef WISP_HAVE_MPI_Dist_graph_create_adjacent
-    WISP_PMPI_RESOLVE(PMPI_Dist_graph_create_adjacent, MPI_Dist_graph_create_adjacent, "MPI_Dist_graph_create_adjacent");
+    WISP_PMPI_RESOLVE(MPI_Dist_graph_create_adjacent);
 #endif
 #ifdef WISP_HAVE_MPI_Dist_graph_neighbors
-    WISP_PMPI_RESOLVE(PMPI_Dist_graph_neighbors, MPI_Dist_graph_neighbors, "MPI_Dist_graph_neighbors");
+    WISP_PMPI_RESOLVE(MPI_Dist_graph_neighbors);
 #endif
 #ifdef WISP_HAVE_MPI_Dist_graph_neighbors_count
-    WISP_PMPI_RESOLVE(PMPI_Dist_graph_neighbors_count, MPI_Dist_graph_neighbors_count, "MPI_Dist_graph_neighbors_count");
+    WISP_PMPI_RESOLVE(MPI_Dist_graph_neighbors_count);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_c2f
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_c2f, MPI_Errhandler_c2f, "MPI_Errhandler_c2f");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_create
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_create, MPI_Errhandler_create, "MPI_Errhandler_create");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_create);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_f2c
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_f2c, MPI_Errhandler_f2c, "MPI_Errhandler_f2c");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_free
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_free, MPI_Errhandler_free, "MPI_Errhandler_free");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_free);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_fromint
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_fromint, MPI_Errhandler_fromint, "MPI_Errhandler_fromint");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_get
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_get, MPI_Errhandler_get, "MPI_Errhandler_get");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_get);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_set
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_set, MPI_Errhandler_set, "MPI_Errhandler_set");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_set);
 #endif
 #ifdef WISP_HAVE_MPI_Errhandler_toint
-    WISP_PMPI_RESOLVE(PMPI_Errhandler_toint, MPI_Errhandler_toint, "MPI_Errhandler_toint");
+    WISP_PMPI_RESOLVE(MPI_Errhandler_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Error_class
-    WISP_PMPI_RESOLVE(PMPI_Error_class, MPI_Error_class, "MPI_Error_class");
+    WISP_PMPI_RESOLVE(MPI_Error_class);
 #endif
 #ifdef WISP_HAVE_MPI_Error_string
-    WISP_PMPI_RESOLVE(PMPI_Error_string, MPI_Error_string, "MPI_Error_string");
+    WISP_PMPI_RESOLVE(MPI_Error_string);
 #endif
 #ifdef WISP_HAVE_MPI_Exscan
-    WISP_PMPI_RESOLVE(PMPI_Exscan, MPI_Exscan, "MPI_Exscan");
+    WISP_PMPI_RESOLVE(MPI_Exscan);
 #endif
 #ifdef WISP_HAVE_MPI_Exscan_c
-    WISP_PMPI_RESOLVE(PMPI_Exscan_c, MPI_Exscan_c, "MPI_Exscan_c");
+    WISP_PMPI_RESOLVE(MPI_Exscan_c);
 #endif
 #ifdef WISP_HAVE_MPI_Exscan_init
-    WISP_PMPI_RESOLVE(PMPI_Exscan_init, MPI_Exscan_init, "MPI_Exscan_init");
+    WISP_PMPI_RESOLVE(MPI_Exscan_init);
 #endif
 #ifdef WISP_HAVE_MPI_Exscan_init_c
-    WISP_PMPI_RESOLVE(PMPI_Exscan_init_c, MPI_Exscan_init_c, "MPI_Exscan_init_c");
+    WISP_PMPI_RESOLVE(MPI_Exscan_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Fetch_and_op
-    WISP_PMPI_RESOLVE(PMPI_Fetch_and_op, MPI_Fetch_and_op, "MPI_Fetch_and_op");
+    WISP_PMPI_RESOLVE(MPI_Fetch_and_op);
 #endif
 #ifdef WISP_HAVE_MPI_File_c2f
-    WISP_PMPI_RESOLVE(PMPI_File_c2f, MPI_File_c2f, "MPI_File_c2f");
+    WISP_PMPI_RESOLVE(MPI_File_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_File_call_errhandler
-    WISP_PMPI_RESOLVE(PMPI_File_call_errhandler, MPI_File_call_errhandler, "MPI_File_call_errhandler");
+    WISP_PMPI_RESOLVE(MPI_File_call_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_File_close
-    WISP_PMPI_RESOLVE(PMPI_File_close, MPI_File_close, "MPI_File_close");
+    WISP_PMPI_RESOLVE(MPI_File_close);
 #endif
 #ifdef WISP_HAVE_MPI_File_create_errhandler
-    WISP_PMPI_RESOLVE(PMPI_File_create_errhandler, MPI_File_create_errhandler, "MPI_File_create_errhandler");
+    WISP_PMPI_RESOLVE(MPI_File_create_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_File_delete
-    WISP_PMPI_RESOLVE(PMPI_File_delete, MPI_File_delete, "MPI_File_delete");
+    WISP_PMPI_RESOLVE(MPI_File_delete);
 #endif
 #ifdef WISP_HAVE_MPI_File_f2c
-    WISP_PMPI_RESOLVE(PMPI_File_f2c, MPI_File_f2c, "MPI_File_f2c");
+    WISP_PMPI_RESOLVE(MPI_File_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_File_fromint
-    WISP_PMPI_RESOLVE(PMPI_File_fromint, MPI_File_fromint, "MPI_File_fromint");
+    WISP_PMPI_RESOLVE(MPI_File_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_amode
-    WISP_PMPI_RESOLVE(PMPI_File_get_amode, MPI_File_get_amode, "MPI_File_get_amode");
+    WISP_PMPI_RESOLVE(MPI_File_get_amode);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_atomicity
-    WISP_PMPI_RESOLVE(PMPI_File_get_atomicity, MPI_File_get_atomicity, "MPI_File_get_atomicity");
+    WISP_PMPI_RESOLVE(MPI_File_get_atomicity);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_byte_offset
-    WISP_PMPI_RESOLVE(PMPI_File_get_byte_offset, MPI_File_get_byte_offset, "MPI_File_get_byte_offset");
+    WISP_PMPI_RESOLVE(MPI_File_get_byte_offset);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_errhandler
-    WISP_PMPI_RESOLVE(PMPI_File_get_errhandler, MPI_File_get_errhandler, "MPI_File_get_errhandler");
+    WISP_PMPI_RESOLVE(MPI_File_get_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_group
-    WISP_PMPI_RESOLVE(PMPI_File_get_group, MPI_File_get_group, "MPI_File_get_group");
+    WISP_PMPI_RESOLVE(MPI_File_get_group);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_info
-    WISP_PMPI_RESOLVE(PMPI_File_get_info, MPI_File_get_info, "MPI_File_get_info");
+    WISP_PMPI_RESOLVE(MPI_File_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_position
-    WISP_PMPI_RESOLVE(PMPI_File_get_position, MPI_File_get_position, "MPI_File_get_position");
+    WISP_PMPI_RESOLVE(MPI_File_get_position);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_position_shared
-    WISP_PMPI_RESOLVE(PMPI_File_get_position_shared, MPI_File_get_position_shared, "MPI_File_get_position_shared");
+    WISP_PMPI_RESOLVE(MPI_File_get_position_shared);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_size
-    WISP_PMPI_RESOLVE(PMPI_File_get_size, MPI_File_get_size, "MPI_File_get_size");
+    WISP_PMPI_RESOLVE(MPI_File_get_size);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_type_extent
-    WISP_PMPI_RESOLVE(PMPI_File_get_type_extent, MPI_File_get_type_extent, "MPI_File_get_type_extent");
+    WISP_PMPI_RESOLVE(MPI_File_get_type_extent);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_type_extent_c
-    WISP_PMPI_RESOLVE(PMPI_File_get_type_extent_c, MPI_File_get_type_extent_c, "MPI_File_get_type_extent_c");
+    WISP_PMPI_RESOLVE(MPI_File_get_type_extent_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_get_view
-    WISP_PMPI_RESOLVE(PMPI_File_get_view, MPI_File_get_view, "MPI_File_get_view");
+    WISP_PMPI_RESOLVE(MPI_File_get_view);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread
-    WISP_PMPI_RESOLVE(PMPI_File_iread, MPI_File_iread, "MPI_File_iread");
+    WISP_PMPI_RESOLVE(MPI_File_iread);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_all
-    WISP_PMPI_RESOLVE(PMPI_File_iread_all, MPI_File_iread_all, "MPI_File_iread_all");
+    WISP_PMPI_RESOLVE(MPI_File_iread_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_iread_all_c, MPI_File_iread_all_c, "MPI_File_iread_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_iread_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at
-    WISP_PMPI_RESOLVE(PMPI_File_iread_at, MPI_File_iread_at, "MPI_File_iread_at");
+    WISP_PMPI_RESOLVE(MPI_File_iread_at);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at_all
-    WISP_PMPI_RESOLVE(PMPI_File_iread_at_all, MPI_File_iread_at_all, "MPI_File_iread_at_all");
+    WISP_PMPI_RESOLVE(MPI_File_iread_at_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_iread_at_all_c, MPI_File_iread_at_all_c, "MPI_File_iread_at_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_iread_at_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at_c
-    WISP_PMPI_RESOLVE(PMPI_File_iread_at_c, MPI_File_iread_at_c, "MPI_File_iread_at_c");
+    WISP_PMPI_RESOLVE(MPI_File_iread_at_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_c
-    WISP_PMPI_RESOLVE(PMPI_File_iread_c, MPI_File_iread_c, "MPI_File_iread_c");
+    WISP_PMPI_RESOLVE(MPI_File_iread_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_shared
-    WISP_PMPI_RESOLVE(PMPI_File_iread_shared, MPI_File_iread_shared, "MPI_File_iread_shared");
+    WISP_PMPI_RESOLVE(MPI_File_iread_shared);
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_shared_c
-    WISP_PMPI_RESOLVE(PMPI_File_iread_shared_c, MPI_File_iread_shared_c, "MPI_File_iread_shared_c");
+    WISP_PMPI_RESOLVE(MPI_File_iread_shared_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite, MPI_File_iwrite, "MPI_File_iwrite");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_all
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_all, MPI_File_iwrite_all, "MPI_File_iwrite_all");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_all_c, MPI_File_iwrite_all_c, "MPI_File_iwrite_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_at, MPI_File_iwrite_at, "MPI_File_iwrite_at");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_at);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_at_all, MPI_File_iwrite_at_all, "MPI_File_iwrite_at_all");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_at_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_at_all_c, MPI_File_iwrite_at_all_c, "MPI_File_iwrite_at_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_at_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at_c
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_at_c, MPI_File_iwrite_at_c, "MPI_File_iwrite_at_c");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_at_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_c
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_c, MPI_File_iwrite_c, "MPI_File_iwrite_c");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_shared
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_shared, MPI_File_iwrite_shared, "MPI_File_iwrite_shared");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_shared);
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_shared_c
-    WISP_PMPI_RESOLVE(PMPI_File_iwrite_shared_c, MPI_File_iwrite_shared_c, "MPI_File_iwrite_shared_c");
+    WISP_PMPI_RESOLVE(MPI_File_iwrite_shared_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_open
-    WISP_PMPI_RESOLVE(PMPI_File_open, MPI_File_open, "MPI_File_open");
+    WISP_PMPI_RESOLVE(MPI_File_open);
 #endif
 #ifdef WISP_HAVE_MPI_File_preallocate
-    WISP_PMPI_RESOLVE(PMPI_File_preallocate, MPI_File_preallocate, "MPI_File_preallocate");
+    WISP_PMPI_RESOLVE(MPI_File_preallocate);
 #endif
 #ifdef WISP_HAVE_MPI_File_read
-    WISP_PMPI_RESOLVE(PMPI_File_read, MPI_File_read, "MPI_File_read");
+    WISP_PMPI_RESOLVE(MPI_File_read);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_all
-    WISP_PMPI_RESOLVE(PMPI_File_read_all, MPI_File_read_all, "MPI_File_read_all");
+    WISP_PMPI_RESOLVE(MPI_File_read_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_all_begin
-    WISP_PMPI_RESOLVE(PMPI_File_read_all_begin, MPI_File_read_all_begin, "MPI_File_read_all_begin");
+    WISP_PMPI_RESOLVE(MPI_File_read_all_begin);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_all_begin_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_all_begin_c, MPI_File_read_all_begin_c, "MPI_File_read_all_begin_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_all_begin_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_all_c, MPI_File_read_all_c, "MPI_File_read_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_all_end
-    WISP_PMPI_RESOLVE(PMPI_File_read_all_end, MPI_File_read_all_end, "MPI_File_read_all_end");
+    WISP_PMPI_RESOLVE(MPI_File_read_all_end);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_at
-    WISP_PMPI_RESOLVE(PMPI_File_read_at, MPI_File_read_at, "MPI_File_read_at");
+    WISP_PMPI_RESOLVE(MPI_File_read_at);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_at_all
-    WISP_PMPI_RESOLVE(PMPI_File_read_at_all, MPI_File_read_at_all, "MPI_File_read_at_all");
+    WISP_PMPI_RESOLVE(MPI_File_read_at_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_at_all_begin
-    WISP_PMPI_RESOLVE(PMPI_File_read_at_all_begin, MPI_File_read_at_all_begin, "MPI_File_read_at_all_begin");
+    WISP_PMPI_RESOLVE(MPI_File_read_at_all_begin);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_at_all_begin_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_at_all_begin_c, MPI_File_read_at_all_begin_c, "MPI_File_read_at_all_begin_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_at_all_begin_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_at_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_at_all_c, MPI_File_read_at_all_c, "MPI_File_read_at_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_at_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_at_all_end
-    WISP_PMPI_RESOLVE(PMPI_File_read_at_all_end, MPI_File_read_at_all_end, "MPI_File_read_at_all_end");
+    WISP_PMPI_RESOLVE(MPI_File_read_at_all_end);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_at_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_at_c, MPI_File_read_at_c, "MPI_File_read_at_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_at_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_c, MPI_File_read_c, "MPI_File_read_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_ordered
-    WISP_PMPI_RESOLVE(PMPI_File_read_ordered, MPI_File_read_ordered, "MPI_File_read_ordered");
+    WISP_PMPI_RESOLVE(MPI_File_read_ordered);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_ordered_begin
-    WISP_PMPI_RESOLVE(PMPI_File_read_ordered_begin, MPI_File_read_ordered_begin, "MPI_File_read_ordered_begin");
+    WISP_PMPI_RESOLVE(MPI_File_read_ordered_begin);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_ordered_begin_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_ordered_begin_c, MPI_File_read_ordered_begin_c, "MPI_File_read_ordered_begin_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_ordered_begin_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_ordered_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_ordered_c, MPI_File_read_ordered_c, "MPI_File_read_ordered_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_ordered_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_ordered_end
-    WISP_PMPI_RESOLVE(PMPI_File_read_ordered_end, MPI_File_read_ordered_end, "MPI_File_read_ordered_end");
+    WISP_PMPI_RESOLVE(MPI_File_read_ordered_end);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_shared
-    WISP_PMPI_RESOLVE(PMPI_File_read_shared, MPI_File_read_shared, "MPI_File_read_shared");
+    WISP_PMPI_RESOLVE(MPI_File_read_shared);
 #endif
 #ifdef WISP_HAVE_MPI_File_read_shared_c
-    WISP_PMPI_RESOLVE(PMPI_File_read_shared_c, MPI_File_read_shared_c, "MPI_File_read_shared_c");
+    WISP_PMPI_RESOLVE(MPI_File_read_shared_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_seek
-    WISP_PMPI_RESOLVE(PMPI_File_seek, MPI_File_seek, "MPI_File_seek");
+    WISP_PMPI_RESOLVE(MPI_File_seek);
 #endif
 #ifdef WISP_HAVE_MPI_File_seek_shared
-    WISP_PMPI_RESOLVE(PMPI_File_seek_shared, MPI_File_seek_shared, "MPI_File_seek_shared");
+    WISP_PMPI_RESOLVE(MPI_File_seek_shared);
 #endif
 #ifdef WISP_HAVE_MPI_File_set_atomicity
-    WISP_PMPI_RESOLVE(PMPI_File_set_atomicity, MPI_File_set_atomicity, "MPI_File_set_atomicity");
+    WISP_PMPI_RESOLVE(MPI_File_set_atomicity);
 #endif
 #ifdef WISP_HAVE_MPI_File_set_errhandler
-    WISP_PMPI_RESOLVE(PMPI_File_set_errhandler, MPI_File_set_errhandler, "MPI_File_set_errhandler");
+    WISP_PMPI_RESOLVE(MPI_File_set_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_File_set_info
-    WISP_PMPI_RESOLVE(PMPI_File_set_info, MPI_File_set_info, "MPI_File_set_info");
+    WISP_PMPI_RESOLVE(MPI_File_set_info);
 #endif
 #ifdef WISP_HAVE_MPI_File_set_size
-    WISP_PMPI_RESOLVE(PMPI_File_set_size, MPI_File_set_size, "MPI_File_set_size");
+    WISP_PMPI_RESOLVE(MPI_File_set_size);
 #endif
 #ifdef WISP_HAVE_MPI_File_set_view
-    WISP_PMPI_RESOLVE(PMPI_File_set_view, MPI_File_set_view, "MPI_File_set_view");
+    WISP_PMPI_RESOLVE(MPI_File_set_view);
 #endif
 #ifdef WISP_HAVE_MPI_File_sync
-    WISP_PMPI_RESOLVE(PMPI_File_sync, MPI_File_sync, "MPI_File_sync");
+    WISP_PMPI_RESOLVE(MPI_File_sync);
 #endif
 #ifdef WISP_HAVE_MPI_File_toint
-    WISP_PMPI_RESOLVE(PMPI_File_toint, MPI_File_toint, "MPI_File_toint");
+    WISP_PMPI_RESOLVE(MPI_File_toint);
 #endif
 #ifdef WISP_HAVE_MPI_File_write
-    WISP_PMPI_RESOLVE(PMPI_File_write, MPI_File_write, "MPI_File_write");
+    WISP_PMPI_RESOLVE(MPI_File_write);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_all
-    WISP_PMPI_RESOLVE(PMPI_File_write_all, MPI_File_write_all, "MPI_File_write_all");
+    WISP_PMPI_RESOLVE(MPI_File_write_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_all_begin
-    WISP_PMPI_RESOLVE(PMPI_File_write_all_begin, MPI_File_write_all_begin, "MPI_File_write_all_begin");
+    WISP_PMPI_RESOLVE(MPI_File_write_all_begin);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_all_begin_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_all_begin_c, MPI_File_write_all_begin_c, "MPI_File_write_all_begin_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_all_begin_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_all_c, MPI_File_write_all_c, "MPI_File_write_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_all_end
-    WISP_PMPI_RESOLVE(PMPI_File_write_all_end, MPI_File_write_all_end, "MPI_File_write_all_end");
+    WISP_PMPI_RESOLVE(MPI_File_write_all_end);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_at
-    WISP_PMPI_RESOLVE(PMPI_File_write_at, MPI_File_write_at, "MPI_File_write_at");
+    WISP_PMPI_RESOLVE(MPI_File_write_at);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_at_all
-    WISP_PMPI_RESOLVE(PMPI_File_write_at_all, MPI_File_write_at_all, "MPI_File_write_at_all");
+    WISP_PMPI_RESOLVE(MPI_File_write_at_all);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_at_all_begin
-    WISP_PMPI_RESOLVE(PMPI_File_write_at_all_begin, MPI_File_write_at_all_begin, "MPI_File_write_at_all_begin");
+    WISP_PMPI_RESOLVE(MPI_File_write_at_all_begin);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_at_all_begin_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_at_all_begin_c, MPI_File_write_at_all_begin_c, "MPI_File_write_at_all_begin_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_at_all_begin_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_at_all_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_at_all_c, MPI_File_write_at_all_c, "MPI_File_write_at_all_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_at_all_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_at_all_end
-    WISP_PMPI_RESOLVE(PMPI_File_write_at_all_end, MPI_File_write_at_all_end, "MPI_File_write_at_all_end");
+    WISP_PMPI_RESOLVE(MPI_File_write_at_all_end);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_at_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_at_c, MPI_File_write_at_c, "MPI_File_write_at_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_at_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_c, MPI_File_write_c, "MPI_File_write_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_ordered
-    WISP_PMPI_RESOLVE(PMPI_File_write_ordered, MPI_File_write_ordered, "MPI_File_write_ordered");
+    WISP_PMPI_RESOLVE(MPI_File_write_ordered);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_ordered_begin
-    WISP_PMPI_RESOLVE(PMPI_File_write_ordered_begin, MPI_File_write_ordered_begin, "MPI_File_write_ordered_begin");
+    WISP_PMPI_RESOLVE(MPI_File_write_ordered_begin);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_ordered_begin_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_ordered_begin_c, MPI_File_write_ordered_begin_c, "MPI_File_write_ordered_begin_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_ordered_begin_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_ordered_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_ordered_c, MPI_File_write_ordered_c, "MPI_File_write_ordered_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_ordered_c);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_ordered_end
-    WISP_PMPI_RESOLVE(PMPI_File_write_ordered_end, MPI_File_write_ordered_end, "MPI_File_write_ordered_end");
+    WISP_PMPI_RESOLVE(MPI_File_write_ordered_end);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_shared
-    WISP_PMPI_RESOLVE(PMPI_File_write_shared, MPI_File_write_shared, "MPI_File_write_shared");
+    WISP_PMPI_RESOLVE(MPI_File_write_shared);
 #endif
 #ifdef WISP_HAVE_MPI_File_write_shared_c
-    WISP_PMPI_RESOLVE(PMPI_File_write_shared_c, MPI_File_write_shared_c, "MPI_File_write_shared_c");
+    WISP_PMPI_RESOLVE(MPI_File_write_shared_c);
 #endif
 #ifdef WISP_HAVE_MPI_Finalize
-    WISP_PMPI_RESOLVE(PMPI_Finalize, MPI_Finalize, "MPI_Finalize");
+    WISP_PMPI_RESOLVE(MPI_Finalize);
 #endif
 #ifdef WISP_HAVE_MPI_Finalized
-    WISP_PMPI_RESOLVE(PMPI_Finalized, MPI_Finalized, "MPI_Finalized");
+    WISP_PMPI_RESOLVE(MPI_Finalized);
 #endif
 #ifdef WISP_HAVE_MPI_Free_mem
-    WISP_PMPI_RESOLVE(PMPI_Free_mem, MPI_Free_mem, "MPI_Free_mem");
+    WISP_PMPI_RESOLVE(MPI_Free_mem);
 #endif
 #ifdef WISP_HAVE_MPI_Gather
-    WISP_PMPI_RESOLVE(PMPI_Gather, MPI_Gather, "MPI_Gather");
+    WISP_PMPI_RESOLVE(MPI_Gather);
 #endif
 #ifdef WISP_HAVE_MPI_Gather_c
-    WISP_PMPI_RESOLVE(PMPI_Gather_c, MPI_Gather_c, "MPI_Gather_c");
+    WISP_PMPI_RESOLVE(MPI_Gather_c);
 #endif
 #ifdef WISP_HAVE_MPI_Gather_init
-    WISP_PMPI_RESOLVE(PMPI_Gather_init, MPI_Gather_init, "MPI_Gather_init");
+    WISP_PMPI_RESOLVE(MPI_Gather_init);
 #endif
 #ifdef WISP_HAVE_MPI_Gather_init_c
-    WISP_PMPI_RESOLVE(PMPI_Gather_init_c, MPI_Gather_init_c, "MPI_Gather_init_c");
+    WISP_PMPI_RESOLVE(MPI_Gather_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv
-    WISP_PMPI_RESOLVE(PMPI_Gatherv, MPI_Gatherv, "MPI_Gatherv");
+    WISP_PMPI_RESOLVE(MPI_Gatherv);
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv_c
-    WISP_PMPI_RESOLVE(PMPI_Gatherv_c, MPI_Gatherv_c, "MPI_Gatherv_c");
+    WISP_PMPI_RESOLVE(MPI_Gatherv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv_init
-    WISP_PMPI_RESOLVE(PMPI_Gatherv_init, MPI_Gatherv_init, "MPI_Gatherv_init");
+    WISP_PMPI_RESOLVE(MPI_Gatherv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv_init_c
-    WISP_PMPI_RESOLVE(PMPI_Gatherv_init_c, MPI_Gatherv_init_c, "MPI_Gatherv_init_c");
+    WISP_PMPI_RESOLVE(MPI_Gatherv_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Get
-    WISP_PMPI_RESOLVE(PMPI_Get, MPI_Get, "MPI_Get");
+    WISP_PMPI_RESOLVE(MPI_Get);
 #endif
 #ifdef WISP_HAVE_MPI_Get_accumulate
-    WISP_PMPI_RESOLVE(PMPI_Get_accumulate, MPI_Get_accumulate, "MPI_Get_accumulate");
+    WISP_PMPI_RESOLVE(MPI_Get_accumulate);
 #endif
 #ifdef WISP_HAVE_MPI_Get_accumulate_c
-    WISP_PMPI_RESOLVE(PMPI_Get_accumulate_c, MPI_Get_accumulate_c, "MPI_Get_accumulate_c");
+    WISP_PMPI_RESOLVE(MPI_Get_accumulate_c);
 #endif
 #ifdef WISP_HAVE_MPI_Get_address
-    WISP_PMPI_RESOLVE(PMPI_Get_address, MPI_Get_address, "MPI_Get_address");
+    WISP_PMPI_RESOLVE(MPI_Get_address);
 #endif
 #ifdef WISP_HAVE_MPI_Get_c
-    WISP_PMPI_RESOLVE(PMPI_Get_c, MPI_Get_c, "MPI_Get_c");
+    WISP_PMPI_RESOLVE(MPI_Get_c);
 #endif
 #ifdef WISP_HAVE_MPI_Get_count
-    WISP_PMPI_RESOLVE(PMPI_Get_count, MPI_Get_count, "MPI_Get_count");
+    WISP_PMPI_RESOLVE(MPI_Get_count);
 #endif
 #ifdef WISP_HAVE_MPI_Get_count_c
-    WISP_PMPI_RESOLVE(PMPI_Get_count_c, MPI_Get_count_c, "MPI_Get_count_c");
+    WISP_PMPI_RESOLVE(MPI_Get_count_c);
 #endif
 #ifdef WISP_HAVE_MPI_Get_elements
-    WISP_PMPI_RESOLVE(PMPI_Get_elements, MPI_Get_elements, "MPI_Get_elements");
+    WISP_PMPI_RESOLVE(MPI_Get_elements);
 #endif
 #ifdef WISP_HAVE_MPI_Get_elements_c
-    WISP_PMPI_RESOLVE(PMPI_Get_elements_c, MPI_Get_elements_c, "MPI_Get_elements_c");
+    WISP_PMPI_RESOLVE(MPI_Get_elements_c);
 #endif
 #ifdef WISP_HAVE_MPI_Get_elements_x
-    WISP_PMPI_RESOLVE(PMPI_Get_elements_x, MPI_Get_elements_x, "MPI_Get_elements_x");
+    WISP_PMPI_RESOLVE(MPI_Get_elements_x);
 #endif
 #ifdef WISP_HAVE_MPI_Get_hw_resource_info
-    WISP_PMPI_RESOLVE(PMPI_Get_hw_resource_info, MPI_Get_hw_resource_info, "MPI_Get_hw_resource_info");
+    WISP_PMPI_RESOLVE(MPI_Get_hw_resource_info);
 #endif
 #ifdef WISP_HAVE_MPI_Get_library_version
-    WISP_PMPI_RESOLVE(PMPI_Get_library_version, MPI_Get_library_version, "MPI_Get_library_version");
+    WISP_PMPI_RESOLVE(MPI_Get_library_version);
 #endif
 #ifdef WISP_HAVE_MPI_Get_processor_name
-    WISP_PMPI_RESOLVE(PMPI_Get_processor_name, MPI_Get_processor_name, "MPI_Get_processor_name");
+    WISP_PMPI_RESOLVE(MPI_Get_processor_name);
 #endif
 #ifdef WISP_HAVE_MPI_Get_version
-    WISP_PMPI_RESOLVE(PMPI_Get_version, MPI_Get_version, "MPI_Get_version");
+    WISP_PMPI_RESOLVE(MPI_Get_version);
 #endif
 #ifdef WISP_HAVE_MPI_Graph_create
-    WISP_PMPI_RESOLVE(PMPI_Graph_create, MPI_Graph_create, "MPI_Graph_create");
+    WISP_PMPI_RESOLVE(MPI_Graph_create);
 #endif
 #ifdef WISP_HAVE_MPI_Graph_get
-    WISP_PMPI_RESOLVE(PMPI_Graph_get, MPI_Graph_get, "MPI_Graph_get");
+    WISP_PMPI_RESOLVE(MPI_Graph_get);
 #endif
 #ifdef WISP_HAVE_MPI_Graph_map
-    WISP_PMPI_RESOLVE(PMPI_Graph_map, MPI_Graph_map, "MPI_Graph_map");
+    WISP_PMPI_RESOLVE(MPI_Graph_map);
 #endif
 #ifdef WISP_HAVE_MPI_Graph_neighbors
-    WISP_PMPI_RESOLVE(PMPI_Graph_neighbors, MPI_Graph_neighbors, "MPI_Graph_neighbors");
+    WISP_PMPI_RESOLVE(MPI_Graph_neighbors);
 #endif
 #ifdef WISP_HAVE_MPI_Graph_neighbors_count
-    WISP_PMPI_RESOLVE(PMPI_Graph_neighbors_count, MPI_Graph_neighbors_count, "MPI_Graph_neighbors_count");
+    WISP_PMPI_RESOLVE(MPI_Graph_neighbors_count);
 #endif
 #ifdef WISP_HAVE_MPI_Graphdims_get
-    WISP_PMPI_RESOLVE(PMPI_Graphdims_get, MPI_Graphdims_get, "MPI_Graphdims_get");
+    WISP_PMPI_RESOLVE(MPI_Graphdims_get);
 #endif
 #ifdef WISP_HAVE_MPI_Grequest_complete
-    WISP_PMPI_RESOLVE(PMPI_Grequest_complete, MPI_Grequest_complete, "MPI_Grequest_complete");
+    WISP_PMPI_RESOLVE(MPI_Grequest_complete);
 #endif
 #ifdef WISP_HAVE_MPI_Grequest_start
-    WISP_PMPI_RESOLVE(PMPI_Grequest_start, MPI_Grequest_start, "MPI_Grequest_start");
+    WISP_PMPI_RESOLVE(MPI_Grequest_start);
 #endif
 #ifdef WISP_HAVE_MPI_Group_c2f
-    WISP_PMPI_RESOLVE(PMPI_Group_c2f, MPI_Group_c2f, "MPI_Group_c2f");
+    WISP_PMPI_RESOLVE(MPI_Group_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Group_compare
-    WISP_PMPI_RESOLVE(PMPI_Group_compare, MPI_Group_compare, "MPI_Group_compare");
+    WISP_PMPI_RESOLVE(MPI_Group_compare);
 #endif
 #ifdef WISP_HAVE_MPI_Group_difference
-    WISP_PMPI_RESOLVE(PMPI_Group_difference, MPI_Group_difference, "MPI_Group_difference");
+    WISP_PMPI_RESOLVE(MPI_Group_difference);
 #endif
 #ifdef WISP_HAVE_MPI_Group_excl
-    WISP_PMPI_RESOLVE(PMPI_Group_excl, MPI_Group_excl, "MPI_Group_excl");
+    WISP_PMPI_RESOLVE(MPI_Group_excl);
 #endif
 #ifdef WISP_HAVE_MPI_Group_f2c
-    WISP_PMPI_RESOLVE(PMPI_Group_f2c, MPI_Group_f2c, "MPI_Group_f2c");
+    WISP_PMPI_RESOLVE(MPI_Group_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Group_free
-    WISP_PMPI_RESOLVE(PMPI_Group_free, MPI_Group_free, "MPI_Group_free");
+    WISP_PMPI_RESOLVE(MPI_Group_free);
 #endif
 #ifdef WISP_HAVE_MPI_Group_from_session_pset
-    WISP_PMPI_RESOLVE(PMPI_Group_from_session_pset, MPI_Group_from_session_pset, "MPI_Group_from_session_pset");
+    WISP_PMPI_RESOLVE(MPI_Group_from_session_pset);
 #endif
 #ifdef WISP_HAVE_MPI_Group_fromint
-    WISP_PMPI_RESOLVE(PMPI_Group_fromint, MPI_Group_fromint, "MPI_Group_fromint");
+    WISP_PMPI_RESOLVE(MPI_Group_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Group_incl
-    WISP_PMPI_RESOLVE(PMPI_Group_incl, MPI_Group_incl, "MPI_Group_incl");
+    WISP_PMPI_RESOLVE(MPI_Group_incl);
 #endif
 #ifdef WISP_HAVE_MPI_Group_intersection
-    WISP_PMPI_RESOLVE(PMPI_Group_intersection, MPI_Group_intersection, "MPI_Group_intersection");
+    WISP_PMPI_RESOLVE(MPI_Group_intersection);
 #endif
 #ifdef WISP_HAVE_MPI_Group_range_excl
-    WISP_PMPI_RESOLVE(PMPI_Group_range_excl, MPI_Group_range_excl, "MPI_Group_range_excl");
+    WISP_PMPI_RESOLVE(MPI_Group_range_excl);
 #endif
 #ifdef WISP_HAVE_MPI_Group_range_incl
-    WISP_PMPI_RESOLVE(PMPI_Group_range_incl, MPI_Group_range_incl, "MPI_Group_range_incl");
+    WISP_PMPI_RESOLVE(MPI_Group_range_incl);
 #endif
 #ifdef WISP_HAVE_MPI_Group_rank
-    WISP_PMPI_RESOLVE(PMPI_Group_rank, MPI_Group_rank, "MPI_Group_rank");
+    WISP_PMPI_RESOLVE(MPI_Group_rank);
 #endif
 #ifdef WISP_HAVE_MPI_Group_size
-    WISP_PMPI_RESOLVE(PMPI_Group_size, MPI_Group_size, "MPI_Group_size");
+    WISP_PMPI_RESOLVE(MPI_Group_size);
 #endif
 #ifdef WISP_HAVE_MPI_Group_toint
-    WISP_PMPI_RESOLVE(PMPI_Group_toint, MPI_Group_toint, "MPI_Group_toint");
+    WISP_PMPI_RESOLVE(MPI_Group_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Group_translate_ranks
-    WISP_PMPI_RESOLVE(PMPI_Group_translate_ranks, MPI_Group_translate_ranks, "MPI_Group_translate_ranks");
+    WISP_PMPI_RESOLVE(MPI_Group_translate_ranks);
 #endif
 #ifdef WISP_HAVE_MPI_Group_union
-    WISP_PMPI_RESOLVE(PMPI_Group_union, MPI_Group_union, "MPI_Group_union");
+    WISP_PMPI_RESOLVE(MPI_Group_union);
 #endif
 #ifdef WISP_HAVE_MPI_Iallgather
-    WISP_PMPI_RESOLVE(PMPI_Iallgather, MPI_Iallgather, "MPI_Iallgather");
+    WISP_PMPI_RESOLVE(MPI_Iallgather);
 #endif
 #ifdef WISP_HAVE_MPI_Iallgather_c
-    WISP_PMPI_RESOLVE(PMPI_Iallgather_c, MPI_Iallgather_c, "MPI_Iallgather_c");
+    WISP_PMPI_RESOLVE(MPI_Iallgather_c);
 #endif
 #ifdef WISP_HAVE_MPI_Iallgatherv
-    WISP_PMPI_RESOLVE(PMPI_Iallgatherv, MPI_Iallgatherv, "MPI_Iallgatherv");
+    WISP_PMPI_RESOLVE(MPI_Iallgatherv);
 #endif
 #ifdef WISP_HAVE_MPI_Iallgatherv_c
-    WISP_PMPI_RESOLVE(PMPI_Iallgatherv_c, MPI_Iallgatherv_c, "MPI_Iallgatherv_c");
+    WISP_PMPI_RESOLVE(MPI_Iallgatherv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Iallreduce
-    WISP_PMPI_RESOLVE(PMPI_Iallreduce, MPI_Iallreduce, "MPI_Iallreduce");
+    WISP_PMPI_RESOLVE(MPI_Iallreduce);
 #endif
 #ifdef WISP_HAVE_MPI_Iallreduce_c
-    WISP_PMPI_RESOLVE(PMPI_Iallreduce_c, MPI_Iallreduce_c, "MPI_Iallreduce_c");
+    WISP_PMPI_RESOLVE(MPI_Iallreduce_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoall
-    WISP_PMPI_RESOLVE(PMPI_Ialltoall, MPI_Ialltoall, "MPI_Ialltoall");
+    WISP_PMPI_RESOLVE(MPI_Ialltoall);
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoall_c
-    WISP_PMPI_RESOLVE(PMPI_Ialltoall_c, MPI_Ialltoall_c, "MPI_Ialltoall_c");
+    WISP_PMPI_RESOLVE(MPI_Ialltoall_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallv
-    WISP_PMPI_RESOLVE(PMPI_Ialltoallv, MPI_Ialltoallv, "MPI_Ialltoallv");
+    WISP_PMPI_RESOLVE(MPI_Ialltoallv);
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallv_c
-    WISP_PMPI_RESOLVE(PMPI_Ialltoallv_c, MPI_Ialltoallv_c, "MPI_Ialltoallv_c");
+    WISP_PMPI_RESOLVE(MPI_Ialltoallv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallw
-    WISP_PMPI_RESOLVE(PMPI_Ialltoallw, MPI_Ialltoallw, "MPI_Ialltoallw");
+    WISP_PMPI_RESOLVE(MPI_Ialltoallw);
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallw_c
-    WISP_PMPI_RESOLVE(PMPI_Ialltoallw_c, MPI_Ialltoallw_c, "MPI_Ialltoallw_c");
+    WISP_PMPI_RESOLVE(MPI_Ialltoallw_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ibarrier
-    WISP_PMPI_RESOLVE(PMPI_Ibarrier, MPI_Ibarrier, "MPI_Ibarrier");
+    WISP_PMPI_RESOLVE(MPI_Ibarrier);
 #endif
 #ifdef WISP_HAVE_MPI_Ibcast
-    WISP_PMPI_RESOLVE(PMPI_Ibcast, MPI_Ibcast, "MPI_Ibcast");
+    WISP_PMPI_RESOLVE(MPI_Ibcast);
 #endif
 #ifdef WISP_HAVE_MPI_Ibcast_c
-    WISP_PMPI_RESOLVE(PMPI_Ibcast_c, MPI_Ibcast_c, "MPI_Ibcast_c");
+    WISP_PMPI_RESOLVE(MPI_Ibcast_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ibsend
-    WISP_PMPI_RESOLVE(PMPI_Ibsend, MPI_Ibsend, "MPI_Ibsend");
+    WISP_PMPI_RESOLVE(MPI_Ibsend);
 #endif
 #ifdef WISP_HAVE_MPI_Ibsend_c
-    WISP_PMPI_RESOLVE(PMPI_Ibsend_c, MPI_Ibsend_c, "MPI_Ibsend_c");
+    WISP_PMPI_RESOLVE(MPI_Ibsend_c);
 #endif
 #ifdef WISP_HAVE_MPI_Iexscan
-    WISP_PMPI_RESOLVE(PMPI_Iexscan, MPI_Iexscan, "MPI_Iexscan");
+    WISP_PMPI_RESOLVE(MPI_Iexscan);
 #endif
 #ifdef WISP_HAVE_MPI_Iexscan_c
-    WISP_PMPI_RESOLVE(PMPI_Iexscan_c, MPI_Iexscan_c, "MPI_Iexscan_c");
+    WISP_PMPI_RESOLVE(MPI_Iexscan_c);
 #endif
 #ifdef WISP_HAVE_MPI_Igather
-    WISP_PMPI_RESOLVE(PMPI_Igather, MPI_Igather, "MPI_Igather");
+    WISP_PMPI_RESOLVE(MPI_Igather);
 #endif
 #ifdef WISP_HAVE_MPI_Igather_c
-    WISP_PMPI_RESOLVE(PMPI_Igather_c, MPI_Igather_c, "MPI_Igather_c");
+    WISP_PMPI_RESOLVE(MPI_Igather_c);
 #endif
 #ifdef WISP_HAVE_MPI_Igatherv
-    WISP_PMPI_RESOLVE(PMPI_Igatherv, MPI_Igatherv, "MPI_Igatherv");
+    WISP_PMPI_RESOLVE(MPI_Igatherv);
 #endif
 #ifdef WISP_HAVE_MPI_Igatherv_c
-    WISP_PMPI_RESOLVE(PMPI_Igatherv_c, MPI_Igatherv_c, "MPI_Igatherv_c");
+    WISP_PMPI_RESOLVE(MPI_Igatherv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Improbe
-    WISP_PMPI_RESOLVE(PMPI_Improbe, MPI_Improbe, "MPI_Improbe");
+    WISP_PMPI_RESOLVE(MPI_Improbe);
 #endif
 #ifdef WISP_HAVE_MPI_Imrecv
-    WISP_PMPI_RESOLVE(PMPI_Imrecv, MPI_Imrecv, "MPI_Imrecv");
+    WISP_PMPI_RESOLVE(MPI_Imrecv);
 #endif
 #ifdef WISP_HAVE_MPI_Imrecv_c
-    WISP_PMPI_RESOLVE(PMPI_Imrecv_c, MPI_Imrecv_c, "MPI_Imrecv_c");
+    WISP_PMPI_RESOLVE(MPI_Imrecv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_allgather, MPI_Ineighbor_allgather, "MPI_Ineighbor_allgather");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgather);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_allgather_c, MPI_Ineighbor_allgather_c, "MPI_Ineighbor_allgather_c");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgather_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_allgatherv, MPI_Ineighbor_allgatherv, "MPI_Ineighbor_allgatherv");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgatherv);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_allgatherv_c, MPI_Ineighbor_allgatherv_c, "MPI_Ineighbor_allgatherv_c");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgatherv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_alltoall, MPI_Ineighbor_alltoall, "MPI_Ineighbor_alltoall");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoall);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_alltoall_c, MPI_Ineighbor_alltoall_c, "MPI_Ineighbor_alltoall_c");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoall_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_alltoallv, MPI_Ineighbor_alltoallv, "MPI_Ineighbor_alltoallv");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallv);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_alltoallv_c, MPI_Ineighbor_alltoallv_c, "MPI_Ineighbor_alltoallv_c");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_alltoallw, MPI_Ineighbor_alltoallw, "MPI_Ineighbor_alltoallw");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallw);
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
-    WISP_PMPI_RESOLVE(PMPI_Ineighbor_alltoallw_c, MPI_Ineighbor_alltoallw_c, "MPI_Ineighbor_alltoallw_c");
+    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallw_c);
 #endif
 #ifdef WISP_HAVE_MPI_Info_c2f
-    WISP_PMPI_RESOLVE(PMPI_Info_c2f, MPI_Info_c2f, "MPI_Info_c2f");
+    WISP_PMPI_RESOLVE(MPI_Info_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Info_create
-    WISP_PMPI_RESOLVE(PMPI_Info_create, MPI_Info_create, "MPI_Info_create");
+    WISP_PMPI_RESOLVE(MPI_Info_create);
 #endif
 #ifdef WISP_HAVE_MPI_Info_create_env
-    WISP_PMPI_RESOLVE(PMPI_Info_create_env, MPI_Info_create_env, "MPI_Info_create_env");
+    WISP_PMPI_RESOLVE(MPI_Info_create_env);
 #endif
 #ifdef WISP_HAVE_MPI_Info_delete
-    WISP_PMPI_RESOLVE(PMPI_Info_delete, MPI_Info_delete, "MPI_Info_delete");
+    WISP_PMPI_RESOLVE(MPI_Info_delete);
 #endif
 #ifdef WISP_HAVE_MPI_Info_dup
-    WISP_PMPI_RESOLVE(PMPI_Info_dup, MPI_Info_dup, "MPI_Info_dup");
+    WISP_PMPI_RESOLVE(MPI_Info_dup);
 #endif
 #ifdef WISP_HAVE_MPI_Info_f2c
-    WISP_PMPI_RESOLVE(PMPI_Info_f2c, MPI_Info_f2c, "MPI_Info_f2c");
+    WISP_PMPI_RESOLVE(MPI_Info_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Info_free
-    WISP_PMPI_RESOLVE(PMPI_Info_free, MPI_Info_free, "MPI_Info_free");
+    WISP_PMPI_RESOLVE(MPI_Info_free);
 #endif
 #ifdef WISP_HAVE_MPI_Info_fromint
-    WISP_PMPI_RESOLVE(PMPI_Info_fromint, MPI_Info_fromint, "MPI_Info_fromint");
+    WISP_PMPI_RESOLVE(MPI_Info_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Info_get
-    WISP_PMPI_RESOLVE(PMPI_Info_get, MPI_Info_get, "MPI_Info_get");
+    WISP_PMPI_RESOLVE(MPI_Info_get);
 #endif
 #ifdef WISP_HAVE_MPI_Info_get_nkeys
-    WISP_PMPI_RESOLVE(PMPI_Info_get_nkeys, MPI_Info_get_nkeys, "MPI_Info_get_nkeys");
+    WISP_PMPI_RESOLVE(MPI_Info_get_nkeys);
 #endif
 #ifdef WISP_HAVE_MPI_Info_get_nthkey
-    WISP_PMPI_RESOLVE(PMPI_Info_get_nthkey, MPI_Info_get_nthkey, "MPI_Info_get_nthkey");
+    WISP_PMPI_RESOLVE(MPI_Info_get_nthkey);
 #endif
 #ifdef WISP_HAVE_MPI_Info_get_string
-    WISP_PMPI_RESOLVE(PMPI_Info_get_string, MPI_Info_get_string, "MPI_Info_get_string");
+    WISP_PMPI_RESOLVE(MPI_Info_get_string);
 #endif
 #ifdef WISP_HAVE_MPI_Info_get_valuelen
-    WISP_PMPI_RESOLVE(PMPI_Info_get_valuelen, MPI_Info_get_valuelen, "MPI_Info_get_valuelen");
+    WISP_PMPI_RESOLVE(MPI_Info_get_valuelen);
 #endif
 #ifdef WISP_HAVE_MPI_Info_set
-    WISP_PMPI_RESOLVE(PMPI_Info_set, MPI_Info_set, "MPI_Info_set");
+    WISP_PMPI_RESOLVE(MPI_Info_set);
 #endif
 #ifdef WISP_HAVE_MPI_Info_toint
-    WISP_PMPI_RESOLVE(PMPI_Info_toint, MPI_Info_toint, "MPI_Info_toint");
+    WISP_PMPI_RESOLVE(MPI_Info_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Init
-    WISP_PMPI_RESOLVE(PMPI_Init, MPI_Init, "MPI_Init");
+    WISP_PMPI_RESOLVE(MPI_Init);
 #endif
 #ifdef WISP_HAVE_MPI_Init_thread
-    WISP_PMPI_RESOLVE(PMPI_Init_thread, MPI_Init_thread, "MPI_Init_thread");
+    WISP_PMPI_RESOLVE(MPI_Init_thread);
 #endif
 #ifdef WISP_HAVE_MPI_Initialized
-    WISP_PMPI_RESOLVE(PMPI_Initialized, MPI_Initialized, "MPI_Initialized");
+    WISP_PMPI_RESOLVE(MPI_Initialized);
 #endif
 #ifdef WISP_HAVE_MPI_Intercomm_create
-    WISP_PMPI_RESOLVE(PMPI_Intercomm_create, MPI_Intercomm_create, "MPI_Intercomm_create");
+    WISP_PMPI_RESOLVE(MPI_Intercomm_create);
 #endif
 #ifdef WISP_HAVE_MPI_Intercomm_create_from_groups
-    WISP_PMPI_RESOLVE(PMPI_Intercomm_create_from_groups, MPI_Intercomm_create_from_groups, "MPI_Intercomm_create_from_groups");
+    WISP_PMPI_RESOLVE(MPI_Intercomm_create_from_groups);
 #endif
 #ifdef WISP_HAVE_MPI_Intercomm_merge
-    WISP_PMPI_RESOLVE(PMPI_Intercomm_merge, MPI_Intercomm_merge, "MPI_Intercomm_merge");
+    WISP_PMPI_RESOLVE(MPI_Intercomm_merge);
 #endif
 #ifdef WISP_HAVE_MPI_Iprobe
-    WISP_PMPI_RESOLVE(PMPI_Iprobe, MPI_Iprobe, "MPI_Iprobe");
+    WISP_PMPI_RESOLVE(MPI_Iprobe);
 #endif
 #ifdef WISP_HAVE_MPI_Irecv
-    WISP_PMPI_RESOLVE(PMPI_Irecv, MPI_Irecv, "MPI_Irecv");
+    WISP_PMPI_RESOLVE(MPI_Irecv);
 #endif
 #ifdef WISP_HAVE_MPI_Irecv_c
-    WISP_PMPI_RESOLVE(PMPI_Irecv_c, MPI_Irecv_c, "MPI_Irecv_c");
+    WISP_PMPI_RESOLVE(MPI_Irecv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce
-    WISP_PMPI_RESOLVE(PMPI_Ireduce, MPI_Ireduce, "MPI_Ireduce");
+    WISP_PMPI_RESOLVE(MPI_Ireduce);
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_c
-    WISP_PMPI_RESOLVE(PMPI_Ireduce_c, MPI_Ireduce_c, "MPI_Ireduce_c");
+    WISP_PMPI_RESOLVE(MPI_Ireduce_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter
-    WISP_PMPI_RESOLVE(PMPI_Ireduce_scatter, MPI_Ireduce_scatter, "MPI_Ireduce_scatter");
+    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter);
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block
-    WISP_PMPI_RESOLVE(PMPI_Ireduce_scatter_block, MPI_Ireduce_scatter_block, "MPI_Ireduce_scatter_block");
+    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter_block);
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
-    WISP_PMPI_RESOLVE(PMPI_Ireduce_scatter_block_c, MPI_Ireduce_scatter_block_c, "MPI_Ireduce_scatter_block_c");
+    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter_block_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
-    WISP_PMPI_RESOLVE(PMPI_Ireduce_scatter_c, MPI_Ireduce_scatter_c, "MPI_Ireduce_scatter_c");
+    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter_c);
 #endif
 #ifdef WISP_HAVE_MPI_Irsend
-    WISP_PMPI_RESOLVE(PMPI_Irsend, MPI_Irsend, "MPI_Irsend");
+    WISP_PMPI_RESOLVE(MPI_Irsend);
 #endif
 #ifdef WISP_HAVE_MPI_Irsend_c
-    WISP_PMPI_RESOLVE(PMPI_Irsend_c, MPI_Irsend_c, "MPI_Irsend_c");
+    WISP_PMPI_RESOLVE(MPI_Irsend_c);
 #endif
 #ifdef WISP_HAVE_MPI_Is_thread_main
-    WISP_PMPI_RESOLVE(PMPI_Is_thread_main, MPI_Is_thread_main, "MPI_Is_thread_main");
+    WISP_PMPI_RESOLVE(MPI_Is_thread_main);
 #endif
 #ifdef WISP_HAVE_MPI_Iscan
-    WISP_PMPI_RESOLVE(PMPI_Iscan, MPI_Iscan, "MPI_Iscan");
+    WISP_PMPI_RESOLVE(MPI_Iscan);
 #endif
 #ifdef WISP_HAVE_MPI_Iscan_c
-    WISP_PMPI_RESOLVE(PMPI_Iscan_c, MPI_Iscan_c, "MPI_Iscan_c");
+    WISP_PMPI_RESOLVE(MPI_Iscan_c);
 #endif
 #ifdef WISP_HAVE_MPI_Iscatter
-    WISP_PMPI_RESOLVE(PMPI_Iscatter, MPI_Iscatter, "MPI_Iscatter");
+    WISP_PMPI_RESOLVE(MPI_Iscatter);
 #endif
 #ifdef WISP_HAVE_MPI_Iscatter_c
-    WISP_PMPI_RESOLVE(PMPI_Iscatter_c, MPI_Iscatter_c, "MPI_Iscatter_c");
+    WISP_PMPI_RESOLVE(MPI_Iscatter_c);
 #endif
 #ifdef WISP_HAVE_MPI_Iscatterv
-    WISP_PMPI_RESOLVE(PMPI_Iscatterv, MPI_Iscatterv, "MPI_Iscatterv");
+    WISP_PMPI_RESOLVE(MPI_Iscatterv);
 #endif
 #ifdef WISP_HAVE_MPI_Iscatterv_c
-    WISP_PMPI_RESOLVE(PMPI_Iscatterv_c, MPI_Iscatterv_c, "MPI_Iscatterv_c");
+    WISP_PMPI_RESOLVE(MPI_Iscatterv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Isend
-    WISP_PMPI_RESOLVE(PMPI_Isend, MPI_Isend, "MPI_Isend");
+    WISP_PMPI_RESOLVE(MPI_Isend);
 #endif
 #ifdef WISP_HAVE_MPI_Isend_c
-    WISP_PMPI_RESOLVE(PMPI_Isend_c, MPI_Isend_c, "MPI_Isend_c");
+    WISP_PMPI_RESOLVE(MPI_Isend_c);
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv
-    WISP_PMPI_RESOLVE(PMPI_Isendrecv, MPI_Isendrecv, "MPI_Isendrecv");
+    WISP_PMPI_RESOLVE(MPI_Isendrecv);
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv_c
-    WISP_PMPI_RESOLVE(PMPI_Isendrecv_c, MPI_Isendrecv_c, "MPI_Isendrecv_c");
+    WISP_PMPI_RESOLVE(MPI_Isendrecv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv_replace
-    WISP_PMPI_RESOLVE(PMPI_Isendrecv_replace, MPI_Isendrecv_replace, "MPI_Isendrecv_replace");
+    WISP_PMPI_RESOLVE(MPI_Isendrecv_replace);
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv_replace_c
-    WISP_PMPI_RESOLVE(PMPI_Isendrecv_replace_c, MPI_Isendrecv_replace_c, "MPI_Isendrecv_replace_c");
+    WISP_PMPI_RESOLVE(MPI_Isendrecv_replace_c);
 #endif
 #ifdef WISP_HAVE_MPI_Issend
-    WISP_PMPI_RESOLVE(PMPI_Issend, MPI_Issend, "MPI_Issend");
+    WISP_PMPI_RESOLVE(MPI_Issend);
 #endif
 #ifdef WISP_HAVE_MPI_Issend_c
-    WISP_PMPI_RESOLVE(PMPI_Issend_c, MPI_Issend_c, "MPI_Issend_c");
+    WISP_PMPI_RESOLVE(MPI_Issend_c);
 #endif
 #ifdef WISP_HAVE_MPI_Keyval_create
-    WISP_PMPI_RESOLVE(PMPI_Keyval_create, MPI_Keyval_create, "MPI_Keyval_create");
+    WISP_PMPI_RESOLVE(MPI_Keyval_create);
 #endif
 #ifdef WISP_HAVE_MPI_Keyval_free
-    WISP_PMPI_RESOLVE(PMPI_Keyval_free, MPI_Keyval_free, "MPI_Keyval_free");
+    WISP_PMPI_RESOLVE(MPI_Keyval_free);
 #endif
 #ifdef WISP_HAVE_MPI_Lookup_name
-    WISP_PMPI_RESOLVE(PMPI_Lookup_name, MPI_Lookup_name, "MPI_Lookup_name");
+    WISP_PMPI_RESOLVE(MPI_Lookup_name);
 #endif
 #ifdef WISP_HAVE_MPI_Message_c2f
-    WISP_PMPI_RESOLVE(PMPI_Message_c2f, MPI_Message_c2f, "MPI_Message_c2f");
+    WISP_PMPI_RESOLVE(MPI_Message_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Message_f2c
-    WISP_PMPI_RESOLVE(PMPI_Message_f2c, MPI_Message_f2c, "MPI_Message_f2c");
+    WISP_PMPI_RESOLVE(MPI_Message_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Message_fromint
-    WISP_PMPI_RESOLVE(PMPI_Message_fromint, MPI_Message_fromint, "MPI_Message_fromint");
+    WISP_PMPI_RESOLVE(MPI_Message_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Message_toint
-    WISP_PMPI_RESOLVE(PMPI_Message_toint, MPI_Message_toint, "MPI_Message_toint");
+    WISP_PMPI_RESOLVE(MPI_Message_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Mprobe
-    WISP_PMPI_RESOLVE(PMPI_Mprobe, MPI_Mprobe, "MPI_Mprobe");
+    WISP_PMPI_RESOLVE(MPI_Mprobe);
 #endif
 #ifdef WISP_HAVE_MPI_Mrecv
-    WISP_PMPI_RESOLVE(PMPI_Mrecv, MPI_Mrecv, "MPI_Mrecv");
+    WISP_PMPI_RESOLVE(MPI_Mrecv);
 #endif
 #ifdef WISP_HAVE_MPI_Mrecv_c
-    WISP_PMPI_RESOLVE(PMPI_Mrecv_c, MPI_Mrecv_c, "MPI_Mrecv_c");
+    WISP_PMPI_RESOLVE(MPI_Mrecv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgather
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgather, MPI_Neighbor_allgather, "MPI_Neighbor_allgather");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgather_c, MPI_Neighbor_allgather_c, "MPI_Neighbor_allgather_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgather_init, MPI_Neighbor_allgather_init, "MPI_Neighbor_allgather_init");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather_init);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgather_init_c, MPI_Neighbor_allgather_init_c, "MPI_Neighbor_allgather_init_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgatherv, MPI_Neighbor_allgatherv, "MPI_Neighbor_allgatherv");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgatherv_c, MPI_Neighbor_allgatherv_c, "MPI_Neighbor_allgatherv_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgatherv_init, MPI_Neighbor_allgatherv_init, "MPI_Neighbor_allgatherv_init");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_allgatherv_init_c, MPI_Neighbor_allgatherv_init_c, "MPI_Neighbor_allgatherv_init_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoall, MPI_Neighbor_alltoall, "MPI_Neighbor_alltoall");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoall_c, MPI_Neighbor_alltoall_c, "MPI_Neighbor_alltoall_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoall_init, MPI_Neighbor_alltoall_init, "MPI_Neighbor_alltoall_init");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall_init);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoall_init_c, MPI_Neighbor_alltoall_init_c, "MPI_Neighbor_alltoall_init_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallv, MPI_Neighbor_alltoallv, "MPI_Neighbor_alltoallv");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallv_c, MPI_Neighbor_alltoallv_c, "MPI_Neighbor_alltoallv_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallv_init, MPI_Neighbor_alltoallv_init, "MPI_Neighbor_alltoallv_init");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallv_init_c, MPI_Neighbor_alltoallv_init_c, "MPI_Neighbor_alltoallv_init_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallw, MPI_Neighbor_alltoallw, "MPI_Neighbor_alltoallw");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallw_c, MPI_Neighbor_alltoallw_c, "MPI_Neighbor_alltoallw_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw_c);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallw_init, MPI_Neighbor_alltoallw_init, "MPI_Neighbor_alltoallw_init");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw_init);
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
-    WISP_PMPI_RESOLVE(PMPI_Neighbor_alltoallw_init_c, MPI_Neighbor_alltoallw_init_c, "MPI_Neighbor_alltoallw_init_c");
+    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Op_c2f
-    WISP_PMPI_RESOLVE(PMPI_Op_c2f, MPI_Op_c2f, "MPI_Op_c2f");
+    WISP_PMPI_RESOLVE(MPI_Op_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Op_commutative
-    WISP_PMPI_RESOLVE(PMPI_Op_commutative, MPI_Op_commutative, "MPI_Op_commutative");
+    WISP_PMPI_RESOLVE(MPI_Op_commutative);
 #endif
 #ifdef WISP_HAVE_MPI_Op_create
-    WISP_PMPI_RESOLVE(PMPI_Op_create, MPI_Op_create, "MPI_Op_create");
+    WISP_PMPI_RESOLVE(MPI_Op_create);
 #endif
 #ifdef WISP_HAVE_MPI_Op_create_c
-    WISP_PMPI_RESOLVE(PMPI_Op_create_c, MPI_Op_create_c, "MPI_Op_create_c");
+    WISP_PMPI_RESOLVE(MPI_Op_create_c);
 #endif
 #ifdef WISP_HAVE_MPI_Op_f2c
-    WISP_PMPI_RESOLVE(PMPI_Op_f2c, MPI_Op_f2c, "MPI_Op_f2c");
+    WISP_PMPI_RESOLVE(MPI_Op_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Op_free
-    WISP_PMPI_RESOLVE(PMPI_Op_free, MPI_Op_free, "MPI_Op_free");
+    WISP_PMPI_RESOLVE(MPI_Op_free);
 #endif
 #ifdef WISP_HAVE_MPI_Op_fromint
-    WISP_PMPI_RESOLVE(PMPI_Op_fromint, MPI_Op_fromint, "MPI_Op_fromint");
+    WISP_PMPI_RESOLVE(MPI_Op_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Op_toint
-    WISP_PMPI_RESOLVE(PMPI_Op_toint, MPI_Op_toint, "MPI_Op_toint");
+    WISP_PMPI_RESOLVE(MPI_Op_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Open_port
-    WISP_PMPI_RESOLVE(PMPI_Open_port, MPI_Open_port, "MPI_Open_port");
+    WISP_PMPI_RESOLVE(MPI_Open_port);
 #endif
 #ifdef WISP_HAVE_MPI_Pack
-    WISP_PMPI_RESOLVE(PMPI_Pack, MPI_Pack, "MPI_Pack");
+    WISP_PMPI_RESOLVE(MPI_Pack);
 #endif
 #ifdef WISP_HAVE_MPI_Pack_c
-    WISP_PMPI_RESOLVE(PMPI_Pack_c, MPI_Pack_c, "MPI_Pack_c");
+    WISP_PMPI_RESOLVE(MPI_Pack_c);
 #endif
 #ifdef WISP_HAVE_MPI_Pack_external
-    WISP_PMPI_RESOLVE(PMPI_Pack_external, MPI_Pack_external, "MPI_Pack_external");
+    WISP_PMPI_RESOLVE(MPI_Pack_external);
 #endif
 #ifdef WISP_HAVE_MPI_Pack_external_c
-    WISP_PMPI_RESOLVE(PMPI_Pack_external_c, MPI_Pack_external_c, "MPI_Pack_external_c");
+    WISP_PMPI_RESOLVE(MPI_Pack_external_c);
 #endif
 #ifdef WISP_HAVE_MPI_Pack_external_size
-    WISP_PMPI_RESOLVE(PMPI_Pack_external_size, MPI_Pack_external_size, "MPI_Pack_external_size");
+    WISP_PMPI_RESOLVE(MPI_Pack_external_size);
 #endif
 #ifdef WISP_HAVE_MPI_Pack_external_size_c
-    WISP_PMPI_RESOLVE(PMPI_Pack_external_size_c, MPI_Pack_external_size_c, "MPI_Pack_external_size_c");
+    WISP_PMPI_RESOLVE(MPI_Pack_external_size_c);
 #endif
 #ifdef WISP_HAVE_MPI_Pack_size
-    WISP_PMPI_RESOLVE(PMPI_Pack_size, MPI_Pack_size, "MPI_Pack_size");
+    WISP_PMPI_RESOLVE(MPI_Pack_size);
 #endif
 #ifdef WISP_HAVE_MPI_Pack_size_c
-    WISP_PMPI_RESOLVE(PMPI_Pack_size_c, MPI_Pack_size_c, "MPI_Pack_size_c");
+    WISP_PMPI_RESOLVE(MPI_Pack_size_c);
 #endif
 #ifdef WISP_HAVE_MPI_Parrived
-    WISP_PMPI_RESOLVE(PMPI_Parrived, MPI_Parrived, "MPI_Parrived");
+    WISP_PMPI_RESOLVE(MPI_Parrived);
 #endif
 #ifdef WISP_HAVE_MPI_Pcontrol
-    WISP_PMPI_RESOLVE(PMPI_Pcontrol, MPI_Pcontrol, "MPI_Pcontrol");
+    WISP_PMPI_RESOLVE(MPI_Pcontrol);
 #endif
 #ifdef WISP_HAVE_MPI_Pready
-    WISP_PMPI_RESOLVE(PMPI_Pready, MPI_Pready, "MPI_Pready");
+    WISP_PMPI_RESOLVE(MPI_Pready);
 #endif
 #ifdef WISP_HAVE_MPI_Pready_list
-    WISP_PMPI_RESOLVE(PMPI_Pready_list, MPI_Pready_list, "MPI_Pready_list");
+    WISP_PMPI_RESOLVE(MPI_Pready_list);
 #endif
 #ifdef WISP_HAVE_MPI_Pready_range
-    WISP_PMPI_RESOLVE(PMPI_Pready_range, MPI_Pready_range, "MPI_Pready_range");
+    WISP_PMPI_RESOLVE(MPI_Pready_range);
 #endif
 #ifdef WISP_HAVE_MPI_Precv_init
-    WISP_PMPI_RESOLVE(PMPI_Precv_init, MPI_Precv_init, "MPI_Precv_init");
+    WISP_PMPI_RESOLVE(MPI_Precv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Probe
-    WISP_PMPI_RESOLVE(PMPI_Probe, MPI_Probe, "MPI_Probe");
+    WISP_PMPI_RESOLVE(MPI_Probe);
 #endif
 #ifdef WISP_HAVE_MPI_Psend_init
-    WISP_PMPI_RESOLVE(PMPI_Psend_init, MPI_Psend_init, "MPI_Psend_init");
+    WISP_PMPI_RESOLVE(MPI_Psend_init);
 #endif
 #ifdef WISP_HAVE_MPI_Publish_name
-    WISP_PMPI_RESOLVE(PMPI_Publish_name, MPI_Publish_name, "MPI_Publish_name");
+    WISP_PMPI_RESOLVE(MPI_Publish_name);
 #endif
 #ifdef WISP_HAVE_MPI_Put
-    WISP_PMPI_RESOLVE(PMPI_Put, MPI_Put, "MPI_Put");
+    WISP_PMPI_RESOLVE(MPI_Put);
 #endif
 #ifdef WISP_HAVE_MPI_Put_c
-    WISP_PMPI_RESOLVE(PMPI_Put_c, MPI_Put_c, "MPI_Put_c");
+    WISP_PMPI_RESOLVE(MPI_Put_c);
 #endif
 #ifdef WISP_HAVE_MPI_Query_thread
-    WISP_PMPI_RESOLVE(PMPI_Query_thread, MPI_Query_thread, "MPI_Query_thread");
+    WISP_PMPI_RESOLVE(MPI_Query_thread);
 #endif
 #ifdef WISP_HAVE_MPI_Raccumulate
-    WISP_PMPI_RESOLVE(PMPI_Raccumulate, MPI_Raccumulate, "MPI_Raccumulate");
+    WISP_PMPI_RESOLVE(MPI_Raccumulate);
 #endif
 #ifdef WISP_HAVE_MPI_Raccumulate_c
-    WISP_PMPI_RESOLVE(PMPI_Raccumulate_c, MPI_Raccumulate_c, "MPI_Raccumulate_c");
+    WISP_PMPI_RESOLVE(MPI_Raccumulate_c);
 #endif
 #ifdef WISP_HAVE_MPI_Recv
-    WISP_PMPI_RESOLVE(PMPI_Recv, MPI_Recv, "MPI_Recv");
+    WISP_PMPI_RESOLVE(MPI_Recv);
 #endif
 #ifdef WISP_HAVE_MPI_Recv_c
-    WISP_PMPI_RESOLVE(PMPI_Recv_c, MPI_Recv_c, "MPI_Recv_c");
+    WISP_PMPI_RESOLVE(MPI_Recv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Recv_init
-    WISP_PMPI_RESOLVE(PMPI_Recv_init, MPI_Recv_init, "MPI_Recv_init");
+    WISP_PMPI_RESOLVE(MPI_Recv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Recv_init_c
-    WISP_PMPI_RESOLVE(PMPI_Recv_init_c, MPI_Recv_init_c, "MPI_Recv_init_c");
+    WISP_PMPI_RESOLVE(MPI_Recv_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce
-    WISP_PMPI_RESOLVE(PMPI_Reduce, MPI_Reduce, "MPI_Reduce");
+    WISP_PMPI_RESOLVE(MPI_Reduce);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_c
-    WISP_PMPI_RESOLVE(PMPI_Reduce_c, MPI_Reduce_c, "MPI_Reduce_c");
+    WISP_PMPI_RESOLVE(MPI_Reduce_c);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_init
-    WISP_PMPI_RESOLVE(PMPI_Reduce_init, MPI_Reduce_init, "MPI_Reduce_init");
+    WISP_PMPI_RESOLVE(MPI_Reduce_init);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_init_c
-    WISP_PMPI_RESOLVE(PMPI_Reduce_init_c, MPI_Reduce_init_c, "MPI_Reduce_init_c");
+    WISP_PMPI_RESOLVE(MPI_Reduce_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_local
-    WISP_PMPI_RESOLVE(PMPI_Reduce_local, MPI_Reduce_local, "MPI_Reduce_local");
+    WISP_PMPI_RESOLVE(MPI_Reduce_local);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_local_c
-    WISP_PMPI_RESOLVE(PMPI_Reduce_local_c, MPI_Reduce_local_c, "MPI_Reduce_local_c");
+    WISP_PMPI_RESOLVE(MPI_Reduce_local_c);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter, MPI_Reduce_scatter, "MPI_Reduce_scatter");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter_block, MPI_Reduce_scatter_block, "MPI_Reduce_scatter_block");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter_block_c, MPI_Reduce_scatter_block_c, "MPI_Reduce_scatter_block_c");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block_c);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter_block_init, MPI_Reduce_scatter_block_init, "MPI_Reduce_scatter_block_init");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block_init);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter_block_init_c, MPI_Reduce_scatter_block_init_c, "MPI_Reduce_scatter_block_init_c");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter_c, MPI_Reduce_scatter_c, "MPI_Reduce_scatter_c");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_c);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter_init, MPI_Reduce_scatter_init, "MPI_Reduce_scatter_init");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_init);
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
-    WISP_PMPI_RESOLVE(PMPI_Reduce_scatter_init_c, MPI_Reduce_scatter_init_c, "MPI_Reduce_scatter_init_c");
+    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Register_datarep
-    WISP_PMPI_RESOLVE(PMPI_Register_datarep, MPI_Register_datarep, "MPI_Register_datarep");
+    WISP_PMPI_RESOLVE(MPI_Register_datarep);
 #endif
 #ifdef WISP_HAVE_MPI_Register_datarep_c
-    WISP_PMPI_RESOLVE(PMPI_Register_datarep_c, MPI_Register_datarep_c, "MPI_Register_datarep_c");
+    WISP_PMPI_RESOLVE(MPI_Register_datarep_c);
 #endif
 #ifdef WISP_HAVE_MPI_Remove_error_class
-    WISP_PMPI_RESOLVE(PMPI_Remove_error_class, MPI_Remove_error_class, "MPI_Remove_error_class");
+    WISP_PMPI_RESOLVE(MPI_Remove_error_class);
 #endif
 #ifdef WISP_HAVE_MPI_Remove_error_code
-    WISP_PMPI_RESOLVE(PMPI_Remove_error_code, MPI_Remove_error_code, "MPI_Remove_error_code");
+    WISP_PMPI_RESOLVE(MPI_Remove_error_code);
 #endif
 #ifdef WISP_HAVE_MPI_Remove_error_string
-    WISP_PMPI_RESOLVE(PMPI_Remove_error_string, MPI_Remove_error_string, "MPI_Remove_error_string");
+    WISP_PMPI_RESOLVE(MPI_Remove_error_string);
 #endif
 #ifdef WISP_HAVE_MPI_Request_c2f
-    WISP_PMPI_RESOLVE(PMPI_Request_c2f, MPI_Request_c2f, "MPI_Request_c2f");
+    WISP_PMPI_RESOLVE(MPI_Request_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Request_f2c
-    WISP_PMPI_RESOLVE(PMPI_Request_f2c, MPI_Request_f2c, "MPI_Request_f2c");
+    WISP_PMPI_RESOLVE(MPI_Request_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Request_free
-    WISP_PMPI_RESOLVE(PMPI_Request_free, MPI_Request_free, "MPI_Request_free");
+    WISP_PMPI_RESOLVE(MPI_Request_free);
 #endif
 #ifdef WISP_HAVE_MPI_Request_fromint
-    WISP_PMPI_RESOLVE(PMPI_Request_fromint, MPI_Request_fromint, "MPI_Request_fromint");
+    WISP_PMPI_RESOLVE(MPI_Request_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Request_get_status
-    WISP_PMPI_RESOLVE(PMPI_Request_get_status, MPI_Request_get_status, "MPI_Request_get_status");
+    WISP_PMPI_RESOLVE(MPI_Request_get_status);
 #endif
 #ifdef WISP_HAVE_MPI_Request_get_status_all
-    WISP_PMPI_RESOLVE(PMPI_Request_get_status_all, MPI_Request_get_status_all, "MPI_Request_get_status_all");
+    WISP_PMPI_RESOLVE(MPI_Request_get_status_all);
 #endif
 #ifdef WISP_HAVE_MPI_Request_get_status_any
-    WISP_PMPI_RESOLVE(PMPI_Request_get_status_any, MPI_Request_get_status_any, "MPI_Request_get_status_any");
+    WISP_PMPI_RESOLVE(MPI_Request_get_status_any);
 #endif
 #ifdef WISP_HAVE_MPI_Request_get_status_some
-    WISP_PMPI_RESOLVE(PMPI_Request_get_status_some, MPI_Request_get_status_some, "MPI_Request_get_status_some");
+    WISP_PMPI_RESOLVE(MPI_Request_get_status_some);
 #endif
 #ifdef WISP_HAVE_MPI_Request_toint
-    WISP_PMPI_RESOLVE(PMPI_Request_toint, MPI_Request_toint, "MPI_Request_toint");
+    WISP_PMPI_RESOLVE(MPI_Request_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Rget
-    WISP_PMPI_RESOLVE(PMPI_Rget, MPI_Rget, "MPI_Rget");
+    WISP_PMPI_RESOLVE(MPI_Rget);
 #endif
 #ifdef WISP_HAVE_MPI_Rget_accumulate
-    WISP_PMPI_RESOLVE(PMPI_Rget_accumulate, MPI_Rget_accumulate, "MPI_Rget_accumulate");
+    WISP_PMPI_RESOLVE(MPI_Rget_accumulate);
 #endif
 #ifdef WISP_HAVE_MPI_Rget_accumulate_c
-    WISP_PMPI_RESOLVE(PMPI_Rget_accumulate_c, MPI_Rget_accumulate_c, "MPI_Rget_accumulate_c");
+    WISP_PMPI_RESOLVE(MPI_Rget_accumulate_c);
 #endif
 #ifdef WISP_HAVE_MPI_Rget_c
-    WISP_PMPI_RESOLVE(PMPI_Rget_c, MPI_Rget_c, "MPI_Rget_c");
+    WISP_PMPI_RESOLVE(MPI_Rget_c);
 #endif
 #ifdef WISP_HAVE_MPI_Rput
-    WISP_PMPI_RESOLVE(PMPI_Rput, MPI_Rput, "MPI_Rput");
+    WISP_PMPI_RESOLVE(MPI_Rput);
 #endif
 #ifdef WISP_HAVE_MPI_Rput_c
-    WISP_PMPI_RESOLVE(PMPI_Rput_c, MPI_Rput_c, "MPI_Rput_c");
+    WISP_PMPI_RESOLVE(MPI_Rput_c);
 #endif
 #ifdef WISP_HAVE_MPI_Rsend
-    WISP_PMPI_RESOLVE(PMPI_Rsend, MPI_Rsend, "MPI_Rsend");
+    WISP_PMPI_RESOLVE(MPI_Rsend);
 #endif
 #ifdef WISP_HAVE_MPI_Rsend_c
-    WISP_PMPI_RESOLVE(PMPI_Rsend_c, MPI_Rsend_c, "MPI_Rsend_c");
+    WISP_PMPI_RESOLVE(MPI_Rsend_c);
 #endif
 #ifdef WISP_HAVE_MPI_Rsend_init
-    WISP_PMPI_RESOLVE(PMPI_Rsend_init, MPI_Rsend_init, "MPI_Rsend_init");
+    WISP_PMPI_RESOLVE(MPI_Rsend_init);
 #endif
 #ifdef WISP_HAVE_MPI_Rsend_init_c
-    WISP_PMPI_RESOLVE(PMPI_Rsend_init_c, MPI_Rsend_init_c, "MPI_Rsend_init_c");
+    WISP_PMPI_RESOLVE(MPI_Rsend_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Scan
-    WISP_PMPI_RESOLVE(PMPI_Scan, MPI_Scan, "MPI_Scan");
+    WISP_PMPI_RESOLVE(MPI_Scan);
 #endif
 #ifdef WISP_HAVE_MPI_Scan_c
-    WISP_PMPI_RESOLVE(PMPI_Scan_c, MPI_Scan_c, "MPI_Scan_c");
+    WISP_PMPI_RESOLVE(MPI_Scan_c);
 #endif
 #ifdef WISP_HAVE_MPI_Scan_init
-    WISP_PMPI_RESOLVE(PMPI_Scan_init, MPI_Scan_init, "MPI_Scan_init");
+    WISP_PMPI_RESOLVE(MPI_Scan_init);
 #endif
 #ifdef WISP_HAVE_MPI_Scan_init_c
-    WISP_PMPI_RESOLVE(PMPI_Scan_init_c, MPI_Scan_init_c, "MPI_Scan_init_c");
+    WISP_PMPI_RESOLVE(MPI_Scan_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Scatter
-    WISP_PMPI_RESOLVE(PMPI_Scatter, MPI_Scatter, "MPI_Scatter");
+    WISP_PMPI_RESOLVE(MPI_Scatter);
 #endif
 #ifdef WISP_HAVE_MPI_Scatter_c
-    WISP_PMPI_RESOLVE(PMPI_Scatter_c, MPI_Scatter_c, "MPI_Scatter_c");
+    WISP_PMPI_RESOLVE(MPI_Scatter_c);
 #endif
 #ifdef WISP_HAVE_MPI_Scatter_init
-    WISP_PMPI_RESOLVE(PMPI_Scatter_init, MPI_Scatter_init, "MPI_Scatter_init");
+    WISP_PMPI_RESOLVE(MPI_Scatter_init);
 #endif
 #ifdef WISP_HAVE_MPI_Scatter_init_c
-    WISP_PMPI_RESOLVE(PMPI_Scatter_init_c, MPI_Scatter_init_c, "MPI_Scatter_init_c");
+    WISP_PMPI_RESOLVE(MPI_Scatter_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv
-    WISP_PMPI_RESOLVE(PMPI_Scatterv, MPI_Scatterv, "MPI_Scatterv");
+    WISP_PMPI_RESOLVE(MPI_Scatterv);
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv_c
-    WISP_PMPI_RESOLVE(PMPI_Scatterv_c, MPI_Scatterv_c, "MPI_Scatterv_c");
+    WISP_PMPI_RESOLVE(MPI_Scatterv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv_init
-    WISP_PMPI_RESOLVE(PMPI_Scatterv_init, MPI_Scatterv_init, "MPI_Scatterv_init");
+    WISP_PMPI_RESOLVE(MPI_Scatterv_init);
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv_init_c
-    WISP_PMPI_RESOLVE(PMPI_Scatterv_init_c, MPI_Scatterv_init_c, "MPI_Scatterv_init_c");
+    WISP_PMPI_RESOLVE(MPI_Scatterv_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Send
-    WISP_PMPI_RESOLVE(PMPI_Send, MPI_Send, "MPI_Send");
+    WISP_PMPI_RESOLVE(MPI_Send);
 #endif
 #ifdef WISP_HAVE_MPI_Send_c
-    WISP_PMPI_RESOLVE(PMPI_Send_c, MPI_Send_c, "MPI_Send_c");
+    WISP_PMPI_RESOLVE(MPI_Send_c);
 #endif
 #ifdef WISP_HAVE_MPI_Send_init
-    WISP_PMPI_RESOLVE(PMPI_Send_init, MPI_Send_init, "MPI_Send_init");
+    WISP_PMPI_RESOLVE(MPI_Send_init);
 #endif
 #ifdef WISP_HAVE_MPI_Send_init_c
-    WISP_PMPI_RESOLVE(PMPI_Send_init_c, MPI_Send_init_c, "MPI_Send_init_c");
+    WISP_PMPI_RESOLVE(MPI_Send_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv
-    WISP_PMPI_RESOLVE(PMPI_Sendrecv, MPI_Sendrecv, "MPI_Sendrecv");
+    WISP_PMPI_RESOLVE(MPI_Sendrecv);
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv_c
-    WISP_PMPI_RESOLVE(PMPI_Sendrecv_c, MPI_Sendrecv_c, "MPI_Sendrecv_c");
+    WISP_PMPI_RESOLVE(MPI_Sendrecv_c);
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv_replace
-    WISP_PMPI_RESOLVE(PMPI_Sendrecv_replace, MPI_Sendrecv_replace, "MPI_Sendrecv_replace");
+    WISP_PMPI_RESOLVE(MPI_Sendrecv_replace);
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv_replace_c
-    WISP_PMPI_RESOLVE(PMPI_Sendrecv_replace_c, MPI_Sendrecv_replace_c, "MPI_Sendrecv_replace_c");
+    WISP_PMPI_RESOLVE(MPI_Sendrecv_replace_c);
 #endif
 #ifdef WISP_HAVE_MPI_Session_attach_buffer
-    WISP_PMPI_RESOLVE(PMPI_Session_attach_buffer, MPI_Session_attach_buffer, "MPI_Session_attach_buffer");
+    WISP_PMPI_RESOLVE(MPI_Session_attach_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Session_attach_buffer_c
-    WISP_PMPI_RESOLVE(PMPI_Session_attach_buffer_c, MPI_Session_attach_buffer_c, "MPI_Session_attach_buffer_c");
+    WISP_PMPI_RESOLVE(MPI_Session_attach_buffer_c);
 #endif
 #ifdef WISP_HAVE_MPI_Session_c2f
-    WISP_PMPI_RESOLVE(PMPI_Session_c2f, MPI_Session_c2f, "MPI_Session_c2f");
+    WISP_PMPI_RESOLVE(MPI_Session_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Session_call_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Session_call_errhandler, MPI_Session_call_errhandler, "MPI_Session_call_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Session_call_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Session_create_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Session_create_errhandler, MPI_Session_create_errhandler, "MPI_Session_create_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Session_create_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Session_detach_buffer
-    WISP_PMPI_RESOLVE(PMPI_Session_detach_buffer, MPI_Session_detach_buffer, "MPI_Session_detach_buffer");
+    WISP_PMPI_RESOLVE(MPI_Session_detach_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Session_detach_buffer_c
-    WISP_PMPI_RESOLVE(PMPI_Session_detach_buffer_c, MPI_Session_detach_buffer_c, "MPI_Session_detach_buffer_c");
+    WISP_PMPI_RESOLVE(MPI_Session_detach_buffer_c);
 #endif
 #ifdef WISP_HAVE_MPI_Session_f2c
-    WISP_PMPI_RESOLVE(PMPI_Session_f2c, MPI_Session_f2c, "MPI_Session_f2c");
+    WISP_PMPI_RESOLVE(MPI_Session_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Session_finalize
-    WISP_PMPI_RESOLVE(PMPI_Session_finalize, MPI_Session_finalize, "MPI_Session_finalize");
+    WISP_PMPI_RESOLVE(MPI_Session_finalize);
 #endif
 #ifdef WISP_HAVE_MPI_Session_flush_buffer
-    WISP_PMPI_RESOLVE(PMPI_Session_flush_buffer, MPI_Session_flush_buffer, "MPI_Session_flush_buffer");
+    WISP_PMPI_RESOLVE(MPI_Session_flush_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Session_fromint
-    WISP_PMPI_RESOLVE(PMPI_Session_fromint, MPI_Session_fromint, "MPI_Session_fromint");
+    WISP_PMPI_RESOLVE(MPI_Session_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Session_get_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Session_get_errhandler, MPI_Session_get_errhandler, "MPI_Session_get_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Session_get_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Session_get_info
-    WISP_PMPI_RESOLVE(PMPI_Session_get_info, MPI_Session_get_info, "MPI_Session_get_info");
+    WISP_PMPI_RESOLVE(MPI_Session_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_Session_get_nth_pset
-    WISP_PMPI_RESOLVE(PMPI_Session_get_nth_pset, MPI_Session_get_nth_pset, "MPI_Session_get_nth_pset");
+    WISP_PMPI_RESOLVE(MPI_Session_get_nth_pset);
 #endif
 #ifdef WISP_HAVE_MPI_Session_get_num_psets
-    WISP_PMPI_RESOLVE(PMPI_Session_get_num_psets, MPI_Session_get_num_psets, "MPI_Session_get_num_psets");
+    WISP_PMPI_RESOLVE(MPI_Session_get_num_psets);
 #endif
 #ifdef WISP_HAVE_MPI_Session_get_pset_info
-    WISP_PMPI_RESOLVE(PMPI_Session_get_pset_info, MPI_Session_get_pset_info, "MPI_Session_get_pset_info");
+    WISP_PMPI_RESOLVE(MPI_Session_get_pset_info);
 #endif
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
-    WISP_PMPI_RESOLVE(PMPI_Session_iflush_buffer, MPI_Session_iflush_buffer, "MPI_Session_iflush_buffer");
+    WISP_PMPI_RESOLVE(MPI_Session_iflush_buffer);
 #endif
 #ifdef WISP_HAVE_MPI_Session_init
-    WISP_PMPI_RESOLVE(PMPI_Session_init, MPI_Session_init, "MPI_Session_init");
+    WISP_PMPI_RESOLVE(MPI_Session_init);
 #endif
 #ifdef WISP_HAVE_MPI_Session_set_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Session_set_errhandler, MPI_Session_set_errhandler, "MPI_Session_set_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Session_set_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Session_toint
-    WISP_PMPI_RESOLVE(PMPI_Session_toint, MPI_Session_toint, "MPI_Session_toint");
+    WISP_PMPI_RESOLVE(MPI_Session_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Ssend
-    WISP_PMPI_RESOLVE(PMPI_Ssend, MPI_Ssend, "MPI_Ssend");
+    WISP_PMPI_RESOLVE(MPI_Ssend);
 #endif
 #ifdef WISP_HAVE_MPI_Ssend_c
-    WISP_PMPI_RESOLVE(PMPI_Ssend_c, MPI_Ssend_c, "MPI_Ssend_c");
+    WISP_PMPI_RESOLVE(MPI_Ssend_c);
 #endif
 #ifdef WISP_HAVE_MPI_Ssend_init
-    WISP_PMPI_RESOLVE(PMPI_Ssend_init, MPI_Ssend_init, "MPI_Ssend_init");
+    WISP_PMPI_RESOLVE(MPI_Ssend_init);
 #endif
 #ifdef WISP_HAVE_MPI_Ssend_init_c
-    WISP_PMPI_RESOLVE(PMPI_Ssend_init_c, MPI_Ssend_init_c, "MPI_Ssend_init_c");
+    WISP_PMPI_RESOLVE(MPI_Ssend_init_c);
 #endif
 #ifdef WISP_HAVE_MPI_Start
-    WISP_PMPI_RESOLVE(PMPI_Start, MPI_Start, "MPI_Start");
+    WISP_PMPI_RESOLVE(MPI_Start);
 #endif
 #ifdef WISP_HAVE_MPI_Startall
-    WISP_PMPI_RESOLVE(PMPI_Startall, MPI_Startall, "MPI_Startall");
+    WISP_PMPI_RESOLVE(MPI_Startall);
 #endif
 #ifdef WISP_HAVE_MPI_Status_c2f
-    WISP_PMPI_RESOLVE(PMPI_Status_c2f, MPI_Status_c2f, "MPI_Status_c2f");
+    WISP_PMPI_RESOLVE(MPI_Status_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Status_c2f08
-    WISP_PMPI_RESOLVE(PMPI_Status_c2f08, MPI_Status_c2f08, "MPI_Status_c2f08");
+    WISP_PMPI_RESOLVE(MPI_Status_c2f08);
 #endif
 #ifdef WISP_HAVE_MPI_Status_f082c
-    WISP_PMPI_RESOLVE(PMPI_Status_f082c, MPI_Status_f082c, "MPI_Status_f082c");
+    WISP_PMPI_RESOLVE(MPI_Status_f082c);
 #endif
 #ifdef WISP_HAVE_MPI_Status_f082f
-    WISP_PMPI_RESOLVE(PMPI_Status_f082f, MPI_Status_f082f, "MPI_Status_f082f");
+    WISP_PMPI_RESOLVE(MPI_Status_f082f);
 #endif
 #ifdef WISP_HAVE_MPI_Status_f2c
-    WISP_PMPI_RESOLVE(PMPI_Status_f2c, MPI_Status_f2c, "MPI_Status_f2c");
+    WISP_PMPI_RESOLVE(MPI_Status_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Status_f2f08
-    WISP_PMPI_RESOLVE(PMPI_Status_f2f08, MPI_Status_f2f08, "MPI_Status_f2f08");
+    WISP_PMPI_RESOLVE(MPI_Status_f2f08);
 #endif
 #ifdef WISP_HAVE_MPI_Status_get_error
-    WISP_PMPI_RESOLVE(PMPI_Status_get_error, MPI_Status_get_error, "MPI_Status_get_error");
+    WISP_PMPI_RESOLVE(MPI_Status_get_error);
 #endif
 #ifdef WISP_HAVE_MPI_Status_get_source
-    WISP_PMPI_RESOLVE(PMPI_Status_get_source, MPI_Status_get_source, "MPI_Status_get_source");
+    WISP_PMPI_RESOLVE(MPI_Status_get_source);
 #endif
 #ifdef WISP_HAVE_MPI_Status_get_tag
-    WISP_PMPI_RESOLVE(PMPI_Status_get_tag, MPI_Status_get_tag, "MPI_Status_get_tag");
+    WISP_PMPI_RESOLVE(MPI_Status_get_tag);
 #endif
 #ifdef WISP_HAVE_MPI_Status_set_cancelled
-    WISP_PMPI_RESOLVE(PMPI_Status_set_cancelled, MPI_Status_set_cancelled, "MPI_Status_set_cancelled");
+    WISP_PMPI_RESOLVE(MPI_Status_set_cancelled);
 #endif
 #ifdef WISP_HAVE_MPI_Status_set_elements
-    WISP_PMPI_RESOLVE(PMPI_Status_set_elements, MPI_Status_set_elements, "MPI_Status_set_elements");
+    WISP_PMPI_RESOLVE(MPI_Status_set_elements);
 #endif
 #ifdef WISP_HAVE_MPI_Status_set_elements_c
-    WISP_PMPI_RESOLVE(PMPI_Status_set_elements_c, MPI_Status_set_elements_c, "MPI_Status_set_elements_c");
+    WISP_PMPI_RESOLVE(MPI_Status_set_elements_c);
 #endif
 #ifdef WISP_HAVE_MPI_Status_set_elements_x
-    WISP_PMPI_RESOLVE(PMPI_Status_set_elements_x, MPI_Status_set_elements_x, "MPI_Status_set_elements_x");
+    WISP_PMPI_RESOLVE(MPI_Status_set_elements_x);
 #endif
 #ifdef WISP_HAVE_MPI_Status_set_error
-    WISP_PMPI_RESOLVE(PMPI_Status_set_error, MPI_Status_set_error, "MPI_Status_set_error");
+    WISP_PMPI_RESOLVE(MPI_Status_set_error);
 #endif
 #ifdef WISP_HAVE_MPI_Status_set_source
-    WISP_PMPI_RESOLVE(PMPI_Status_set_source, MPI_Status_set_source, "MPI_Status_set_source");
+    WISP_PMPI_RESOLVE(MPI_Status_set_source);
 #endif
 #ifdef WISP_HAVE_MPI_Status_set_tag
-    WISP_PMPI_RESOLVE(PMPI_Status_set_tag, MPI_Status_set_tag, "MPI_Status_set_tag");
+    WISP_PMPI_RESOLVE(MPI_Status_set_tag);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_changed
-    WISP_PMPI_RESOLVE(PMPI_T_category_changed, MPI_T_category_changed, "MPI_T_category_changed");
+    WISP_PMPI_RESOLVE(MPI_T_category_changed);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_categories
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_categories, MPI_T_category_get_categories, "MPI_T_category_get_categories");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_categories);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_cvars
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_cvars, MPI_T_category_get_cvars, "MPI_T_category_get_cvars");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_cvars);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_events
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_events, MPI_T_category_get_events, "MPI_T_category_get_events");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_events);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_index
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_index, MPI_T_category_get_index, "MPI_T_category_get_index");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_index);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_info, MPI_T_category_get_info, "MPI_T_category_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_num
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_num, MPI_T_category_get_num, "MPI_T_category_get_num");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_num);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_num_events
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_num_events, MPI_T_category_get_num_events, "MPI_T_category_get_num_events");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_num_events);
 #endif
 #ifdef WISP_HAVE_MPI_T_category_get_pvars
-    WISP_PMPI_RESOLVE(PMPI_T_category_get_pvars, MPI_T_category_get_pvars, "MPI_T_category_get_pvars");
+    WISP_PMPI_RESOLVE(MPI_T_category_get_pvars);
 #endif
 #ifdef WISP_HAVE_MPI_T_cvar_get_index
-    WISP_PMPI_RESOLVE(PMPI_T_cvar_get_index, MPI_T_cvar_get_index, "MPI_T_cvar_get_index");
+    WISP_PMPI_RESOLVE(MPI_T_cvar_get_index);
 #endif
 #ifdef WISP_HAVE_MPI_T_cvar_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_cvar_get_info, MPI_T_cvar_get_info, "MPI_T_cvar_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_cvar_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_cvar_get_num
-    WISP_PMPI_RESOLVE(PMPI_T_cvar_get_num, MPI_T_cvar_get_num, "MPI_T_cvar_get_num");
+    WISP_PMPI_RESOLVE(MPI_T_cvar_get_num);
 #endif
 #ifdef WISP_HAVE_MPI_T_cvar_handle_alloc
-    WISP_PMPI_RESOLVE(PMPI_T_cvar_handle_alloc, MPI_T_cvar_handle_alloc, "MPI_T_cvar_handle_alloc");
+    WISP_PMPI_RESOLVE(MPI_T_cvar_handle_alloc);
 #endif
 #ifdef WISP_HAVE_MPI_T_cvar_handle_free
-    WISP_PMPI_RESOLVE(PMPI_T_cvar_handle_free, MPI_T_cvar_handle_free, "MPI_T_cvar_handle_free");
+    WISP_PMPI_RESOLVE(MPI_T_cvar_handle_free);
 #endif
 #ifdef WISP_HAVE_MPI_T_cvar_read
-    WISP_PMPI_RESOLVE(PMPI_T_cvar_read, MPI_T_cvar_read, "MPI_T_cvar_read");
+    WISP_PMPI_RESOLVE(MPI_T_cvar_read);
 #endif
 #ifdef WISP_HAVE_MPI_T_cvar_write
-    WISP_PMPI_RESOLVE(PMPI_T_cvar_write, MPI_T_cvar_write, "MPI_T_cvar_write");
+    WISP_PMPI_RESOLVE(MPI_T_cvar_write);
 #endif
 #ifdef WISP_HAVE_MPI_T_enum_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_enum_get_info, MPI_T_enum_get_info, "MPI_T_enum_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_enum_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_enum_get_item
-    WISP_PMPI_RESOLVE(PMPI_T_enum_get_item, MPI_T_enum_get_item, "MPI_T_enum_get_item");
+    WISP_PMPI_RESOLVE(MPI_T_enum_get_item);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_callback_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_event_callback_get_info, MPI_T_event_callback_get_info, "MPI_T_event_callback_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_event_callback_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_callback_set_info
-    WISP_PMPI_RESOLVE(PMPI_T_event_callback_set_info, MPI_T_event_callback_set_info, "MPI_T_event_callback_set_info");
+    WISP_PMPI_RESOLVE(MPI_T_event_callback_set_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_copy
-    WISP_PMPI_RESOLVE(PMPI_T_event_copy, MPI_T_event_copy, "MPI_T_event_copy");
+    WISP_PMPI_RESOLVE(MPI_T_event_copy);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_get_index
-    WISP_PMPI_RESOLVE(PMPI_T_event_get_index, MPI_T_event_get_index, "MPI_T_event_get_index");
+    WISP_PMPI_RESOLVE(MPI_T_event_get_index);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_event_get_info, MPI_T_event_get_info, "MPI_T_event_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_event_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_get_num
-    WISP_PMPI_RESOLVE(PMPI_T_event_get_num, MPI_T_event_get_num, "MPI_T_event_get_num");
+    WISP_PMPI_RESOLVE(MPI_T_event_get_num);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_get_source
-    WISP_PMPI_RESOLVE(PMPI_T_event_get_source, MPI_T_event_get_source, "MPI_T_event_get_source");
+    WISP_PMPI_RESOLVE(MPI_T_event_get_source);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_get_timestamp
-    WISP_PMPI_RESOLVE(PMPI_T_event_get_timestamp, MPI_T_event_get_timestamp, "MPI_T_event_get_timestamp");
+    WISP_PMPI_RESOLVE(MPI_T_event_get_timestamp);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_handle_alloc
-    WISP_PMPI_RESOLVE(PMPI_T_event_handle_alloc, MPI_T_event_handle_alloc, "MPI_T_event_handle_alloc");
+    WISP_PMPI_RESOLVE(MPI_T_event_handle_alloc);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_handle_free
-    WISP_PMPI_RESOLVE(PMPI_T_event_handle_free, MPI_T_event_handle_free, "MPI_T_event_handle_free");
+    WISP_PMPI_RESOLVE(MPI_T_event_handle_free);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_handle_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_event_handle_get_info, MPI_T_event_handle_get_info, "MPI_T_event_handle_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_event_handle_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_handle_set_info
-    WISP_PMPI_RESOLVE(PMPI_T_event_handle_set_info, MPI_T_event_handle_set_info, "MPI_T_event_handle_set_info");
+    WISP_PMPI_RESOLVE(MPI_T_event_handle_set_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_read
-    WISP_PMPI_RESOLVE(PMPI_T_event_read, MPI_T_event_read, "MPI_T_event_read");
+    WISP_PMPI_RESOLVE(MPI_T_event_read);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_register_callback
-    WISP_PMPI_RESOLVE(PMPI_T_event_register_callback, MPI_T_event_register_callback, "MPI_T_event_register_callback");
+    WISP_PMPI_RESOLVE(MPI_T_event_register_callback);
 #endif
 #ifdef WISP_HAVE_MPI_T_event_set_dropped_handler
-    WISP_PMPI_RESOLVE(PMPI_T_event_set_dropped_handler, MPI_T_event_set_dropped_handler, "MPI_T_event_set_dropped_handler");
+    WISP_PMPI_RESOLVE(MPI_T_event_set_dropped_handler);
 #endif
 #ifdef WISP_HAVE_MPI_T_finalize
-    WISP_PMPI_RESOLVE(PMPI_T_finalize, MPI_T_finalize, "MPI_T_finalize");
+    WISP_PMPI_RESOLVE(MPI_T_finalize);
 #endif
 #ifdef WISP_HAVE_MPI_T_init_thread
-    WISP_PMPI_RESOLVE(PMPI_T_init_thread, MPI_T_init_thread, "MPI_T_init_thread");
+    WISP_PMPI_RESOLVE(MPI_T_init_thread);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_get_index
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_get_index, MPI_T_pvar_get_index, "MPI_T_pvar_get_index");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_get_index);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_get_info, MPI_T_pvar_get_info, "MPI_T_pvar_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_get_num
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_get_num, MPI_T_pvar_get_num, "MPI_T_pvar_get_num");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_get_num);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_handle_alloc
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_handle_alloc, MPI_T_pvar_handle_alloc, "MPI_T_pvar_handle_alloc");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_handle_alloc);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_handle_free
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_handle_free, MPI_T_pvar_handle_free, "MPI_T_pvar_handle_free");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_handle_free);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_read
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_read, MPI_T_pvar_read, "MPI_T_pvar_read");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_read);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_readreset
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_readreset, MPI_T_pvar_readreset, "MPI_T_pvar_readreset");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_readreset);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_reset
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_reset, MPI_T_pvar_reset, "MPI_T_pvar_reset");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_reset);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_session_create
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_session_create, MPI_T_pvar_session_create, "MPI_T_pvar_session_create");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_session_create);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_session_free
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_session_free, MPI_T_pvar_session_free, "MPI_T_pvar_session_free");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_session_free);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_start
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_start, MPI_T_pvar_start, "MPI_T_pvar_start");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_start);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_stop
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_stop, MPI_T_pvar_stop, "MPI_T_pvar_stop");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_stop);
 #endif
 #ifdef WISP_HAVE_MPI_T_pvar_write
-    WISP_PMPI_RESOLVE(PMPI_T_pvar_write, MPI_T_pvar_write, "MPI_T_pvar_write");
+    WISP_PMPI_RESOLVE(MPI_T_pvar_write);
 #endif
 #ifdef WISP_HAVE_MPI_T_source_get_info
-    WISP_PMPI_RESOLVE(PMPI_T_source_get_info, MPI_T_source_get_info, "MPI_T_source_get_info");
+    WISP_PMPI_RESOLVE(MPI_T_source_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_T_source_get_num
-    WISP_PMPI_RESOLVE(PMPI_T_source_get_num, MPI_T_source_get_num, "MPI_T_source_get_num");
+    WISP_PMPI_RESOLVE(MPI_T_source_get_num);
 #endif
 #ifdef WISP_HAVE_MPI_T_source_get_timestamp
-    WISP_PMPI_RESOLVE(PMPI_T_source_get_timestamp, MPI_T_source_get_timestamp, "MPI_T_source_get_timestamp");
+    WISP_PMPI_RESOLVE(MPI_T_source_get_timestamp);
 #endif
 #ifdef WISP_HAVE_MPI_Test
-    WISP_PMPI_RESOLVE(PMPI_Test, MPI_Test, "MPI_Test");
+    WISP_PMPI_RESOLVE(MPI_Test);
 #endif
 #ifdef WISP_HAVE_MPI_Test_cancelled
-    WISP_PMPI_RESOLVE(PMPI_Test_cancelled, MPI_Test_cancelled, "MPI_Test_cancelled");
+    WISP_PMPI_RESOLVE(MPI_Test_cancelled);
 #endif
 #ifdef WISP_HAVE_MPI_Testall
-    WISP_PMPI_RESOLVE(PMPI_Testall, MPI_Testall, "MPI_Testall");
+    WISP_PMPI_RESOLVE(MPI_Testall);
 #endif
 #ifdef WISP_HAVE_MPI_Testany
-    WISP_PMPI_RESOLVE(PMPI_Testany, MPI_Testany, "MPI_Testany");
+    WISP_PMPI_RESOLVE(MPI_Testany);
 #endif
 #ifdef WISP_HAVE_MPI_Testsome
-    WISP_PMPI_RESOLVE(PMPI_Testsome, MPI_Testsome, "MPI_Testsome");
+    WISP_PMPI_RESOLVE(MPI_Testsome);
 #endif
 #ifdef WISP_HAVE_MPI_Topo_test
-    WISP_PMPI_RESOLVE(PMPI_Topo_test, MPI_Topo_test, "MPI_Topo_test");
+    WISP_PMPI_RESOLVE(MPI_Topo_test);
 #endif
 #ifdef WISP_HAVE_MPI_Type_c2f
-    WISP_PMPI_RESOLVE(PMPI_Type_c2f, MPI_Type_c2f, "MPI_Type_c2f");
+    WISP_PMPI_RESOLVE(MPI_Type_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Type_commit
-    WISP_PMPI_RESOLVE(PMPI_Type_commit, MPI_Type_commit, "MPI_Type_commit");
+    WISP_PMPI_RESOLVE(MPI_Type_commit);
 #endif
 #ifdef WISP_HAVE_MPI_Type_contiguous
-    WISP_PMPI_RESOLVE(PMPI_Type_contiguous, MPI_Type_contiguous, "MPI_Type_contiguous");
+    WISP_PMPI_RESOLVE(MPI_Type_contiguous);
 #endif
 #ifdef WISP_HAVE_MPI_Type_contiguous_c
-    WISP_PMPI_RESOLVE(PMPI_Type_contiguous_c, MPI_Type_contiguous_c, "MPI_Type_contiguous_c");
+    WISP_PMPI_RESOLVE(MPI_Type_contiguous_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_darray
-    WISP_PMPI_RESOLVE(PMPI_Type_create_darray, MPI_Type_create_darray, "MPI_Type_create_darray");
+    WISP_PMPI_RESOLVE(MPI_Type_create_darray);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_darray_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_darray_c, MPI_Type_create_darray_c, "MPI_Type_create_darray_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_darray_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_f90_complex
-    WISP_PMPI_RESOLVE(PMPI_Type_create_f90_complex, MPI_Type_create_f90_complex, "MPI_Type_create_f90_complex");
+    WISP_PMPI_RESOLVE(MPI_Type_create_f90_complex);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_f90_integer
-    WISP_PMPI_RESOLVE(PMPI_Type_create_f90_integer, MPI_Type_create_f90_integer, "MPI_Type_create_f90_integer");
+    WISP_PMPI_RESOLVE(MPI_Type_create_f90_integer);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_f90_real
-    WISP_PMPI_RESOLVE(PMPI_Type_create_f90_real, MPI_Type_create_f90_real, "MPI_Type_create_f90_real");
+    WISP_PMPI_RESOLVE(MPI_Type_create_f90_real);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_hindexed
-    WISP_PMPI_RESOLVE(PMPI_Type_create_hindexed, MPI_Type_create_hindexed, "MPI_Type_create_hindexed");
+    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_block
-    WISP_PMPI_RESOLVE(PMPI_Type_create_hindexed_block, MPI_Type_create_hindexed_block, "MPI_Type_create_hindexed_block");
+    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed_block);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_block_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_hindexed_block_c, MPI_Type_create_hindexed_block_c, "MPI_Type_create_hindexed_block_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed_block_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_hindexed_c, MPI_Type_create_hindexed_c, "MPI_Type_create_hindexed_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_hvector
-    WISP_PMPI_RESOLVE(PMPI_Type_create_hvector, MPI_Type_create_hvector, "MPI_Type_create_hvector");
+    WISP_PMPI_RESOLVE(MPI_Type_create_hvector);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_hvector_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_hvector_c, MPI_Type_create_hvector_c, "MPI_Type_create_hvector_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_hvector_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_indexed_block
-    WISP_PMPI_RESOLVE(PMPI_Type_create_indexed_block, MPI_Type_create_indexed_block, "MPI_Type_create_indexed_block");
+    WISP_PMPI_RESOLVE(MPI_Type_create_indexed_block);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_indexed_block_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_indexed_block_c, MPI_Type_create_indexed_block_c, "MPI_Type_create_indexed_block_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_indexed_block_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_keyval
-    WISP_PMPI_RESOLVE(PMPI_Type_create_keyval, MPI_Type_create_keyval, "MPI_Type_create_keyval");
+    WISP_PMPI_RESOLVE(MPI_Type_create_keyval);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_resized
-    WISP_PMPI_RESOLVE(PMPI_Type_create_resized, MPI_Type_create_resized, "MPI_Type_create_resized");
+    WISP_PMPI_RESOLVE(MPI_Type_create_resized);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_resized_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_resized_c, MPI_Type_create_resized_c, "MPI_Type_create_resized_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_resized_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_struct
-    WISP_PMPI_RESOLVE(PMPI_Type_create_struct, MPI_Type_create_struct, "MPI_Type_create_struct");
+    WISP_PMPI_RESOLVE(MPI_Type_create_struct);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_struct_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_struct_c, MPI_Type_create_struct_c, "MPI_Type_create_struct_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_struct_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_subarray
-    WISP_PMPI_RESOLVE(PMPI_Type_create_subarray, MPI_Type_create_subarray, "MPI_Type_create_subarray");
+    WISP_PMPI_RESOLVE(MPI_Type_create_subarray);
 #endif
 #ifdef WISP_HAVE_MPI_Type_create_subarray_c
-    WISP_PMPI_RESOLVE(PMPI_Type_create_subarray_c, MPI_Type_create_subarray_c, "MPI_Type_create_subarray_c");
+    WISP_PMPI_RESOLVE(MPI_Type_create_subarray_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_delete_attr
-    WISP_PMPI_RESOLVE(PMPI_Type_delete_attr, MPI_Type_delete_attr, "MPI_Type_delete_attr");
+    WISP_PMPI_RESOLVE(MPI_Type_delete_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Type_dup
-    WISP_PMPI_RESOLVE(PMPI_Type_dup, MPI_Type_dup, "MPI_Type_dup");
+    WISP_PMPI_RESOLVE(MPI_Type_dup);
 #endif
 #ifdef WISP_HAVE_MPI_Type_extent
-    WISP_PMPI_RESOLVE(PMPI_Type_extent, MPI_Type_extent, "MPI_Type_extent");
+    WISP_PMPI_RESOLVE(MPI_Type_extent);
 #endif
 #ifdef WISP_HAVE_MPI_Type_f2c
-    WISP_PMPI_RESOLVE(PMPI_Type_f2c, MPI_Type_f2c, "MPI_Type_f2c");
+    WISP_PMPI_RESOLVE(MPI_Type_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_free
-    WISP_PMPI_RESOLVE(PMPI_Type_free, MPI_Type_free, "MPI_Type_free");
+    WISP_PMPI_RESOLVE(MPI_Type_free);
 #endif
 #ifdef WISP_HAVE_MPI_Type_free_keyval
-    WISP_PMPI_RESOLVE(PMPI_Type_free_keyval, MPI_Type_free_keyval, "MPI_Type_free_keyval");
+    WISP_PMPI_RESOLVE(MPI_Type_free_keyval);
 #endif
 #ifdef WISP_HAVE_MPI_Type_fromint
-    WISP_PMPI_RESOLVE(PMPI_Type_fromint, MPI_Type_fromint, "MPI_Type_fromint");
+    WISP_PMPI_RESOLVE(MPI_Type_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_attr
-    WISP_PMPI_RESOLVE(PMPI_Type_get_attr, MPI_Type_get_attr, "MPI_Type_get_attr");
+    WISP_PMPI_RESOLVE(MPI_Type_get_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_contents
-    WISP_PMPI_RESOLVE(PMPI_Type_get_contents, MPI_Type_get_contents, "MPI_Type_get_contents");
+    WISP_PMPI_RESOLVE(MPI_Type_get_contents);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_contents_c
-    WISP_PMPI_RESOLVE(PMPI_Type_get_contents_c, MPI_Type_get_contents_c, "MPI_Type_get_contents_c");
+    WISP_PMPI_RESOLVE(MPI_Type_get_contents_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_envelope
-    WISP_PMPI_RESOLVE(PMPI_Type_get_envelope, MPI_Type_get_envelope, "MPI_Type_get_envelope");
+    WISP_PMPI_RESOLVE(MPI_Type_get_envelope);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_envelope_c
-    WISP_PMPI_RESOLVE(PMPI_Type_get_envelope_c, MPI_Type_get_envelope_c, "MPI_Type_get_envelope_c");
+    WISP_PMPI_RESOLVE(MPI_Type_get_envelope_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_extent
-    WISP_PMPI_RESOLVE(PMPI_Type_get_extent, MPI_Type_get_extent, "MPI_Type_get_extent");
+    WISP_PMPI_RESOLVE(MPI_Type_get_extent);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_extent_c
-    WISP_PMPI_RESOLVE(PMPI_Type_get_extent_c, MPI_Type_get_extent_c, "MPI_Type_get_extent_c");
+    WISP_PMPI_RESOLVE(MPI_Type_get_extent_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_extent_x
-    WISP_PMPI_RESOLVE(PMPI_Type_get_extent_x, MPI_Type_get_extent_x, "MPI_Type_get_extent_x");
+    WISP_PMPI_RESOLVE(MPI_Type_get_extent_x);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_name
-    WISP_PMPI_RESOLVE(PMPI_Type_get_name, MPI_Type_get_name, "MPI_Type_get_name");
+    WISP_PMPI_RESOLVE(MPI_Type_get_name);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_true_extent
-    WISP_PMPI_RESOLVE(PMPI_Type_get_true_extent, MPI_Type_get_true_extent, "MPI_Type_get_true_extent");
+    WISP_PMPI_RESOLVE(MPI_Type_get_true_extent);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_true_extent_c
-    WISP_PMPI_RESOLVE(PMPI_Type_get_true_extent_c, MPI_Type_get_true_extent_c, "MPI_Type_get_true_extent_c");
+    WISP_PMPI_RESOLVE(MPI_Type_get_true_extent_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_true_extent_x
-    WISP_PMPI_RESOLVE(PMPI_Type_get_true_extent_x, MPI_Type_get_true_extent_x, "MPI_Type_get_true_extent_x");
+    WISP_PMPI_RESOLVE(MPI_Type_get_true_extent_x);
 #endif
 #ifdef WISP_HAVE_MPI_Type_get_value_index
-    WISP_PMPI_RESOLVE(PMPI_Type_get_value_index, MPI_Type_get_value_index, "MPI_Type_get_value_index");
+    WISP_PMPI_RESOLVE(MPI_Type_get_value_index);
 #endif
 #ifdef WISP_HAVE_MPI_Type_hindexed
-    WISP_PMPI_RESOLVE(PMPI_Type_hindexed, MPI_Type_hindexed, "MPI_Type_hindexed");
+    WISP_PMPI_RESOLVE(MPI_Type_hindexed);
 #endif
 #ifdef WISP_HAVE_MPI_Type_hvector
-    WISP_PMPI_RESOLVE(PMPI_Type_hvector, MPI_Type_hvector, "MPI_Type_hvector");
+    WISP_PMPI_RESOLVE(MPI_Type_hvector);
 #endif
 #ifdef WISP_HAVE_MPI_Type_indexed
-    WISP_PMPI_RESOLVE(PMPI_Type_indexed, MPI_Type_indexed, "MPI_Type_indexed");
+    WISP_PMPI_RESOLVE(MPI_Type_indexed);
 #endif
 #ifdef WISP_HAVE_MPI_Type_indexed_c
-    WISP_PMPI_RESOLVE(PMPI_Type_indexed_c, MPI_Type_indexed_c, "MPI_Type_indexed_c");
+    WISP_PMPI_RESOLVE(MPI_Type_indexed_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_lb
-    WISP_PMPI_RESOLVE(PMPI_Type_lb, MPI_Type_lb, "MPI_Type_lb");
+    WISP_PMPI_RESOLVE(MPI_Type_lb);
 #endif
 #ifdef WISP_HAVE_MPI_Type_match_size
-    WISP_PMPI_RESOLVE(PMPI_Type_match_size, MPI_Type_match_size, "MPI_Type_match_size");
+    WISP_PMPI_RESOLVE(MPI_Type_match_size);
 #endif
 #ifdef WISP_HAVE_MPI_Type_set_attr
-    WISP_PMPI_RESOLVE(PMPI_Type_set_attr, MPI_Type_set_attr, "MPI_Type_set_attr");
+    WISP_PMPI_RESOLVE(MPI_Type_set_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Type_set_name
-    WISP_PMPI_RESOLVE(PMPI_Type_set_name, MPI_Type_set_name, "MPI_Type_set_name");
+    WISP_PMPI_RESOLVE(MPI_Type_set_name);
 #endif
 #ifdef WISP_HAVE_MPI_Type_size
-    WISP_PMPI_RESOLVE(PMPI_Type_size, MPI_Type_size, "MPI_Type_size");
+    WISP_PMPI_RESOLVE(MPI_Type_size);
 #endif
 #ifdef WISP_HAVE_MPI_Type_size_c
-    WISP_PMPI_RESOLVE(PMPI_Type_size_c, MPI_Type_size_c, "MPI_Type_size_c");
+    WISP_PMPI_RESOLVE(MPI_Type_size_c);
 #endif
 #ifdef WISP_HAVE_MPI_Type_size_x
-    WISP_PMPI_RESOLVE(PMPI_Type_size_x, MPI_Type_size_x, "MPI_Type_size_x");
+    WISP_PMPI_RESOLVE(MPI_Type_size_x);
 #endif
 #ifdef WISP_HAVE_MPI_Type_struct
-    WISP_PMPI_RESOLVE(PMPI_Type_struct, MPI_Type_struct, "MPI_Type_struct");
+    WISP_PMPI_RESOLVE(MPI_Type_struct);
 #endif
 #ifdef WISP_HAVE_MPI_Type_toint
-    WISP_PMPI_RESOLVE(PMPI_Type_toint, MPI_Type_toint, "MPI_Type_toint");
+    WISP_PMPI_RESOLVE(MPI_Type_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Type_ub
-    WISP_PMPI_RESOLVE(PMPI_Type_ub, MPI_Type_ub, "MPI_Type_ub");
+    WISP_PMPI_RESOLVE(MPI_Type_ub);
 #endif
 #ifdef WISP_HAVE_MPI_Type_vector
-    WISP_PMPI_RESOLVE(PMPI_Type_vector, MPI_Type_vector, "MPI_Type_vector");
+    WISP_PMPI_RESOLVE(MPI_Type_vector);
 #endif
 #ifdef WISP_HAVE_MPI_Type_vector_c
-    WISP_PMPI_RESOLVE(PMPI_Type_vector_c, MPI_Type_vector_c, "MPI_Type_vector_c");
+    WISP_PMPI_RESOLVE(MPI_Type_vector_c);
 #endif
 #ifdef WISP_HAVE_MPI_Unpack
-    WISP_PMPI_RESOLVE(PMPI_Unpack, MPI_Unpack, "MPI_Unpack");
+    WISP_PMPI_RESOLVE(MPI_Unpack);
 #endif
 #ifdef WISP_HAVE_MPI_Unpack_c
-    WISP_PMPI_RESOLVE(PMPI_Unpack_c, MPI_Unpack_c, "MPI_Unpack_c");
+    WISP_PMPI_RESOLVE(MPI_Unpack_c);
 #endif
 #ifdef WISP_HAVE_MPI_Unpack_external
-    WISP_PMPI_RESOLVE(PMPI_Unpack_external, MPI_Unpack_external, "MPI_Unpack_external");
+    WISP_PMPI_RESOLVE(MPI_Unpack_external);
 #endif
 #ifdef WISP_HAVE_MPI_Unpack_external_c
-    WISP_PMPI_RESOLVE(PMPI_Unpack_external_c, MPI_Unpack_external_c, "MPI_Unpack_external_c");
+    WISP_PMPI_RESOLVE(MPI_Unpack_external_c);
 #endif
 #ifdef WISP_HAVE_MPI_Unpublish_name
-    WISP_PMPI_RESOLVE(PMPI_Unpublish_name, MPI_Unpublish_name, "MPI_Unpublish_name");
+    WISP_PMPI_RESOLVE(MPI_Unpublish_name);
 #endif
 #ifdef WISP_HAVE_MPI_Wait
-    WISP_PMPI_RESOLVE(PMPI_Wait, MPI_Wait, "MPI_Wait");
+    WISP_PMPI_RESOLVE(MPI_Wait);
 #endif
 #ifdef WISP_HAVE_MPI_Waitall
-    WISP_PMPI_RESOLVE(PMPI_Waitall, MPI_Waitall, "MPI_Waitall");
+    WISP_PMPI_RESOLVE(MPI_Waitall);
 #endif
 #ifdef WISP_HAVE_MPI_Waitany
-    WISP_PMPI_RESOLVE(PMPI_Waitany, MPI_Waitany, "MPI_Waitany");
+    WISP_PMPI_RESOLVE(MPI_Waitany);
 #endif
 #ifdef WISP_HAVE_MPI_Waitsome
-    WISP_PMPI_RESOLVE(PMPI_Waitsome, MPI_Waitsome, "MPI_Waitsome");
+    WISP_PMPI_RESOLVE(MPI_Waitsome);
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate
-    WISP_PMPI_RESOLVE(PMPI_Win_allocate, MPI_Win_allocate, "MPI_Win_allocate");
+    WISP_PMPI_RESOLVE(MPI_Win_allocate);
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate_c
-    WISP_PMPI_RESOLVE(PMPI_Win_allocate_c, MPI_Win_allocate_c, "MPI_Win_allocate_c");
+    WISP_PMPI_RESOLVE(MPI_Win_allocate_c);
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate_shared
-    WISP_PMPI_RESOLVE(PMPI_Win_allocate_shared, MPI_Win_allocate_shared, "MPI_Win_allocate_shared");
+    WISP_PMPI_RESOLVE(MPI_Win_allocate_shared);
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate_shared_c
-    WISP_PMPI_RESOLVE(PMPI_Win_allocate_shared_c, MPI_Win_allocate_shared_c, "MPI_Win_allocate_shared_c");
+    WISP_PMPI_RESOLVE(MPI_Win_allocate_shared_c);
 #endif
 #ifdef WISP_HAVE_MPI_Win_attach
-    WISP_PMPI_RESOLVE(PMPI_Win_attach, MPI_Win_attach, "MPI_Win_attach");
+    WISP_PMPI_RESOLVE(MPI_Win_attach);
 #endif
 #ifdef WISP_HAVE_MPI_Win_c2f
-    WISP_PMPI_RESOLVE(PMPI_Win_c2f, MPI_Win_c2f, "MPI_Win_c2f");
+    WISP_PMPI_RESOLVE(MPI_Win_c2f);
 #endif
 #ifdef WISP_HAVE_MPI_Win_call_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Win_call_errhandler, MPI_Win_call_errhandler, "MPI_Win_call_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Win_call_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Win_complete
-    WISP_PMPI_RESOLVE(PMPI_Win_complete, MPI_Win_complete, "MPI_Win_complete");
+    WISP_PMPI_RESOLVE(MPI_Win_complete);
 #endif
 #ifdef WISP_HAVE_MPI_Win_create
-    WISP_PMPI_RESOLVE(PMPI_Win_create, MPI_Win_create, "MPI_Win_create");
+    WISP_PMPI_RESOLVE(MPI_Win_create);
 #endif
 #ifdef WISP_HAVE_MPI_Win_create_c
-    WISP_PMPI_RESOLVE(PMPI_Win_create_c, MPI_Win_create_c, "MPI_Win_create_c");
+    WISP_PMPI_RESOLVE(MPI_Win_create_c);
 #endif
 #ifdef WISP_HAVE_MPI_Win_create_dynamic
-    WISP_PMPI_RESOLVE(PMPI_Win_create_dynamic, MPI_Win_create_dynamic, "MPI_Win_create_dynamic");
+    WISP_PMPI_RESOLVE(MPI_Win_create_dynamic);
 #endif
 #ifdef WISP_HAVE_MPI_Win_create_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Win_create_errhandler, MPI_Win_create_errhandler, "MPI_Win_create_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Win_create_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Win_create_keyval
-    WISP_PMPI_RESOLVE(PMPI_Win_create_keyval, MPI_Win_create_keyval, "MPI_Win_create_keyval");
+    WISP_PMPI_RESOLVE(MPI_Win_create_keyval);
 #endif
 #ifdef WISP_HAVE_MPI_Win_delete_attr
-    WISP_PMPI_RESOLVE(PMPI_Win_delete_attr, MPI_Win_delete_attr, "MPI_Win_delete_attr");
+    WISP_PMPI_RESOLVE(MPI_Win_delete_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Win_detach
-    WISP_PMPI_RESOLVE(PMPI_Win_detach, MPI_Win_detach, "MPI_Win_detach");
+    WISP_PMPI_RESOLVE(MPI_Win_detach);
 #endif
 #ifdef WISP_HAVE_MPI_Win_f2c
-    WISP_PMPI_RESOLVE(PMPI_Win_f2c, MPI_Win_f2c, "MPI_Win_f2c");
+    WISP_PMPI_RESOLVE(MPI_Win_f2c);
 #endif
 #ifdef WISP_HAVE_MPI_Win_fence
-    WISP_PMPI_RESOLVE(PMPI_Win_fence, MPI_Win_fence, "MPI_Win_fence");
+    WISP_PMPI_RESOLVE(MPI_Win_fence);
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush
-    WISP_PMPI_RESOLVE(PMPI_Win_flush, MPI_Win_flush, "MPI_Win_flush");
+    WISP_PMPI_RESOLVE(MPI_Win_flush);
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush_all
-    WISP_PMPI_RESOLVE(PMPI_Win_flush_all, MPI_Win_flush_all, "MPI_Win_flush_all");
+    WISP_PMPI_RESOLVE(MPI_Win_flush_all);
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush_local
-    WISP_PMPI_RESOLVE(PMPI_Win_flush_local, MPI_Win_flush_local, "MPI_Win_flush_local");
+    WISP_PMPI_RESOLVE(MPI_Win_flush_local);
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush_local_all
-    WISP_PMPI_RESOLVE(PMPI_Win_flush_local_all, MPI_Win_flush_local_all, "MPI_Win_flush_local_all");
+    WISP_PMPI_RESOLVE(MPI_Win_flush_local_all);
 #endif
 #ifdef WISP_HAVE_MPI_Win_free
-    WISP_PMPI_RESOLVE(PMPI_Win_free, MPI_Win_free, "MPI_Win_free");
+    WISP_PMPI_RESOLVE(MPI_Win_free);
 #endif
 #ifdef WISP_HAVE_MPI_Win_free_keyval
-    WISP_PMPI_RESOLVE(PMPI_Win_free_keyval, MPI_Win_free_keyval, "MPI_Win_free_keyval");
+    WISP_PMPI_RESOLVE(MPI_Win_free_keyval);
 #endif
 #ifdef WISP_HAVE_MPI_Win_fromint
-    WISP_PMPI_RESOLVE(PMPI_Win_fromint, MPI_Win_fromint, "MPI_Win_fromint");
+    WISP_PMPI_RESOLVE(MPI_Win_fromint);
 #endif
 #ifdef WISP_HAVE_MPI_Win_get_attr
-    WISP_PMPI_RESOLVE(PMPI_Win_get_attr, MPI_Win_get_attr, "MPI_Win_get_attr");
+    WISP_PMPI_RESOLVE(MPI_Win_get_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Win_get_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Win_get_errhandler, MPI_Win_get_errhandler, "MPI_Win_get_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Win_get_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Win_get_group
-    WISP_PMPI_RESOLVE(PMPI_Win_get_group, MPI_Win_get_group, "MPI_Win_get_group");
+    WISP_PMPI_RESOLVE(MPI_Win_get_group);
 #endif
 #ifdef WISP_HAVE_MPI_Win_get_info
-    WISP_PMPI_RESOLVE(PMPI_Win_get_info, MPI_Win_get_info, "MPI_Win_get_info");
+    WISP_PMPI_RESOLVE(MPI_Win_get_info);
 #endif
 #ifdef WISP_HAVE_MPI_Win_get_name
-    WISP_PMPI_RESOLVE(PMPI_Win_get_name, MPI_Win_get_name, "MPI_Win_get_name");
+    WISP_PMPI_RESOLVE(MPI_Win_get_name);
 #endif
 #ifdef WISP_HAVE_MPI_Win_lock
-    WISP_PMPI_RESOLVE(PMPI_Win_lock, MPI_Win_lock, "MPI_Win_lock");
+    WISP_PMPI_RESOLVE(MPI_Win_lock);
 #endif
 #ifdef WISP_HAVE_MPI_Win_lock_all
-    WISP_PMPI_RESOLVE(PMPI_Win_lock_all, MPI_Win_lock_all, "MPI_Win_lock_all");
+    WISP_PMPI_RESOLVE(MPI_Win_lock_all);
 #endif
 #ifdef WISP_HAVE_MPI_Win_post
-    WISP_PMPI_RESOLVE(PMPI_Win_post, MPI_Win_post, "MPI_Win_post");
+    WISP_PMPI_RESOLVE(MPI_Win_post);
 #endif
 #ifdef WISP_HAVE_MPI_Win_set_attr
-    WISP_PMPI_RESOLVE(PMPI_Win_set_attr, MPI_Win_set_attr, "MPI_Win_set_attr");
+    WISP_PMPI_RESOLVE(MPI_Win_set_attr);
 #endif
 #ifdef WISP_HAVE_MPI_Win_set_errhandler
-    WISP_PMPI_RESOLVE(PMPI_Win_set_errhandler, MPI_Win_set_errhandler, "MPI_Win_set_errhandler");
+    WISP_PMPI_RESOLVE(MPI_Win_set_errhandler);
 #endif
 #ifdef WISP_HAVE_MPI_Win_set_info
-    WISP_PMPI_RESOLVE(PMPI_Win_set_info, MPI_Win_set_info, "MPI_Win_set_info");
+    WISP_PMPI_RESOLVE(MPI_Win_set_info);
 #endif
 #ifdef WISP_HAVE_MPI_Win_set_name
-    WISP_PMPI_RESOLVE(PMPI_Win_set_name, MPI_Win_set_name, "MPI_Win_set_name");
+    WISP_PMPI_RESOLVE(MPI_Win_set_name);
 #endif
 #ifdef WISP_HAVE_MPI_Win_shared_query
-    WISP_PMPI_RESOLVE(PMPI_Win_shared_query, MPI_Win_shared_query, "MPI_Win_shared_query");
+    WISP_PMPI_RESOLVE(MPI_Win_shared_query);
 #endif
 #ifdef WISP_HAVE_MPI_Win_shared_query_c
-    WISP_PMPI_RESOLVE(PMPI_Win_shared_query_c, MPI_Win_shared_query_c, "MPI_Win_shared_query_c");
+    WISP_PMPI_RESOLVE(MPI_Win_shared_query_c);
 #endif
 #ifdef WISP_HAVE_MPI_Win_start
-    WISP_PMPI_RESOLVE(PMPI_Win_start, MPI_Win_start, "MPI_Win_start");
+    WISP_PMPI_RESOLVE(MPI_Win_start);
 #endif
 #ifdef WISP_HAVE_MPI_Win_sync
-    WISP_PMPI_RESOLVE(PMPI_Win_sync, MPI_Win_sync, "MPI_Win_sync");
+    WISP_PMPI_RESOLVE(MPI_Win_sync);
 #endif
 #ifdef WISP_HAVE_MPI_Win_test
-    WISP_PMPI_RESOLVE(PMPI_Win_test, MPI_Win_test, "MPI_Win_test");
+    WISP_PMPI_RESOLVE(MPI_Win_test);
 #endif
 #ifdef WISP_HAVE_MPI_Win_toint
-    WISP_PMPI_RESOLVE(PMPI_Win_toint, MPI_Win_toint, "MPI_Win_toint");
+    WISP_PMPI_RESOLVE(MPI_Win_toint);
 #endif
 #ifdef WISP_HAVE_MPI_Win_unlock
-    WISP_PMPI_RESOLVE(PMPI_Win_unlock, MPI_Win_unlock, "MPI_Win_unlock");
+    WISP_PMPI_RESOLVE(MPI_Win_unlock);
 #endif
 #ifdef WISP_HAVE_MPI_Win_unlock_all
-    WISP_PMPI_RESOLVE(PMPI_Win_unlock_all, MPI_Win_unlock_all, "MPI_Win_unlock_all");
+    WISP_PMPI_RESOLVE(MPI_Win_unlock_all);
 #endif
 #ifdef WISP_HAVE_MPI_Win_wait
-    WISP_PMPI_RESOLVE(PMPI_Win_wait, MPI_Win_wait, "MPI_Win_wait");
+    WISP_PMPI_RESOLVE(MPI_Win_wait);
 #endif
 #ifdef WISP_HAVE_MPI_Wtick
-    WISP_PMPI_RESOLVE(PMPI_Wtick, MPI_Wtick, "MPI_Wtick");
+    WISP_PMPI_RESOLVE(MPI_Wtick);
 #endif
 #ifdef WISP_HAVE_MPI_Wtime
-    WISP_PMPI_RESOLVE(PMPI_Wtime, MPI_Wtime, "MPI_Wtime");
+    WISP_PMPI_RESOLVE(MPI_Wtime);
 #endif
 }
