@@ -64,24 +64,22 @@ void *wisp_tools_mpi(const char *pname)
     return f;
 }
 
-void *wisp_tools_after(const char *name, const void *mpi_function)
+void *wisp_tools_next(const char *name, const void *mpi_function)
 {
+    static const void *self;
+    if (!self)
+        self = object_of((const void *)wisp_tools_next, NULL);
+    const void *mpi = object_of(mpi_function, NULL);
     const char *path = NULL;
+    const void *where = object_of(dlsym(RTLD_DEFAULT, name), &path);
+    if (where && where != self && where != mpi)
+        note(&ahead, path, name);
     void *next = dlsym(RTLD_NEXT, name);
-    const void *where = object_of(next, &path);
-    if (!where || where == object_of(mpi_function, NULL))
+    where = object_of(next, &path);
+    if (!where || where == mpi)
         return NULL;
     note(&after, path, name);
     return next;
-}
-
-void wisp_tools_ahead(const char *name, const void *mpi_function)
-{
-    const char *path = NULL;
-    const void *where = object_of(dlsym(RTLD_DEFAULT, name), &path);
-    if (where && where != object_of((const void *)wisp_tools_ahead, NULL) &&
-        where != object_of(mpi_function, NULL))
-        note(&ahead, path, name);
 }
 
 static int mpi_range(struct dl_phdr_info *info, size_t size, void *base)

@@ -34,11 +34,10 @@ extern bool wisp_pmpi_serves;
 void wisp_pmpi_resolve(void);
 void wisp_pmpi_resolve_once(void);
 /* For wisp_pmpi_resolve, in src/core/tools.c: the MPI's function `pname`
- * (PMPI_X); a tool's `name` (MPI_X) after libwisp, or NULL; and a note of a
- * tool's `name` ahead of it. */
+ * (PMPI_X); and a tool's `name` (MPI_X) after libwisp, or NULL, noting one
+ * ahead of it too. */
 void *wisp_tools_mpi(const char *pname);
-void *wisp_tools_after(const char *name, const void *mpi_function);
-void wisp_tools_ahead(const char *name, const void *mpi_function);
+void *wisp_tools_next(const char *name, const void *mpi_function);
 /* Is `caller` in the MPI's library (its own call of PMPI_X)? */
 bool wisp_pmpi_from_mpi(const void *caller);
 
@@ -50,8 +49,7 @@ bool wisp_pmpi_from_mpi(const void *caller);
 #define WISP_PMPI_RESOLVE(f)                                                                       \
     do {                                                                                           \
         wisp_mpi.P##f = (__typeof__(wisp_mpi.P##f))wisp_tools_mpi("P" #f);                         \
-        wisp_next.f = (__typeof__(wisp_next.f))wisp_tools_after(#f, (const void *)wisp_mpi.P##f);  \
-        wisp_tools_ahead(#f, (const void *)wisp_mpi.P##f);                                         \
+        wisp_next.f = (__typeof__(wisp_next.f))wisp_tools_next(#f, (const void *)wisp_mpi.P##f);   \
     } while (0)
 
 #pragma GCC visibility pop
