@@ -40,7 +40,8 @@ static uint64_t now_ns(void)
 void wisp_core_stats_start(void)
 {
     start_ns = now_ns();
-    wisp_wrap_accounting = wisp_config.STATS;
+    if (wisp_config.STATS) /* else as the ghosts' profile left it (ghost/async.c) */
+        wisp_wrap_accounting = true;
 }
 
 static void condense(struct rank_record *r)

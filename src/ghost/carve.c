@@ -17,6 +17,7 @@
 #include "core/init.h"
 #include "core/log.h"
 #include "core/topo.h"
+#include "ghost/async.h"
 #include "ghost/board.h"
 #include "ghost/errhandler.h"
 #include "ghost/place.h"
@@ -117,6 +118,8 @@ void wisp_ghost_start(int thread_level)
     int vnode = (int)wisp_config.VNODE_SIZE;
     wisp_core_topo_narrow(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
     wisp_core_log_rank = wisp_topo.world_rank; /* messages name the rank the user knows */
+    if (wisp_ghost_windows_served())
+        wisp_ghost_async_start();
 }
 
 void wisp_ghost_release(void)

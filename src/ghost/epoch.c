@@ -4,8 +4,9 @@
  * and MPI_Win_sync; PSCW is in pscw.c. The functions that take an MPI_Win
  * fall back to the MPI's own for a window wisp does not serve.
  *
- * The lock goes to the ghost bound to the target, in the lock window of the
- * target's local index, so that locks on different processes of one node do
+ * The lock goes to the ghost bound to the target (or, while the target's
+ * operations go to it directly, to the target itself: async.h), in the lock
+ * window of the target's local index, so that locks on different processes of one node do
  * not exclude each other while locks on one process do (Casper 4.5.1). A
  * lock on oneself must be held when the call returns: see
  * wisp_ghost_self_lock (redirect.c). A window created with a hint that no
@@ -16,6 +17,15 @@
 #include "ghost/win.h"
 
 #include <stdatomic.h>
+
+#include "ghost/async.h"
+
+/* Who holds the locks on target `rank` in its lock window: its bound ghost,
+ * or the target itself while its operations go to it directly (async.h). */
+static int lock_rank(const struct wisp_ghost_win *w, int rank)
+{
+    return w->route[rank] ? w->t[rank].ghost : rank;
+}
 
 /* After a fence without MPI_MODE_NOSUCCEED no epoch is open unless another fence follows. */
 static bool may_lock(const struct wisp_ghost_win *w, int rank)
@@ -38,8 +48,8 @@ int wisp_ghost_lock(struct wisp_ghost_win *w, int lock_type, int rank, int asser
     const struct wisp_ghost_target *t = &w->t[rank];
     MPI_Win iwin = w->lockwin[t->local];
     wisp_ghost_epoch_start(w, rank, assert &MPI_MODE_NOCHECK);
-    int rc = PMPI_Win_lock(lock_type, t->ghost, assert, iwin);
-    if (rc == MPI_SUCCESS && rank == w->rank)
+    int rc = PMPI_Win_lock(lock_type, lock_rank(w, rank), assert, iwin);
+    if (rc == MPI_SUCCESS && rank == w->rank && w->route[rank])
         rc = wisp_ghost_self_lock(w, lock_type, assert, iwin);
     if (rc == MPI_SUCCESS) {
         w->held[t->local]++;
@@ -67,7 +77,7 @@ int wisp_ghost_unlock(struct wisp_ghost_win *w, int rank)
     }
     int rc2 = wisp_ghost_unlock_extra(w, rank, iwin);
     rc = rc == MPI_SUCCESS ? rc2 : rc;
-    rc2 = PMPI_Win_unlock(t->ghost, iwin);
+    rc2 = PMPI_Win_unlock(lock_rank(w, rank), iwin);
     rc = rc == MPI_SUCCESS ? rc2 : rc;
     w->held[t->local]--;
     w->locked[rank] = 0;
@@ -101,11 +111,11 @@ int wisp_ghost_win_lock_all(int assert, MPI_Win win)
     } else {
         for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++) {
             const struct wisp_ghost_target *t = &w->t[r];
-            rc = PMPI_Win_lock(MPI_LOCK_SHARED, t->ghost, assert, w->lockwin[t->local]);
+            rc = PMPI_Win_lock(MPI_LOCK_SHARED, lock_rank(w, r), assert, w->lockwin[t->local]);
             if (rc == MPI_SUCCESS)
                 w->held[t->local]++;
         }
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS && w->route[w->rank])
             rc = wisp_ghost_self_lock(w, MPI_LOCK_SHARED, assert, w->lockwin[w->t[w->rank].local]);
     }
     w->access = WISP_GHOST_LOCK_ALL;
@@ -136,7 +146,7 @@ int wisp_ghost_win_unlock_all(MPI_Win win)
             const struct wisp_ghost_target *t = &w->t[r];
             int rc2 = wisp_ghost_unlock_extra(w, r, w->lockwin[t->local]);
             rc = rc == MPI_SUCCESS ? rc2 : rc;
-            rc2 = PMPI_Win_unlock(t->ghost, w->lockwin[t->local]);
+            rc2 = PMPI_Win_unlock(lock_rank(w, r), w->lockwin[t->local]);
             rc = rc == MPI_SUCCESS ? rc2 : rc;
             w->held[t->local]--;
         }
@@ -172,8 +182,9 @@ int wisp_ghost_win_fence(int assert, MPI_Win win)
     bool nothing = (assert &MPI_MODE_NOPRECEDE) && (assert &MPI_MODE_NOSUCCEED);
     if (rc == MPI_SUCCESS && !nothing) {
         rc = PMPI_Win_sync(w->global);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Barrier(w->comm);
+        if (rc == MPI_SUCCESS) /* deciding from profiles: the barrier exchanges them too */
+            rc = w->adaptive ? wisp_ghost_async_exchange(w, WISP_ASYNC_AT_FENCE)
+                             : PMPI_Barrier(w->comm);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Win_sync(w->global);
     }

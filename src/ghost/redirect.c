@@ -184,6 +184,18 @@ static void count(struct wisp_ghost_win *w, uint64_t *counter, uint64_t n)
     wisp_ghost_books_unlock(w);
 }
 
+/* The operation in `iwin` to process `rank` at byte `disp` of what it
+ * exposes there: its ghost's view of the node, or its own memory. */
+static int issue_internal(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI_Win iwin)
+{
+    if (o->kind == WISP_GHOST_GET_ACC && !o->large &&
+        wisp_ghost_getacc_split_needed(o->otype, o->rtype, o->ttype, o->op))
+        return getacc_by_element(o, rank, disp, iwin);
+    if (broken_request(o))
+        return complete_at_once(o, rank, disp, iwin);
+    return wisp_ghost_issue(o, rank, disp, iwin);
+}
+
 static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
 {
     if (o->target == MPI_PROC_NULL) /* `global` is always in an epoch: a no-op */
@@ -198,6 +210,11 @@ static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
         return rc;
     const struct wisp_ghost_target *t = &w->t[o->target];
     MPI_Aint at = o->disp * t->disp_unit;
+    if (!w->route[o->target]) { /* asynchronous progress off: the target serves it (async.h) */
+        count(w, &w->ndirect, 1);
+        return issue_internal(o, o->target, at, iwin);
+    }
+    count(w, &w->nghost, 1);
     bool acc = o->kind >= WISP_GHOST_ACC;
     int size;
     PMPI_Type_size(o->ttype, &size);
@@ -219,14 +236,10 @@ static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
     rc = wisp_ghost_use(w, o->target, iwin, g, acc, bytes);
     if (rc != MPI_SUCCESS)
         return rc;
-    int grank = t->ghost0 + g;
-    MPI_Aint gdisp = t->off + at;
-    if (o->kind == WISP_GHOST_GET_ACC && !o->large &&
-        wisp_ghost_getacc_split_needed(o->otype, o->rtype, o->ttype, o->op))
-        return getacc_by_element(o, grank, gdisp, iwin);
-    if (broken_request(o))
-        return complete_at_once(o, grank, gdisp, iwin);
-    return wisp_ghost_issue(o, grank, gdisp, iwin);
+    rc = issue_internal(o, t->ghost0 + g, t->off + at, iwin);
+    if (t->here) /* a ghost of this node that sleeps wakes now, not at its next poll */
+        wisp_doorbell_ring(&wisp_ghost_node.board->bells[g]);
+    return rc;
 }
 
 int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *o)
@@ -243,6 +256,8 @@ int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *o)
 int wisp_ghost_flush_target(struct wisp_ghost_win *w, int rank, MPI_Win iwin, bool local)
 {
     int (*flush)(int, MPI_Win) = local ? PMPI_Win_flush_local : PMPI_Win_flush;
+    if (!w->route[rank])
+        return flush(rank, iwin);
     const struct wisp_ghost_target *t = &w->t[rank];
     int rc = MPI_SUCCESS;
     struct wisp_ghost_mark mark;

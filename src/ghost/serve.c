@@ -9,7 +9,9 @@
  * microseconds, then polls and yields the processor for as long again, then
  * sleeps on its doorbell between polls, each time 1/16 of the time since the
  * last activity (at least 1 us, at most WISP_GHOST_SLEEP us); without any
- * window it sleeps until the next command. Measured on 2 cores with 3
+ * window it sleeps until the next command, and while no process of its node
+ * wants its operations served by a ghost (async.h) it polls only every
+ * UNWANTED_NS until one rings. Measured on 2 cores with 3
  * processes (docs/ghosts.md), a ghost that did not spin answered an origin
  * tens of times slower than one that spins for ~20 us after each operation,
  * and one that spins much longer no faster.
@@ -41,6 +43,7 @@ enum {
     SLEEP_MIN_NS = 1000,
     NAP_FRACTION = 16, /* a sleep lasts 1/16 of the time since the last activity */
     SLICE_NS = 100000, /* the shortest slice Linux grants */
+    UNWANTED_NS = 50000000, /* a poll while no operation may come, in case the MPI wants one */
 };
 
 /* A window as a ghost holds it. */
@@ -68,6 +71,17 @@ static bool command_pending(void *ctx)
 {
     (void)ctx;
     return atomic_load_explicit(&wisp_ghost_node.board->seq, memory_order_acquire) != seen_seq;
+}
+
+/* Whether some process of the node has its operations sent to the ghosts (async.c). */
+static bool wanted(void)
+{
+    return atomic_load_explicit(&wisp_ghost_node.board->want, memory_order_relaxed) > 0;
+}
+
+static bool command_or_wanted(void *ctx)
+{
+    return command_pending(ctx) || wanted();
 }
 
 /* Sleep on the doorbell until a command is posted, or at most `ns` (< 0: no limit). */
@@ -209,6 +223,16 @@ _Noreturn void wisp_ghost_serve(int ghost)
         }
         if (!served) {
             sleep_on_bell(-1);
+            continue;
+        }
+        if (!wanted()) {
+            /* Every route of the node's processes is direct: nothing comes
+             * here until one wants a ghost and rings. A rare poll still
+             * answers what the MPI might send a window's member anyway. */
+            poll_progress();
+            wisp_doorbell_wait_for(&wisp_ghost_node.board->bells[ghost_index], command_or_wanted,
+                                   NULL, UNWANTED_NS);
+            last_active = now_ns();
             continue;
         }
         if (poll_progress()) {

@@ -23,6 +23,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "ghost/async.h"
 #include "ghost/board.h"
 #include "ghost/hints.h"
 #include "shm/heap.h"
@@ -133,6 +134,7 @@ enum {
     M_LOCKS,
     M_HEAP_OFF, /* MPI_Win_create: the memory's offset in the node's heap, -1 outside it */
     M_HIDDEN,   /* displacement of its hidden bytes in its ghosts' windows */
+    M_ASYNC,    /* its wish for the route of its operations (async.c) */
     M_GHOSTS
 };
 
@@ -149,6 +151,8 @@ static void free_state(struct wisp_ghost_win *w)
     free(w->ts);
     free(w->ops);
     free(w->bytes);
+    free(w->route);
+    free(w->wishes);
     free(w);
 }
 
@@ -235,6 +239,8 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
             t->disp_unit = (int)mr[M_DISP_UNIT];
             t->ghost0 = n + k * G;
             t->ghost = t->ghost0 + t->local % G; /* static rank binding */
+            t->here = k == my_node;
+            w->wishes[r] = (int)mr[M_ASYNC];
             members[r] = (int)mr[M_WORLD];
             for (int g = 0; g < G; g++)
                 members[n + k * G + g] = (int)mr[M_GHOSTS + g];
@@ -329,13 +335,17 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
     int n = w->size, G = wisp_ghost_node.ghosts, stride = M_GHOSTS + G;
     struct wisp_ghost_hints hints = wisp_ghost_read_hints(info, w->rank == 0);
     w->no_local_load_store = hints.no_local_load_store;
+    w->async_mode = (int)wisp_ghost_async_mode(info, (enum wisp_async_mode)wisp_config.ASYNC,
+                                               w->rank == 0);
     w->seed = (unsigned)wisp_ghost_node.world_rank * 2654435761u + 1;
 
     int64_t *m = malloc(sizeof *m * (size_t)stride * (size_t)n);
     int64_t *mine = malloc(sizeof *mine * (size_t)stride);
     int *members = malloc(sizeof *members * (size_t)(n + n * G));
     w->t = calloc((size_t)n, sizeof *w->t);
-    int ok = m && mine && members && w->t;
+    w->route = calloc((size_t)n, 1);
+    w->wishes = calloc((size_t)n, sizeof *w->wishes);
+    int ok = m && mine && members && w->t && w->route && w->wishes;
     if (mine) {
         mine[M_WORLD] = wisp_ghost_node.world_rank;
         mine[M_LEADER] = wisp_ghost_node.leader;
@@ -346,6 +356,7 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
         mine[M_LOCKS] = hints.locks;
         mine[M_HEAP_OFF] = -1;
         mine[M_HIDDEN] = 0;
+        mine[M_ASYNC] = wisp_ghost_async_wish(w);
         if (w->heap) {
             w->base = mem;
             mine[M_HIDDEN] = heap_hidden();
@@ -451,6 +462,7 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
     }
     if (PMPI_Win_create(w->base, size, disp_unit, info, comm, &w->win) != MPI_SUCCESS)
         wisp_fatal("ghost-served window: the application's window could not be created");
+    wisp_ghost_async_apply(w, w->wishes, WISP_ASYNC_AT_CREATE);
     add_served(w);
     if (w->rank == 0)
         wisp_log(2, "%s: served by ghosts, %d lock windows", flavor_name(flavor), w->nlock);
@@ -550,6 +562,7 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
              flavor_name(w->flavor), (unsigned long long)w->nsplit, (unsigned long long)w->nmoved);
     int rc = PMPI_Win_free(&w->win); /* the application's: runs its attribute callbacks */
     remove_served(w);
+    wisp_ghost_async_forget(w);
     PMPI_Win_unlock_all(w->global);
     bool poster = wisp_ghost_node.all_rank == 0;
     if (poster) {

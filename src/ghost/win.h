@@ -75,6 +75,7 @@ struct wisp_ghost_target {
     MPI_Aint vbase;  /* where its memory starts in its node's exposed memory (segments) */
     MPI_Aint chunk;  /* length of its node's segments: ghost i owns [i chunk, (i + 1) chunk) */
     MPI_Aint hidden; /* displacement of bytes no application touches, in its ghosts' windows */
+    bool here;       /* on this process's node: its ghosts' doorbells can be rung */
 };
 
 /* What one origin knows about its passive epoch on one target, for the
@@ -124,6 +125,16 @@ struct wisp_ghost_win {
     unsigned seed;         /* WISP_GHOST_LOAD=random */
     uint64_t nsplit;       /* operations split across segments (WISP_VERBOSE=3 tells) */
     uint64_t nmoved;       /* puts and gets sent to another ghost than the static one */
+
+    /* Adaptive progress (async.h): per target, whether its operations go to
+     * a ghost (1) or to it directly (0), changed only at safe points. */
+    unsigned char *route;
+    int async_mode;       /* this process's enum wisp_async_mode for the window */
+    bool adaptive;        /* some process decides from its profile: fences exchange wishes */
+    int *wishes;          /* room for everyone's, by rank */
+    unsigned nswitch[3];  /* switches of the route to this process, by enum wisp_async_point */
+    uint64_t nghost;      /* operations this origin sent to ghosts */
+    uint64_t ndirect;     /* and to their targets directly */
 
     /* The bookkeeping above (ops, bytes, counters) and in ts is shared by the
      * threads of an MPI_THREAD_MULTIPLE process: changed under `books`

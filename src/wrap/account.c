@@ -14,6 +14,7 @@ bool wisp_wrap_accounting;
 
 static _Atomic uint64_t calls[WISP_FN_COUNT];
 static _Atomic uint64_t nanos[WISP_FN_COUNT];
+static _Atomic uint64_t total;
 static _Thread_local unsigned depth;
 
 static uint64_t now_ns(void)
@@ -36,12 +37,20 @@ void (*wisp_wrap_event_hook)(enum wisp_wrap_event event);
 void wisp_wrap_exit_timed(enum wisp_fn_id id, uint64_t start)
 {
     atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);
-    if (--depth == 0)
-        atomic_fetch_add_explicit(&nanos[id], now_ns() - start, memory_order_relaxed);
+    if (--depth == 0) {
+        uint64_t ns = now_ns() - start;
+        atomic_fetch_add_explicit(&nanos[id], ns, memory_order_relaxed);
+        atomic_fetch_add_explicit(&total, ns, memory_order_relaxed);
+    }
 }
 
 void wisp_wrap_account_read(enum wisp_fn_id id, uint64_t *ncalls, uint64_t *ns)
 {
     *ncalls = atomic_load_explicit(&calls[id], memory_order_relaxed);
     *ns = atomic_load_explicit(&nanos[id], memory_order_relaxed);
+}
+
+uint64_t wisp_wrap_account_total_ns(void)
+{
+    return atomic_load_explicit(&total, memory_order_relaxed);
 }

@@ -7,4 +7,7 @@
 /* Calls of `id` so far, and nanoseconds spent in its outermost calls. */
 void wisp_wrap_account_read(enum wisp_fn_id id, uint64_t *ncalls, uint64_t *ns);
 
+/* Nanoseconds spent in the outermost MPI calls of all threads so far. */
+uint64_t wisp_wrap_account_total_ns(void);
+
 #endif

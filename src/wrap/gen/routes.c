@@ -3,6 +3,7 @@
 #include <stdbool.h>
 
 #include "core/init.h"
+#include "ghost/async.h"
 #include "ghost/errhandler.h"
 #include "ghost/sessions.h"
 #include "ghost/win.h"
@@ -2664,6 +2665,13 @@ int wisp_impl_MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val,
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Win_get_info
+int wisp_impl_MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
+{
+    return wisp_ghost_win_get_info(win, info_used);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Win_lock
 static int route_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
@@ -2700,6 +2708,17 @@ int wisp_impl_MPI_Win_lock_all(int assert, MPI_Win win)
 int wisp_impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     return wisp_ghost_win_post(group, assert, win);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Win_set_info
+int wisp_impl_MPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = wisp_ghost_win_set_info(win, info);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
 }
 #endif
 
@@ -2743,7 +2762,7 @@ int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:60)"
+#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:62)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock

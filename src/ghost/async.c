@@ -1,0 +1,215 @@
+/*
+ * Adaptive asynchronous progress (async.h): the routes of a served window,
+ * the safe points where they change, and the profile a process in `auto`
+ * decides from.
+ *
+ * The profile is the fraction of its time a process spent inside MPI (the
+ * wrappers' accounting, outermost calls only) over the last interval of at
+ * least WISP_ASYNC_INTERVAL ms, with two thresholds: above
+ * WISP_ASYNC_OFF_ABOVE percent the process is in MPI nearly all the time
+ * and progresses the operations on it itself, so they go to it directly;
+ * below WISP_ASYNC_ON_BELOW percent it computes and they go to a ghost;
+ * between the two it keeps what it had (hysteresis), so that a process near
+ * one threshold does not flip at every safe point. Before its first
+ * interval ends a process counts as computing (the ghost serves, as with
+ * WISP_ASYNC=on).
+ *
+ * Every process applies the same wishes at the same safe point, so all
+ * origins send a target's operations the same way between two safe points:
+ * the lock on the target, the order and the atomicity of accumulates stay
+ * with one process (the ghost or the target itself). A safe point at which
+ * some process still has an epoch open on the window changes nothing.
+ *
+ * The node's board counts the (window, process) pairs whose route is
+ * `ghost`: while none is, the node's ghosts have nothing to serve and sleep
+ * long (serve.c); the process that makes the count leave 0 rings them.
+ */
+#include "ghost/async.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/config.h"
+#include "core/init.h"
+#include "core/log.h"
+#include "ghost/board.h"
+#include "wrap/account.h"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
+
+enum {
+    WISH_GHOST = 1, /* operations on this process go to a ghost */
+    WISH_AUTO = 2,  /* it decides from its profile: fences exchange wishes */
+    WISH_OPEN = 4,  /* it has an epoch open on the window: nothing may switch */
+};
+
+static const char *const mode_words[] = {"auto", "on", "off"};
+
+static struct {
+    pthread_mutex_t lock;
+    uint64_t at, mpi_ns; /* start of the current interval, and time in MPI then */
+    bool computing;      /* what the last interval said */
+    double fraction;     /* of the last interval spent inside MPI */
+} profile = {.lock = PTHREAD_MUTEX_INITIALIZER, .computing = true};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void wisp_ghost_async_start(void)
+{
+    if (wisp_config.ASYNC_ON_BELOW > wisp_config.ASYNC_OFF_ABOVE) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "wisp: WISP_ASYNC_ON_BELOW=%d is above WISP_ASYNC_OFF_ABOVE=%d: a process could "
+                 "be both computing and communicating; give ON_BELOW <= OFF_ABOVE",
+                 (int)wisp_config.ASYNC_ON_BELOW, (int)wisp_config.ASYNC_OFF_ABOVE);
+        wisp_core_stop(line);
+    }
+    /* The profile reads the wrappers' timing; the info key may ask for auto
+     * on any window, so it runs whenever windows are served. */
+    wisp_wrap_accounting = true;
+    profile.at = now_ns();
+}
+
+/* Whether this process computes (its operations want a ghost), from the
+ * last interval that ended. */
+static bool computing(void)
+{
+    pthread_mutex_lock(&profile.lock);
+    uint64_t now = now_ns(), mpi = wisp_wrap_account_total_ns();
+    uint64_t wall = now - profile.at;
+    if (wall >= (uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u) {
+        double f = (double)(mpi - profile.mpi_ns) / (double)wall;
+        profile.fraction = f > 1 ? 1 : f; /* several threads may be inside at once */
+        if (profile.fraction * 100 > (double)wisp_config.ASYNC_OFF_ABOVE)
+            profile.computing = false;
+        else if (profile.fraction * 100 < (double)wisp_config.ASYNC_ON_BELOW)
+            profile.computing = true;
+        profile.at = now;
+        profile.mpi_ns = mpi;
+    }
+    bool c = profile.computing;
+    pthread_mutex_unlock(&profile.lock);
+    return c;
+}
+
+enum wisp_async_mode wisp_ghost_async_mode(MPI_Info info, enum wisp_async_mode fallback, bool say)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info == MPI_INFO_NULL ||
+        PMPI_Info_get(info, "async_config", MPI_MAX_INFO_VAL, value, &flag) != MPI_SUCCESS || !flag)
+        return fallback;
+    for (int m = 0; m < 3; m++)
+        if (strcasecmp(value, mode_words[m]) == 0)
+            return (enum wisp_async_mode)m;
+    if (say)
+        wisp_log(1, "window info async_config='%s' is not understood (auto, on or off): ignored",
+                 value);
+    return fallback;
+}
+
+int wisp_ghost_async_wish(const struct wisp_ghost_win *w)
+{
+    bool open = (w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE) || w->exposed;
+    bool ghost = w->async_mode == WISP_ASYNC_ON || (w->async_mode == WISP_ASYNC_AUTO && computing());
+    return (ghost ? WISH_GHOST : 0) | (w->async_mode == WISP_ASYNC_AUTO ? WISH_AUTO : 0) |
+           (open ? WISH_OPEN : 0);
+}
+
+/* This process's own route became `ghost` (+1) or not (-1): the board's count. */
+static void want_ghost(int d)
+{
+    struct wisp_ghost_board *b = wisp_ghost_node.board;
+    if (atomic_fetch_add_explicit(&b->want, (uint32_t)d, memory_order_seq_cst) == 0 && d > 0)
+        for (int g = 0; g < wisp_ghost_node.ghosts; g++)
+            wisp_doorbell_ring(&b->bells[g]);
+}
+
+static const char *const point_names[] = {"creation", "fence", "MPI_Win_set_info"};
+
+void wisp_ghost_async_apply(struct wisp_ghost_win *w, const int *wishes,
+                            enum wisp_async_point point)
+{
+    bool open = false, adaptive = false;
+    for (int r = 0; r < w->size; r++) {
+        open |= wishes[r] & WISH_OPEN;
+        adaptive |= wishes[r] & WISH_AUTO;
+    }
+    w->adaptive = adaptive;
+    if (open) {
+        wisp_log(2, "window %u: routes kept at %s: a process had an epoch open", w->serial,
+                 point_names[point]);
+        return;
+    }
+    for (int r = 0; r < w->size; r++) {
+        unsigned char ghost = (wishes[r] & WISH_GHOST) != 0;
+        if (w->route[r] == ghost)
+            continue;
+        w->route[r] = ghost;
+        if (r != w->rank)
+            continue;
+        want_ghost(ghost ? 1 : -1);
+        if (point != WISP_ASYNC_AT_CREATE)
+            w->nswitch[point]++;
+        wisp_log(3, "window %u: operations on this process go %s from this %s on (%.0f%% of the "
+                    "last interval in MPI)",
+                 w->serial, ghost ? "to a ghost" : "to it directly", point_names[point],
+                 profile.fraction * 100);
+    }
+}
+
+int wisp_ghost_async_exchange(struct wisp_ghost_win *w, enum wisp_async_point point)
+{
+    int mine = wisp_ghost_async_wish(w);
+    int rc = PMPI_Allgather(&mine, 1, MPI_INT, w->wishes, 1, MPI_INT, w->comm);
+    if (rc == MPI_SUCCESS)
+        wisp_ghost_async_apply(w, w->wishes, point);
+    return rc;
+}
+
+void wisp_ghost_async_forget(struct wisp_ghost_win *w)
+{
+    if (w->route[w->rank])
+        want_ghost(-1);
+    wisp_log(2,
+             "window %u: the route to this process switched %u times (%u at fences, %u at "
+             "MPI_Win_set_info), ends %s; this origin sent %" PRIu64 " operations to ghosts, %" PRIu64
+             " directly",
+             w->serial, w->nswitch[WISP_ASYNC_AT_FENCE] + w->nswitch[WISP_ASYNC_AT_HINT],
+             w->nswitch[WISP_ASYNC_AT_FENCE], w->nswitch[WISP_ASYNC_AT_HINT],
+             w->route[w->rank] ? "on (ghost)" : "off (direct)", w->nghost, w->ndirect);
+}
+
+int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info)
+{
+    int rc = PMPI_Win_set_info(win, info);
+    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
+    if (!w || rc != MPI_SUCCESS)
+        return rc;
+    w->async_mode = wisp_ghost_async_mode(info, w->async_mode, w->rank == 0);
+    /* The hint says that this process's operations are complete; after a
+     * fence they may still be in flight in `global`. */
+    if (w->access == WISP_GHOST_FENCE)
+        rc = PMPI_Win_flush_all(w->global);
+    int rc2 = wisp_ghost_async_exchange(w, WISP_ASYNC_AT_HINT);
+    return wisp_ghost_win_error(w, rc == MPI_SUCCESS ? rc2 : rc);
+}
+
+int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info)
+{
+    int rc = PMPI_Win_get_info(win, info);
+    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
+    if (w && rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "async_config", w->route[w->rank] ? "on" : "off");
+    return rc;
+}

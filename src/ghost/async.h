@@ -1,0 +1,58 @@
+/*
+ * Adaptive asynchronous progress (docs/ghosts.md, "When a ghost serves"):
+ * for each served window and each target process, whether operations go
+ * to a ghost of the target's node (the route `ghost`) or to the target
+ * itself in the same internal window (`direct`). The route changes only at
+ * safe points, which every process of the window passes together and where
+ * its operations are complete: the window's creation, a fence, and
+ * MPI_Win_set_info. There every process says what it wants for the
+ * operations on itself: its `async_config` (on, off) or, under auto, what
+ * its own profile says: a process that spends most of its time inside MPI
+ * progresses its operations itself, one that computes needs a ghost.
+ */
+#ifndef WISP_GHOST_ASYNC_H
+#define WISP_GHOST_ASYNC_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "ghost/win.h"
+
+#pragma GCC visibility push(hidden)
+
+/* WISP_ASYNC and the info key async_config, as config.def lists their words. */
+enum wisp_async_mode { WISP_ASYNC_AUTO, WISP_ASYNC_ON, WISP_ASYNC_OFF };
+
+/* The mode `info` gives with async_config, else `fallback`; a value that is
+ * not understood keeps `fallback` and is said once when `say`. */
+enum wisp_async_mode wisp_ghost_async_mode(MPI_Info info, enum wisp_async_mode fallback, bool say);
+
+/* What this process tells the others at a safe point (an int, allgathered). */
+int wisp_ghost_async_wish(const struct wisp_ghost_win *w);
+
+/* Why a safe point was passed, for the counts WISP_VERBOSE reports. */
+enum wisp_async_point { WISP_ASYNC_AT_CREATE, WISP_ASYNC_AT_FENCE, WISP_ASYNC_AT_HINT };
+
+/* Collective over the window: every process's wish, then the routes from it. */
+int wisp_ghost_async_exchange(struct wisp_ghost_win *w, enum wisp_async_point point);
+
+/* Take everyone's wishes (by rank in the window) as the routes from now on. */
+void wisp_ghost_async_apply(struct wisp_ghost_win *w, const int *wishes,
+                            enum wisp_async_point point);
+
+/* Before a served window is freed: its route to this process no longer
+ * wants a ghost; WISP_VERBOSE=2 tells how often it switched. */
+void wisp_ghost_async_forget(struct wisp_ghost_win *w);
+
+/* MPI_Win_set_info and MPI_Win_get_info on any window: for a served one,
+ * the safe point of the hint, and this process's route as async_config. */
+int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info);
+int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info);
+
+/* At the ghost layer's start: check the thresholds, and switch on the
+ * wrappers' timing when a window may decide from the profile. */
+void wisp_ghost_async_start(void);
+
+#pragma GCC visibility pop
+
+#endif
