@@ -72,3 +72,17 @@ wisp_add_mpi_test(rma_same_page NP 3 ENV WISP_GHOSTS=1 ${on} SUFFIX .ghosts1)
 wisp_add_mpi_test(rma_many_windows NP 2 SUFFIX .ghosts0)
 wisp_add_mpi_test(rma_many_windows NP 3 ENV WISP_GHOSTS=1 ${on} WISP_GHOST_WINDOWS_MAX=4
                   SUFFIX .ghosts1)
+
+# Adaptive progress (issue 28): the route of each process's operations
+# (ghost or direct) switched at MPI_Win_set_info by hints, at fences by the
+# processes' profiles, and a sleeping ghost woken by the switch; counters
+# and accumulate ordering exact across 100 switches.
+wisp_add_mpi_test(ghost_async NP 3 SUFFIX .hint.ghosts0 ARGS hint)
+wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 ${on} SUFFIX .hint.ghosts1 ARGS hint)
+wisp_add_mpi_test(ghost_async NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=segment ${on}
+                  SUFFIX .hint.ghosts2 ARGS hint)
+wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=2 ${on}
+                  SUFFIX .hint.vnode2 ARGS hint)
+wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto WISP_ASYNC_INTERVAL=5 ${on}
+                  SUFFIX .profile ARGS profile)
+wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=off ${on} SUFFIX .wake ARGS wake)

@@ -3,9 +3,12 @@
  * the safe points where they change, and the profile a process in `auto`
  * decides from.
  *
- * The profile is the fraction of its time a process spent inside MPI (the
- * wrappers' accounting, outermost calls only) over the last interval of at
- * least WISP_ASYNC_INTERVAL ms, with two thresholds: above
+ * The profile is the fraction of its time a process spent with MPI over
+ * the last interval of at least WISP_ASYNC_INTERVAL ms: all but the gaps
+ * between two of its MPI calls (outermost, any thread) longer than
+ * WISP_ASYNC_GAP us, since a process that calls MPI more often than that,
+ * as a loop of polls does, answers an operation within that delay itself.
+ * Two thresholds: above
  * WISP_ASYNC_OFF_ABOVE percent the process is in MPI nearly all the time
  * and progresses the operations on it itself, so they go to it directly;
  * below WISP_ASYNC_ON_BELOW percent it computes and they go to a ghost;
@@ -52,7 +55,7 @@ static const char *const mode_words[] = {"auto", "on", "off"};
 
 static struct {
     pthread_mutex_t lock;
-    uint64_t at, mpi_ns; /* start of the current interval, and time in MPI then */
+    uint64_t at, away_ns; /* start of the current interval, and time away from MPI then */
     bool computing;      /* what the last interval said */
     double fraction;     /* of the last interval spent inside MPI */
 } profile = {.lock = PTHREAD_MUTEX_INITIALIZER, .computing = true};
@@ -76,6 +79,7 @@ void wisp_ghost_async_start(void)
     }
     /* The profile reads the wrappers' timing; the info key may ask for auto
      * on any window, so it runs whenever windows are served. */
+    wisp_wrap_gap_ns = (uint64_t)wisp_config.ASYNC_GAP * 1000u;
     wisp_wrap_accounting = true;
     profile.at = now_ns();
 }
@@ -85,17 +89,17 @@ void wisp_ghost_async_start(void)
 static bool computing(void)
 {
     pthread_mutex_lock(&profile.lock);
-    uint64_t now = now_ns(), mpi = wisp_wrap_account_total_ns();
+    uint64_t now = now_ns(), away = wisp_wrap_account_away_ns();
     uint64_t wall = now - profile.at;
     if (wall >= (uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u) {
-        double f = (double)(mpi - profile.mpi_ns) / (double)wall;
-        profile.fraction = f > 1 ? 1 : f; /* several threads may be inside at once */
+        double f = 1 - (double)(away - profile.away_ns) / (double)wall;
+        profile.fraction = f < 0 ? 0 : f; /* several threads may be away at once */
         if (profile.fraction * 100 > (double)wisp_config.ASYNC_OFF_ABOVE)
             profile.computing = false;
         else if (profile.fraction * 100 < (double)wisp_config.ASYNC_ON_BELOW)
             profile.computing = true;
         profile.at = now;
-        profile.mpi_ns = mpi;
+        profile.away_ns = away;
     }
     bool c = profile.computing;
     pthread_mutex_unlock(&profile.lock);

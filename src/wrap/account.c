@@ -14,8 +14,10 @@ bool wisp_wrap_accounting;
 
 static _Atomic uint64_t calls[WISP_FN_COUNT];
 static _Atomic uint64_t nanos[WISP_FN_COUNT];
-static _Atomic uint64_t total;
+static _Atomic uint64_t outside_long;
 static _Thread_local unsigned depth;
+static _Thread_local uint64_t last_exit; /* of this thread's last outermost call */
+uint64_t wisp_wrap_gap_ns = UINT64_MAX;
 
 static uint64_t now_ns(void)
 {
@@ -29,7 +31,12 @@ bool wisp_wrap_one_caller;
 
 uint64_t wisp_wrap_enter_timed(void)
 {
-    return depth++ == 0 ? now_ns() : 0;
+    if (depth++ != 0)
+        return 0;
+    uint64_t t = now_ns();
+    if (last_exit && t - last_exit > wisp_wrap_gap_ns)
+        atomic_fetch_add_explicit(&outside_long, t - last_exit, memory_order_relaxed);
+    return t;
 }
 
 void (*wisp_wrap_event_hook)(enum wisp_wrap_event event);
@@ -38,9 +45,8 @@ void wisp_wrap_exit_timed(enum wisp_fn_id id, uint64_t start)
 {
     atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);
     if (--depth == 0) {
-        uint64_t ns = now_ns() - start;
-        atomic_fetch_add_explicit(&nanos[id], ns, memory_order_relaxed);
-        atomic_fetch_add_explicit(&total, ns, memory_order_relaxed);
+        last_exit = now_ns();
+        atomic_fetch_add_explicit(&nanos[id], last_exit - start, memory_order_relaxed);
     }
 }
 
@@ -50,7 +56,7 @@ void wisp_wrap_account_read(enum wisp_fn_id id, uint64_t *ncalls, uint64_t *ns)
     *ns = atomic_load_explicit(&nanos[id], memory_order_relaxed);
 }
 
-uint64_t wisp_wrap_account_total_ns(void)
+uint64_t wisp_wrap_account_away_ns(void)
 {
-    return atomic_load_explicit(&total, memory_order_relaxed);
+    return atomic_load_explicit(&outside_long, memory_order_relaxed);
 }
