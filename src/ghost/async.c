@@ -38,8 +38,10 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "core/futex.h"
 #include "core/init.h"
 #include "core/log.h"
+#include "core/topo.h"
 #include "ghost/board.h"
 #include "wrap/account.h"
 
@@ -51,7 +53,11 @@ enum {
     WISH_OPEN = 4,  /* it has an epoch open on the window: nothing may switch */
 };
 
+enum { YIELD_NS = 200000 }; /* the longest an origin sleeps for its ghost */
+
 static const char *const mode_words[] = {"auto", "on", "off"};
+
+bool wisp_ghost_no_core;
 
 static struct {
     pthread_mutex_t lock;
@@ -79,6 +85,7 @@ void wisp_ghost_async_start(void)
     }
     /* The profile reads the wrappers' timing; the info key may ask for auto
      * on any window, so it runs whenever windows are served. */
+    wisp_ghost_no_core = wisp_topo.machine_procs > wisp_topo.machine_cores;
     wisp_wrap_gap_ns = (uint64_t)wisp_config.ASYNC_GAP * 1000u;
     wisp_wrap_accounting = true;
     profile.at = now_ns();
@@ -192,6 +199,18 @@ void wisp_ghost_async_forget(struct wisp_ghost_win *w)
              w->serial, w->nswitch[WISP_ASYNC_AT_FENCE] + w->nswitch[WISP_ASYNC_AT_HINT],
              w->nswitch[WISP_ASYNC_AT_FENCE], w->nswitch[WISP_ASYNC_AT_HINT],
              w->route[w->rank] ? "on (ghost)" : "off (direct)", w->nghost, w->ndirect);
+}
+
+void wisp_ghost_yield_to(int g, uint32_t seen)
+{
+    struct wisp_ghost_board *b = wisp_ghost_node.board;
+    struct wisp_ghost_served *s = &b->served[g];
+    if (atomic_load_explicit(&s->seq, memory_order_acquire) != seen)
+        return;
+    atomic_fetch_add(&s->waiters, 1);
+    wisp_doorbell_ring(&b->bells[g]);
+    wisp_futex(&s->seq, FUTEX_WAIT, seen, YIELD_NS); /* shared: not _PRIVATE */
+    atomic_fetch_sub(&s->waiters, 1);
 }
 
 int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info)

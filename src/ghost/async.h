@@ -49,6 +49,15 @@ void wisp_ghost_async_forget(struct wisp_ghost_win *w);
 int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info);
 int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info);
 
+/* Whether the ghosts share the cores with the application's processes
+ * (more processes than cores on this machine). */
+extern bool wisp_ghost_no_core;
+
+/* Before a flush, in an origin without a core of its own: until ghost `g`
+ * of this node served something after `seen`, or a short while, sleep
+ * instead of spinning in the MPI, so that the ghost gets the core. */
+void wisp_ghost_yield_to(int g, uint32_t seen);
+
 /* At the ghost layer's start: check the thresholds, and switch on the
  * wrappers' timing when a window may decide from the profile. */
 void wisp_ghost_async_start(void);

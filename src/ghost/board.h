@@ -10,6 +10,7 @@
 #define WISP_GHOST_BOARD_H
 
 #include <mpi.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,11 +28,19 @@ enum wisp_ghost_cmd {
     WISP_GHOST_CMD_FINALIZE,
 };
 
+/* What a ghost served, for an origin of its node that waits for it
+ * without a core of its own to spin on (async.h, wisp_ghost_yield_to). */
+struct wisp_ghost_served {
+    alignas(64) _Atomic uint32_t seq; /* futex word: polls that did some work */
+    _Atomic uint32_t waiters;
+};
+
 struct wisp_ghost_board {
     _Atomic uint32_t seq; /* number of commands posted; the last one is in cmd/arg */
     uint32_t cmd, arg;
     _Atomic uint32_t want; /* (window, process) pairs of the node whose route is a ghost (async.c) */
     struct wisp_doorbell bells[WISP_GHOST_MAX];
+    struct wisp_ghost_served served[WISP_GHOST_MAX];
 };
 
 /* What carve.c sets up for the rest of the ghost layer. */

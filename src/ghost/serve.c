@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/futex.h"
 #include "core/log.h"
 #include "ghost/board.h"
 #include "ghost/win.h"
@@ -185,6 +186,15 @@ static bool poll_progress(void)
     return now_ns() - t0 >= ACTIVE_NS;
 }
 
+/* Tell an origin that sleeps for this ghost (async.c, wisp_ghost_yield_to). */
+static void served_something(void)
+{
+    struct wisp_ghost_served *s = &wisp_ghost_node.board->served[ghost_index];
+    atomic_fetch_add_explicit(&s->seq, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&s->waiters, memory_order_seq_cst))
+        wisp_futex(&s->seq, FUTEX_WAKE, INT32_MAX, -1);
+}
+
 /* Ask the kernel for a short time slice (Linux 6.12+, EEVDF: sched_runtime of
  * SCHED_OTHER): a task with a shorter slice than the one running preempts it
  * when it wakes, so a ghost that wakes from a short sleep runs at once instead
@@ -237,6 +247,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
         }
         if (poll_progress()) {
             last_active = now_ns();
+            served_something();
             continue;
         }
         uint64_t idle = now_ns() - last_active;

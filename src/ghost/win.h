@@ -85,6 +85,7 @@ struct wisp_ghost_tstate {
     uint64_t dirty; /* ghosts that got operations since the last flush */
     bool granted;   /* the lock on the bound ghost is known to be held */
     bool acc;       /* an accumulate-type operation went to it since the last flush */
+    _Atomic uint32_t served; /* its bound ghost's served count before the last operation */
 };
 
 /* WISP_GHOST_BINDING and WISP_GHOST_LOAD, as config.def lists their words. */
