@@ -44,14 +44,31 @@ SCALING_RE = re.compile(r"^jacobi_(?P<kind>strong|weak)_np(?P<np>\d+)$")
 
 
 def experiment(name, program, np, args, small, headline, env=None, wisp_env=None,
-               optional=False):
+               optional=False, variants=None, native_np=None):
     """One experiment: `program` (relative to the build directory) with
     `args` (or `small` with --small), np processes, `env` for every mode and
     `wisp_env` for the wisp mode only; `headline` the metric of the headline
-    table. An optional one runs only when --only names it."""
+    table. An optional one runs only when --only names it. With `variants`
+    ({mode: {"env": ..., "args": [...], "np": n}}) the experiment runs
+    natively (on `native_np` processes) and under wisp once per variant,
+    each adding its settings and arguments, instead of the usual modes."""
     return {"name": name, "program": program, "np": np, "args": args,
             "small": small, "headline": headline, "env": env or {},
-            "wisp_env": wisp_env or {}, "optional": optional}
+            "wisp_env": wisp_env or {}, "optional": optional,
+            "variants": variants or {}, "native_np": native_np or np}
+
+
+def ghost_variants(args_hint):
+    """Where one-sided operations go (issue 28, docs/ghosts.md): without a
+    ghost; with one, the route always direct (off), always to the ghost
+    (on), decided from each process's profile (auto), and as the program's
+    hints say (hint, `args_hint` appended to its arguments)."""
+    ghost = {"WISP_GHOSTS": "1"}
+    return {"noghost": {"env": {}, "np": 2},
+            "off": {"env": {**ghost, "WISP_ASYNC": "off"}},
+            "on": {"env": {**ghost, "WISP_ASYNC": "on"}},
+            "auto": {"env": {**ghost, "WISP_ASYNC": "auto"}},
+            "hint": {"env": {**ghost, "WISP_ASYNC": "on"}, "args": args_hint}}
 
 
 def jacobi(name, variant, np=2, mapping="cart", grid="n=96", env=None,
@@ -100,6 +117,12 @@ SUITE = [
                ["1", "compute"], "time_to_solution_ms", wisp_env={"WISP_GHOSTS": "1"}),
     experiment("rma_gcu_comm", "bench/rma_gcu", 3, ["3", "comm"], ["1", "comm"],
                "time_to_solution_ms", wisp_env={"WISP_GHOSTS": "1"}),
+    # Seed 000 Fig. 5.10: alternating compute- and communication-heavy
+    # phases; natively and without a ghost 2 workers, else 2 and a ghost.
+    *[experiment(f"rma_phases_{kind}", "bench/rma_phases", 3, [kind],
+                 [kind, "2", "2", "10"], "total_ms", native_np=2,
+                 variants=ghost_variants(["hint"]))
+      for kind in ("get", "acc")],
 ]
 
 
@@ -123,17 +146,37 @@ def modes_for(mpi, wanted):
     return [m for m in wanted if m != "async" or mpi == "mpich"]
 
 
+def experiment_modes(exp, modes):
+    """The modes of one experiment: its variants' names after native, if it
+    has variants, else `modes`."""
+    return ["native", *exp["variants"]] if exp["variants"] else modes
+
+
 def mode_env(exp, mode, settings):
     """The environment of one mode: the experiment's, the --env settings
     (given to every mode, as run.py does, so that the baseline runs with the
-    same MPI configuration), the wisp-only settings, the progress thread."""
+    same MPI configuration), the wisp-only settings (and a variant's), the
+    progress thread."""
     env = dict(exp["env"])
     env.update(settings)
-    if mode == "wisp":
+    if mode == "wisp" or mode in exp["variants"]:
         env.update(exp["wisp_env"])
+    if mode in exp["variants"]:
+        env.update(exp["variants"][mode]["env"])
     if mode == "async":
         env.update(ASYNC)
     return env
+
+
+def launch(exp, build, mode, settings, small):
+    """The command line of one run of `exp` in `mode`."""
+    variant = exp["variants"].get(mode, {})
+    np = variant.get("np", exp["native_np"] if mode in ("native", "async") else exp["np"])
+    command = [os.path.join(build, exp["program"])] + \
+        (exp["small"] if small else exp["args"]) + variant.get("args", [])
+    return bench_run.launch_command(os.path.join(build, "wisprun"),
+                                    mode in ("native", "async"),
+                                    mode_env(exp, mode, settings), np, command)
 
 
 def plan(modes, reps):
@@ -168,14 +211,11 @@ class Progress:
 def run_experiment(exp, build, mpi, modes, reps, settings, small, timeout,
                    progress):
     """Runs one experiment in every mode; returns its JSON document."""
-    wisprun = os.path.join(build, "wisprun")
     command = [os.path.join(build, exp["program"])] + \
         (exp["small"] if small else exp["args"])
     samples, kinds = [], None
     for mode, rep, warmup in plan(modes, reps):
-        cmd = bench_run.launch_command(wisprun, mode != "wisp",
-                                       mode_env(exp, mode, settings),
-                                       exp["np"], command)
+        cmd = launch(exp, build, mode, settings, small)
         metrics, wall = bench_run.run_once(cmd, timeout)
         if kinds is None:
             kinds = {m.name: (m.unit, m.better) for m in metrics.values()}
@@ -190,9 +230,7 @@ def run_experiment(exp, build, mpi, modes, reps, settings, small, timeout,
         "experiment": exp["name"],
         "signature": signature(exp, mpi, modes, reps, settings, small),
         "command": command,
-        "launch": {m: bench_run.launch_command(
-            wisprun, m != "wisp", mode_env(exp, m, settings), exp["np"],
-            command) for m in modes},
+        "launch": {m: launch(exp, build, m, settings, small) for m in modes},
         "headline": exp["headline"],
         "results": summarize(samples, kinds, modes),
         "samples": samples,
@@ -283,7 +321,7 @@ def markdown(context, docs, plots):
             modes = doc["signature"]["modes"]
             ctx = doc.get("context", {})
             lines += ["", f"## {mpi}: {doc['experiment']}", "",
-                      f"`{shlex.join(doc['launch']['wisp'])}`", "",
+                      f"`{shlex.join(wisp_launch(doc))}`", "",
                       f"measured at git `{ctx.get('git_revision', '?')}`, "
                       f"{ctx.get('timestamp', '?')}, load average at start "
                       f"{ctx.get('machine', {}).get('loadavg_at_start')}", ""]
@@ -300,6 +338,12 @@ def markdown(context, docs, plots):
             for path in plots.get((mpi, doc["experiment"]), []):
                 lines += ["", f"![{os.path.basename(path)}]({path})"]
     return "\n".join(lines) + "\n"
+
+
+def wisp_launch(doc):
+    """The command line of the wisp mode, or of the first variant."""
+    launches = doc["launch"]
+    return launches.get("wisp") or next(v for m, v in launches.items() if m != "native")
 
 
 def headline_text(docs):
@@ -428,7 +472,7 @@ def draw_plots(docs, out):
         print("report.py: matplotlib is not installed: no plots "
               "(`make report` installs it into .venv)", file=sys.stderr)
         return {}
-    colors = {"native": "#1f5fa8", "wisp": "#d2571b", "async": "#2a8a3a"}
+    colors = ModeColors()
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
     made = {}
     for mpi, exps in docs.items():
@@ -526,6 +570,20 @@ def draw_scaling(plt, mpi, exps, out, colors):
     fig.savefig(os.path.join(out, path), dpi=90)
     plt.close(fig)
     return path
+
+
+class ModeColors(dict):
+    """A color per mode: fixed for the usual ones, from a palette for
+    variants."""
+    PALETTE = ["#7b3fa0", "#c23b6e", "#8c6d1f", "#17a2b8", "#555555", "#e377c2"]
+
+    def __init__(self):
+        super().__init__({"native": "#1f5fa8", "wisp": "#d2571b", "async": "#2a8a3a"})
+
+    def __missing__(self, mode):
+        color = self.PALETTE[(len(self) - 3) % len(self.PALETTE)]
+        self[mode] = color
+        return color
 
 
 def draw_scalars(ax, scalars, modes, colors):
@@ -657,10 +715,10 @@ def main(argv=None):
                "small": args.small}
     todo, docs = [], {}
     for build, mpi in builds:
-        modes = modes_for(mpi, args.modes)
         os.makedirs(os.path.join(args.out, mpi), exist_ok=True)
         docs[mpi] = []
         for exp in args.selected:
+            modes = experiment_modes(exp, modes_for(mpi, args.modes))
             path = os.path.join(args.out, mpi, f"{exp['name']}.json")
             old = load(path) if args.resume else None
             sig = signature(exp, mpi, modes, args.reps, args.settings, args.small)

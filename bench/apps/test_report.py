@@ -45,6 +45,24 @@ class PureFunctions(unittest.TestCase):
                           ("native", 0, False), ("wisp", 0, False),
                           ("native", 1, False), ("wisp", 1, False)])
 
+    def test_variants_replace_the_modes(self):
+        exp = report.experiment("x", "bench/x", 3, ["a"], ["s"], "m", native_np=2,
+                                variants={"v": {"env": {"K": "1"}, "args": ["h"]},
+                                          "w": {"env": {}, "np": 4}})
+        self.assertEqual(report.experiment_modes(exp, ["native", "wisp"]),
+                         ["native", "v", "w"])
+        native = report.launch(exp, "/b", "native", {}, False)
+        v = report.launch(exp, "/b", "v", {}, False)
+        w = report.launch(exp, "/b", "w", {}, True)
+        self.assertIn("--native", native)
+        self.assertEqual(native[native.index("-n") + 1], "2")
+        self.assertNotIn("--native", v)
+        self.assertEqual(v[v.index("-n") + 1], "3")
+        self.assertEqual(v[-2:], ["a", "h"])
+        self.assertIn("K=1", v)
+        self.assertEqual(w[w.index("-n") + 1], "4")
+        self.assertEqual(w[-1], "s")
+
     def test_async_only_with_mpich(self):
         self.assertEqual(report.modes_for("openmpi", ["native", "wisp", "async"]),
                          ["native", "wisp"])

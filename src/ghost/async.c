@@ -73,16 +73,20 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void wisp_ghost_async_start(void)
+void wisp_ghost_async_check(void)
 {
     if (wisp_config.ASYNC_ON_BELOW > wisp_config.ASYNC_OFF_ABOVE) {
         char line[256];
         snprintf(line, sizeof line,
-                 "wisp: WISP_ASYNC_ON_BELOW=%d is above WISP_ASYNC_OFF_ABOVE=%d: a process could "
-                 "be both computing and communicating; give ON_BELOW <= OFF_ABOVE",
+                 "WISP_ASYNC_ON_BELOW=%d is above WISP_ASYNC_OFF_ABOVE=%d: a process would be "
+                 "computing and communicating at once; give ON_BELOW <= OFF_ABOVE",
                  (int)wisp_config.ASYNC_ON_BELOW, (int)wisp_config.ASYNC_OFF_ABOVE);
         wisp_core_stop(line);
     }
+}
+
+void wisp_ghost_async_start(void)
+{
     /* The profile reads the wrappers' timing; the info key may ask for auto
      * on any window, so it runs whenever windows are served. */
     wisp_ghost_no_core = wisp_topo.machine_procs > wisp_topo.machine_cores;

@@ -58,8 +58,12 @@ extern bool wisp_ghost_no_core;
  * instead of spinning in the MPI, so that the ghost gets the core. */
 void wisp_ghost_yield_to(int g, uint32_t seen);
 
-/* At the ghost layer's start: check the thresholds, and switch on the
- * wrappers' timing when a window may decide from the profile. */
+/* At the ghost layer's start, in every process before the ghosts are set
+ * aside: stop the job with one line when the thresholds contradict. */
+void wisp_ghost_async_check(void);
+
+/* Then in the application's processes, when windows are served: switch on
+ * the wrappers' timing, which the profiles read. */
 void wisp_ghost_async_start(void);
 
 #pragma GCC visibility pop

@@ -114,6 +114,7 @@ void wisp_ghost_start(int thread_level)
     (void)thread_level;
     if (!wisp_config.GHOSTS)
         return;
+    wisp_ghost_async_check();
     wisp_wrap_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
     int vnode = (int)wisp_config.VNODE_SIZE;
     wisp_core_topo_narrow(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
