@@ -58,17 +58,20 @@ def experiment(name, program, np, args, small, headline, env=None, wisp_env=None
             "variants": variants or {}, "native_np": native_np or np}
 
 
-def ghost_variants(args_hint):
-    """Where one-sided operations go (issue 28, docs/ghosts.md): without a
-    ghost; with one, the route always direct (off), always to the ghost
-    (on), decided from each process's profile (auto), and as the program's
-    hints say (hint, `args_hint` appended to its arguments)."""
+def ghost_variants(args_hint=None):
+    """Where one-sided operations go (issue 28, docs/ghosts.md), 2
+    application processes: without a ghost; with one, the route always
+    direct (off), always to the ghost (on), decided from each process's
+    profile (auto), and, given `args_hint` to append to the program's
+    arguments, as its hints say (hint)."""
     ghost = {"WISP_GHOSTS": "1"}
-    return {"noghost": {"env": {}, "np": 2},
-            "off": {"env": {**ghost, "WISP_ASYNC": "off"}},
-            "on": {"env": {**ghost, "WISP_ASYNC": "on"}},
-            "auto": {"env": {**ghost, "WISP_ASYNC": "auto"}},
-            "hint": {"env": {**ghost, "WISP_ASYNC": "on"}, "args": args_hint}}
+    variants = {"noghost": {"env": {}, "np": 2},
+                "off": {"env": {**ghost, "WISP_ASYNC": "off"}},
+                "on": {"env": {**ghost, "WISP_ASYNC": "on"}},
+                "auto": {"env": {**ghost, "WISP_ASYNC": "auto"}}}
+    if args_hint:
+        variants["hint"] = {"env": {**ghost, "WISP_ASYNC": "on"}, "args": args_hint}
+    return variants
 
 
 def jacobi(name, variant, np=2, mapping="cart", grid="n=96", env=None,
@@ -123,6 +126,11 @@ SUITE = [
                  [kind, "2", "2", "10"], "total_ms", native_np=2,
                  variants=ghost_variants(["hint"]))
       for kind in ("get", "acc")],
+    # The same get-compute-update with 2 workers in every mode: what a
+    # ghost sharing the 2 cores costs or gains, by route.
+    *[experiment(f"rma_gcu_{phase}_routes", "bench/rma_gcu", 3, ["3", phase], ["1", phase],
+                 "time_to_solution_ms", native_np=2, variants=ghost_variants())
+      for phase in ("compute", "comm")],
 ]
 
 
