@@ -49,6 +49,10 @@ SETTINGS = {
     # Ghosts serve windows on MPICH; everywhere else the program's world
     # must hide them (communicators, groups, errors, collectives).
     "ghosts1": (["WISP_GHOSTS=1"], 1, None),
+    # Adaptive progress (issue 28): routes decided from profiles, and all
+    # direct, where routes matter.
+    "ghosts1_auto": (["WISP_GHOSTS=1", "WISP_ASYNC=auto"], 1, ["rma"]),
+    "ghosts1_off": (["WISP_GHOSTS=1", "WISP_ASYNC=off"], 1, ["rma"]),
 }
 MPIS = {
     "mpich": {"configure": [], "settings": None},

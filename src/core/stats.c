@@ -40,8 +40,8 @@ static uint64_t now_ns(void)
 void wisp_core_stats_start(void)
 {
     start_ns = now_ns();
-    if (wisp_config.STATS) /* else as the ghosts' profile left it (ghost/async.c) */
-        wisp_wrap_accounting = true;
+    if (wisp_config.STATS)
+        wisp_wrap_account_start(true, UINT64_MAX);
 }
 
 static void condense(struct rank_record *r)

@@ -57,13 +57,13 @@ enum { YIELD_NS = 200000 }; /* the longest an origin sleeps for its ghost */
 
 static const char *const mode_words[] = {"auto", "on", "off"};
 
-bool wisp_ghost_no_core;
+static bool no_core; /* more processes than cores on this machine */
 
 static struct {
     pthread_mutex_t lock;
     uint64_t at, away_ns; /* start of the current interval, and time away from MPI then */
-    bool computing;      /* what the last interval said */
-    double fraction;     /* of the last interval spent inside MPI */
+    bool computing;       /* what the last interval said */
+    double fraction;      /* of the last interval spent inside MPI */
 } profile = {.lock = PTHREAD_MUTEX_INITIALIZER, .computing = true};
 
 static uint64_t now_ns(void)
@@ -89,9 +89,8 @@ void wisp_ghost_async_start(void)
 {
     /* The profile reads the wrappers' timing; the info key may ask for auto
      * on any window, so it runs whenever windows are served. */
-    wisp_ghost_no_core = wisp_topo.machine_procs > wisp_topo.machine_cores;
-    wisp_wrap_gap_ns = (uint64_t)wisp_config.ASYNC_GAP * 1000u;
-    wisp_wrap_accounting = true;
+    no_core = wisp_topo.machine_procs > wisp_topo.machine_cores;
+    wisp_wrap_account_start(false, (uint64_t)wisp_config.ASYNC_GAP * 1000u);
     profile.at = now_ns();
 }
 
@@ -136,7 +135,8 @@ enum wisp_async_mode wisp_ghost_async_mode(MPI_Info info, enum wisp_async_mode f
 int wisp_ghost_async_wish(const struct wisp_ghost_win *w)
 {
     bool open = (w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE) || w->exposed;
-    bool ghost = w->async_mode == WISP_ASYNC_ON || (w->async_mode == WISP_ASYNC_AUTO && computing());
+    bool ghost =
+        w->async_mode == WISP_ASYNC_ON || (w->async_mode == WISP_ASYNC_AUTO && computing());
     return (ghost ? WISH_GHOST : 0) | (w->async_mode == WISP_ASYNC_AUTO ? WISH_AUTO : 0) |
            (open ? WISH_OPEN : 0);
 }
@@ -176,8 +176,9 @@ void wisp_ghost_async_apply(struct wisp_ghost_win *w, const int *wishes,
         want_ghost(ghost ? 1 : -1);
         if (point != WISP_ASYNC_AT_CREATE)
             w->nswitch[point]++;
-        wisp_log(3, "window %u: operations on this process go %s from this %s on (%.0f%% of the "
-                    "last interval in MPI)",
+        wisp_log(3,
+                 "window %u: operations on this process go %s from this %s on (%.0f%% of the "
+                 "last interval in MPI)",
                  w->serial, ghost ? "to a ghost" : "to it directly", point_names[point],
                  profile.fraction * 100);
     }
@@ -198,21 +199,38 @@ void wisp_ghost_async_forget(struct wisp_ghost_win *w)
         want_ghost(-1);
     wisp_log(2,
              "window %u: the route to this process switched %u times (%u at fences, %u at "
-             "MPI_Win_set_info), ends %s; this origin sent %" PRIu64 " operations to ghosts, %" PRIu64
-             " directly",
+             "MPI_Win_set_info), ends %s; this origin sent %" PRIu64
+             " operations to ghosts, %" PRIu64 " directly",
              w->serial, w->nswitch[WISP_ASYNC_AT_FENCE] + w->nswitch[WISP_ASYNC_AT_HINT],
              w->nswitch[WISP_ASYNC_AT_FENCE], w->nswitch[WISP_ASYNC_AT_HINT],
              w->route[w->rank] ? "on (ghost)" : "off (direct)", w->nghost, w->ndirect);
 }
 
-void wisp_ghost_yield_to(int g, uint32_t seen)
+/* The served count of target `rank`'s bound ghost, when it is on this node. */
+static struct wisp_ghost_served *served_by(const struct wisp_ghost_win *w, int rank)
 {
-    struct wisp_ghost_board *b = wisp_ghost_node.board;
-    struct wisp_ghost_served *s = &b->served[g];
-    if (atomic_load_explicit(&s->seq, memory_order_acquire) != seen)
-        return;
+    const struct wisp_ghost_target *t = &w->t[rank];
+    return no_core && t->here ? &wisp_ghost_node.board->served[t->ghost - t->ghost0] : NULL;
+}
+
+void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank)
+{
+    struct wisp_ghost_served *s = served_by(w, rank);
+    if (s)
+        atomic_store_explicit(&w->ts[rank].served,
+                              atomic_load_explicit(&s->seq, memory_order_acquire),
+                              memory_order_relaxed);
+}
+
+void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank)
+{
+    struct wisp_ghost_served *s = served_by(w, rank);
+    uint32_t seen = atomic_load_explicit(&w->ts[rank].served, memory_order_relaxed);
+    if (!s || atomic_load_explicit(&s->seq, memory_order_acquire) != seen)
+        return; /* served since (or no ghost of this node) */
     atomic_fetch_add(&s->waiters, 1);
-    wisp_doorbell_ring(&b->bells[g]);
+    const struct wisp_ghost_target *t = &w->t[rank];
+    wisp_doorbell_ring(&wisp_ghost_node.board->bells[t->ghost - t->ghost0]);
     wisp_futex(&s->seq, FUTEX_WAIT, seen, YIELD_NS); /* shared: not _PRIVATE */
     atomic_fetch_sub(&s->waiters, 1);
 }

@@ -49,14 +49,14 @@ void wisp_ghost_async_forget(struct wisp_ghost_win *w);
 int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info);
 int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info);
 
-/* Whether the ghosts share the cores with the application's processes
- * (more processes than cores on this machine). */
-extern bool wisp_ghost_no_core;
-
-/* Before a flush, in an origin without a core of its own: until ghost `g`
- * of this node served something after `seen`, or a short while, sleep
- * instead of spinning in the MPI, so that the ghost gets the core. */
-void wisp_ghost_yield_to(int g, uint32_t seen);
+/* Where the ghosts share the cores with the application's processes (more
+ * processes than cores on this machine), an origin about to flush a target
+ * whose ghost is on its node sleeps until that ghost served something
+ * since the origin's last operation to it, or a short while, instead of
+ * spinning in the MPI on the core the ghost needs. Before each operation
+ * through the target's bound ghost, and before a flush of the target. */
+void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank);
+void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank);
 
 /* At the ghost layer's start, in every process before the ghosts are set
  * aside: stop the job with one line when the thresholds contradict. */

@@ -38,7 +38,8 @@ struct wisp_ghost_served {
 struct wisp_ghost_board {
     _Atomic uint32_t seq; /* number of commands posted; the last one is in cmd/arg */
     uint32_t cmd, arg;
-    _Atomic uint32_t want; /* (window, process) pairs of the node whose route is a ghost (async.c) */
+    _Atomic uint32_t
+        want; /* (window, process) pairs of the node whose route is a ghost (async.c) */
     struct wisp_doorbell bells[WISP_GHOST_MAX];
     struct wisp_ghost_served served[WISP_GHOST_MAX];
 };

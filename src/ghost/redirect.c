@@ -216,11 +216,7 @@ static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
         return issue_internal(o, o->target, at, iwin);
     }
     count(w, &w->nghost, 1);
-    if (wisp_ghost_no_core && t->here) /* what its ghost had served before this operation */
-        atomic_store_explicit(&w->ts[o->target].served,
-                              atomic_load_explicit(&wisp_ghost_node.board->served[t->ghost - t->ghost0].seq,
-                                                   memory_order_acquire),
-                              memory_order_relaxed);
+    wisp_ghost_async_issuing(w, o->target);
     bool acc = o->kind >= WISP_GHOST_ACC;
     int size;
     PMPI_Type_size(o->ttype, &size);
@@ -265,9 +261,8 @@ int wisp_ghost_flush_target(struct wisp_ghost_win *w, int rank, MPI_Win iwin, bo
     if (!w->route[rank])
         return flush(rank, iwin);
     const struct wisp_ghost_target *t = &w->t[rank];
-    if (wisp_ghost_no_core && t->here && !local)
-        wisp_ghost_yield_to(t->ghost - t->ghost0,
-                            atomic_load_explicit(&w->ts[rank].served, memory_order_relaxed));
+    if (!local)
+        wisp_ghost_async_flushing(w, rank);
     int rc = MPI_SUCCESS;
     struct wisp_ghost_mark mark;
     uint64_t used = wisp_ghost_flush_begin(w, rank, &mark);

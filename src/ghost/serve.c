@@ -42,8 +42,8 @@
 enum {
     ACTIVE_NS = 1500, /* a poll at least this long did some work */
     SLEEP_MIN_NS = 1000,
-    NAP_FRACTION = 16, /* a sleep lasts 1/16 of the time since the last activity */
-    SLICE_NS = 100000, /* the shortest slice Linux grants */
+    NAP_FRACTION = 16,      /* a sleep lasts 1/16 of the time since the last activity */
+    SLICE_NS = 100000,      /* the shortest slice Linux grants */
     UNWANTED_NS = 50000000, /* a poll while no operation may come, in case the MPI wants one */
 };
 

@@ -81,10 +81,10 @@ struct wisp_ghost_target {
 /* What one origin knows about its passive epoch on one target, for the
  * ghosts other than the bound one (binding.c). */
 struct wisp_ghost_tstate {
-    uint64_t extra; /* other ghosts of its node locked (shared) in the lock window */
-    uint64_t dirty; /* ghosts that got operations since the last flush */
-    bool granted;   /* the lock on the bound ghost is known to be held */
-    bool acc;       /* an accumulate-type operation went to it since the last flush */
+    uint64_t extra;          /* other ghosts of its node locked (shared) in the lock window */
+    uint64_t dirty;          /* ghosts that got operations since the last flush */
+    bool granted;            /* the lock on the bound ghost is known to be held */
+    bool acc;                /* an accumulate-type operation went to it since the last flush */
     _Atomic uint32_t served; /* its bound ghost's served count before the last operation */
 };
 
@@ -130,12 +130,12 @@ struct wisp_ghost_win {
     /* Adaptive progress (async.h): per target, whether its operations go to
      * a ghost (1) or to it directly (0), changed only at safe points. */
     unsigned char *route;
-    int async_mode;       /* this process's enum wisp_async_mode for the window */
-    bool adaptive;        /* some process decides from its profile: fences exchange wishes */
-    int *wishes;          /* room for everyone's, by rank */
-    unsigned nswitch[3];  /* switches of the route to this process, by enum wisp_async_point */
-    uint64_t nghost;      /* operations this origin sent to ghosts */
-    uint64_t ndirect;     /* and to their targets directly */
+    int async_mode;      /* this process's enum wisp_async_mode for the window */
+    bool adaptive;       /* some process decides from its profile: fences exchange wishes */
+    int *wishes;         /* room for everyone's, by rank */
+    unsigned nswitch[3]; /* switches of the route to this process, by enum wisp_async_point */
+    uint64_t nghost;     /* operations this origin sent to ghosts */
+    uint64_t ndirect;    /* and to their targets directly */
 
     /* The bookkeeping above (ops, bytes, counters) and in ts is shared by the
      * threads of an MPI_THREAD_MULTIPLE process: changed under `books`
