@@ -39,7 +39,7 @@ import run as bench_run  # noqa: E402  (bench/run.py: launching, parsing, statis
 FORMAT_VERSION = 1
 OMP = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
 ASYNC = {"MPIR_CVAR_ASYNC_PROGRESS": "1"}
-SERIES_RE = re.compile(r"^(?P<series>.+)_(?P<x>\d+)(?P<unit>B|ms)$")
+SERIES_RE = re.compile(r"^(?P<series>.+)_(?P<x>\d+)(?P<unit>B|ms|ops)$")
 SCALING_RE = re.compile(r"^jacobi_(?P<kind>strong|weak)_np(?P<np>\d+)$")
 
 
@@ -126,6 +126,12 @@ SUITE = [
                  [kind, "2", "2", "10"], "total_ms", native_np=2,
                  variants=ghost_variants(["hint"]))
       for kind in ("get", "acc")],
+    # Seed 000 Fig. 5.7: where asynchronous progress stops paying, by
+    # operations per epoch (1-256) and by their size.
+    *[experiment(f"rma_crossover_{kind}{'_4k' if size else ''}", "bench/rma_crossover", 3,
+                 [kind] + size, [kind] + (size or ["8"]) + ["20"], f"{kind}_epoch_16ops",
+                 native_np=2, variants=ghost_variants())
+      for kind in ("get", "acc") for size in ([], ["4096"])],
     # The same get-compute-update with 2 workers in every mode: what a
     # ghost sharing the 2 cores costs or gains, by route.
     *[experiment(f"rma_gcu_{phase}_routes", "bench/rma_gcu", 3, ["3", phase], ["1", phase],
@@ -459,7 +465,8 @@ def scaling_section(mpi, exps, plots):
 # Plots
 
 def series_of(results):
-    """{series: [(x, row)]} for the metrics named <series>_<n>B or _<n>ms."""
+    """{series: [(x, row)]} for the metrics named <series>_<n>B, _<n>ms or
+    _<n>ops (operations per epoch)."""
     series = {}
     for row in results:
         match = SERIES_RE.match(row["metric"])
@@ -512,10 +519,11 @@ def draw_plots(docs, out):
                     ax.plot(xs, [t_c + x for x in xs], "k:", label="no overlap")
                     ax.plot(xs, [max(t_c, x) for x in xs], "k--",
                             label="full overlap")
-                if name.endswith("(B)"):
+                if name.endswith("(B)") or name.endswith("(ops)"):
                     ax.set_xscale("log", base=2)
                 ax.set_title(name)
                 ax.set_xlabel("work (ms)" if name.endswith("(ms)") else
+                              "operations per epoch" if name.endswith("(ops)") else
                               "message size (bytes)")
                 ax.set_ylabel(points[0][1]["unit"])
                 ax.grid(alpha=0.3)
