@@ -75,7 +75,8 @@ wisp_add_mpi_test(rma_many_windows NP 3 ENV WISP_GHOSTS=1 ${on} WISP_GHOST_WINDO
 
 # Adaptive progress (issue 28): the route of each process's operations
 # (ghost or direct) switched at MPI_Win_set_info by hints, at fences by the
-# processes' profiles, and a sleeping ghost woken by the switch; counters
+# processes' profiles, between safe points by live profiles (puts and
+# gets), and a sleeping ghost woken by the switch; counters
 # and accumulate ordering exact across 100 switches.
 wisp_add_mpi_test(ghost_async NP 3 SUFFIX .hint.ghosts0 ARGS hint)
 wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 ${on} SUFFIX .hint.ghosts1 ARGS hint)
@@ -86,3 +87,6 @@ wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=2 ${on}
 wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto WISP_ASYNC_INTERVAL=5 ${on}
                   SUFFIX .profile ARGS profile)
 wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=off ${on} SUFFIX .wake ARGS wake)
+wisp_add_mpi_test(ghost_async NP 3 SUFFIX .live.ghosts0 ARGS live)
+wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 WISP_ASYNC=auto WISP_ASYNC_INTERVAL=10 ${on}
+                  SUFFIX .live ARGS live)

@@ -87,11 +87,24 @@ void wisp_ghost_async_check(void)
 
 void wisp_ghost_async_start(void)
 {
+    if (wisp_ghost_node.all_rank < WISP_GHOST_LIVE_MAX) /* for the live profile (GP) */
+        wisp_wrap_account_share(&wisp_ghost_node.board->live[wisp_ghost_node.all_rank].p);
     /* The profile reads the wrappers' timing; the info key may ask for auto
      * on any window, so it runs whenever windows are served. */
     no_core = wisp_topo.machine_procs > wisp_topo.machine_cores;
     wisp_wrap_account_start(false, (uint64_t)wisp_config.ASYNC_GAP * 1000u);
     profile.at = now_ns();
+}
+
+/* Hysteresis: what a process that was `computing` is after spending
+ * `fraction` of a stretch with MPI. */
+static bool judge(bool computing, double fraction)
+{
+    if (fraction * 100 > (double)wisp_config.ASYNC_OFF_ABOVE)
+        return false;
+    if (fraction * 100 < (double)wisp_config.ASYNC_ON_BELOW)
+        return true;
+    return computing;
 }
 
 /* Whether this process computes (its operations want a ghost), from the
@@ -104,10 +117,7 @@ static bool computing(void)
     if (wall >= (uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u) {
         double f = 1 - (double)(away - profile.away_ns) / (double)wall;
         profile.fraction = f < 0 ? 0 : f; /* several threads may be away at once */
-        if (profile.fraction * 100 > (double)wisp_config.ASYNC_OFF_ABOVE)
-            profile.computing = false;
-        else if (profile.fraction * 100 < (double)wisp_config.ASYNC_ON_BELOW)
-            profile.computing = true;
+        profile.computing = judge(profile.computing, profile.fraction);
         profile.at = now;
         profile.away_ns = away;
     }
@@ -130,6 +140,51 @@ enum wisp_async_mode wisp_ghost_async_mode(MPI_Info info, enum wisp_async_mode f
         wisp_log(1, "window info async_config='%s' is not understood (auto, on or off): ignored",
                  value);
     return fallback;
+}
+
+long wisp_ghost_async_judge(void)
+{
+    static uint64_t interval, gap, at, before[WISP_GHOST_LIVE_MAX];
+    if (!interval) {
+        interval = wisp_wrap_ns_to_ticks((uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u);
+        gap = wisp_wrap_ns_to_ticks((uint64_t)wisp_config.ASYNC_GAP * 1000u);
+    }
+    uint64_t now = wisp_wrap_ticks();
+    if (at && now - at < interval)
+        return (long)((double)(interval - (now - at)) * (double)wisp_config.ASYNC_INTERVAL * 1e6 /
+                      (double)interval);
+    int n =
+        wisp_ghost_node.users < WISP_GHOST_LIVE_MAX ? wisp_ghost_node.users : WISP_GHOST_LIVE_MAX;
+    for (int i = 0; i < n; i++) {
+        struct wisp_wrap_live *p = &wisp_ghost_node.board->live[i].p;
+        /* The gap under way counts already; its end adds it whole, less what was counted. */
+        uint64_t away = atomic_load_explicit(&p->away, memory_order_relaxed);
+        uint64_t last = atomic_load_explicit(&p->last_exit, memory_order_relaxed);
+        if (last && !atomic_load_explicit(&p->inside, memory_order_relaxed) && now > last &&
+            now - last > gap)
+            away += now - last;
+        if (at) {
+            double f = 1 - (double)(away - before[i]) / (double)(now - at);
+            bool c = atomic_load_explicit(&p->computing, memory_order_relaxed);
+            atomic_store_explicit(&p->computing, judge(c, f < 0 ? 0 : f), memory_order_relaxed);
+        } else {
+            atomic_store_explicit(&p->computing, 1, memory_order_relaxed);
+        }
+        before[i] = away;
+    }
+    at = now;
+    return (long)wisp_config.ASYNC_INTERVAL * 1000000L;
+}
+
+int wisp_ghost_async_live(const struct wisp_ghost_win *w, const struct wisp_ghost_op *o,
+                          MPI_Win iwin)
+{
+    const struct wisp_ghost_target *t = &w->t[o->target];
+    if ((o->kind != WISP_GHOST_PUT && o->kind != WISP_GHOST_GET) || iwin != w->global ||
+        !(w->wishes[o->target] & WISH_AUTO) || !t->here || t->local >= WISP_GHOST_LIVE_MAX)
+        return -1;
+    return (int)atomic_load_explicit(&wisp_ghost_node.board->live[t->local].p.computing,
+                                     memory_order_relaxed);
 }
 
 int wisp_ghost_async_wish(const struct wisp_ghost_win *w)
@@ -200,10 +255,11 @@ void wisp_ghost_async_forget(struct wisp_ghost_win *w)
     wisp_log(2,
              "window %u: the route to this process switched %u times (%u at fences, %u at "
              "MPI_Win_set_info), ends %s; this origin sent %" PRIu64
-             " operations to ghosts, %" PRIu64 " directly",
+             " operations to ghosts, %" PRIu64 " directly, %" PRIu64
+             " of them by the target's live profile",
              w->serial, w->nswitch[WISP_ASYNC_AT_FENCE] + w->nswitch[WISP_ASYNC_AT_HINT],
              w->nswitch[WISP_ASYNC_AT_FENCE], w->nswitch[WISP_ASYNC_AT_HINT],
-             w->route[w->rank] ? "on (ghost)" : "off (direct)", w->nghost, w->ndirect);
+             w->route[w->rank] ? "on (ghost)" : "off (direct)", w->nghost, w->ndirect, w->nlive);
 }
 
 /* The served count of target `rank`'s bound ghost, when it is on this node. */
@@ -254,7 +310,18 @@ int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info)
 {
     int rc = PMPI_Win_get_info(win, info);
     struct wisp_ghost_win *w = wisp_ghost_win_find(win);
-    if (w && rc == MPI_SUCCESS)
-        rc = PMPI_Info_set(*info, "async_config", w->route[w->rank] ? "on" : "off");
+    if (!w || rc != MPI_SUCCESS)
+        return rc;
+    /* What this origin sent each way so far: how a test sees the live profile work. */
+    char ghosts[24], direct[24];
+    wisp_ghost_books_lock(w);
+    snprintf(ghosts, sizeof ghosts, "%" PRIu64, w->nghost);
+    snprintf(direct, sizeof direct, "%" PRIu64, w->ndirect);
+    wisp_ghost_books_unlock(w);
+    rc = PMPI_Info_set(*info, "async_config", w->route[w->rank] ? "on" : "off");
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "wisp_ops_to_ghosts", ghosts);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "wisp_ops_direct", direct);
     return rc;
 }

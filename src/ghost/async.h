@@ -44,6 +44,20 @@ void wisp_ghost_async_apply(struct wisp_ghost_win *w, const int *wishes,
  * wants a ghost; WISP_VERBOSE=2 tells how often it switched. */
 void wisp_ghost_async_forget(struct wisp_ghost_win *w);
 
+/* Between safe points, a put or a get in `global` (fence, PSCW, lock_all
+ * with MPI_MODE_NOCHECK, windows without lock windows: the ghost and the
+ * target are always locked there) on a target of this node that decides
+ * from its profile goes by the target's live profile, which the node's
+ * first ghost judges every WISP_ASYNC_INTERVAL (Casper(GP)): 1 to a ghost,
+ * 0 directly, -1 when this does not apply (the window's route then). */
+int wisp_ghost_async_live(const struct wisp_ghost_win *w, const struct wisp_ghost_op *o,
+                          MPI_Win iwin);
+
+/* In the node's first ghost, from its loop: judge every local process's
+ * live profile when an interval has passed; the nanoseconds until the
+ * next judgement. */
+long wisp_ghost_async_judge(void);
+
 /* MPI_Win_set_info and MPI_Win_get_info on any window: for a served one,
  * the safe point of the hint, and this process's route as async_config. */
 int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info);

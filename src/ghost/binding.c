@@ -152,8 +152,8 @@ uint64_t wisp_ghost_flush_begin(struct wisp_ghost_win *w, int rank, struct wisp_
     *mark = (struct wisp_ghost_mark){.started = w->started, .quiet = w->inflight == 0};
     uint64_t used = 0;
     if (rank >= 0) {
-        const struct wisp_ghost_target *t = &w->t[rank];
-        used = w->ts[rank].dirty | (uint64_t)1 << (t->ghost - t->ghost0);
+        used = w->ts[rank].dirty;
+        mark->direct = w->ts[rank].direct;
     }
     wisp_ghost_books_unlock(w);
     return used;
@@ -168,6 +168,7 @@ static void mark_flushed(struct wisp_ghost_win *w, int rank, bool forget)
         if (forget) {
             w->ts[r].dirty = 0;
             w->ts[r].acc = false;
+            w->ts[r].direct = false;
         }
     }
 }

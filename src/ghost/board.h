@@ -16,10 +16,14 @@
 #include <stdint.h>
 
 #include "shm/fastbox.h"
+#include "wrap/account.h"
 
 #pragma GCC visibility push(hidden)
 
-enum { WISP_GHOST_MAX = 64 };
+enum {
+    WISP_GHOST_MAX = 64,
+    WISP_GHOST_LIVE_MAX = 1024, /* application processes of a node with a live profile */
+};
 
 enum wisp_ghost_cmd {
     WISP_GHOST_CMD_NONE,
@@ -42,6 +46,11 @@ struct wisp_ghost_board {
         want; /* (window, process) pairs of the node whose route is a ghost (async.c) */
     struct wisp_doorbell bells[WISP_GHOST_MAX];
     struct wisp_ghost_served served[WISP_GHOST_MAX];
+    /* Each application process's time with MPI, by node rank, which its
+     * wrappers write and the node's first ghost judges (async.c). */
+    struct {
+        alignas(64) struct wisp_wrap_live p;
+    } live[WISP_GHOST_LIVE_MAX];
 };
 
 /* What carve.c sets up for the rest of the ghost layer. */

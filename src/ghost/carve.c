@@ -131,6 +131,7 @@ void wisp_ghost_release(void)
     wisp_ghost_win_free_all(); /* windows the application left: collective, as MPI_Finalize */
     if (n->all_rank == 0)
         wisp_ghost_post(WISP_GHOST_CMD_FINALIZE, 0);
+    wisp_wrap_account_share(NULL); /* the live profile was in the board */
     munmap(n->board, sizeof *n->board);
     n->board = NULL;
     free(n->ghost_rank);

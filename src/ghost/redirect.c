@@ -211,8 +211,15 @@ static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
         return rc;
     const struct wisp_ghost_target *t = &w->t[o->target];
     MPI_Aint at = o->disp * t->disp_unit;
-    if (!w->route[o->target]) { /* asynchronous progress off: the target serves it (async.h) */
-        count(w, &w->ndirect, 1);
+    int live = wisp_ghost_async_live(w, o, iwin);
+    if (live >= 0)
+        count(w, &w->nlive, 1);
+    if (live == 0 || (live < 0 && !w->route[o->target])) {
+        /* Asynchronous progress off: the target serves it (async.h). */
+        wisp_ghost_books_lock(w);
+        w->ndirect++;
+        w->ts[o->target].direct |= live == 0;
+        wisp_ghost_books_unlock(w);
         return issue_internal(o, o->target, at, iwin);
     }
     count(w, &w->nghost, 1);
@@ -258,14 +265,17 @@ int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *o)
 int wisp_ghost_flush_target(struct wisp_ghost_win *w, int rank, MPI_Win iwin, bool local)
 {
     int (*flush)(int, MPI_Win) = local ? PMPI_Win_flush_local : PMPI_Win_flush;
-    if (!w->route[rank])
-        return flush(rank, iwin);
     const struct wisp_ghost_target *t = &w->t[rank];
-    if (!local)
-        wisp_ghost_async_flushing(w, rank);
-    int rc = MPI_SUCCESS;
+    /* The target itself when its route is direct or a put or get went to
+     * it by its live profile; its bound ghost when its route is the ghost,
+     * and every ghost that got operations since the last flush (async.h). */
     struct wisp_ghost_mark mark;
     uint64_t used = wisp_ghost_flush_begin(w, rank, &mark);
+    if (w->route[rank])
+        used |= (uint64_t)1 << (t->ghost - t->ghost0);
+    int rc = !w->route[rank] || mark.direct ? flush(rank, iwin) : MPI_SUCCESS;
+    if (used && !local)
+        wisp_ghost_async_flushing(w, rank);
     for (int g = 0; used; g++, used >>= 1)
         if (used & 1) {
             int rc2 = flush(t->ghost0 + g, iwin);

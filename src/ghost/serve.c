@@ -35,6 +35,7 @@
 #include "core/config.h"
 #include "core/futex.h"
 #include "core/log.h"
+#include "ghost/async.h"
 #include "ghost/board.h"
 #include "ghost/win.h"
 #include "shm/heap.h"
@@ -235,13 +236,16 @@ _Noreturn void wisp_ghost_serve(int ghost)
             sleep_on_bell(-1);
             continue;
         }
+        /* The first ghost judges the node's live profiles (async.h). */
+        long judge_in = ghost_index == 0 ? wisp_ghost_async_judge() : UNWANTED_NS;
         if (!wanted()) {
             /* Every route of the node's processes is direct: nothing comes
-             * here until one wants a ghost and rings. A rare poll still
+             * here until one wants a ghost and rings (or an origin sends a
+             * put or a get by a live profile, and rings). A rare poll still
              * answers what the MPI might send a window's member anyway. */
             poll_progress();
             wisp_doorbell_wait_for(&wisp_ghost_node.board->bells[ghost_index], command_or_wanted,
-                                   NULL, UNWANTED_NS);
+                                   NULL, judge_in < UNWANTED_NS ? judge_in : UNWANTED_NS);
             last_active = now_ns();
             continue;
         }

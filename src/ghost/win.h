@@ -85,6 +85,7 @@ struct wisp_ghost_tstate {
     uint64_t dirty;          /* ghosts that got operations since the last flush */
     bool granted;            /* the lock on the bound ghost is known to be held */
     bool acc;                /* an accumulate-type operation went to it since the last flush */
+    bool direct;             /* a put or get went to it directly, by its live profile, since then */
     _Atomic uint32_t served; /* its bound ghost's served count before the last operation */
 };
 
@@ -136,6 +137,7 @@ struct wisp_ghost_win {
     unsigned nswitch[3]; /* switches of the route to this process, by enum wisp_async_point */
     uint64_t nghost;     /* operations this origin sent to ghosts */
     uint64_t ndirect;    /* and to their targets directly */
+    uint64_t nlive;      /* of them, puts and gets routed by the target's live profile */
 
     /* The bookkeeping above (ops, bytes, counters) and in ts is shared by the
      * threads of an MPI_THREAD_MULTIPLE process: changed under `books`
@@ -318,12 +320,13 @@ int wisp_ghost_use(struct wisp_ghost_win *w, int rank, MPI_Win iwin, int g, bool
 /* Around every operation on a served window, from its first step to its return. */
 void wisp_ghost_op_begin(struct wisp_ghost_win *w);
 void wisp_ghost_op_end(struct wisp_ghost_win *w);
-/* Before a flush: the ghosts (bits of ghost indices) that carry target
- * `rank`'s operations in this epoch, the bound one and those used since the
- * last flush (`rank` -1: none), and the mark wisp_ghost_flushed_since needs. */
+/* Before a flush: the ghosts (bits of ghost indices) that got target
+ * `rank`'s operations since the last flush (`rank` -1: none), and the mark
+ * wisp_ghost_flushed_since needs. */
 struct wisp_ghost_mark {
     uint64_t started;
-    bool quiet; /* no operation was under way */
+    bool quiet;  /* no operation was under way */
+    bool direct; /* a put or get went to the target directly by its live profile */
 };
 uint64_t wisp_ghost_flush_begin(struct wisp_ghost_win *w, int rank, struct wisp_ghost_mark *mark);
 /* After a flush of target `rank` (all ranks: -1) begun at `mark`: the lock

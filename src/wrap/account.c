@@ -24,7 +24,7 @@ bool wisp_wrap_accounting;
 static bool per_function; /* calls and time per function (WISP_STATS) */
 static _Atomic uint64_t calls[WISP_FN_COUNT];
 static _Atomic uint64_t ticks_in[WISP_FN_COUNT];
-static _Atomic uint64_t away; /* ticks between outermost calls in gaps longer than gap */
+static struct wisp_wrap_live own, *live = &own; /* where the live profile is written */
 static uint64_t gap = UINT64_MAX;
 static _Thread_local unsigned depth;
 static _Thread_local uint64_t last_exit; /* of this thread's last outermost call */
@@ -68,12 +68,31 @@ static uint64_t to_ns(uint64_t t)
     return (uint64_t)((double)t * ns_per_tick);
 }
 
+uint64_t wisp_wrap_ticks(void)
+{
+    return ticks();
+}
+
+uint64_t wisp_wrap_ns_to_ticks(uint64_t ns)
+{
+    calibrate();
+    return (uint64_t)((double)ns / ns_per_tick);
+}
+
+void wisp_wrap_account_share(struct wisp_wrap_live *shared)
+{
+    if (!shared)
+        shared = &own;
+    atomic_store(&shared->away, atomic_load(&live->away));
+    live = shared;
+}
+
 void wisp_wrap_account_start(bool functions, uint64_t gap_ns)
 {
     calibrate();
     per_function |= functions;
     if (gap_ns != UINT64_MAX)
-        gap = (uint64_t)((double)gap_ns / ns_per_tick);
+        gap = wisp_wrap_ns_to_ticks(gap_ns);
     wisp_wrap_accounting = true;
 }
 
@@ -86,7 +105,8 @@ uint64_t wisp_wrap_enter_timed(void)
         return 0;
     uint64_t t = ticks();
     if (last_exit && t - last_exit > gap)
-        atomic_fetch_add_explicit(&away, t - last_exit, memory_order_relaxed);
+        atomic_fetch_add_explicit(&live->away, t - last_exit, memory_order_relaxed);
+    atomic_store_explicit(&live->inside, 1, memory_order_relaxed);
     return t;
 }
 
@@ -98,6 +118,8 @@ void wisp_wrap_exit_timed(enum wisp_fn_id id, uint64_t start)
         atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);
     if (--depth == 0) {
         last_exit = ticks();
+        atomic_store_explicit(&live->last_exit, last_exit, memory_order_relaxed);
+        atomic_store_explicit(&live->inside, 0, memory_order_relaxed);
         if (per_function)
             atomic_fetch_add_explicit(&ticks_in[id], last_exit - start, memory_order_relaxed);
     }
@@ -111,5 +133,5 @@ void wisp_wrap_account_read(enum wisp_fn_id id, uint64_t *ncalls, uint64_t *ns)
 
 uint64_t wisp_wrap_account_away_ns(void)
 {
-    return to_ns(atomic_load_explicit(&away, memory_order_relaxed));
+    return to_ns(atomic_load_explicit(&live->away, memory_order_relaxed));
 }

@@ -13,6 +13,21 @@ void wisp_wrap_account_read(enum wisp_fn_id id, uint64_t *ncalls, uint64_t *ns);
  * UINT64_MAX (the ghosts' profiles). */
 void wisp_wrap_account_start(bool functions, uint64_t gap_ns);
 
+/* What the wrappers keep of this process's time with MPI, for a reader in
+ * another process (a ghost: ghost/async.c), in time-stamp ticks. */
+struct wisp_wrap_live {
+    _Atomic uint64_t away;      /* in gaps between outermost calls longer than the gap */
+    _Atomic uint64_t last_exit; /* the last outermost call's end */
+    _Atomic uint32_t inside;    /* a thread is in an outermost call (the last one to enter) */
+    _Atomic uint32_t computing; /* the reader's verdict (ghost/async.c) */
+};
+/* From now on keep it in `shared` (shared memory), or in this process again
+ * (NULL), called while no other thread can be inside MPI. */
+void wisp_wrap_account_share(struct wisp_wrap_live *shared);
+/* The time-stamp counter, and nanoseconds in its ticks. */
+uint64_t wisp_wrap_ticks(void);
+uint64_t wisp_wrap_ns_to_ticks(uint64_t ns);
+
 /* Nanoseconds the threads spent between two outermost MPI calls in gaps
  * longer than the `gap_ns` given (away from MPI: computing) so far. A
  * polling loop spends much of its time between its calls, in short gaps:

@@ -14,6 +14,13 @@
  *   profile  WISP_ASYNC=auto: rounds alternate a phase outside MPI and one
  *            inside it (MPI_Iprobe), then a fence: the route follows the
  *            phase; the same operations, exact.
+ *   live     WISP_ASYNC=auto, lock_all with MPI_MODE_NOCHECK and no safe
+ *            point: rank 0 alternates computing and polling MPI while the
+ *            others put a value into their slot of its memory, flush, get
+ *            it back, flush and compare; the node's ghost judges rank 0's
+ *            live profile and the puts and gets follow it (Casper(GP)):
+ *            both routes used (MPI_Win_get_info's counts), every value
+ *            read back as written.
  *   wake     created with every route direct (the ghosts sleep, nobody
  *            wants them); rank 0 asks for a ghost and computes outside MPI
  *            until the others' accumulate+flush pairs all reached its
@@ -159,6 +166,58 @@ static void profile(MPI_Win win, int *mem)
     }
 }
 
+/* The counts of operations this origin sent each way (MPI_Win_get_info). */
+static void sent(MPI_Win win, long *to_ghosts, long *direct)
+{
+    MPI_Info info;
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    MPI_Win_get_info(win, &info);
+    MPI_Info_get(info, "wisp_ops_to_ghosts", MPI_MAX_INFO_VAL, value, &flag);
+    *to_ghosts = flag ? atol(value) : -1;
+    MPI_Info_get(info, "wisp_ops_direct", MPI_MAX_INFO_VAL, value, &flag);
+    *direct = flag ? atol(value) : -1;
+    MPI_Info_free(&info);
+}
+
+static void live(MPI_Win win)
+{
+    enum { PHASES = 6, PHASE_MS = 80 };
+    volatile double sink = 0;
+    int rounds = 0;
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    double end = now() + PHASES * PHASE_MS * 1e-3;
+    for (int phase = 0; rank == 0 && phase < PHASES; phase++) {
+        double until = now() + PHASE_MS * 1e-3;
+        while (now() < until) {
+            if (phase % 2 == 0) {
+                for (int k = 0; k < 1000; k++)
+                    sink += k * 0.5;
+            } else {
+                int flag;
+                MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            }
+        }
+    }
+    while (rank != 0 && now() < end) {
+        int v = rank * 100000 + rounds++, back = -1;
+        MPI_Put(&v, 1, MPI_INT, 0, SLOTS + rank, 1, MPI_INT, win);
+        MPI_Win_flush(0, win);
+        MPI_Get(&back, 1, MPI_INT, 0, SLOTS + rank, 1, MPI_INT, win);
+        MPI_Win_flush(0, win);
+        CHECK(back == v);
+    }
+    MPI_Win_unlock_all(win);
+    if (rank != 0 && served) {
+        long to_ghosts, direct;
+        sent(win, &to_ghosts, &direct);
+        printf("rank %d: %d rounds, %ld operations to the ghost, %ld directly\n", rank, rounds,
+               to_ghosts, direct);
+        CHECK(to_ghosts > 0 && direct > 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void wake(MPI_Win win, int *mem)
 {
     if (served)
@@ -209,10 +268,12 @@ int main(int argc, char **argv)
         hint(win, mem);
     else if (strcmp(mode, "profile") == 0)
         profile(win, mem);
+    else if (strcmp(mode, "live") == 0)
+        live(win);
     else if (strcmp(mode, "wake") == 0)
         wake(win, mem);
     else
-        CHECK(!"mode is hint, profile or wake");
+        CHECK(!"mode is hint, profile, live or wake");
 
     MPI_Win_free(&win);
     int all = 0;
