@@ -3,8 +3,9 @@
  * of one-sided work (issue 28; seed 000, section 5.4, Fig. 5.10): the time
  * of each kind of phase, to compare where asynchronous progress goes.
  *
- * Every rank works on a window from MPI_Win_allocate, in lock_all epochs,
- * against the next rank (its peer). A phase is STEPS steps; a step is a
+ * Every rank works on a window from MPI_Win_allocate, in lock_all epochs
+ * (MPI_MODE_NOCHECK: nobody locks exclusively), against the next rank (its
+ * peer). A phase is STEPS steps; a step is a
  * lock_all epoch of iterations followed by MPI_Win_fence(NOSUCCEED), the
  * collective point where a Global Arrays program would synchronize (and
  * where wisp's processes exchange what their profiles say):
@@ -104,7 +105,7 @@ static double phase(int computing, int acc, int hint, int iterations)
     set_hint(hint ? (computing ? "on" : "off") : NULL);
     static int comm_it, compute_it;
     for (int s = 0; s < steps; s++) {
-        MPI_Win_lock_all(0, win);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win); /* nobody locks exclusively */
         for (int it = 0; it < iterations; it++)
             if (computing)
                 compute_iteration(compute_it++);

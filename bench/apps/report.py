@@ -126,6 +126,15 @@ SUITE = [
                  [kind, "2", "2", "10"], "total_ms", native_np=2,
                  variants=ghost_variants(["hint"]))
       for kind in ("get", "acc")],
+    # Seed 000 Fig. 5.11: how the profiles' interval changes the adaptive
+    # choice (WISP_ASYNC=auto), accumulates (decided at safe points only)
+    # and gets (also by the live profiles).
+    *[experiment(f"rma_phases_{kind}_interval", "bench/rma_phases", 3, [kind],
+                 [kind, "2", "2", "10"], "total_ms", native_np=2,
+                 variants={f"auto_{ms}ms": {"env": {"WISP_GHOSTS": "1", "WISP_ASYNC": "auto",
+                                                    "WISP_ASYNC_INTERVAL": str(ms)}}
+                           for ms in (5, 20, 50, 200, 1000)})
+      for kind in ("get", "acc")],
     # Seed 000 Fig. 5.7: where asynchronous progress stops paying, by
     # operations per epoch (1-256) and by their size.
     *[experiment(f"rma_crossover_{kind}{'_4k' if size else ''}", "bench/rma_crossover", 3,
