@@ -1,21 +1,9 @@
 /*
  * Adaptive asynchronous progress (async.h): the routes of a served window,
- * the safe points where they change, and the profile a process in `auto`
- * decides from.
+ * the safe points where they change, and an origin's wait for a ghost that
+ * shares its core.
  *
- * The profile is the fraction of its time a process spent with MPI over
- * the last interval of at least WISP_ASYNC_INTERVAL ms: all but the gaps
- * between two of its MPI calls (outermost, any thread) longer than
- * WISP_ASYNC_GAP us, since a process that calls MPI more often than that,
- * as a loop of polls does, answers an operation within that delay itself.
- * Two thresholds: above
- * WISP_ASYNC_OFF_ABOVE percent the process is in MPI nearly all the time
- * and progresses the operations on it itself, so they go to it directly;
- * below WISP_ASYNC_ON_BELOW percent it computes and they go to a ghost;
- * between the two it keeps what it had (hysteresis), so that a process near
- * one threshold does not flip at every safe point. Before its first
- * interval ends a process counts as computing (the ghost serves, as with
- * WISP_ASYNC=on).
+ * The profile a process in `auto` decides from is profile.c's.
  *
  * Every process applies the same wishes at the same safe point, so all
  * origins send a target's operations the same way between two safe points:
@@ -30,12 +18,10 @@
 #include "ghost/async.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "core/config.h"
 #include "core/futex.h"
@@ -43,7 +29,7 @@
 #include "core/log.h"
 #include "core/topo.h"
 #include "ghost/board.h"
-#include "wrap/account.h"
+#include "ghost/profile.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
 
@@ -59,20 +45,6 @@ static const char *const mode_words[] = {"auto", "on", "off"};
 
 static bool no_core; /* more processes than cores on this machine */
 
-static struct {
-    pthread_mutex_t lock;
-    uint64_t at, away_ns; /* start of the current interval, and time away from MPI then */
-    bool computing;       /* what the last interval said */
-    double fraction;      /* of the last interval spent inside MPI */
-} profile = {.lock = PTHREAD_MUTEX_INITIALIZER, .computing = true};
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void wisp_ghost_async_check(void)
 {
     if (wisp_config.ASYNC_ON_BELOW > wisp_config.ASYNC_OFF_ABOVE) {
@@ -87,43 +59,9 @@ void wisp_ghost_async_check(void)
 
 void wisp_ghost_async_start(void)
 {
-    if (wisp_ghost_node.all_rank < WISP_GHOST_LIVE_MAX) /* for the live profile (GP) */
-        wisp_wrap_account_share(&wisp_ghost_node.board->live[wisp_ghost_node.all_rank].p);
-    /* The profile reads the wrappers' timing; the info key may ask for auto
-     * on any window, so it runs whenever windows are served. */
     no_core = wisp_topo.machine_procs > wisp_topo.machine_cores;
-    wisp_wrap_account_start(false, (uint64_t)wisp_config.ASYNC_GAP * 1000u);
-    profile.at = now_ns();
-}
-
-/* Hysteresis: what a process that was `computing` is after spending
- * `fraction` of a stretch with MPI. */
-static bool judge(bool computing, double fraction)
-{
-    if (fraction * 100 > (double)wisp_config.ASYNC_OFF_ABOVE)
-        return false;
-    if (fraction * 100 < (double)wisp_config.ASYNC_ON_BELOW)
-        return true;
-    return computing;
-}
-
-/* Whether this process computes (its operations want a ghost), from the
- * last interval that ended. */
-static bool computing(void)
-{
-    pthread_mutex_lock(&profile.lock);
-    uint64_t now = now_ns(), away = wisp_wrap_account_away_ns();
-    uint64_t wall = now - profile.at;
-    if (wall >= (uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u) {
-        double f = 1 - (double)(away - profile.away_ns) / (double)wall;
-        profile.fraction = f < 0 ? 0 : f; /* several threads may be away at once */
-        profile.computing = judge(profile.computing, profile.fraction);
-        profile.at = now;
-        profile.away_ns = away;
-    }
-    bool c = profile.computing;
-    pthread_mutex_unlock(&profile.lock);
-    return c;
+    /* The info key may ask for auto on any window: the profile is always kept. */
+    wisp_ghost_profile_start();
 }
 
 enum wisp_async_mode wisp_ghost_async_mode(MPI_Info info, enum wisp_async_mode fallback, bool say)
@@ -142,40 +80,6 @@ enum wisp_async_mode wisp_ghost_async_mode(MPI_Info info, enum wisp_async_mode f
     return fallback;
 }
 
-long wisp_ghost_async_judge(void)
-{
-    static uint64_t interval, gap, at, before[WISP_GHOST_LIVE_MAX];
-    if (!interval) {
-        interval = wisp_wrap_ns_to_ticks((uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u);
-        gap = wisp_wrap_ns_to_ticks((uint64_t)wisp_config.ASYNC_GAP * 1000u);
-    }
-    uint64_t now = wisp_wrap_ticks();
-    if (at && now - at < interval)
-        return (long)((double)(interval - (now - at)) * (double)wisp_config.ASYNC_INTERVAL * 1e6 /
-                      (double)interval);
-    int n =
-        wisp_ghost_node.users < WISP_GHOST_LIVE_MAX ? wisp_ghost_node.users : WISP_GHOST_LIVE_MAX;
-    for (int i = 0; i < n; i++) {
-        struct wisp_wrap_live *p = &wisp_ghost_node.board->live[i].p;
-        /* The gap under way counts already; its end adds it whole, less what was counted. */
-        uint64_t away = atomic_load_explicit(&p->away, memory_order_relaxed);
-        uint64_t last = atomic_load_explicit(&p->last_exit, memory_order_relaxed);
-        if (last && !atomic_load_explicit(&p->inside, memory_order_relaxed) && now > last &&
-            now - last > gap)
-            away += now - last;
-        if (at) {
-            double f = 1 - (double)(away - before[i]) / (double)(now - at);
-            bool c = atomic_load_explicit(&p->computing, memory_order_relaxed);
-            atomic_store_explicit(&p->computing, judge(c, f < 0 ? 0 : f), memory_order_relaxed);
-        } else {
-            atomic_store_explicit(&p->computing, 1, memory_order_relaxed);
-        }
-        before[i] = away;
-    }
-    at = now;
-    return (long)wisp_config.ASYNC_INTERVAL * 1000000L;
-}
-
 int wisp_ghost_async_live(const struct wisp_ghost_win *w, const struct wisp_ghost_op *o,
                           MPI_Win iwin)
 {
@@ -183,15 +87,14 @@ int wisp_ghost_async_live(const struct wisp_ghost_win *w, const struct wisp_ghos
     if ((o->kind != WISP_GHOST_PUT && o->kind != WISP_GHOST_GET) || iwin != w->global ||
         !(w->wishes[o->target] & WISH_AUTO) || !t->here || t->local >= WISP_GHOST_LIVE_MAX)
         return -1;
-    return (int)atomic_load_explicit(&wisp_ghost_node.board->live[t->local].p.computing,
-                                     memory_order_relaxed);
+    return wisp_ghost_profile_live(t->local);
 }
 
 int wisp_ghost_async_wish(const struct wisp_ghost_win *w)
 {
     bool open = (w->access != WISP_GHOST_NO_ACCESS && w->access != WISP_GHOST_FENCE) || w->exposed;
-    bool ghost =
-        w->async_mode == WISP_ASYNC_ON || (w->async_mode == WISP_ASYNC_AUTO && computing());
+    bool ghost = w->async_mode == WISP_ASYNC_ON ||
+                 (w->async_mode == WISP_ASYNC_AUTO && wisp_ghost_profile_computing());
     return (ghost ? WISH_GHOST : 0) | (w->async_mode == WISP_ASYNC_AUTO ? WISH_AUTO : 0) |
            (open ? WISH_OPEN : 0);
 }
@@ -235,7 +138,7 @@ void wisp_ghost_async_apply(struct wisp_ghost_win *w, const int *wishes,
                  "window %u: operations on this process go %s from this %s on (%.0f%% of the "
                  "last interval in MPI)",
                  w->serial, ghost ? "to a ghost" : "to it directly", point_names[point],
-                 profile.fraction * 100);
+                 wisp_ghost_profile_fraction() * 100);
     }
 }
 

@@ -47,16 +47,11 @@ void wisp_ghost_async_forget(struct wisp_ghost_win *w);
 /* Between safe points, a put or a get in `global` (fence, PSCW, lock_all
  * with MPI_MODE_NOCHECK, windows without lock windows: the ghost and the
  * target are always locked there) on a target of this node that decides
- * from its profile goes by the target's live profile, which the node's
- * first ghost judges every WISP_ASYNC_INTERVAL (Casper(GP)): 1 to a ghost,
+ * from its profile goes by the target's live profile (profile.h,
+ * Casper(GP)): 1 to a ghost,
  * 0 directly, -1 when this does not apply (the window's route then). */
 int wisp_ghost_async_live(const struct wisp_ghost_win *w, const struct wisp_ghost_op *o,
                           MPI_Win iwin);
-
-/* In the node's first ghost, from its loop: judge every local process's
- * live profile when an interval has passed; the nanoseconds until the
- * next judgement. */
-long wisp_ghost_async_judge(void);
 
 /* MPI_Win_set_info and MPI_Win_get_info on any window: for a served one,
  * the safe point of the hint, and this process's route as async_config. */
@@ -76,8 +71,8 @@ void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank);
  * aside: stop the job with one line when the thresholds contradict. */
 void wisp_ghost_async_check(void);
 
-/* Then in the application's processes, when windows are served: switch on
- * the wrappers' timing, which the profiles read. */
+/* Then in the application's processes, when windows are served: keep the
+ * profiles (profile.h). */
 void wisp_ghost_async_start(void);
 
 #pragma GCC visibility pop

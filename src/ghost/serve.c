@@ -35,8 +35,8 @@
 #include "core/config.h"
 #include "core/futex.h"
 #include "core/log.h"
-#include "ghost/async.h"
 #include "ghost/board.h"
+#include "ghost/profile.h"
 #include "ghost/win.h"
 #include "shm/heap.h"
 
@@ -236,8 +236,8 @@ _Noreturn void wisp_ghost_serve(int ghost)
             sleep_on_bell(-1);
             continue;
         }
-        /* The first ghost judges the node's live profiles (async.h). */
-        long judge_in = ghost_index == 0 ? wisp_ghost_async_judge() : UNWANTED_NS;
+        /* The first ghost judges the node's live profiles (profile.h). */
+        long judge_in = ghost_index == 0 ? wisp_ghost_profile_judge_node() : UNWANTED_NS;
         if (!wanted()) {
             /* Every route of the node's processes is direct: nothing comes
              * here until one wants a ghost and rings (or an origin sends a
