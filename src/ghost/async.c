@@ -30,6 +30,7 @@
 #include "core/topo.h"
 #include "ghost/board.h"
 #include "ghost/profile.h"
+#include "wrap/account.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
 
@@ -39,7 +40,10 @@ enum {
     WISH_OPEN = 4,  /* it has an epoch open on the window: nothing may switch */
 };
 
-enum { YIELD_NS = 200000 }; /* the longest an origin sleeps for its ghost */
+enum {
+    LOOK_NS = 5000,    /* an origin watches its ghost this long before it sleeps for it */
+    YIELD_NS = 200000, /* the longest an origin sleeps for its ghost */
+};
 
 static const char *const mode_words[] = {"auto", "on", "off"};
 
@@ -184,9 +188,20 @@ void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank)
 void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank)
 {
     struct wisp_ghost_served *s = served_by(w, rank);
+    if (!s)
+        return;
+    /* A ghost that runs serves within a microsecond or two: look for that
+     * first; only one that does not run needs this core. */
+    static uint64_t look;
+    if (!look)
+        look = wisp_wrap_ns_to_ticks(LOOK_NS);
     uint32_t seen = atomic_load_explicit(&w->ts[rank].served, memory_order_relaxed);
-    if (!s || atomic_load_explicit(&s->seq, memory_order_acquire) != seen)
-        return; /* served since (or no ghost of this node) */
+    for (uint64_t until = wisp_wrap_ticks() + look;
+         atomic_load_explicit(&s->seq, memory_order_acquire) == seen;)
+        if (wisp_wrap_ticks() > until)
+            break;
+    if (atomic_load_explicit(&s->seq, memory_order_acquire) != seen)
+        return; /* served since */
     atomic_fetch_add(&s->waiters, 1);
     const struct wisp_ghost_target *t = &w->t[rank];
     wisp_doorbell_ring(&wisp_ghost_node.board->bells[t->ghost - t->ghost0]);

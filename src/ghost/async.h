@@ -60,9 +60,10 @@ int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info);
 
 /* Where the ghosts share the cores with the application's processes (more
  * processes than cores on this machine), an origin about to flush a target
- * whose ghost is on its node sleeps until that ghost served something
- * since the origin's last operation to it, or a short while, instead of
- * spinning in the MPI on the core the ghost needs. Before each operation
+ * whose ghost is on its node and has not served anything since the
+ * origin's last operation to it within a few microseconds (it does not
+ * run) sleeps until it has, or a short while, instead of spinning in the
+ * MPI on the core the ghost needs. Before each operation
  * through the target's bound ghost, and before a flush of the target. */
 void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank);
 void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank);
