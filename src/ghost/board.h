@@ -33,7 +33,7 @@ enum wisp_ghost_cmd {
 };
 
 /* What a ghost served, for an origin of its node that waits for it
- * without a core of its own to spin on (async.h, wisp_ghost_yield_to). */
+ * without a core of its own to spin on (async.h, wisp_ghost_async_flushing). */
 struct wisp_ghost_served {
     alignas(64) _Atomic uint32_t seq; /* futex word: polls that did some work */
     _Atomic uint32_t waiters;
@@ -42,12 +42,12 @@ struct wisp_ghost_served {
 struct wisp_ghost_board {
     _Atomic uint32_t seq; /* number of commands posted; the last one is in cmd/arg */
     uint32_t cmd, arg;
-    _Atomic uint32_t
-        want; /* (window, process) pairs of the node whose route is a ghost (async.c) */
+    /* (window, process) pairs of the node whose route is a ghost (async.c). */
+    _Atomic uint32_t want;
     struct wisp_doorbell bells[WISP_GHOST_MAX];
     struct wisp_ghost_served served[WISP_GHOST_MAX];
     /* Each application process's time with MPI, by node rank, which its
-     * wrappers write and the node's first ghost judges (async.c). */
+     * wrappers write and the node's first ghost judges (profile.c). */
     struct {
         alignas(64) struct wisp_wrap_live p;
     } live[WISP_GHOST_LIVE_MAX];

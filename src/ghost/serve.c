@@ -187,7 +187,7 @@ static bool poll_progress(void)
     return now_ns() - t0 >= ACTIVE_NS;
 }
 
-/* Tell an origin that sleeps for this ghost (async.c, wisp_ghost_yield_to). */
+/* Tell an origin that sleeps for this ghost (async.c, wisp_ghost_async_flushing). */
 static void served_something(void)
 {
     struct wisp_ghost_served *s = &wisp_ghost_node.board->served[ghost_index];
