@@ -87,11 +87,11 @@ static void operate(MPI_Win win, int i)
         MPI_Put(&v, 1, MPI_INT, target, COUNTER, 1, MPI_INT, win);
         MPI_Win_unlock(target, win);
     }
-    int next = (rank + i + 1) % size, last = 0;
+    int next = (rank + i + 1) % size, last = 0, seq[SEQ]; /* untouched until the flush */
     MPI_Win_lock_all(0, win);
     for (int s = 1; s <= SEQ; s++) {
-        int v = i * 1000 + s;
-        MPI_Accumulate(&v, 1, MPI_INT, next, SLOTS + rank, 1, MPI_INT, MPI_REPLACE, win);
+        seq[s - 1] = i * 1000 + s;
+        MPI_Accumulate(&seq[s - 1], 1, MPI_INT, next, SLOTS + rank, 1, MPI_INT, MPI_REPLACE, win);
     }
     MPI_Get_accumulate(NULL, 0, MPI_INT, &last, 1, MPI_INT, next, SLOTS + rank, 1, MPI_INT,
                        MPI_NO_OP, win);
