@@ -205,7 +205,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
                  wisp_topo.world_size, wisp_topo.node_count,
                  wisp_config.VNODE_SIZE ? " (virtual)" : "", (int)wisp_config.GHOSTS,
                  wisp_topo.machine_procs, wisp_topo.machine_cores,
-                 wisp_topo.machine_procs > wisp_topo.machine_cores ? " (oversubscribed)" : "",
+                 wisp_topo_oversubscribed() ? " (oversubscribed)" : "",
                  wisp_config.STATS ? "on" : "off");
     return MPI_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #define WISP_CORE_TOPO_H
 
 #include <mpi.h>
+#include <stdbool.h>
 
 #pragma GCC visibility push(hidden)
 
@@ -23,6 +24,13 @@ struct wisp_topo {
 /* Valid between wisp_core_topo_init and wisp_core_topo_fini; node_rank is -1
  * outside that interval. */
 extern struct wisp_topo wisp_topo;
+
+/* More processes of the job on this machine than cores: a process that
+ * waits takes a core from one that works. */
+static inline bool wisp_topo_oversubscribed(void)
+{
+    return wisp_topo.machine_procs > wisp_topo.machine_cores;
+}
 
 /* Collective over `world`. `vnode_size` 0 means one node per machine. */
 void wisp_core_topo_init(MPI_Comm world, int vnode_size);

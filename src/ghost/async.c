@@ -47,8 +47,6 @@ enum {
 
 static const char *const mode_words[] = {"auto", "on", "off"};
 
-static bool no_core; /* more processes than cores on this machine */
-
 void wisp_ghost_async_check(void)
 {
     if (wisp_config.ASYNC_ON_BELOW > wisp_config.ASYNC_OFF_ABOVE) {
@@ -63,7 +61,6 @@ void wisp_ghost_async_check(void)
 
 void wisp_ghost_async_start(void)
 {
-    no_core = wisp_topo.machine_procs > wisp_topo.machine_cores;
     /* The info key may ask for auto on any window: the profile is always kept. */
     wisp_ghost_profile_start();
 }
@@ -173,7 +170,9 @@ void wisp_ghost_async_forget(struct wisp_ghost_win *w)
 static struct wisp_ghost_served *served_by(const struct wisp_ghost_win *w, int rank)
 {
     const struct wisp_ghost_target *t = &w->t[rank];
-    return no_core && t->here ? &wisp_ghost_node.board->served[t->ghost - t->ghost0] : NULL;
+    return wisp_topo_oversubscribed() && t->here
+               ? &wisp_ghost_node.board->served[t->ghost - t->ghost0]
+               : NULL;
 }
 
 void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank)

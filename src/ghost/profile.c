@@ -53,9 +53,9 @@ static uint64_t now_ns(void)
 static uint64_t gap_ns(void)
 {
     enum { OWN_CORE_US = 50, NO_CORE_US = 5000 };
-    int64_t us = wisp_config.ASYNC_GAP                               ? wisp_config.ASYNC_GAP
-                 : wisp_topo.machine_procs > wisp_topo.machine_cores ? NO_CORE_US
-                                                                     : OWN_CORE_US;
+    int64_t us = wisp_config.ASYNC_GAP        ? wisp_config.ASYNC_GAP
+                 : wisp_topo_oversubscribed() ? NO_CORE_US
+                                              : OWN_CORE_US;
     return (uint64_t)us * 1000u;
 }
 

@@ -313,7 +313,7 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p.cma_min = (uint64_t)wisp_config.SHM_CMA_MIN;
     wisp_p2p.synergy_min = (uint64_t)wisp_config.SHM_SYNERGY;
     wisp_p2p.block = (uint64_t)wisp_config.SHM_BLOCK;
-    wisp_p2p.sleepy = wisp_topo.machine_procs > wisp_topo.machine_cores;
+    wisp_p2p.sleepy = wisp_topo_oversubscribed();
     slot_stride = (sizeof(struct slot) + wisp_p2p.stage + 4095) & ~(size_t)4095;
     size_t first = slots_start(n);
     size_t handback = first + (size_t)n * SLOTS * slot_stride;
