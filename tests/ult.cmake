@@ -19,6 +19,18 @@ wisp_add_mpi_test(progress_thread NP 2 ENV WISP_PROGRESS=thread WISP_PROGRESS_LI
 wisp_add_mpi_test(progress_thread NP 2 ENV WISP_PROGRESS=thread WISP_PROGRESS_LINGER=2000
                   WISP_VNODE_SIZE=1 WISP_STATS=1 SUFFIX .vnode1.stats)
 wisp_add_mpi_test(progress_thread NP 2 SUFFIX .off ARGS off)
+# WISP_PROGRESS=auto, with a core of its own: asleep through a phase with
+# MPI, awake for the message of the computing phase after it, through the
+# MPI and the engine. The "own" core is one of this machine's two, where
+# the looks deschedule a process between calls (the profile takes such
+# waits out: wrap/profile.h).
+foreach(vnode "WISP_VNODE_SIZE=1;.auto.vnode1" ";.auto")
+  list(GET vnode 0 env)
+  list(GET vnode 1 suffix)
+  wisp_add_mpi_test(progress_thread NP 2 ENV WISP_PROGRESS=auto WISP_PROGRESS_LINGER=2000
+                    WISP_PROGRESS_CORES=1 WISP_PROGRESS_INTERVAL=1000 WISP_ASYNC_INTERVAL=50 ${env}
+                    SUFFIX ${suffix} ARGS auto)
+endforeach()
 
 # The thread-level matrix (docs/ult.md, "Thread levels"; issue 26): each
 # requested level under wisp's features that call the MPI from threads of

@@ -115,6 +115,15 @@ STARTERS = {"MPI_Start", "MPI_Startall"}
 COMPLETERS = {f"MPI_{w}{s}" for w in ("Wait", "Test") for s in ("", "all", "any", "some")}
 
 
+# Calls that return at once (starts of operations, tests, queries in hot
+# loops): the accounting reads the clock only as they begin and takes that
+# for their end too (src/wrap/account.c), one time-stamp read saved per call.
+QUICK = ({f"MPI_Test{s}" for s in ("", "all", "any", "some")} |
+         {"MPI_Iprobe", "MPI_Improbe", "MPI_Get_count", "MPI_Get_elements", "MPI_Comm_rank",
+          "MPI_Comm_size", "MPI_Wtime", "MPI_Request_get_status", "MPI_Put", "MPI_Get",
+          "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op", "MPI_Compare_and_swap"})
+
+
 def from_standard(c):
     params, comms_in, kinds, comm_out, event = [], [], set(), False, None
     for p in c.parameters:
@@ -371,6 +380,10 @@ def render_tables(funcs):
     lines += ["const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {"]
     for f in evented:
         lines += [f"#ifdef WISP_HAVE_{f.name}", f"    [WISP_FN_ID_{f.name}] = {f.event},", "#endif"]
+    lines += ["};", "", "const bool wisp_wrap_quick[WISP_FN_COUNT] = {"]
+    for f in funcs:
+        if f.event == "WISP_WRAP_STARTS" or f.name in QUICK:
+            lines += [f"#ifdef WISP_HAVE_{f.name}", f"    [WISP_FN_ID_{f.name}] = true,", "#endif"]
     return "\n".join(lines + ["};", ""])
 
 

@@ -77,7 +77,7 @@ static int level_for_application(int required, bool *nonblocking_collectives)
     return required < 0 ? MPI_THREAD_SINGLE : required;
 }
 
-enum { PROGRESS_OFF, PROGRESS_THREAD };
+enum { PROGRESS_OFF, PROGRESS_THREAD, PROGRESS_AUTO };
 
 /* The thread levels of one process (docs/ult.md, "Thread levels"). */
 struct levels {
@@ -97,7 +97,7 @@ struct levels {
  * which the application's level allows (one flow at a time). */
 static void choose_mpi_level(struct levels *l)
 {
-    bool progress = wisp_config.PROGRESS == PROGRESS_THREAD;
+    bool progress = wisp_config.PROGRESS != PROGRESS_OFF;
     l->streams = wisp_config.ULT_THREADS > 1;
     l->mpi = l->app;
     if (l->app >= MPI_THREAD_MULTIPLE || !(progress || l->streams))
@@ -110,8 +110,10 @@ static void choose_mpi_level(struct levels *l)
     snprintf(l->off, sizeof l->off, "%s%s%s: %s, which %s%s%s would need",
              progress ? "no progress thread" : "", progress && l->streams ? " and " : "",
              l->streams ? "user-level threads on one kernel thread" : "", why,
-             progress ? "WISP_PROGRESS=thread" : "", progress && l->streams ? " and " : "",
-             l->streams ? "WISP_ULT_THREADS>1" : "");
+             !progress                               ? ""
+             : wisp_config.PROGRESS == PROGRESS_AUTO ? "WISP_PROGRESS=auto"
+                                                     : "WISP_PROGRESS=thread",
+             progress && l->streams ? " and " : "", l->streams ? "WISP_ULT_THREADS>1" : "");
     wisp_config.PROGRESS = PROGRESS_OFF;
     if (l->streams)
         atomic_store(&wisp_core_ult_one_thread, true);
@@ -194,7 +196,8 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     }
     /* Translation and accounting live in the hooked path; events alone in
      * the watched one. */
-    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_user_world != MPI_COMM_WORLD
+    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_accounting ||
+                                   wisp_wrap_user_world != MPI_COMM_WORLD
                                ? WISP_WRAP_HOOK_ALL
                            : wisp_wrap_event_hook ? WISP_WRAP_WATCH
                                                   : WISP_WRAP_DIRECT);

@@ -367,9 +367,9 @@ void wisp_p2p_init(int thread_level)
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
-    enum { PROGRESS_OFF, PROGRESS_THREAD };
+    enum { PROGRESS_OFF };
     /* n > 1: the rescuer; and the progress thread (src/progress) */
-    wisp_p2p_lock_init(n > 1 || wisp_config.PROGRESS == PROGRESS_THREAD, wisp_p2p.threads);
+    wisp_p2p_lock_init(n > 1 || wisp_config.PROGRESS != PROGRESS_OFF, wisp_p2p.threads);
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
     if (n > 1)

@@ -6,7 +6,8 @@
  * next waits for or tests requests, then WISP_PROGRESS_LINGER longer (a
  * test may have left some); and while a window is open. The rest of the
  * time it sleeps on a futex that the next nonblocking call rings
- * (thread.c, docs/ult.md).
+ * (thread.c, docs/ult.md). With WISP_PROGRESS=auto it also sleeps while
+ * the process's profile (wrap/profile.h) says it is with MPI.
  */
 #ifndef WISP_PROGRESS_PROGRESS_H
 #define WISP_PROGRESS_PROGRESS_H

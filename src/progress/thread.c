@@ -26,6 +26,7 @@
 #include "core/membarrier.h"
 #include "core/topo.h"
 #include "p2p/p2p.h"
+#include "wrap/profile.h"
 #include "wrap/wrap.h"
 
 static struct {
@@ -36,8 +37,11 @@ static struct {
     long interval_ns;
     long linger_ns;
     bool own_core;
-    _Atomic int windows;   /* windows created and not freed */
-    _Atomic uint32_t bell; /* futex word */
+    bool adaptive; /* WISP_PROGRESS=auto: asleep while the process is with MPI */
+    struct wisp_wrap_stretch profile;
+    uint64_t gap, interval; /* of the profile, in ticks */
+    _Atomic int windows;    /* windows created and not freed */
+    _Atomic uint32_t bell;  /* futex word */
 } pt = {.comm = MPI_COMM_NULL};
 
 /* What the application did: counted by the wrappers (wrap.h), which call
@@ -92,6 +96,22 @@ static bool armed(struct seen *seen, long now)
            atomic_load(&pt.windows) > 0;
 }
 
+/* WISP_PROGRESS=auto: whether the application computes, from its profile
+ * (wrap/profile.h). While it spends its time with MPI, it moves the MPI
+ * itself, and a look would only take a core or the MPI's lock from it. */
+static bool app_computing(void)
+{
+    uint64_t now = wisp_wrap_ticks();
+    uint64_t at = pt.profile.at;
+    bool c = wisp_wrap_profile_stretch(
+        &pt.profile, now, wisp_wrap_profile_away(wisp_wrap_account_live(), now, pt.gap),
+        wisp_wrap_profile_waited(0), pt.interval);
+    if (pt.profile.at != at)
+        wisp_log(3, "progress thread: %.0f%% of the last stretch with MPI: %s",
+                 pt.profile.fraction * 100, c ? "computing" : "with MPI");
+    return c;
+}
+
 /* True when the engine made a pass, so its rings are empty: the thread may
  * then sleep on its doorbell until a local peer gives it more. */
 static bool look(void)
@@ -114,6 +134,13 @@ static void *run(void *unused)
     long nap = pt.interval_ns;
     while (!atomic_load(&pt.stop)) {
         long now = now_ns();
+        if (armed(&seen, now) && pt.adaptive && !app_computing()) {
+            /* With MPI: asleep for a profile interval; a finalize cuts it
+             * short. */
+            wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, atomic_load(&pt.bell),
+                       (long)wisp_config.ASYNC_INTERVAL * 1000000L);
+            continue;
+        }
         if (armed(&seen, now)) {
             /* No look while an application thread is inside MPI: it moves
              * the MPI already, and a probe would only contend for the MPI's
@@ -191,16 +218,28 @@ static void *start_here(void *arg)
 
 void wisp_progress_start(int thread_level)
 {
-    enum { OFF, THREAD };
+    enum { OFF, THREAD, AUTO };
     int mpi_level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&mpi_level);
-    if (wisp_config.PROGRESS != THREAD)
+    if (wisp_config.PROGRESS == OFF)
         return;
+    pt.adaptive = wisp_config.PROGRESS == AUTO;
     if (mpi_level != MPI_THREAD_MULTIPLE) { /* every process has the same */
         if (wisp_core_log_rank == 0)
             wisp_log_error("no progress thread: the MPI gave no MPI_THREAD_MULTIPLE, which "
-                           "WISP_PROGRESS=thread would need");
+                           "WISP_PROGRESS=%s would need",
+                           pt.adaptive ? "auto" : "thread");
         return;
+    }
+    if (pt.adaptive) {
+        uint64_t gap_ns = wisp_wrap_profile_gap_ns();
+        wisp_wrap_account_start(false, gap_ns);
+        pt.gap = wisp_wrap_ns_to_ticks(gap_ns);
+        pt.interval = wisp_wrap_ns_to_ticks((uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u);
+        uint64_t now = wisp_wrap_ticks();
+        wisp_wrap_profile_stretch(&pt.profile, now,
+                                  wisp_wrap_profile_away(wisp_wrap_account_live(), now, pt.gap),
+                                  wisp_wrap_profile_waited(0), 0);
     }
     /* Of the world: MPICH answers a probe of MPI_COMM_SELF without moving
      * anything. The application's world: ghost processes (WISP_GHOSTS)

@@ -7,11 +7,13 @@
  *
  * Time is read from the processor's time-stamp counter where it is
  * invariant (x86-64: about 9 ns a read here, against 21 ns for
- * clock_gettime, and every MPI call reads it twice while the ghosts'
- * profiles need it), and converted to nanoseconds when it is read out.
+ * clock_gettime; every MPI call reads it once, one that may wait twice,
+ * while a profile needs it), and converted to nanoseconds when it is read
+ * out.
  */
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "wrap/account.h"
 
@@ -26,8 +28,10 @@ static _Atomic uint64_t calls[WISP_FN_COUNT];
 static _Atomic uint64_t ticks_in[WISP_FN_COUNT];
 static struct wisp_wrap_live own, *live = &own; /* where the live profile is written */
 static uint64_t gap = UINT64_MAX;
-static _Thread_local unsigned depth;
-static _Thread_local uint64_t last_exit; /* of this thread's last outermost call */
+/* initial-exec: one %fs-relative access per call, not a __tls_get_addr call
+ * (as heap.c's tcache; the library is loaded at start or linked). */
+static _Thread_local unsigned depth __attribute__((tls_model("initial-exec")));
+static _Thread_local uint64_t last_exit __attribute__((tls_model("initial-exec")));
 static double ns_per_tick = 1;
 
 static uint64_t now_ns(void)
@@ -84,6 +88,7 @@ void wisp_wrap_account_share(struct wisp_wrap_live *shared)
     if (!shared)
         shared = &own;
     atomic_store(&shared->away, atomic_load(&live->away));
+    atomic_store(&shared->pid, (int32_t)getpid());
     live = shared;
 }
 
@@ -117,7 +122,9 @@ void wisp_wrap_exit_timed(enum wisp_fn_id id, uint64_t start)
     if (per_function)
         atomic_fetch_add_explicit(&calls[id], 1, memory_order_relaxed);
     if (--depth == 0) {
-        last_exit = ticks();
+        /* A quick call's end is its start, one read saved: off by no more
+         * than the call, which then counts into the gap after it. */
+        last_exit = wisp_wrap_quick[id] && !per_function ? start : ticks();
         atomic_store_explicit(&live->last_exit, last_exit, memory_order_relaxed);
         atomic_store_explicit(&live->inside, 0, memory_order_relaxed);
         if (per_function)
@@ -131,7 +138,7 @@ void wisp_wrap_account_read(enum wisp_fn_id id, uint64_t *ncalls, uint64_t *ns)
     *ns = to_ns(atomic_load_explicit(&ticks_in[id], memory_order_relaxed));
 }
 
-uint64_t wisp_wrap_account_away_ns(void)
+struct wisp_wrap_live *wisp_wrap_account_live(void)
 {
-    return to_ns(atomic_load_explicit(&live->away, memory_order_relaxed));
+    return live;
 }

@@ -20,6 +20,7 @@ struct wisp_wrap_live {
     _Atomic uint64_t last_exit; /* the last outermost call's end */
     _Atomic uint32_t inside;    /* a thread is in an outermost call (the last one to enter) */
     _Atomic uint32_t computing; /* the reader's verdict (ghost/async.c) */
+    _Atomic int32_t pid;        /* the process's */
 };
 /* From now on keep it in `shared` (shared memory), or in this process again
  * (NULL), called while no other thread can be inside MPI. */
@@ -28,10 +29,7 @@ void wisp_wrap_account_share(struct wisp_wrap_live *shared);
 uint64_t wisp_wrap_ticks(void);
 uint64_t wisp_wrap_ns_to_ticks(uint64_t ns);
 
-/* Nanoseconds the threads spent between two outermost MPI calls in gaps
- * longer than the `gap_ns` given (away from MPI: computing) so far. A
- * polling loop spends much of its time between its calls, in short gaps:
- * those count as time with MPI. */
-uint64_t wisp_wrap_account_away_ns(void);
+/* Where this process's live profile is kept now (profile.h reads it). */
+struct wisp_wrap_live *wisp_wrap_account_live(void);
 
 #endif

@@ -93,6 +93,8 @@ enum wisp_wrap_event {
     WISP_WRAP_WIN_FREED
 };
 extern const unsigned char wisp_wrap_events[WISP_FN_COUNT];
+/* The calls that return at once (gen_wrappers.py's QUICK and the starts). */
+extern const bool wisp_wrap_quick[WISP_FN_COUNT];
 
 /* The application's activity in MPI, recorded by the wrappers for a watcher
  * (the progress thread), which reads it from a thread of its own. */

@@ -7,6 +7,17 @@
  * at most a few times in 300 ms (its backstop timer wakes it once a
  * second), not once per look. The check of arrival has a deadline of 60 s,
  * a hang detector, not a timing.
+ *
+ * argv[1] "auto" (WISP_PROGRESS=auto, WISP_ASYNC_INTERVAL=50, a core of
+ * its own, WISP_PROGRESS_INTERVAL=1000): first a phase that is with MPI all
+ * the time, a ping-pong of nonblocking calls that keeps something
+ * outstanding: after its first 200 ms the thread sleeps through it, waking
+ * once per profile interval, where WISP_PROGRESS=thread would look every
+ * millisecond (about 500 switches). Allowed: one switch per 50 ms, a few
+ * more, and one stretch misread as computing (a process descheduled
+ * between two calls looks as if it computed: 50 looks). Then the message
+ * above, which arrives only if the thread, finding the process computing,
+ * looks again.
  */
 #include <dirent.h>
 #include <mpi.h>
@@ -61,9 +72,38 @@ static double seconds(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+enum { PHASE_MS = 700, SETTLE_MS = 200, INTERVAL_MS = 50, LOOK_MS = 1 };
+
+/* A ping-pong of MPI_Irecv, MPI_Isend and MPI_Waitall for PHASE_MS (rank
+ * 0's clock, which it passes on); the switches of this process's thread
+ * `tid` after the first SETTLE_MS, and the milliseconds they were
+ * counted over. */
+static long busy_phase(int rank, long tid, double *ms)
+{
+    double start = seconds(), settled = 0;
+    long before = 0;
+    for (int go = 1; go;) {
+        double now = seconds();
+        if (!settled && now - start > SETTLE_MS / 1e3) {
+            settled = now;
+            before = switches(tid);
+        }
+        int out = rank == 0 ? now - start < PHASE_MS / 1e3 : go, in = 0;
+        MPI_Request reqs[2];
+        MPI_Status statuses[2];
+        MPI_Irecv(&in, 1, MPI_INT, 1 - rank, TAG, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Isend(&out, 1, MPI_INT, 1 - rank, TAG, MPI_COMM_WORLD, &reqs[1]);
+        MPI_Waitall(2, reqs, statuses);
+        go = rank == 0 ? out : in;
+    }
+    *ms = settled ? (seconds() - settled) * 1e3 : 0;
+    return settled ? switches(tid) - before : 0;
+}
+
 int main(int argc, char **argv)
 {
     bool on = !(argc > 1 && strcmp(argv[1], "off") == 0);
+    bool adaptive = argc > 1 && strcmp(argv[1], "auto") == 0;
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -71,6 +111,16 @@ int main(int argc, char **argv)
     CHECK(size == 2);
     long tid = thread_named("wisp-progress");
     CHECK(on ? tid != 0 : tid == 0);
+
+    if (adaptive) {
+        double ms;
+        long n = busy_phase(rank, tid, &ms);
+        long most = (long)(ms / INTERVAL_MS) + 4 + INTERVAL_MS / LOOK_MS;
+        if (n > most || getenv("SHOW"))
+            fprintf(stderr, "rank %d: the progress thread switched %ld times in %.0f ms with MPI\n",
+                    rank, n, ms);
+        CHECK(ms > 0 && n <= most);
+    }
 
     int *buf = malloc(COUNT * sizeof *buf);
     for (int i = 0; i < COUNT; i++)

@@ -13337,3 +13337,510 @@ const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
     [WISP_FN_ID_MPI_Win_wait] = WISP_WRAP_BLOCKS,
 #endif
 };
+
+const bool wisp_wrap_quick[WISP_FN_COUNT] = {
+#ifdef WISP_HAVE_MPI_Accumulate
+    [WISP_FN_ID_MPI_Accumulate] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_init
+    [WISP_FN_ID_MPI_Allgather_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Allgather_init_c
+    [WISP_FN_ID_MPI_Allgather_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init
+    [WISP_FN_ID_MPI_Allgatherv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Allgatherv_init_c
+    [WISP_FN_ID_MPI_Allgatherv_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init
+    [WISP_FN_ID_MPI_Allreduce_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Allreduce_init_c
+    [WISP_FN_ID_MPI_Allreduce_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init
+    [WISP_FN_ID_MPI_Alltoall_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoall_init_c
+    [WISP_FN_ID_MPI_Alltoall_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init
+    [WISP_FN_ID_MPI_Alltoallv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallv_init_c
+    [WISP_FN_ID_MPI_Alltoallv_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init
+    [WISP_FN_ID_MPI_Alltoallw_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Alltoallw_init_c
+    [WISP_FN_ID_MPI_Alltoallw_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Barrier_init
+    [WISP_FN_ID_MPI_Barrier_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init
+    [WISP_FN_ID_MPI_Bcast_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Bcast_init_c
+    [WISP_FN_ID_MPI_Bcast_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init
+    [WISP_FN_ID_MPI_Bsend_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Bsend_init_c
+    [WISP_FN_ID_MPI_Bsend_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Buffer_iflush
+    [WISP_FN_ID_MPI_Buffer_iflush] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup
+    [WISP_FN_ID_MPI_Comm_idup] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_idup_with_info
+    [WISP_FN_ID_MPI_Comm_idup_with_info] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_iflush_buffer
+    [WISP_FN_ID_MPI_Comm_iflush_buffer] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_rank
+    [WISP_FN_ID_MPI_Comm_rank] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Comm_size
+    [WISP_FN_ID_MPI_Comm_size] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Compare_and_swap
+    [WISP_FN_ID_MPI_Compare_and_swap] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init
+    [WISP_FN_ID_MPI_Exscan_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Exscan_init_c
+    [WISP_FN_ID_MPI_Exscan_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Fetch_and_op
+    [WISP_FN_ID_MPI_Fetch_and_op] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread
+    [WISP_FN_ID_MPI_File_iread] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all
+    [WISP_FN_ID_MPI_File_iread_all] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_all_c
+    [WISP_FN_ID_MPI_File_iread_all_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at
+    [WISP_FN_ID_MPI_File_iread_at] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all
+    [WISP_FN_ID_MPI_File_iread_at_all] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_all_c
+    [WISP_FN_ID_MPI_File_iread_at_all_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_at_c
+    [WISP_FN_ID_MPI_File_iread_at_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_c
+    [WISP_FN_ID_MPI_File_iread_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared
+    [WISP_FN_ID_MPI_File_iread_shared] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iread_shared_c
+    [WISP_FN_ID_MPI_File_iread_shared_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite
+    [WISP_FN_ID_MPI_File_iwrite] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all
+    [WISP_FN_ID_MPI_File_iwrite_all] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_all_c
+    [WISP_FN_ID_MPI_File_iwrite_all_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at
+    [WISP_FN_ID_MPI_File_iwrite_at] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all
+    [WISP_FN_ID_MPI_File_iwrite_at_all] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
+    [WISP_FN_ID_MPI_File_iwrite_at_all_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_at_c
+    [WISP_FN_ID_MPI_File_iwrite_at_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_c
+    [WISP_FN_ID_MPI_File_iwrite_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared
+    [WISP_FN_ID_MPI_File_iwrite_shared] = true,
+#endif
+#ifdef WISP_HAVE_MPI_File_iwrite_shared_c
+    [WISP_FN_ID_MPI_File_iwrite_shared_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init
+    [WISP_FN_ID_MPI_Gather_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Gather_init_c
+    [WISP_FN_ID_MPI_Gather_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init
+    [WISP_FN_ID_MPI_Gatherv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Gatherv_init_c
+    [WISP_FN_ID_MPI_Gatherv_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Get
+    [WISP_FN_ID_MPI_Get] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Get_accumulate
+    [WISP_FN_ID_MPI_Get_accumulate] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Get_count
+    [WISP_FN_ID_MPI_Get_count] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Get_elements
+    [WISP_FN_ID_MPI_Get_elements] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Grequest_start
+    [WISP_FN_ID_MPI_Grequest_start] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather
+    [WISP_FN_ID_MPI_Iallgather] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgather_c
+    [WISP_FN_ID_MPI_Iallgather_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv
+    [WISP_FN_ID_MPI_Iallgatherv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iallgatherv_c
+    [WISP_FN_ID_MPI_Iallgatherv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce
+    [WISP_FN_ID_MPI_Iallreduce] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iallreduce_c
+    [WISP_FN_ID_MPI_Iallreduce_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall
+    [WISP_FN_ID_MPI_Ialltoall] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoall_c
+    [WISP_FN_ID_MPI_Ialltoall_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv
+    [WISP_FN_ID_MPI_Ialltoallv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallv_c
+    [WISP_FN_ID_MPI_Ialltoallv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw
+    [WISP_FN_ID_MPI_Ialltoallw] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ialltoallw_c
+    [WISP_FN_ID_MPI_Ialltoallw_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ibarrier
+    [WISP_FN_ID_MPI_Ibarrier] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast
+    [WISP_FN_ID_MPI_Ibcast] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ibcast_c
+    [WISP_FN_ID_MPI_Ibcast_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend
+    [WISP_FN_ID_MPI_Ibsend] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ibsend_c
+    [WISP_FN_ID_MPI_Ibsend_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan
+    [WISP_FN_ID_MPI_Iexscan] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iexscan_c
+    [WISP_FN_ID_MPI_Iexscan_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Igather
+    [WISP_FN_ID_MPI_Igather] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Igather_c
+    [WISP_FN_ID_MPI_Igather_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv
+    [WISP_FN_ID_MPI_Igatherv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Igatherv_c
+    [WISP_FN_ID_MPI_Igatherv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Improbe
+    [WISP_FN_ID_MPI_Improbe] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv
+    [WISP_FN_ID_MPI_Imrecv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Imrecv_c
+    [WISP_FN_ID_MPI_Imrecv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather
+    [WISP_FN_ID_MPI_Ineighbor_allgather] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
+    [WISP_FN_ID_MPI_Ineighbor_allgather_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
+    [WISP_FN_ID_MPI_Ineighbor_allgatherv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
+    [WISP_FN_ID_MPI_Ineighbor_allgatherv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall
+    [WISP_FN_ID_MPI_Ineighbor_alltoall] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
+    [WISP_FN_ID_MPI_Ineighbor_alltoall_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
+    [WISP_FN_ID_MPI_Ineighbor_alltoallv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
+    [WISP_FN_ID_MPI_Ineighbor_alltoallv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
+    [WISP_FN_ID_MPI_Ineighbor_alltoallw] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
+    [WISP_FN_ID_MPI_Ineighbor_alltoallw_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iprobe
+    [WISP_FN_ID_MPI_Iprobe] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv
+    [WISP_FN_ID_MPI_Irecv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Irecv_c
+    [WISP_FN_ID_MPI_Irecv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce
+    [WISP_FN_ID_MPI_Ireduce] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_c
+    [WISP_FN_ID_MPI_Ireduce_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter
+    [WISP_FN_ID_MPI_Ireduce_scatter] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block
+    [WISP_FN_ID_MPI_Ireduce_scatter_block] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
+    [WISP_FN_ID_MPI_Ireduce_scatter_block_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
+    [WISP_FN_ID_MPI_Ireduce_scatter_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend
+    [WISP_FN_ID_MPI_Irsend] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Irsend_c
+    [WISP_FN_ID_MPI_Irsend_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan
+    [WISP_FN_ID_MPI_Iscan] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iscan_c
+    [WISP_FN_ID_MPI_Iscan_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter
+    [WISP_FN_ID_MPI_Iscatter] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatter_c
+    [WISP_FN_ID_MPI_Iscatter_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv
+    [WISP_FN_ID_MPI_Iscatterv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Iscatterv_c
+    [WISP_FN_ID_MPI_Iscatterv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Isend
+    [WISP_FN_ID_MPI_Isend] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Isend_c
+    [WISP_FN_ID_MPI_Isend_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv
+    [WISP_FN_ID_MPI_Isendrecv] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_c
+    [WISP_FN_ID_MPI_Isendrecv_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace
+    [WISP_FN_ID_MPI_Isendrecv_replace] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Isendrecv_replace_c
+    [WISP_FN_ID_MPI_Isendrecv_replace_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Issend
+    [WISP_FN_ID_MPI_Issend] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Issend_c
+    [WISP_FN_ID_MPI_Issend_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init
+    [WISP_FN_ID_MPI_Neighbor_allgather_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
+    [WISP_FN_ID_MPI_Neighbor_allgather_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
+    [WISP_FN_ID_MPI_Neighbor_allgatherv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
+    [WISP_FN_ID_MPI_Neighbor_allgatherv_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
+    [WISP_FN_ID_MPI_Neighbor_alltoall_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
+    [WISP_FN_ID_MPI_Neighbor_alltoall_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
+    [WISP_FN_ID_MPI_Neighbor_alltoallv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
+    [WISP_FN_ID_MPI_Neighbor_alltoallv_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
+    [WISP_FN_ID_MPI_Neighbor_alltoallw_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
+    [WISP_FN_ID_MPI_Neighbor_alltoallw_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Precv_init
+    [WISP_FN_ID_MPI_Precv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Psend_init
+    [WISP_FN_ID_MPI_Psend_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Put
+    [WISP_FN_ID_MPI_Put] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate
+    [WISP_FN_ID_MPI_Raccumulate] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Raccumulate_c
+    [WISP_FN_ID_MPI_Raccumulate_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init
+    [WISP_FN_ID_MPI_Recv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Recv_init_c
+    [WISP_FN_ID_MPI_Recv_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init
+    [WISP_FN_ID_MPI_Reduce_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_init_c
+    [WISP_FN_ID_MPI_Reduce_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
+    [WISP_FN_ID_MPI_Reduce_scatter_block_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
+    [WISP_FN_ID_MPI_Reduce_scatter_block_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init
+    [WISP_FN_ID_MPI_Reduce_scatter_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
+    [WISP_FN_ID_MPI_Reduce_scatter_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Request_get_status
+    [WISP_FN_ID_MPI_Request_get_status] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rget
+    [WISP_FN_ID_MPI_Rget] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate
+    [WISP_FN_ID_MPI_Rget_accumulate] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_accumulate_c
+    [WISP_FN_ID_MPI_Rget_accumulate_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rget_c
+    [WISP_FN_ID_MPI_Rget_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rput
+    [WISP_FN_ID_MPI_Rput] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rput_c
+    [WISP_FN_ID_MPI_Rput_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init
+    [WISP_FN_ID_MPI_Rsend_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Rsend_init_c
+    [WISP_FN_ID_MPI_Rsend_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init
+    [WISP_FN_ID_MPI_Scan_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Scan_init_c
+    [WISP_FN_ID_MPI_Scan_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init
+    [WISP_FN_ID_MPI_Scatter_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Scatter_init_c
+    [WISP_FN_ID_MPI_Scatter_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init
+    [WISP_FN_ID_MPI_Scatterv_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Scatterv_init_c
+    [WISP_FN_ID_MPI_Scatterv_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init
+    [WISP_FN_ID_MPI_Send_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Send_init_c
+    [WISP_FN_ID_MPI_Send_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Session_iflush_buffer
+    [WISP_FN_ID_MPI_Session_iflush_buffer] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init
+    [WISP_FN_ID_MPI_Ssend_init] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Ssend_init_c
+    [WISP_FN_ID_MPI_Ssend_init_c] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Start
+    [WISP_FN_ID_MPI_Start] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Startall
+    [WISP_FN_ID_MPI_Startall] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Test
+    [WISP_FN_ID_MPI_Test] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Testall
+    [WISP_FN_ID_MPI_Testall] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Testany
+    [WISP_FN_ID_MPI_Testany] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Testsome
+    [WISP_FN_ID_MPI_Testsome] = true,
+#endif
+#ifdef WISP_HAVE_MPI_Wtime
+    [WISP_FN_ID_MPI_Wtime] = true,
+#endif
+};
