@@ -6,9 +6,17 @@
 #   hosts.sh down BED      kill what still runs in them, remove them
 #   hosts.sh exec BED H CMD [ARGS...]   run CMD on host H (1 or 2)
 #   hosts.sh ssh BED       print the path of BED's ssh stand-in
+#   hosts.sh link BED RATE cap the link to RATE each way (Nmbit or Ngbit; a
+#                          token bucket, tc tbf, on both eth0s), or lift the
+#                          cap (off)
 #   hosts.sh check         exit 77 with a reason when namespaces are not available
 #
-# Host H has its own network namespace (ip netns BED-hostH) with loopback
+# Host H has its own cores: half of those this script may use each (all of
+# them when there is one), as taskset sets them for what runs on it, so
+# that an MPI that binds its first process to the first core does not put
+# both hosts' on the same one (Open MPI binds to the machine's first core
+# whatever it is allowed: OMPI_MCA_hwloc_base_binding_policy=none on the
+# bed leaves its processes on their host's cores). Host H also has its own network namespace (ip netns BED-hostH) with loopback
 # and eth0, address 10.77.0.H/24, the two eth0s joined by a veth pair, and
 # its own UTS namespace with host name hostH (a bind mount under
 # /run/wisp-hosts/BED, as ip netns keeps network namespaces). Everything
@@ -72,6 +80,8 @@ up() {
     [ ! -e "$RUN/$bed" ] || die "bed '$bed' exists (hosts.sh down $bed)"
     mkdir -p "$RUN/$bed" || die "cannot make $RUN/$bed"
     echo "${HOSTS_OWNER:-$PPID}" >"$RUN/$bed/owner"
+    cores_of 1 >"$RUN/$bed/host1.cores"
+    cores_of 2 >"$RUN/$bed/host2.cores"
     for h in 1 2; do
         ip netns add "$bed-host$h" || { down "$bed"; die "cannot make network namespace $bed-host$h"; }
         touch "$RUN/$bed/host$h.uts"
@@ -103,6 +113,53 @@ SSH
     chmod +x "$RUN/$bed/ssh"
 }
 
+# The token bucket holds at least what the rate brings in one timer tick
+# (4 ms at the kernel's 250 Hz), and a 64 KiB segment; no delay is added
+# (this kernel has no netem), so the latency stays the veth's.
+link() {
+    local bed=$1 rate=$2 h bits burst
+    [ -e "$RUN/$bed/host1.uts" ] || die "no bed '$bed' (hosts.sh up $bed)"
+    case "$rate" in
+    off) bits=0 ;;
+    [1-9]*mbit) bits=$((${rate%mbit} * 1000000)) ;;
+    [1-9]*gbit) bits=$((${rate%gbit} * 1000000000)) ;;
+    *) die "link rate '$rate': Nmbit, Ngbit or off" ;;
+    esac
+    [[ "$rate" == off || "${rate%?bit}" =~ ^[0-9]+$ ]] || die "link rate '$rate': Nmbit, Ngbit or off"
+    burst=$((bits / 8 / 250))
+    [ "$burst" -ge 65536 ] || burst=65536
+    for h in 1 2; do
+        if [ "$bits" = 0 ]; then
+            tc -n "$bed-host$h" qdisc del dev eth0 root 2>/dev/null
+        else
+            tc -n "$bed-host$h" qdisc replace dev eth0 root tbf rate "$rate" burst "$burst" \
+                latency 50ms || die "cannot cap eth0 of host$h (tc tbf)"
+        fi
+    done
+    return 0
+}
+
+# The cores of host H (1 or 2): its half of the ones allowed here, as a
+# taskset list (all of them when there is one); kept at up.
+cores_of() {
+    local h=$1 list cpus=() part lo hi c half
+    list=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+    for part in ${list//,/ }; do
+        lo=${part%-*} hi=${part#*-}
+        for ((c = lo; c <= hi; c++)); do cpus+=("$c"); done
+    done
+    half=$((${#cpus[@]} / 2))
+    if [ "$half" = 0 ]; then
+        echo "$list"
+    elif [ "$h" = 1 ]; then
+        local first=("${cpus[@]:0:half}")
+        echo "${first[*]}" | tr ' ' ,
+    else
+        local second=("${cpus[@]:half}")
+        echo "${second[*]}" | tr ' ' ,
+    fi
+}
+
 exec_on() {
     local bed=$1 host=$2 h
     shift 2
@@ -112,10 +169,11 @@ exec_on() {
     *) die "unknown host '$host' (1, 2, host1, host2, 10.77.0.1, 10.77.0.2)" ;;
     esac
     [ -e "$RUN/$bed/host$h.uts" ] || die "no bed '$bed' (hosts.sh up $bed)"
-    exec nsenter --net="/run/netns/$bed-host$h" --uts="$RUN/$bed/host$h.uts" -- "$@"
+    OMPI_MCA_hwloc_base_binding_policy=none exec taskset -c "$(cat "$RUN/$bed/host$h.cores")" \
+        nsenter --net="/run/netns/$bed-host$h" --uts="$RUN/$bed/host$h.uts" -- "$@"
 }
 
-[ $# -ge 1 ] || die "usage: hosts.sh up|down|exec|ssh|check ..."
+[ $# -ge 1 ] || die "usage: hosts.sh up|down|exec|ssh|link|check ..."
 cmd=$1
 shift
 case "$cmd" in
@@ -124,5 +182,6 @@ up) [ $# = 1 ] || die "usage: hosts.sh up BED"; up "$1" ;;
 down) [ $# = 1 ] || die "usage: hosts.sh down BED"; down "$1" ;;
 exec) [ $# -ge 3 ] || die "usage: hosts.sh exec BED HOST COMMAND..."; exec_on "$@" ;;
 ssh) [ $# = 1 ] || die "usage: hosts.sh ssh BED"; echo "$RUN/$1/ssh" ;;
-*) die "unknown command '$cmd' (up, down, exec, ssh, check)" ;;
+link) [ $# = 2 ] || die "usage: hosts.sh link BED RATE|off"; link "$1" "$2" ;;
+*) die "unknown command '$cmd' (up, down, exec, ssh, link, check)" ;;
 esac

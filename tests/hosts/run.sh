@@ -19,6 +19,10 @@
 #   ghosts        WISP_GHOSTS=1: one ghost per host, serving windows
 #   cleanup       a rank killed by SIGKILL: the job fails, its files and
 #                 every process of it are gone on both hosts
+#   link          hosts.sh link caps the link: bench/link_check (one
+#                 process per host, natively) measures a bandwidth within
+#                 50% of caps of 10 and 1 Gbit/s, and more again once the
+#                 cap is lifted
 # Exit 77 (skipped) when namespaces cannot be made (not root).
 set -u
 case=$1 mpi=$2 wisprun=$3 bin=$4
@@ -150,6 +154,29 @@ cleanup)
     rm -f /dev/shm/wisp-"$job"+*
     [ "$left" = 0 ] || fail "$left files left in /dev/shm"
     no_leftovers "after the killed rank"
+    ;;
+link)
+    # MPICH: UCX reaches the other host through its shared memory here (see
+    # hrun), which no cap on eth0 slows; UCX_TLS=tcp,self hangs in its
+    # MPI_Finalize. So the check is Open MPI's, over btl tcp.
+    [ "$mpi" = openmpi ] || { echo "SKIP: MPICH's UCX does not use the bed's link"; exit 77; }
+    for rate in 10gbit 1gbit off; do
+        bash "$hosts" link "$bed" "$rate" || fail "hosts.sh link $rate"
+        hrun 1 --native -n 2 "$bin/../bench/link_check" 32 >/dev/null
+        expect_ok "link_check, $rate"
+        grep -q "^link_check: ok$" <<<"$out" || fail "link_check, $rate: not ok"
+        seen=$(grep -oP '^metric bandwidth \K[0-9.]+' <<<"$out")
+        echo "link $rate: $(grep -oP '^metric latency_1B \K[0-9.]+' <<<"$out") us, ${seen:-?} Gbit/s"
+        # Within 50% of the cap; lifted, above what 1 Gbit/s gave.
+        case "$rate" in
+        10gbit) bounds="5 15" ;;
+        1gbit) bounds="0.5 1.5" one=${seen:-0} ;;
+        off) bounds="$(awk -v g="${one:-0}" 'BEGIN { print 1.5 * g }') inf" ;;
+        esac
+        awk -v g="${seen:-0}" -v b="$bounds" \
+            'BEGIN { split(b, r, " "); exit !(g >= r[1] && (r[2] == "inf" || g <= r[2])) }' ||
+            fail "link $rate: measured ${seen:-nothing} Gbit/s, outside $bounds"
+    done
     ;;
 *)
     echo "run.sh: unknown case '$case'"
