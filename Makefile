@@ -44,13 +44,19 @@ build: $(addprefix build-,$(MPIS))
 # under wisp and (MPICH) with MPICH's progress thread, alternating; a
 # Markdown report with PNG plots and JSON in $(REPORT_OUT). Narrow with
 # REPORT_ONLY='jacobi|cg', settings with REPORT_ARGS='--env WISP_X=... --resume'.
-REPORT_OUT  ?= $(BUILD)/report
-REPORT_REPS ?= 3
-REPORT_ONLY ?=
-REPORT_ARGS ?=
+# HOSTS=2: the experiments that depend on a network, across the two hosts
+# of a bed (tools/hosts.sh, root), at the link settings REPORT_LINKS.
+HOSTS        ?=
+REPORT_OUT   ?= $(BUILD)/report$(if $(HOSTS),-hosts)
+REPORT_REPS  ?= 3
+REPORT_ONLY  ?=
+REPORT_ARGS  ?=
+REPORT_LINKS ?= off,10gbit
 report: build
+	$(if $(filter-out 2,$(HOSTS)),$(error HOSTS=$(HOSTS): the bed has 2 hosts; HOSTS=2 or none))
 	$(VENV)/bin/python bench/apps/report.py $(foreach m,$(MPIS),--build $(BUILD)/$(m)) \
-	    --out $(REPORT_OUT) --reps $(REPORT_REPS) $(if $(REPORT_ONLY),--only '$(REPORT_ONLY)') $(REPORT_ARGS)
+	    --out $(REPORT_OUT) --reps $(REPORT_REPS) $(if $(REPORT_ONLY),--only '$(REPORT_ONLY)') \
+	    $(if $(HOSTS),--hosts --links $(REPORT_LINKS)) $(REPORT_ARGS)
 
 # The differential tester (tests/fuzz/, docs/testing.md): N generated
 # point-to-point programs from seed FUZZ_FIRST, natively and under wisp in

@@ -24,6 +24,7 @@ Example:
 """
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -35,6 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import run as bench_run  # noqa: E402  (bench/run.py: launching, parsing, statistics)
+import bed as hosts_bed  # noqa: E402  (bench/apps/bed.py: the two-host bed)
 
 FORMAT_VERSION = 1
 OMP = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
@@ -44,18 +46,21 @@ SCALING_RE = re.compile(r"^jacobi_(?P<kind>strong|weak)_np(?P<np>\d+)$")
 
 
 def experiment(name, program, np, args, small, headline, env=None, wisp_env=None,
-               optional=False, variants=None, native_np=None):
+               optional=False, variants=None, native_np=None, link=None):
     """One experiment: `program` (relative to the build directory) with
     `args` (or `small` with --small), np processes, `env` for every mode and
     `wisp_env` for the wisp mode only; `headline` the metric of the headline
     table. An optional one runs only when --only names it. With `variants`
     ({mode: {"env": ..., "args": [...], "np": n}}) the experiment runs
     natively (on `native_np` processes) and under wisp once per variant,
-    each adding its settings and arguments, instead of the usual modes."""
+    each adding its settings and arguments, instead of the usual modes (a
+    variant named async runs natively with MPICH's progress thread, with
+    MPICH only). With `link` (a rate of tools/hosts.sh link, or off) it runs
+    across the two hosts of a bed (--hosts), half the processes on each."""
     return {"name": name, "program": program, "np": np, "args": args,
             "small": small, "headline": headline, "env": env or {},
             "wisp_env": wisp_env or {}, "optional": optional,
-            "variants": variants or {}, "native_np": native_np or np}
+            "variants": variants or {}, "native_np": native_np or np, "link": link}
 
 
 def ghost_variants(args_hint=None):
@@ -149,6 +154,46 @@ SUITE = [
 ]
 
 
+def hosts_suite(links):
+    """Issue 29: the experiments that depend on a network, across the two
+    hosts of a bed, one process per host (two with a ghost), at each link
+    setting: natively; under wisp; with ULTs (ult_gcu's and cg's own); with
+    the progress thread; with a ghost; with MPICH's own progress thread."""
+    progress = {"env": {"WISP_PROGRESS": "thread"}}
+    common = {"wisp": {"env": {}}, "progress": progress, "async": {"env": {}}}
+    suite = []
+    for link in links:
+        tag = "" if link == "off" else f"_{link}"
+        suite += [
+            experiment(f"hosts_link{tag}", "bench/link_check", 2, ["32"], ["4"],
+                       "bandwidth", variants={"wisp": {"env": {}}}, link=link),
+            # Seed 003 Fig. 6: the origin's ULTs (wisp mode) against one task
+            # at a time (native).
+            experiment(f"hosts_ult_gcu{tag}", "bench/ult_gcu", 2, [], [],
+                       "hidden_8ult_pct", variants={"wisp": {"env": {}}, "progress": progress},
+                       link=link),
+            # Seed 003 Listing 4: the allreduce in a ULT behind A r.
+            experiment(f"hosts_cg{tag}", "bench/apps/cg", 2, ["n=32"], ["n=12"], "iter_ms",
+                       variants={**common, "ult": {"env": {}, "args": ["variant=ult"]}},
+                       link=link),
+            # Seeds 001, 004: overlap and availability.
+            experiment(f"hosts_overlap{tag}", "bench/apps/overlap", 2, ["reps=5"],
+                       ["bytes=1048576", "works=0,1,2,4", "reps=3"], "hidden_recv_pct",
+                       variants=common, link=link),
+            # Seed 000: get-compute-update; with a ghost, 2 processes per host.
+            experiment(f"hosts_rma_gcu{tag}", "bench/rma_gcu", 2, ["3", "compute"],
+                       ["1", "compute"], "time_to_solution_ms",
+                       variants={**common, "ghost": {"env": {"WISP_GHOSTS": "1"}, "np": 4}},
+                       link=link),
+            # Seed 001: Jacobi across the hosts (one core each: no threads).
+            experiment(f"hosts_jacobi{tag}", "bench/apps/jacobi3d", 2,
+                       ["variant=nonblocking", "map=cart", "n=96", "sweeps=100"],
+                       ["variant=nonblocking", "map=cart", "n=24", "sweeps=200"], "mlups",
+                       variants=common, link=link),
+        ]
+    return suite
+
+
 # --------------------------------------------------------------------------
 # Running
 
@@ -171,8 +216,10 @@ def modes_for(mpi, wanted):
 
 def experiment_modes(exp, modes):
     """The modes of one experiment: its variants' names after native, if it
-    has variants, else `modes`."""
-    return ["native", *exp["variants"]] if exp["variants"] else modes
+    has variants (async only where `modes` has it), else `modes`."""
+    if not exp["variants"]:
+        return modes
+    return ["native", *[v for v in exp["variants"] if v != "async" or "async" in modes]]
 
 
 def mode_env(exp, mode, settings):
@@ -191,15 +238,17 @@ def mode_env(exp, mode, settings):
     return env
 
 
-def launch(exp, build, mode, settings, small):
-    """The command line of one run of `exp` in `mode`."""
+def launch(exp, build, mode, settings, small, mpi=None, bed=None):
+    """The command line of one run of `exp` in `mode` (across `bed`'s hosts
+    when the experiment has a link)."""
     variant = exp["variants"].get(mode, {})
     np = variant.get("np", exp["native_np"] if mode in ("native", "async") else exp["np"])
     command = [os.path.join(build, exp["program"])] + \
         (exp["small"] if small else exp["args"]) + variant.get("args", [])
-    return bench_run.launch_command(os.path.join(build, "wisprun"),
-                                    mode in ("native", "async"),
-                                    mode_env(exp, mode, settings), np, command)
+    cmd = bench_run.launch_command(os.path.join(build, "wisprun"),
+                                   mode in ("native", "async"),
+                                   mode_env(exp, mode, settings), np, command)
+    return bed.launch(mpi, max(1, np // 2), cmd) if exp["link"] and bed else cmd
 
 
 def plan(modes, reps):
@@ -232,13 +281,15 @@ class Progress:
 
 
 def run_experiment(exp, build, mpi, modes, reps, settings, small, timeout,
-                   progress):
+                   progress, bed=None):
     """Runs one experiment in every mode; returns its JSON document."""
     command = [os.path.join(build, exp["program"])] + \
         (exp["small"] if small else exp["args"])
+    if exp["link"]:
+        bed.set_link(exp["link"])
     samples, kinds = [], None
     for mode, rep, warmup in plan(modes, reps):
-        cmd = launch(exp, build, mode, settings, small)
+        cmd = launch(exp, build, mode, settings, small, mpi, bed)
         metrics, wall = bench_run.run_once(cmd, timeout)
         if kinds is None:
             kinds = {m.name: (m.unit, m.better) for m in metrics.values()}
@@ -253,7 +304,8 @@ def run_experiment(exp, build, mpi, modes, reps, settings, small, timeout,
         "experiment": exp["name"],
         "signature": signature(exp, mpi, modes, reps, settings, small),
         "command": command,
-        "launch": {m: launch(exp, build, m, settings, small) for m in modes},
+        "launch": {m: launch(exp, build, m, settings, small, mpi, bed) for m in modes},
+        "link": exp["link"],
         "headline": exp["headline"],
         "results": summarize(samples, kinds, modes),
         "samples": samples,
@@ -692,6 +744,12 @@ def parse_args(argv):
     p.add_argument("--timeout", type=bench_run.positive_int, default=300,
                    help="seconds allowed per run (default 300)")
     p.add_argument("--list", action="store_true", help="list the suite and exit")
+    p.add_argument("--hosts", action="store_true",
+                   help="the experiments across the two hosts of a bed of "
+                        "network namespaces (tools/hosts.sh; root)")
+    p.add_argument("--links", default="off,10gbit",
+                   help="with --hosts: the link settings, each a pass of the "
+                        "suite (off: the veth pair as it is; default off,10gbit)")
     args = p.parse_args(argv)
     try:
         args.settings = dict(bench_run.parse_env(e) for e in args.env)
@@ -701,13 +759,15 @@ def parse_args(argv):
     if "native" not in args.modes or \
             any(m not in ("native", "wisp", "async") for m in args.modes):
         p.error("--modes: native and any of wisp, async")
+    links = [x.strip() for x in args.links.split(",") if x.strip()]
+    args.suite = hosts_suite(links) if args.hosts else SUITE
     try:
-        args.selected = select(SUITE, args.only)
+        args.selected = select(args.suite, args.only)
     except re.error as err:
         p.error(f"--only: {err}")
     if not args.selected:
         p.error(f"--only {args.only!r} matches no experiment "
-                f"({', '.join(e['name'] for e in SUITE)})")
+                f"({', '.join(e['name'] for e in args.suite)})")
     return args
 
 
@@ -726,10 +786,31 @@ def load(path):
         return None
 
 
+def run_todo(todo, args, context, docs, progress, bed):
+    """Runs the experiments not kept; writes each one's JSON; 1 if any
+    failed."""
+    status = 0
+    for build, mpi, modes, exp, path in todo:
+        try:
+            doc = run_experiment(exp, build, mpi, modes, args.reps,
+                                 args.settings, args.small, args.timeout,
+                                 progress, bed)
+        except bench_run.BenchError as err:
+            print(f"report.py: {mpi} {exp['name']} failed: {err}", file=sys.stderr)
+            status = 1
+            continue
+        doc.update(context=context)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        docs[mpi][args.selected.index(exp)] = doc
+    return status
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list:
-        for e in SUITE:
+        for e in args.suite:
             print(f"{e['name']:24} np {e['np']}  {e['program']} {shlex.join(e['args'])}"
                   + ("  (optional: only when --only names it)" if e.get("optional") else ""))
         return 0
@@ -755,21 +836,13 @@ def main(argv=None):
                 todo.append((build, mpi, modes, exp, path))
                 docs[mpi].append(None)
     progress = Progress(sum(len(m) * (args.reps + 1) for _, _, m, _, _ in todo))
-    status = 0
-    for build, mpi, modes, exp, path in todo:
-        try:
-            doc = run_experiment(exp, build, mpi, modes, args.reps,
-                                 args.settings, args.small, args.timeout,
-                                 progress)
-        except bench_run.BenchError as err:
-            print(f"report.py: {mpi} {exp['name']} failed: {err}", file=sys.stderr)
-            status = 1
-            continue
-        doc.update(context=context)
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-        docs[mpi][args.selected.index(exp)] = doc
+    try:
+        with contextlib.ExitStack() as stack:
+            bed = stack.enter_context(hosts_bed.Bed()) if args.hosts and todo else None
+            status = run_todo(todo, args, context, docs, progress, bed)
+    except hosts_bed.BedError as err:
+        print(f"report.py: the two-host bed: {err}", file=sys.stderr)
+        return 1
     docs = {mpi: [d for d in exps if d] for mpi, exps in docs.items()}
     plots = draw_plots(docs, args.out)
     context["finished"] = datetime.datetime.now(datetime.timezone.utc) \

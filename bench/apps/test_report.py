@@ -137,8 +137,31 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual(report.grid_args(series["weak"][0]), "local=8")
 
     def test_suite_names_unique(self):
-        names = [e["name"] for e in report.SUITE]
-        self.assertEqual(len(names), len(set(names)))
+        for suite in (report.SUITE, report.hosts_suite(["off", "10gbit"])):
+            names = [e["name"] for e in suite]
+            self.assertEqual(len(names), len(set(names)))
+
+    def test_hosts_launch(self):
+        """Across the bed: from host 1 through hosts.sh, half the
+        processes per host, Open MPI over btl tcp with osc pt2pt; async
+        (MPICH's progress thread) only with MPICH."""
+        bed = report.hosts_bed.Bed("tb")
+        bed._run = lambda *args: "/run/wisp-hosts/tb/ssh"  # no bed needed
+        exp = next(e for e in report.hosts_suite(["10gbit"]) if "rma_gcu" in e["name"])
+        self.assertEqual(exp["link"], "10gbit")
+        self.assertEqual(report.experiment_modes(exp, ["native", "wisp"]),
+                         ["native", "wisp", "progress", "ghost"])
+        self.assertIn("async", report.experiment_modes(exp, ["native", "wisp", "async"]))
+        ghost = report.launch(exp, "/b", "ghost", {}, False, "openmpi", bed)
+        self.assertEqual(ghost[:5], ["bash", report.hosts_bed.HOSTS_SH, "exec", "tb", "1"])
+        self.assertEqual(ghost[ghost.index("-n") + 1], "4")
+        self.assertIn("10.77.0.1:2,10.77.0.2:2", ghost)
+        self.assertIn("tcp,vader,self", ghost)
+        native = report.launch(exp, "/b", "native", {}, False, "mpich", bed)
+        self.assertIn("10.77.0.1:1,10.77.0.2:1", native)
+        self.assertLess(native.index("-launcher-exec"), native.index("-n"))
+        here = report.launch(report.SUITE[0], "/b", "native", {}, False, "mpich", bed)
+        self.assertNotIn("exec", here)  # no link: on this machine
 
 
 class Session(unittest.TestCase):
