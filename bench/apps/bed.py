@@ -56,16 +56,18 @@ class Bed:
             self._run("link", self.name, rate)
             self.link = rate
 
-    def launch(self, mpi, per_host, wisprun_cmd):
+    def launch(self, mpi, per_host, wisprun_cmd, windows=True):
         """`wisprun_cmd` (wisprun and its options, up to the -n) run from
-        host 1 across both hosts, `per_host` slots each."""
+        host 1 across both hosts, `per_host` slots each. Without `windows`
+        Open MPI gets no one-sided component: osc pt2pt refuses
+        MPI_THREAD_MULTIPLE, and wisp then starts no progress thread."""
         ssh = self._run("ssh", self.name)
         hosts = f"10.77.0.1:{per_host},10.77.0.2:{per_host}"
         if mpi == "mpich":
             args = ["-launcher", "ssh", "-launcher-exec", ssh, "-hosts", hosts]
         else:
             args = ["--mca", "plm_rsh_agent", ssh, "--mca", "btl", "tcp,vader,self",
-                    "--mca", "pml", "ob1", "--mca", "osc", "^ucx",
+                    "--mca", "pml", "ob1", "--mca", "osc", "^ucx" if windows else "^ucx,pt2pt",
                     "--mca", "btl_tcp_if_include", "eth0",
                     "--mca", "oob_tcp_if_include", "eth0", "-host", hosts]
         extra = [w for a in args for w in ("--mpiexec-arg", a)]

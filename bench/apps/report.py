@@ -46,7 +46,7 @@ SCALING_RE = re.compile(r"^jacobi_(?P<kind>strong|weak)_np(?P<np>\d+)$")
 
 
 def experiment(name, program, np, args, small, headline, env=None, wisp_env=None,
-               optional=False, variants=None, native_np=None, link=None):
+               optional=False, variants=None, native_np=None, link=None, windows=False):
     """One experiment: `program` (relative to the build directory) with
     `args` (or `small` with --small), np processes, `env` for every mode and
     `wisp_env` for the wisp mode only; `headline` the metric of the headline
@@ -56,11 +56,14 @@ def experiment(name, program, np, args, small, headline, env=None, wisp_env=None
     each adding its settings and arguments, instead of the usual modes (a
     variant named async runs natively with MPICH's progress thread, with
     MPICH only). With `link` (a rate of tools/hosts.sh link, or off) it runs
-    across the two hosts of a bed (--hosts), half the processes on each."""
+    across the two hosts of a bed (--hosts), half the processes on each; an
+    experiment that makes no `windows` there gets Open MPI without a
+    one-sided component, so that wisp's progress thread can run (bed.py)."""
     return {"name": name, "program": program, "np": np, "args": args,
             "small": small, "headline": headline, "env": env or {},
             "wisp_env": wisp_env or {}, "optional": optional,
-            "variants": variants or {}, "native_np": native_np or np, "link": link}
+            "variants": variants or {}, "native_np": native_np or np, "link": link,
+            "windows": windows}
 
 
 def ghost_variants(args_hint=None):
@@ -171,7 +174,7 @@ def hosts_suite(links):
             # at a time (native).
             experiment(f"hosts_ult_gcu{tag}", "bench/ult_gcu", 2, [], [],
                        "hidden_8ult_pct", variants={"wisp": {"env": {}}, "progress": progress},
-                       link=link),
+                       link=link, windows=True),
             # Seed 003 Listing 4: the allreduce in a ULT behind A r.
             experiment(f"hosts_cg{tag}", "bench/apps/cg", 2, ["n=32"], ["n=12"], "iter_ms",
                        variants={**common, "ult": {"env": {}, "args": ["variant=ult"]}},
@@ -184,7 +187,7 @@ def hosts_suite(links):
             experiment(f"hosts_rma_gcu{tag}", "bench/rma_gcu", 2, ["3", "compute"],
                        ["1", "compute"], "time_to_solution_ms",
                        variants={**common, "ghost": {"env": {"WISP_GHOSTS": "1"}, "np": 4}},
-                       link=link),
+                       link=link, windows=True),
             # Seed 001: Jacobi across the hosts (one core each: no threads).
             experiment(f"hosts_jacobi{tag}", "bench/apps/jacobi3d", 2,
                        ["variant=nonblocking", "map=cart", "n=96", "sweeps=100"],
@@ -248,7 +251,9 @@ def launch(exp, build, mode, settings, small, mpi=None, bed=None):
     cmd = bench_run.launch_command(os.path.join(build, "wisprun"),
                                    mode in ("native", "async"),
                                    mode_env(exp, mode, settings), np, command)
-    return bed.launch(mpi, max(1, np // 2), cmd) if exp["link"] and bed else cmd
+    if not (exp["link"] and bed):
+        return cmd
+    return bed.launch(mpi, max(1, np // 2), cmd, exp["windows"])
 
 
 def plan(modes, reps):
@@ -263,7 +268,8 @@ def signature(exp, mpi, modes, reps, settings, small):
     """What --resume compares: a result is reused only for the same run."""
     return {"mpi": mpi, "modes": modes, "reps": reps, "settings": settings,
             "small": small, "np": exp["np"],
-            "args": exp["small"] if small else exp["args"]}
+            "args": exp["small"] if small else exp["args"],
+            "link": exp["link"], "windows": exp["windows"]}
 
 
 class Progress:

@@ -157,6 +157,9 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual(ghost[ghost.index("-n") + 1], "4")
         self.assertIn("10.77.0.1:2,10.77.0.2:2", ghost)
         self.assertIn("tcp,vader,self", ghost)
+        self.assertIn("^ucx", ghost)  # osc pt2pt serves its windows
+        cg = next(e for e in report.hosts_suite(["off"]) if "cg" in e["name"])
+        self.assertIn("^ucx,pt2pt", report.launch(cg, "/b", "progress", {}, False, "openmpi", bed))
         native = report.launch(exp, "/b", "native", {}, False, "mpich", bed)
         self.assertIn("10.77.0.1:1,10.77.0.2:1", native)
         self.assertLess(native.index("-launcher-exec"), native.index("-n"))
