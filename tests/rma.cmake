@@ -92,5 +92,6 @@ wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto WISP_ASYNC_
                   WISP_ASYNC_GAP=50 ${on} SUFFIX .profile ARGS profile)
 wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=off ${on} SUFFIX .wake ARGS wake)
 wisp_add_mpi_test(ghost_async NP 3 SUFFIX .live.ghosts0 ARGS live)
+wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto ${on} SUFFIX .gets ARGS gets)
 wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 WISP_ASYNC=auto WISP_ASYNC_INTERVAL=10
                   WISP_ASYNC_GAP=50 ${on} SUFFIX .live ARGS live)

@@ -184,6 +184,17 @@ void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank)
                               memory_order_relaxed);
 }
 
+int wisp_ghost_async_flush_all(MPI_Win win, bool local)
+{
+    struct wisp_ghost_board *b = wisp_ghost_node.board;
+    atomic_fetch_add_explicit(&b->busy, 1, memory_order_seq_cst);
+    for (int g = 0; g < wisp_ghost_node.ghosts; g++)
+        wisp_doorbell_ring(&b->bells[g]);
+    int rc = local ? PMPI_Win_flush_local_all(win) : PMPI_Win_flush_all(win);
+    atomic_fetch_sub_explicit(&b->busy, 1, memory_order_seq_cst);
+    return rc;
+}
+
 void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank)
 {
     struct wisp_ghost_served *s = served_by(w, rank);
@@ -218,7 +229,7 @@ int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info)
     /* The hint says that this process's operations are complete; after a
      * fence they may still be in flight in `global`. */
     if (w->access == WISP_GHOST_FENCE)
-        rc = PMPI_Win_flush_all(w->global);
+        rc = wisp_ghost_async_flush_all(w->global, false);
     int rc2 = wisp_ghost_async_exchange(w, WISP_ASYNC_AT_HINT);
     return wisp_ghost_win_error(w, rc == MPI_SUCCESS ? rc2 : rc);
 }

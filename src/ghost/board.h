@@ -44,6 +44,10 @@ struct wisp_ghost_board {
     uint32_t cmd, arg;
     /* (window, process) pairs of the node whose route is a ghost (async.c). */
     _Atomic uint32_t want;
+    /* Processes of the node in a flush of every target (async.c): the
+     * ghosts poll meanwhile, as for `want`, since operations a live profile
+     * sent them may wait for them. */
+    _Atomic uint32_t busy;
     struct wisp_doorbell bells[WISP_GHOST_MAX];
     struct wisp_ghost_served served[WISP_GHOST_MAX];
     /* Each application process's time with MPI, by node rank, which its

@@ -10,6 +10,8 @@
  */
 #include "ghost/win.h"
 
+#include "ghost/async.h"
+
 /*
  * MPI_Win_post on a served window: PSCW in passive mode (Casper 4.5.4.2).
  * The target tells each origin of `group` that its memory is exposed with a
@@ -74,7 +76,7 @@ int wisp_ghost_win_complete(MPI_Win win)
         return PMPI_Win_complete(win);
     if (w->access != WISP_GHOST_PSCW)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
-    int rc = PMPI_Win_flush_all(w->global);
+    int rc = wisp_ghost_async_flush_all(w->global, false);
     wisp_ghost_flushed(w, -1);
     for (int i = 0; i < w->nstart && rc == MPI_SUCCESS; i++) {
         MPI_Request req;

@@ -315,7 +315,7 @@ int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
     struct wisp_ghost_mark mark;
     wisp_ghost_flush_begin(w, -1, &mark);
     if (w->access == WISP_GHOST_LOCK_ALL && w->lock_all_global) {
-        rc = flush_all(w->global);
+        rc = wisp_ghost_async_flush_all(w->global, local);
     } else if (w->access == WISP_GHOST_LOCK || w->access == WISP_GHOST_LOCK_ALL) {
         for (int i = 0; i < w->nlock; i++)
             if (w->held[i]) {

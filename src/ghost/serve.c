@@ -78,7 +78,9 @@ static bool command_pending(void *ctx)
 /* Whether some process of the node has its operations sent to the ghosts (async.c). */
 static bool wanted(void)
 {
-    return atomic_load_explicit(&wisp_ghost_node.board->want, memory_order_relaxed) > 0;
+    const struct wisp_ghost_board *b = wisp_ghost_node.board;
+    return atomic_load_explicit(&b->want, memory_order_relaxed) > 0 ||
+           atomic_load_explicit(&b->busy, memory_order_relaxed) > 0;
 }
 
 static bool command_or_wanted(void *ctx)
@@ -242,11 +244,19 @@ _Noreturn void wisp_ghost_serve(int ghost)
             /* Every route of the node's processes is direct: nothing comes
              * here until one wants a ghost and rings (or an origin sends a
              * put or a get by a live profile, and rings). A rare poll still
-             * answers what the MPI might send a window's member anyway. */
-            poll_progress();
+             * answers what the MPI might send a window's member anyway.
+             * Work found (a live profile's operations, which their origin's
+             * flush may wait for without ringing) keeps the ghost polling
+             * until it has been idle as long as a wanted one spins. */
+            if (poll_progress()) {
+                last_active = now_ns();
+                served_something();
+                continue;
+            }
+            if (now_ns() - last_active < 2 * spin_ns)
+                continue;
             wisp_doorbell_wait_for(&wisp_ghost_node.board->bells[ghost_index], command_or_wanted,
                                    NULL, judge_in < UNWANTED_NS ? judge_in : UNWANTED_NS);
-            last_active = now_ns();
             continue;
         }
         if (poll_progress()) {

@@ -23,7 +23,9 @@ uint64_t wisp_wrap_profile_gap_ns(void)
     return (uint64_t)us * 1000u;
 }
 
-bool wisp_wrap_profile_judge(bool computing, double fraction)
+/* What a process that was `computing` is after a stretch with `fraction`
+ * of its time with MPI. */
+static bool judge(bool computing, double fraction)
 {
     if (fraction * 100 > (double)wisp_config.ASYNC_OFF_ABOVE)
         return false;
@@ -76,7 +78,7 @@ bool wisp_wrap_profile_stretch(struct wisp_wrap_stretch *s, uint64_t now, uint64
         gone = gone > off ? gone - off : 0;
         double f = wall ? 1 - (double)gone / (double)wall : 1;
         s->fraction = f < 0 ? 0 : f; /* several threads may be away at once */
-        s->computing = wisp_wrap_profile_judge(s->computing, s->fraction);
+        s->computing = judge(s->computing, s->fraction);
         s->at = now;
         s->away = away;
         s->waited = waited;

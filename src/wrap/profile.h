@@ -23,10 +23,6 @@
 /* WISP_ASYNC_GAP, or by the machine where unset (profile.c). */
 uint64_t wisp_wrap_profile_gap_ns(void);
 
-/* What a process that was `computing` is after a stretch with `fraction`
- * of its time with MPI. */
-bool wisp_wrap_profile_judge(bool computing, double fraction);
-
 /* The ticks a process spent away from MPI by `now` (ticks), counting the
  * gap under way, which its next call adds whole; `gap` in ticks. */
 uint64_t wisp_wrap_profile_away(struct wisp_wrap_live *live, uint64_t now, uint64_t gap);

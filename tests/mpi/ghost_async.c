@@ -25,6 +25,12 @@
  *            wants them); rank 0 asks for a ghost and computes outside MPI
  *            until the others' accumulate+flush pairs all reached its
  *            memory, which with MPICH only a woken ghost applies meanwhile.
+ *   gets     WISP_ASYNC=auto, one fence epoch in which the last rank gets
+ *            rank 0's memory 20000 times (MPICH's rma/manyget): the first
+ *            profile interval sends them to the node's ghost, which nobody
+ *            wants and which sleeps between polls; the closing fence must
+ *            still complete (the ghosts poll while a process flushes), the
+ *            values exact. A hang detector, not a timing: ctest's timeout.
  *
  * Without ghosts (natively) the hints are ignored: the routes are not
  * checked, the results are.
@@ -248,6 +254,22 @@ static void wake(MPI_Win win, int *mem)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void gets(MPI_Win win, int *mem)
+{
+    enum { GETS = 20000 };
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+    mem[0] = 1000 + rank;
+    MPI_Win_unlock(rank, win);
+    MPI_Win_fence(0, win);
+    int got[64] = {0};
+    if (rank == size - 1)
+        for (int i = 0; i < GETS; i++)
+            MPI_Get(&got[i % 64], 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    for (int i = 0; rank == size - 1 && i < 64; i++)
+        CHECK(got[i] == 1000);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -275,8 +297,10 @@ int main(int argc, char **argv)
         live(win);
     else if (strcmp(mode, "wake") == 0)
         wake(win, mem);
+    else if (strcmp(mode, "gets") == 0)
+        gets(win, mem);
     else
-        CHECK(!"mode is hint, profile, live or wake");
+        CHECK(!"mode is hint, profile, live, wake or gets");
 
     MPI_Win_free(&win);
     int all = 0;
