@@ -16,7 +16,8 @@
 # that an MPI that binds its first process to the first core does not put
 # both hosts' on the same one (Open MPI binds to the machine's first core
 # whatever it is allowed: OMPI_MCA_hwloc_base_binding_policy=none on the
-# bed leaves its processes on their host's cores). Host H also has its own network namespace (ip netns BED-hostH) with loopback
+# bed leaves its processes on their host's cores). Host H also has its own
+# network namespace (ip netns BED-hostH) with loopback
 # and eth0, address 10.77.0.H/24, the two eth0s joined by a veth pair, and
 # its own UTS namespace with host name hostH (a bind mount under
 # /run/wisp-hosts/BED, as ip netns keeps network namespaces). Everything
@@ -117,15 +118,14 @@ SSH
 # (4 ms at the kernel's 250 Hz), and a 64 KiB segment; no delay is added
 # (this kernel has no netem), so the latency stays the veth's.
 link() {
-    local bed=$1 rate=$2 h bits burst
+    local bed=$1 rate=$2 h bits=0 burst
     [ -e "$RUN/$bed/host1.uts" ] || die "no bed '$bed' (hosts.sh up $bed)"
-    case "$rate" in
-    off) bits=0 ;;
-    [1-9]*mbit) bits=$((${rate%mbit} * 1000000)) ;;
-    [1-9]*gbit) bits=$((${rate%gbit} * 1000000000)) ;;
-    *) die "link rate '$rate': Nmbit, Ngbit or off" ;;
-    esac
-    [[ "$rate" == off || "${rate%?bit}" =~ ^[0-9]+$ ]] || die "link rate '$rate': Nmbit, Ngbit or off"
+    if [ "$rate" != off ]; then
+        [[ "$rate" =~ ^([1-9][0-9]{0,5})([mg])bit$ ]] || die "link rate '$rate': Nmbit, Ngbit or off"
+        local unit=1000000
+        [ "${BASH_REMATCH[2]}" = m ] || unit=1000000000
+        bits=$((BASH_REMATCH[1] * unit))
+    fi
     burst=$((bits / 8 / 250))
     [ "$burst" -ge 65536 ] || burst=65536
     for h in 1 2; do
