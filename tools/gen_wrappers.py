@@ -269,9 +269,7 @@ class Yields:
     """src/ult/yields.def: per blocking function, how it yields in a ULT."""
 
     KINDS = {"start": "wisp_ult_may_yield()", "collective": "wisp_core_nonblocking_collectives",
-             "rma": "wisp_ult_may_yield() && wisp_ult_rma_open(win)",
-             "rma_call": "wisp_ult_may_yield() && wisp_ult_rma_open(win)",
-             "call": "wisp_ult_may_yield()",
+             "rma": "wisp_ult_may_yield() && wisp_ult_rma_open(win)", "call": "wisp_ult_may_yield()",
              "sync": "wisp_ult_rma_windows", "always": None}
 
     def __init__(self, path, funcs, tables):
@@ -320,27 +318,21 @@ def yield_body(f, kind, text):
     `collective` or `rma` line may be missing from the MPI (#ifdef)."""
     if kind == "always":
         return [f"    return {text.replace('@next', f'route_{f.name}')};"]
-    if kind in ("call", "sync", "rma_call"):
+    if kind in ("call", "sync"):
         return [f"    if ({Yields.KINDS[kind]})",
                 f"        return {text.replace('@next', f'route_{f.name}')};"]
     fn, _, args = text.partition("(")
     fn = fn.strip() + ("_c" if f.large else "")
     names = {n for _, n in f.params}
     status = "status" if "status" in names else "MPI_STATUS_IGNORE"
-    finish = ("wisp_ult_rma_track(win, target_rank, request_, NULL)" if kind == "rma"
+    finish = ("wisp_ult_rma_track(win, target_rank, request_)" if kind == "rma"
               else f"wisp_ult_wait(&request_, {status})")
-    # An MPI_Rget's or MPI_Rget_accumulate's request completes with the
-    # operation (src/core/init.h, wisp_core_rma_completes).
-    completes = kind == "rma" and fn.startswith("MPI_Rget")
-    issue = f"        int rc_ = wisp_impl.{fn}({args.replace('@request', '&request_')};"
-    if completes:
-        issue = "\n".join(["        wisp_core_rma_completes = true;", issue,
-                           "        wisp_core_rma_completes = false;"])
     # A call with MPI_PROC_NULL returns at once: no request to wait for.
     cond = "".join(f"{p} != MPI_PROC_NULL && " for p in ("dest", "source")
                    if kind == "start" and p in names) + Yields.KINDS[kind]
     return [f"#ifdef WISP_HAVE_{fn}", f"    if ({cond}) {{",
-            "        MPI_Request request_;", issue,
+            "        MPI_Request request_;",
+            f"        int rc_ = wisp_impl.{fn}({args.replace('@request', '&request_')};",
             f"        return rc_ != MPI_SUCCESS ? rc_ : {finish};", "    }", "#endif"]
 
 

@@ -48,8 +48,6 @@ void wisp_core_stop(const char *line)
 
 bool wisp_core_nonblocking_collectives;
 _Atomic bool wisp_core_ult_one_thread;
-_Atomic unsigned long wisp_core_rma_unsure;
-_Thread_local bool wisp_core_rma_completes __attribute__((tls_model("initial-exec")));
 static int thread_level; /* what the application was given */
 
 int wisp_core_query_thread(int *provided)

@@ -25,15 +25,6 @@ extern bool wisp_core_nonblocking_collectives;
  * wisp_ult_threads() says 1; ULTs already placed keep their stream. */
 extern _Atomic bool wisp_core_ult_one_thread;
 
-/* One-sided operations whose completion needs the MPI's flush, issued so
- * far by this process: the routes count every operation (ghost/redirect.c)
- * but those issued while this thread's flag says that their requests'
- * completion is their whole completion (an MPI_Rget or
- * MPI_Rget_accumulate of a user-level thread, ult/rma.c), so that a flush
- * with nothing else to complete may skip the MPI's. */
-extern _Atomic unsigned long wisp_core_rma_unsure;
-extern _Thread_local bool wisp_core_rma_completes;
-
 /* Every rank calls it together: print `line` (if not NULL), finalize the
  * underlying MPI and exit with status 1. For set-up problems that all ranks
  * have agreed on, so the job ends with a message instead of a hang. */

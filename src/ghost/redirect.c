@@ -14,7 +14,6 @@
 
 #include <stdlib.h>
 
-#include "core/init.h"
 #include "ghost/async.h"
 #include "ghost/board.h"
 #include "wrap/wrap.h"
@@ -254,8 +253,6 @@ static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
 
 int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *o)
 {
-    if (!wisp_core_rma_completes)
-        atomic_fetch_add_explicit(&wisp_core_rma_unsure, 1, memory_order_relaxed);
     struct wisp_ghost_win *w = wisp_ghost_win_find(win);
     if (!w)
         return wisp_ghost_issue(o, o->target, o->disp, win);

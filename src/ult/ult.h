@@ -52,13 +52,7 @@ int wisp_ult_win_wait(MPI_Win win);
  * left to do. */
 extern _Atomic int wisp_ult_rma_windows; /* windows with an entry here */
 bool wisp_ult_rma_open(MPI_Win win);
-/* Keep `request` for the next flush or unlock; `scratch` is freed with it. */
-int wisp_ult_rma_track(MPI_Win win, int target, MPI_Request request, void *scratch);
-/* MPI_Accumulate in a ULT's passive-target epoch: an MPI_Rget_accumulate,
- * whose completion is the operation's (rma.c). */
-int wisp_ult_accumulate(const void *origin, MPI_Count ocount, MPI_Datatype otype, int target,
-                        MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-                        MPI_Win win);
+int wisp_ult_rma_track(MPI_Win win, int target, MPI_Request request);
 int wisp_ult_win_lock(int type, int rank, int assert, MPI_Win win,
                       int (*next)(int, int, int, MPI_Win));
 int wisp_ult_win_lock_all(int assert, MPI_Win win, int (*next)(int, MPI_Win));

@@ -249,28 +249,13 @@ static void rma_worker(void *arg)
     CHECK(before == 0 || before == one); /* the peer's own adds go elsewhere */
 }
 
-/* Only gets and accumulates: their flush may skip the MPI's (ult/rma.c),
- * so what the flush promises is checked at the target, before any unlock. */
-static void acc_worker(void *arg)
-{
-    int k = (int)(long)arg;
-    int one = rank * 1000 + k + 1, got = -1;
-    for (int a = 0; a < ADDS; a++) {
-        MPI_Accumulate(&one, 1, MPI_INT, peer, 3 * WORKERS + k, 1, MPI_INT, MPI_SUM, win);
-        MPI_Get(&got, 1, MPI_INT, peer, WORKERS + k, 1, MPI_INT, win);
-        MPI_Win_flush(peer, win);
-        CHECK(got == 77 * (k + 1) + rank);
-        wisp_ult_yield();
-    }
-}
-
 static void check_rma(void)
 {
     int *base;
-    MPI_Win_allocate(4 * WORKERS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+    MPI_Win_allocate(3 * WORKERS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
                      &win);
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
-    memset(base, 0, 4 * WORKERS * sizeof(int));
+    memset(base, 0, 3 * WORKERS * sizeof(int));
     MPI_Win_unlock(rank, win);
     MPI_Barrier(MPI_COMM_WORLD);
     wisp_ult_t u[WORKERS];
@@ -289,21 +274,6 @@ static void check_rma(void)
         CHECK(base[2 * WORKERS + k] == one);
     }
     MPI_Win_unlock(rank, win);
-
-    /* The peer's accumulates are in this window once its flushes returned
-     * and it said so, inside its epoch. */
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_lock_all(0, win);
-    for (long k = 0; k < WORKERS; k++)
-        CHECK(wisp_ult_fork(acc_worker, (void *)k, &u[k]) == 0);
-    for (int k = 0; k < WORKERS; k++)
-        CHECK(wisp_ult_join(u[k]) == 0);
-    MPI_Sendrecv(NULL, 0, MPI_INT, peer, 9, NULL, 0, MPI_INT, peer, 9, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-    MPI_Win_sync(win);
-    for (int k = 0; k < WORKERS; k++)
-        CHECK(((volatile int *)base)[3 * WORKERS + k] == ADDS * (peer * 1000 + k + 1));
-    MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
 }
 

@@ -31,8 +31,13 @@ static int route_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_D
 
 int wisp_impl_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    if (wisp_ult_may_yield() && wisp_ult_rma_open(win))
-        return wisp_ult_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+#ifdef WISP_HAVE_MPI_Raccumulate
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
     return route_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #endif
@@ -45,8 +50,13 @@ static int route_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_coun
 
 int wisp_impl_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    if (wisp_ult_may_yield() && wisp_ult_rma_open(win))
-        return wisp_ult_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+#ifdef WISP_HAVE_MPI_Raccumulate_c
+    if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
+        MPI_Request request_;
+        int rc_ = wisp_impl.MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
+    }
+#endif
     return route_MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 #endif
@@ -1220,10 +1230,8 @@ int wisp_impl_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_d
 #ifdef WISP_HAVE_MPI_Rget
     if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
         MPI_Request request_;
-        wisp_core_rma_completes = true;
         int rc_ = wisp_impl.MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
-        wisp_core_rma_completes = false;
-        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_, NULL);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
     }
 #endif
     return route_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -1241,10 +1249,8 @@ int wisp_impl_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_
 #ifdef WISP_HAVE_MPI_Rget_accumulate
     if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
         MPI_Request request_;
-        wisp_core_rma_completes = true;
         int rc_ = wisp_impl.MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
-        wisp_core_rma_completes = false;
-        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_, NULL);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
     }
 #endif
     return route_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
@@ -1262,10 +1268,8 @@ int wisp_impl_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_cou
 #ifdef WISP_HAVE_MPI_Rget_accumulate_c
     if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
         MPI_Request request_;
-        wisp_core_rma_completes = true;
         int rc_ = wisp_impl.MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &request_);
-        wisp_core_rma_completes = false;
-        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_, NULL);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
     }
 #endif
     return route_MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
@@ -1283,10 +1287,8 @@ int wisp_impl_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype 
 #ifdef WISP_HAVE_MPI_Rget_c
     if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
         MPI_Request request_;
-        wisp_core_rma_completes = true;
         int rc_ = wisp_impl.MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
-        wisp_core_rma_completes = false;
-        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_, NULL);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
     }
 #endif
     return route_MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -1668,7 +1670,7 @@ int wisp_impl_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype or
     if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
-        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_, NULL);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
     }
 #endif
     return route_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -1687,7 +1689,7 @@ int wisp_impl_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Dat
     if (wisp_ult_may_yield() && wisp_ult_rma_open(win)) {
         MPI_Request request_;
         int rc_ = wisp_impl.MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, &request_);
-        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_, NULL);
+        return rc_ != MPI_SUCCESS ? rc_ : wisp_ult_rma_track(win, target_rank, request_);
     }
 #endif
     return route_MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
