@@ -16,19 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_check.h" /* bench_median */
+
 enum { ROUND_TRIPS = 100, CHUNKS = 11, STREAMS = 5, MESSAGE = 1 << 20, TAG = 5 };
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return v[n / 2];
-}
 
 static unsigned char mark(int message, size_t at)
 {
@@ -102,8 +92,8 @@ int main(int argc, char **argv)
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("# link_check: 1 B ping-pong, %d x 1 MiB streams of %d MiB\n", STREAMS, mib);
-        printf("metric latency_1B %.2f us lower\n", median(rtt, CHUNKS) / 2 * 1e6);
-        printf("metric bandwidth %.3f Gbit/s higher\n", median(gbit, STREAMS));
+        printf("metric latency_1B %.2f us lower\n", bench_median(rtt, CHUNKS) / 2 * 1e6);
+        printf("metric bandwidth %.3f Gbit/s higher\n", bench_median(gbit, STREAMS));
         printf("link_check: %s\n", any_bad ? "FAILED (wrong data)" : "ok");
     }
     MPI_Finalize();
