@@ -188,6 +188,18 @@ def hosts_suite(links):
                        ["1", "compute"], "time_to_solution_ms",
                        variants={**common, "ghost": {"env": {"WISP_GHOSTS": "1"}, "np": 4}},
                        link=link, windows=True),
+            # The progress thread's polling interval on a shared core: its
+            # availability (overlap) against its cost to an application that
+            # keeps calling MPI (cg).
+            *[experiment(f"hosts_interval_{name}{tag}", f"bench/apps/{name}", 2, args,
+                         quick, metric, variants={"wisp": {"env": {}}, **{
+                             f"progress_{us}us": {"env": {"WISP_PROGRESS": "thread",
+                                                          "WISP_PROGRESS_INTERVAL": str(us)}}
+                             for us in (50, 200, 1000, 5000)}}, link=link)
+              for name, args, quick, metric in (
+                  ("overlap", ["reps=5"], ["bytes=1048576", "works=0,1,2,4", "reps=3"],
+                   "avail_recv_1048576B"),
+                  ("cg", ["n=32"], ["n=12"], "iter_ms"))],
             # Seed 001: Jacobi across the hosts (one core each: no threads).
             experiment(f"hosts_jacobi{tag}", "bench/apps/jacobi3d", 2,
                        ["variant=nonblocking", "map=cart", "n=96", "sweeps=100"],
