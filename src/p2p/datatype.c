@@ -16,6 +16,8 @@
 
 #include <string.h>
 
+#include "dt/dt.h"
+
 enum { CACHE = 64 };
 
 static struct type_info {
@@ -138,12 +140,14 @@ void wisp_p2p_type_forget(void)
     memset(cache, 0, sizeof cache);
 }
 
-/* The engine forgets what it knew of freed types (handles are reused). */
+/* The engine forgets what it knew of freed types (handles are reused), and
+ * so does the datatype engine. */
 int wisp_p2p_type_free(MPI_Datatype *type)
 {
     wisp_p2p_lock();
     wisp_p2p_type_forget();
     wisp_p2p_unlock();
+    wisp_dt_forget_all();
     return PMPI_Type_free(type);
 }
 
