@@ -12,9 +12,9 @@
  * vectors, blocks of bytes at a stride, indexed runs or blocks, structs. It
  * is reference counted; wisp_dt_desc_get caches one per handle until
  * wisp_dt_forget_all (a freed handle may come back for a new type). Types
- * the engine does not describe (MPI_Type_create_darray, the Fortran
- * parameterized types, anything unknown) are refused with
- * WISP_DT_UNSUPPORTED; the caller then lets the MPI pack them.
+ * the engine does not describe (combiners it does not know, nesting past
+ * its limits) are refused with WISP_DT_UNSUPPORTED; the caller then lets
+ * the MPI pack them.
  *
  * The layer sits below p2p and uses only MPI and libc.
  */

@@ -277,11 +277,20 @@ struct contents {
     int nt;
 };
 
+/* (MPICH 4.0.2 refuses MPI_Type_get_envelope of a type made by a
+ * large-count constructor: a fatal error, so always the _c form there.) */
 static bool named(MPI_Datatype type)
 {
-    int ni, na, nt, combiner;
+    int combiner;
+#if MPI_VERSION >= 4
+    MPI_Count ni, na, nc, nt;
+    return PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nt, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+#else
+    int ni, na, nt;
     return PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) == MPI_SUCCESS &&
            combiner == MPI_COMBINER_NAMED;
+#endif
 }
 
 static void contents_free(struct contents *c)
@@ -334,6 +343,15 @@ static status_t contents_get(MPI_Datatype type, struct contents *c)
         for (MPI_Count i = 0; i < nc; i++)
             c->v[c->nv++] = counts[i];
         c->v[c->nv++] = ints[1];
+    } else if (c->combiner == MPI_COMBINER_DARRAY && nc > 0 && ni >= 3) {
+        /* large-count form: the global sizes are the counts, after
+         * size, rank and ndims */
+        for (MPI_Count i = 0; i < ni; i++) {
+            if (i == 3)
+                for (MPI_Count k = 0; k < nc; k++)
+                    c->v[c->nv++] = counts[k];
+            c->v[c->nv++] = ints[i];
+        }
     } else {
         for (MPI_Count i = 0; i < ni; i++)
             c->v[c->nv++] = ints[i];
@@ -516,6 +534,81 @@ static status_t subarray(struct builder *b, const struct contents *c, uint32_t *
     return WISP_DT_OK;
 }
 
+/* One dimension of a distributed array: the blocks of global indices
+ * process `coord` of `procs` owns, in increasing order, into starts/lens
+ * (room for gsize); their number, or -1 for a distribution not known. */
+static int64_t owned(int64_t gsize, int64_t distrib, int64_t darg, int64_t procs, int64_t coord,
+                     int64_t *starts, int64_t *lens)
+{
+    if (distrib == MPI_DISTRIBUTE_NONE) {
+        starts[0] = 0;
+        lens[0] = gsize;
+        return 1;
+    }
+    if (distrib == MPI_DISTRIBUTE_BLOCK) {
+        int64_t b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + procs - 1) / procs : darg;
+        int64_t first = coord * b, end = first + b < gsize ? first + b : gsize;
+        starts[0] = first;
+        lens[0] = end > first ? end - first : 0;
+        return 1;
+    }
+    if (distrib != MPI_DISTRIBUTE_CYCLIC)
+        return -1;
+    int64_t k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg, n = 0;
+    if (k < 1)
+        return -1;
+    for (int64_t first = coord * k; first < gsize; first += k * procs, n++) {
+        starts[n] = first;
+        lens[n] = first + k < gsize ? k : gsize - first;
+    }
+    return n;
+}
+
+/* A distributed array is, per dimension, the blocks the process owns of
+ * that dimension (fastest first), a subarray with several blocks a
+ * dimension; the process grid is row-major whatever the order. */
+static status_t darray(struct builder *b, const struct contents *c, uint32_t *out)
+{
+    if (c->nv < 3)
+        return WISP_DT_UNSUPPORTED;
+    int64_t rank = c->v[1], nd = c->v[2];
+    if (nd < 1 || c->nv < 4 + 4 * nd)
+        return WISP_DT_UNSUPPORTED;
+    const int64_t *gsizes = c->v + 3, *distribs = gsizes + nd, *dargs = distribs + nd,
+                  *psizes = dargs + nd;
+    bool fortran = c->v[3 + 4 * nd] == MPI_ORDER_FORTRAN;
+    int64_t stride, max = 1, coords[64];
+    if (nd > 64)
+        return WISP_DT_UNSUPPORTED;
+    for (int64_t d = nd - 1, r = rank; d >= 0; d--) {
+        if (psizes[d] < 1)
+            return WISP_DT_UNSUPPORTED;
+        coords[d] = r % psizes[d];
+        r /= psizes[d];
+        max = gsizes[d] > max ? gsizes[d] : max;
+    }
+    TRY(child_of(b, c->types[0], out, &stride));
+    int64_t *starts = malloc((size_t)max * sizeof *starts);
+    int64_t *lens = malloc((size_t)max * sizeof *lens);
+    status_t rc = starts && lens ? WISP_DT_OK : WISP_DT_NOMEM;
+    for (int64_t k = 0; k < nd && rc == WISP_DT_OK; k++) {
+        int64_t d = fortran ? k : nd - 1 - k; /* fastest dimension first */
+        int64_t n = owned(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d], starts, lens);
+        if (n < 0) {
+            rc = WISP_DT_UNSUPPORTED;
+            break;
+        }
+        for (int64_t i = 0; i < n; i++)
+            starts[i] *= stride;
+        b->nodes[*out].extent = stride; /* how far apart the child repeats here */
+        rc = indexed(b, n, starts, lens, *out, out);
+        stride *= gsizes[d];
+    }
+    free(starts);
+    free(lens);
+    return rc;
+}
+
 static status_t combined(struct builder *b, const struct contents *c, uint32_t *out)
 {
     const int64_t *v = c->v;
@@ -573,7 +666,9 @@ static status_t combined(struct builder *b, const struct contents *c, uint32_t *
         return struct_type(b, c, out);
     case MPI_COMBINER_SUBARRAY:
         return subarray(b, c, out);
-    default: /* DARRAY, whatever comes next */
+    case MPI_COMBINER_DARRAY:
+        return darray(b, c, out);
+    default: /* whatever comes next */
         return WISP_DT_UNSUPPORTED;
     }
 }

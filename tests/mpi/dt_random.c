@@ -21,7 +21,8 @@
  * Then the cases one at a time: a freed handle that comes back for another
  * type, a description held across wisp_dt_forget_all, positions past 2^32
  * in a stream of a huge count, the fast paths' node shapes, what is
- * refused, and threads sharing the cache.
+ * refused, and threads sharing the cache. Distributed arrays (block,
+ * cyclic, none; both orders) are among the random constructors.
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -83,11 +84,50 @@ static MPI_Datatype leaf(void)
     return t[rr(0, n - 1)];
 }
 
+/* What the MPI says of t: its combiner, and its constructor's arguments
+ * (MPI-4's large-count forms where the MPI has them: types made by the _c
+ * constructors are refused by the others). The caller frees c->ints,
+ * c->addrs, c->counts and c->types, and the child types with release(). */
+struct contents {
+    int combiner, nt;
+    MPI_Count ni, na, nc;
+    int *ints;
+    MPI_Aint *addrs;
+    MPI_Count *counts;
+    MPI_Datatype *types;
+};
+
+static void contents_of(MPI_Datatype t, struct contents *c, bool args)
+{
+    memset(c, 0, sizeof *c);
+#if MPI_VERSION >= 4
+    MPI_Count nt;
+    MPI_Type_get_envelope_c(t, &c->ni, &c->na, &c->nc, &nt, &c->combiner);
+#else
+    int ni, na, nt;
+    MPI_Type_get_envelope(t, &ni, &na, &nt, &c->combiner);
+    c->ni = ni;
+    c->na = na;
+#endif
+    if (!args || c->combiner == MPI_COMBINER_NAMED)
+        return;
+    c->nt = (int)nt;
+    c->ints = malloc(sizeof(int) * (size_t)(c->ni + 1));
+    c->addrs = malloc(sizeof(MPI_Aint) * (size_t)(c->na + 1));
+    c->counts = malloc(sizeof(MPI_Count) * (size_t)(c->nc + 1));
+    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(nt + 1));
+#if MPI_VERSION >= 4
+    MPI_Type_get_contents_c(t, c->ni, c->na, c->nc, nt, c->ints, c->addrs, c->counts, c->types);
+#else
+    MPI_Type_get_contents(t, ni, na, nt, c->ints, c->addrs, c->types);
+#endif
+}
+
 static bool is_named(MPI_Datatype t)
 {
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
+    struct contents c;
+    contents_of(t, &c, false);
+    return c.combiner == MPI_COMBINER_NAMED;
 }
 
 static void release(MPI_Datatype *t)
@@ -164,7 +204,7 @@ static MPI_Datatype gen(int depth)
     int ints[8];
     MPI_Aint addrs[8];
     MPI_Datatype types[8];
-    switch (rr(0, 11)) {
+    switch (rr(0, 12)) {
     case 0:
         MPI_Type_contiguous(n, c, &t);
         break;
@@ -249,6 +289,25 @@ static MPI_Datatype gen(int depth)
         }
         MPI_Type_create_subarray(nd, sizes, subsizes, starts,
                                  rr(0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN, c, &t);
+        break;
+    }
+    case 12: {
+        int nd = (int)rr(1, 3), gsizes[3], distribs[3], dargs[3], psizes[3], size = 1;
+        for (int i = 0; i < nd; i++) {
+            gsizes[i] = (int)rr(1, 6);
+            int64_t kind = rr(0, 2);
+            distribs[i] = kind == 0   ? MPI_DISTRIBUTE_NONE
+                          : kind == 1 ? MPI_DISTRIBUTE_BLOCK
+                                      : MPI_DISTRIBUTE_CYCLIC;
+            psizes[i] = kind == 0 ? 1 : (int)rr(1, 3);
+            int least = (gsizes[i] + psizes[i] - 1) / psizes[i];
+            dargs[i] = kind == 0 || rr(0, 1) ? MPI_DISTRIBUTE_DFLT_DARG
+                       : kind == 1           ? least + (int)rr(0, 1)
+                                             : (int)rr(1, 3);
+            size *= psizes[i];
+        }
+        MPI_Type_create_darray(size, (int)rr(0, size - 1), nd, gsizes, distribs, dargs, psizes,
+                               rr(0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN, c, &t);
         break;
     }
     case 10:
@@ -336,35 +395,34 @@ static void mpi_unpack(const void *in, const struct layout *l)
 /* The type's constructors as the MPI tells them (failures' diagnostics). */
 static void print_type(MPI_Datatype t, int depth)
 {
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
+    struct contents c;
+    contents_of(t, &c, true);
     MPI_Aint lb, ext;
     MPI_Type_get_extent(t, &lb, &ext);
-    fprintf(stderr, "%*scombiner %d lb %ld extent %ld size %lld", 2 * depth, "", combiner, (long)lb,
-            (long)ext, (long long)type_size(t));
-    if (combiner == MPI_COMBINER_NAMED) {
+    fprintf(stderr, "%*scombiner %d lb %ld extent %ld size %lld", 2 * depth, "", c.combiner,
+            (long)lb, (long)ext, (long long)type_size(t));
+    if (c.combiner == MPI_COMBINER_NAMED) {
         fprintf(stderr, "\n");
         return;
     }
-    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nt + 1));
-    MPI_Type_get_contents(t, ni, na, nt, ints, addrs, types);
     fprintf(stderr, " ints");
-    for (int i = 0; i < ni; i++)
-        fprintf(stderr, " %d", ints[i]);
+    for (MPI_Count i = 0; i < c.ni; i++)
+        fprintf(stderr, " %d", c.ints[i]);
     fprintf(stderr, " addrs");
-    for (int i = 0; i < na; i++)
-        fprintf(stderr, " %ld", (long)addrs[i]);
+    for (MPI_Count i = 0; i < c.na; i++)
+        fprintf(stderr, " %ld", (long)c.addrs[i]);
+    fprintf(stderr, " counts");
+    for (MPI_Count i = 0; i < c.nc; i++)
+        fprintf(stderr, " %lld", (long long)c.counts[i]);
     fprintf(stderr, "\n");
-    for (int i = 0; i < nt; i++) {
-        print_type(types[i], depth + 1);
-        if (!is_named(types[i]))
-            MPI_Type_free(&types[i]);
+    for (int i = 0; i < c.nt; i++) {
+        print_type(c.types[i], depth + 1);
+        release(&c.types[i]);
     }
-    free(ints);
-    free(addrs);
-    free(types);
+    free(c.ints);
+    free(c.addrs);
+    free(c.counts);
+    free(c.types);
 }
 
 static void fill(struct layout *l)
@@ -508,23 +566,19 @@ static long long shapes_checked, unpacks_checked, copies_checked, left_alone;
 /* Whether t holds a long double somewhere. */
 static bool has_long_double(MPI_Datatype t)
 {
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
-    if (combiner == MPI_COMBINER_NAMED)
+    struct contents c;
+    contents_of(t, &c, true);
+    if (c.combiner == MPI_COMBINER_NAMED)
         return t == MPI_LONG_DOUBLE || t == MPI_LONG_DOUBLE_INT;
-    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nt + 1));
-    MPI_Type_get_contents(t, ni, na, nt, ints, addrs, types);
     bool found = false;
-    for (int i = 0; i < nt; i++) {
-        found = found || has_long_double(types[i]);
-        if (!is_named(types[i]))
-            MPI_Type_free(&types[i]);
+    for (int i = 0; i < c.nt; i++) {
+        found = found || has_long_double(c.types[i]);
+        release(&c.types[i]);
     }
-    free(ints);
-    free(addrs);
-    free(types);
+    free(c.ints);
+    free(c.addrs);
+    free(c.counts);
+    free(c.types);
     return found;
 }
 
@@ -872,18 +926,62 @@ static void fast_shapes(void)
     expect_shape(t, "count 3 x 8 B stride -16");
 }
 
+/* Types made by MPI-4's large-count constructors: the MPI returns their
+ * arguments as large counts (MPI_Type_get_contents_c). */
+static void large_count_forms(void)
+{
+#if MPI_VERSION >= 4
+    MPI_Count c[4] = {3, 2, 40, 8}, sizes[2] = {5, 6}, subs[2] = {2, 3}, starts[2] = {1, 2};
+    MPI_Datatype ts[2] = {MPI_DOUBLE_INT, MPI_SHORT}, made[7];
+    int gsizes[2] = {5, 6}, distribs[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK},
+        dargs[2] = {2, MPI_DISTRIBUTE_DFLT_DARG}, psizes[2] = {2, 2};
+    MPI_Type_vector_c(3, 2, -5, MPI_INT, &made[0]);
+    MPI_Type_create_hindexed_c(2, c, c + 2, MPI_FLOAT, &made[1]);
+    MPI_Type_create_struct_c(2, c, c + 2, ts, &made[2]);
+    MPI_Type_create_subarray_c(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INT, &made[3]);
+    MPI_Type_create_resized_c(MPI_DOUBLE_INT, -4, 24, &made[4]);
+    MPI_Type_create_darray_c(4, 2, 2, (MPI_Count[]){5, 6}, distribs, dargs, psizes, MPI_ORDER_C,
+                             MPI_INT, &made[5]);
+    MPI_Type_create_darray(4, 3, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN, MPI_INT,
+                           &made[6]);
+    for (int i = 0; i < 7; i++) {
+        struct layout l;
+        if (layout_init(&l, made[i], 2)) {
+            check_layout(&l);
+            layout_free(&l);
+        }
+    }
+#endif
+}
+
 static void refused(void)
 {
     MPI_Datatype t;
     wisp_dt_desc_t *d;
     CHECK(wisp_dt_desc_get(MPI_DATATYPE_NULL, &d) == WISP_DT_MPI_ERROR);
+    /* a distributed array: 2 x 4 ints of an 8 x 8 grid on 2 x 2 processes */
     int gsizes[2] = {8, 8}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
         dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {2, 2};
     MPI_Type_create_darray(4, 1, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &t);
     MPI_Type_commit(&t);
+    CHECK(wisp_dt_desc_get(t, &d) == WISP_DT_OK);
+    if (d) {
+        CHECK(wisp_dt_desc_size(d) == 16 * 4);
+        wisp_dt_desc_release(d);
+    }
+    MPI_Type_free(&t);
+    /* nesting deeper than the engine goes: refused, and remembered; so is
+     * a struct with such a field */
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    for (int i = 0; i < 70; i++) {
+        MPI_Datatype up;
+        MPI_Type_create_hvector(1, 1, 0, t, &up);
+        MPI_Type_free(&t);
+        t = up;
+    }
+    MPI_Type_commit(&t);
     CHECK(wisp_dt_desc_get(t, &d) == WISP_DT_UNSUPPORTED);
-    CHECK(wisp_dt_desc_get(t, &d) == WISP_DT_UNSUPPORTED); /* remembered */
-    /* a darray inside a struct: the whole is refused */
+    CHECK(wisp_dt_desc_get(t, &d) == WISP_DT_UNSUPPORTED);
     MPI_Datatype s;
     MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 1024}, (MPI_Datatype[]){MPI_INT, t},
                            &s);
@@ -972,6 +1070,7 @@ int main(int argc, char **argv)
     handle_reuse();
     huge_count();
     fast_shapes();
+    large_count_forms();
     refused();
     threads(provided);
     wisp_dt_forget_all();
