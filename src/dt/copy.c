@@ -64,13 +64,13 @@ size_t wisp_dt_layout_copy(const void *src, MPI_Count scount, const wisp_dt_desc
         c.count = dcount;
         c.desc = ddesc;
         w.desc = sdesc;
-        return wisp_dt_walk(&w, src, scount, first, len);
+        return wisp_dt_walk_range(&w, src, scount, first, len);
     }
     c.buf = src;
     c.count = scount;
     c.desc = sdesc;
     w.desc = ddesc;
-    return wisp_dt_walk(&w, dst, dcount, first, len);
+    return wisp_dt_walk_range(&w, dst, dcount, first, len);
 }
 
 struct iov {
@@ -99,7 +99,7 @@ size_t wisp_dt_layout_iov(const void *buf, MPI_Count count, const wisp_dt_desc_t
 {
     struct iov v = {.iov = iov, .max = max};
     struct wisp_dt_walk w = {.mode = WISP_DT_VISIT, .desc = desc, .visit = iov_run, .ctx = &v};
-    wisp_dt_walk(&w, buf, count, first, len);
+    wisp_dt_walk_range(&w, buf, count, first, len);
     *n = v.n;
     return v.covered;
 }

@@ -36,22 +36,25 @@ struct wisp_dt_node {
                       child indices at aux + 3 count + 1 */
 };
 
-static inline const int64_t *wisp_dt_displs(const wisp_dt_desc_t *d, const struct wisp_dt_node *n)
+static inline const int64_t *wisp_dt_node_displs(const wisp_dt_desc_t *d,
+                                                 const struct wisp_dt_node *n)
 {
     return d->aux + n->aux;
 }
 
-static inline const int64_t *wisp_dt_lens(const wisp_dt_desc_t *d, const struct wisp_dt_node *n)
+static inline const int64_t *wisp_dt_node_lens(const wisp_dt_desc_t *d,
+                                               const struct wisp_dt_node *n)
 {
     return d->aux + n->aux + n->count;
 }
 
-static inline const int64_t *wisp_dt_cum(const wisp_dt_desc_t *d, const struct wisp_dt_node *n)
+static inline const int64_t *wisp_dt_node_cum(const wisp_dt_desc_t *d, const struct wisp_dt_node *n)
 {
     return d->aux + n->aux + 2 * n->count;
 }
 
-static inline const int64_t *wisp_dt_children(const wisp_dt_desc_t *d, const struct wisp_dt_node *n)
+static inline const int64_t *wisp_dt_node_children(const wisp_dt_desc_t *d,
+                                                   const struct wisp_dt_node *n)
 {
     return d->aux + n->aux + 3 * n->count + 1;
 }

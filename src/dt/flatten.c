@@ -722,12 +722,13 @@ static double segments(const wisp_dt_desc_t *d, const node_t *n)
     case WISP_DT_VECTOR:
         return (double)n->count * segments(d, &d->nodes[n->child]);
     case WISP_DT_INDEXED:
-        return (double)(wisp_dt_cum(d, n)[n->count] / (int64_t)d->nodes[n->child].size) *
+        return (double)(wisp_dt_node_cum(d, n)[n->count] / (int64_t)d->nodes[n->child].size) *
                segments(d, &d->nodes[n->child]);
     default: {
         double s = 0;
         for (int64_t i = 0; i < n->count; i++)
-            s += (double)wisp_dt_lens(d, n)[i] * segments(d, &d->nodes[wisp_dt_children(d, n)[i]]);
+            s += (double)wisp_dt_node_lens(d, n)[i] *
+                 segments(d, &d->nodes[wisp_dt_node_children(d, n)[i]]);
         return s;
     }
     }

@@ -159,8 +159,8 @@ void wisp_dt_walk_node(struct wisp_dt_walk *w, const struct wisp_dt_node *n, uin
     default:
         break;
     }
-    const int64_t *displs = wisp_dt_displs(d, n), *lens = wisp_dt_lens(d, n),
-                  *cum = wisp_dt_cum(d, n);
+    const int64_t *displs = wisp_dt_node_displs(d, n), *lens = wisp_dt_node_lens(d, n),
+                  *cum = wisp_dt_node_cum(d, n);
     int64_t k;
     if (n->kind == WISP_DT_INDEXED && n->blen)
         k = (int64_t)(lo / (n->blen * d->nodes[n->child].size));
@@ -176,7 +176,7 @@ void wisp_dt_walk_node(struct wisp_dt_walk *w, const struct wisp_dt_node *n, uin
         } else {
             const struct wisp_dt_node *c = n->kind == WISP_DT_INDEXED
                                                ? &d->nodes[n->child]
-                                               : &d->nodes[wisp_dt_children(d, n)[k]];
+                                               : &d->nodes[wisp_dt_node_children(d, n)[k]];
             if (lens[k] == 1)
                 wisp_dt_walk_node(w, c, a, in, end);
             else
@@ -186,8 +186,8 @@ void wisp_dt_walk_node(struct wisp_dt_walk *w, const struct wisp_dt_node *n, uin
     }
 }
 
-size_t wisp_dt_walk(struct wisp_dt_walk *w, const void *buf, MPI_Count count, size_t first,
-                    size_t len)
+size_t wisp_dt_walk_range(struct wisp_dt_walk *w, const void *buf, MPI_Count count, size_t first,
+                          size_t len)
 {
     const wisp_dt_desc_t *d = w->desc;
     uint64_t total = d->size * (uint64_t)(count > 0 ? count : 0);
@@ -205,12 +205,12 @@ size_t wisp_dt_layout_pack(const void *buf, MPI_Count count, const wisp_dt_desc_
                            size_t first, size_t len, void *out)
 {
     struct wisp_dt_walk w = {.mode = WISP_DT_PACK, .desc = desc, .mem = out};
-    return wisp_dt_walk(&w, buf, count, first, len);
+    return wisp_dt_walk_range(&w, buf, count, first, len);
 }
 
 size_t wisp_dt_layout_unpack(const void *in, size_t first, size_t len, void *buf, MPI_Count count,
                              const wisp_dt_desc_t *desc)
 {
     struct wisp_dt_walk w = {.mode = WISP_DT_UNPACK, .desc = desc, .mem = (char *)in};
-    return wisp_dt_walk(&w, buf, count, first, len);
+    return wisp_dt_walk_range(&w, buf, count, first, len);
 }

@@ -26,13 +26,14 @@ static void print_node(const wisp_dt_desc_t *d, const struct wisp_dt_node *n, in
     case WISP_DT_STRUCT:
         fprintf(f, " count %" PRId64 ":", n->count);
         for (int64_t i = 0; i < n->count && i < 8; i++)
-            fprintf(f, " %" PRId64 "@%" PRId64, wisp_dt_lens(d, n)[i], wisp_dt_displs(d, n)[i]);
+            fprintf(f, " %" PRId64 "@%" PRId64, wisp_dt_node_lens(d, n)[i],
+                    wisp_dt_node_displs(d, n)[i]);
         fprintf(f, "%s\n", n->count > 8 ? " ..." : "");
         if (n->kind == WISP_DT_INDEXED)
             print_node(d, &d->nodes[n->child], depth + 1, f);
         if (n->kind == WISP_DT_STRUCT)
             for (int64_t i = 0; i < n->count; i++)
-                print_node(d, &d->nodes[wisp_dt_children(d, n)[i]], depth + 1, f);
+                print_node(d, &d->nodes[wisp_dt_node_children(d, n)[i]], depth + 1, f);
         return;
     default:
         fputc('\n', f);

@@ -28,8 +28,8 @@ struct wisp_dt_walk {
 /* Walk bytes [first, first + len) of the stream of count elements at buf
  * (clipped to the stream); returns the bytes walked (those a visitor
  * refused included: it counts its own). */
-size_t wisp_dt_walk(struct wisp_dt_walk *w, const void *buf, MPI_Count count, size_t first,
-                    size_t len);
+size_t wisp_dt_walk_range(struct wisp_dt_walk *w, const void *buf, MPI_Count count, size_t first,
+                          size_t len);
 
 /* Bytes [lo, hi) of one element of node n whose origin is base. */
 void wisp_dt_walk_node(struct wisp_dt_walk *w, const struct wisp_dt_node *n, uintptr_t base,
