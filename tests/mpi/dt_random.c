@@ -153,8 +153,8 @@ static MPI_Count type_size(MPI_Datatype t)
 }
 
 /* Open MPI 4.1.4 takes a stride or an extent of -1 byte for "the child's
- * extent" (it is the marker of that in its internal opal_datatype_add):
- * its MPI_Pack then packs other bytes than the type's typemap says. */
+ * extent" (apparently its internal marker for that): its MPI_Pack then
+ * packs other bytes than the type's typemap says. */
 static MPI_Aint not_minus_one(MPI_Aint bytes)
 {
 #ifdef OPEN_MPI
