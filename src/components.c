@@ -3,16 +3,21 @@
  * The heap comes first, so that it spans the ghosts too; the ghosts next,
  * since carving them out changes the world and the topology everyone after
  * them sees; the point-to-point engine over the application's nodes; the
- * progress thread last, as it moves the engine too.
+ * progress thread last, as it moves the engine too. And the wrapper layer
+ * above them, as core and the components reach it (core/wrapper.h).
  */
 #include "core/component.h"
 
 #include <stddef.h>
 
+#include "core/wrapper.h"
+
 #include "ghost/ghost.h"
 #include "p2p/p2p.h"
 #include "progress/progress.h"
 #include "shm/heap.h"
+#include "wrap/tools.h"
+#include "wrap/wrap.h"
 
 const struct wisp_component wisp_components[] = {
     {"shm", wisp_shm_start, wisp_shm_heap_stop},
@@ -20,4 +25,11 @@ const struct wisp_component wisp_components[] = {
     {"p2p", wisp_p2p_init, wisp_p2p_fini},
     {"progress", wisp_progress_start, wisp_progress_stop},
     {NULL, NULL, NULL},
+};
+
+const struct wisp_core_wrapper wisp_core_wrapper = {
+    .hooks_enable = wisp_wrap_hooks_enable,
+    .begin = wisp_wrap_begin,
+    .tools_report = wisp_wrap_tools_report,
+    .impl = &wisp_impl,
 };

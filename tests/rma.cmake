@@ -87,7 +87,7 @@ wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=2 ${on}
 # The profile tests take gaps of 50 us and more as computing (the rule for
 # processes with cores of their own), the hardest on this loaded machine:
 # a process descheduled between two calls must not be taken for one that
-# computes (the profile takes the kernel's run delay out: wrap/profile.h).
+# computes (the profile takes the kernel's run delay out: core/profile.h).
 wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto WISP_ASYNC_INTERVAL=5
                   WISP_ASYNC_GAP=50 ${on} SUFFIX .profile ARGS profile)
 wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=off ${on} SUFFIX .wake ARGS wake)

@@ -23,7 +23,7 @@ wisp_add_mpi_test(progress_thread NP 2 SUFFIX .off ARGS off)
 # MPI, awake for the message of the computing phase after it, through the
 # MPI and the engine. The "own" core is one of this machine's two, where
 # the looks deschedule a process between calls (the profile takes such
-# waits out: wrap/profile.h).
+# waits out: core/profile.h).
 foreach(vnode "WISP_VNODE_SIZE=1;.auto.vnode1" ";.auto")
   list(GET vnode 0 env)
   list(GET vnode 1 suffix)

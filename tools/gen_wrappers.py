@@ -6,7 +6,7 @@ package, pinned in tools/requirements.txt) gets two functions:
   - the exported MPI_X, one indirect jump through the table `wisp_entry`
     (which holds a profiling tool's MPI_X where one comes after libwisp);
   - hooked_MPI_X, which translates communicator arguments
-    (wisp_wrap_comm_in), does enter/exit accounting, and calls `wisp_impl`;
+    (wisp_core_comm_in), does enter/exit accounting, and calls `wisp_impl`;
 and one that reports an event (it starts or completes requests, blocks, or
 makes or frees a window) a third:
   - watched_MPI_X, which calls `wisp_impl` and records the event for the
@@ -107,7 +107,7 @@ class Function:
 OWNED_KINDS = {"REQUEST", "MESSAGE", "TAG", "WINDOW"}
 
 
-# What the wrappers report (src/wrap/wrap.h, enum wisp_wrap_event): calls
+# What the wrappers report (src/core/account.h, enum wisp_core_event): calls
 # that leave an operation in flight (a request out, or a persistent one
 # started), calls that complete requests, and windows made and freed; and
 # (render) the blocking calls of src/ult/yields.def.
@@ -117,7 +117,7 @@ COMPLETERS = {f"MPI_{w}{s}" for w in ("Wait", "Test") for s in ("", "all", "any"
 
 # Calls that return at once (starts of operations, tests, queries in hot
 # loops): the accounting reads the clock only as they begin and takes that
-# for their end too (src/wrap/account.c), one time-stamp read saved per call.
+# for their end too (src/core/account.c), one time-stamp read saved per call.
 QUICK = ({f"MPI_Test{s}" for s in ("", "all", "any", "some")} |
          {"MPI_Iprobe", "MPI_Improbe", "MPI_Get_count", "MPI_Get_elements", "MPI_Comm_rank",
           "MPI_Comm_size", "MPI_Wtime", "MPI_Request_get_status", "MPI_Put", "MPI_Get",
@@ -138,15 +138,15 @@ def from_standard(c):
             elif p.direction is not std.Direction.IN:
                 comm_out = True  # it makes (or frees) a communicator
         if p.direction is std.Direction.OUT and p.kind.name == "REQUEST":
-            event = "WISP_WRAP_STARTS"
+            event = "WISP_CORE_STARTS"
         if p.direction is std.Direction.OUT and p.kind.name == "WINDOW":
-            event = "WISP_WRAP_WIN_MADE"
+            event = "WISP_CORE_WIN_MADE"
     if c.name in STARTERS:
-        event = "WISP_WRAP_STARTS"
+        event = "WISP_CORE_STARTS"
     if c.name in COMPLETERS:
-        event = "WISP_WRAP_COMPLETES"
+        event = "WISP_CORE_COMPLETES"
     if c.name == "MPI_Win_free":
-        event = "WISP_WRAP_WIN_FREED"
+        event = "WISP_CORE_WIN_FREED"
     return Function(str(c.return_type), c.name, params, comms_in, frozenset(kinds), comm_out,
                     event)
 
@@ -360,7 +360,7 @@ def render_wrapper(f):
     lines = [f"#ifdef WISP_HAVE_{f.name}", "WISP_EXPORT " + f.declaration(), "{",
              f"    return wisp_entry.{f.name}{args};", "}", ""]
     lines += ["static " + f.declaration(f"hooked_{f.name}"), "{"]
-    lines += [f"    {c} = wisp_wrap_comm_in({c});" for c in f.comms_in]
+    lines += [f"    {c} = wisp_core_comm_in({c});" for c in f.comms_in]
     lines += [f"    WISP_WRAP_HOOKED({f.name}, {args});", "}"]
     if f.event:
         lines += ["", "static " + f.declaration(f"watched_{f.name}"), "{",
@@ -382,7 +382,7 @@ def render_tables(funcs):
         lines += [f"#ifdef WISP_HAVE_{f.name}", f"    [WISP_FN_ID_{f.name}] = {f.event},", "#endif"]
     lines += ["};", "", "const bool wisp_wrap_quick[WISP_FN_COUNT] = {"]
     for f in funcs:
-        if f.event == "WISP_WRAP_STARTS" or f.name in QUICK:
+        if f.event == "WISP_CORE_STARTS" or f.name in QUICK:
             lines += [f"#ifdef WISP_HAVE_{f.name}", f"    [WISP_FN_ID_{f.name}] = true,", "#endif"]
     return "\n".join(lines + ["};", ""])
 
@@ -423,7 +423,7 @@ PMPI_NAMES_DOC = """
 def render(funcs, tables, routes, yields):
     for f in funcs:  # a blocking call: the progress thread skips its looks meanwhile
         if not f.event and yields.of(f):
-            f.event = "WISP_WRAP_BLOCKS"
+            f.event = "WISP_CORE_BLOCKS"
     wrappers = HEADER + '\n#include "wrap/wrap.h"\n\n'
     wrappers += "\n".join(render_wrapper(f) for f in funcs)
     wrappers += "\n" + render_tables(funcs)

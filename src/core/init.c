@@ -11,16 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/account.h"
 #include "core/component.h"
 #include "core/config.h"
 #include "core/launch.h"
 #include "core/log.h"
 #include "core/quirks.h"
 #include "core/stats.h"
-#include "core/tools.h"
 #include "core/topo.h"
+#include "core/world.h"
+#include "core/wrapper.h"
 #include "wisp.h"
-#include "wrap/wrap.h"
 
 extern char **environ;
 
@@ -185,7 +186,7 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     wisp_core_stats_start();
     if (wisp_topo.world_rank == 0) {
         wisp_core_quirks_report();
-        wisp_core_tools_report();
+        wisp_core_wrapper.tools_report();
         if (l.off[0]) /* every process decided the same */
             wisp_log_error("%s", l.off);
         else if (l.mpi > l.app)
@@ -196,11 +197,11 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     }
     /* Translation and accounting live in the hooked path; events alone in
      * the watched one. */
-    wisp_wrap_hooks_enable(wisp_config.STATS || wisp_wrap_accounting ||
-                                   wisp_wrap_user_world != MPI_COMM_WORLD
-                               ? WISP_WRAP_HOOK_ALL
-                           : wisp_wrap_event_hook ? WISP_WRAP_WATCH
-                                                  : WISP_WRAP_DIRECT);
+    wisp_core_wrapper.hooks_enable(wisp_config.STATS || wisp_core_accounting ||
+                                           wisp_core_user_world != MPI_COMM_WORLD
+                                       ? WISP_CORE_HOOK_ALL
+                                   : wisp_core_event_hook ? WISP_CORE_WATCH
+                                                          : WISP_CORE_DIRECT);
     if (wisp_topo.world_rank == 0)
         wisp_log(1,
                  "%d ranks on %d nodes%s, %d ghosts per node; %d processes on %d cores here%s; "
@@ -215,8 +216,8 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 
 int wisp_core_finalize(void)
 {
-    wisp_core_stats_finish(wisp_wrap_user_world);
-    wisp_wrap_hooks_enable(WISP_WRAP_DIRECT);
+    wisp_core_stats_finish(wisp_core_user_world);
+    wisp_core_wrapper.hooks_enable(WISP_CORE_DIRECT);
     const struct wisp_component *c = wisp_components;
     while (c->name)
         c++;

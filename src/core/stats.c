@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/account.h"
 #include "core/config.h"
 #include "core/log.h"
-#include "wrap/account.h"
 
 struct wisp_stats_shm wisp_stats_shm;
 
@@ -41,7 +41,7 @@ void wisp_core_stats_start(void)
 {
     start_ns = now_ns();
     if (wisp_config.STATS)
-        wisp_wrap_account_start(true, UINT64_MAX);
+        wisp_core_account_start(true, UINT64_MAX);
 }
 
 static void condense(struct rank_record *r)
@@ -51,7 +51,7 @@ static void condense(struct rank_record *r)
         r->top[t].id = -1;
     for (int id = 0; id < WISP_FN_COUNT; id++) {
         uint64_t calls, ns;
-        wisp_wrap_account_read((enum wisp_fn_id)id, &calls, &ns);
+        wisp_core_account_read((enum wisp_fn_id)id, &calls, &ns);
         r->calls += calls;
         r->mpi_ns += ns;
         if (!calls)
@@ -94,7 +94,7 @@ void wisp_core_stats_finish(MPI_Comm world)
 {
     if (!wisp_config.STATS)
         return;
-    wisp_wrap_accounting = false;
+    wisp_core_accounting = false;
     int rank, size;
     PMPI_Comm_rank(world, &rank);
     PMPI_Comm_size(world, &size);

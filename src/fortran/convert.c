@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/world.h"
 #if defined(WISP_HAVE_MPI_Request_c2f) /* functions (Open MPI): wisp's own requests */
 #include "p2p/p2p.h"
 #endif
@@ -189,7 +190,7 @@ int wisp_f_cartdim(MPI_Comm comm)
 
 int wisp_f_comm_size(MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm); /* the application's world, without the ghosts */
+    comm = wisp_core_comm_in(comm); /* the application's world, without the ghosts */
     int size = 0;
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
@@ -220,7 +221,7 @@ char *wisp_f_string_in(const char *string, size_t len)
 wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, const MPI_Fint *comm,
                               wisp_f_any_fn *cache)
 {
-    bool ghosts = wisp_wrap_user_world != MPI_COMM_WORLD;
+    bool ghosts = wisp_core_user_world != MPI_COMM_WORLD;
     if (ghosts && (!comm || *comm == PMPI_Comm_c2f(MPI_COMM_WORLD)))
         wisp_fatal("%s from Fortran is not served by wisp and would see the ghost processes "
                    "(WISP_GHOSTS); run without ghosts (docs/fortran.md)",

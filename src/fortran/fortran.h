@@ -20,7 +20,7 @@
 
 #include "wisp_fortran_have.h" /* WISP_F_MPIF_MPI_X, WISP_F_F08_MPI_X: the symbols to define */
 #include "wisp_have.h"
-#include "wrap/wrap.h" /* WISP_EXPORT */
+#include "core/export.h"
 
 #pragma GCC visibility push(hidden)
 

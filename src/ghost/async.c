@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/futex.h"
 #include "core/init.h"
@@ -30,7 +31,6 @@
 #include "core/topo.h"
 #include "ghost/board.h"
 #include "ghost/profile.h"
-#include "wrap/account.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */
 
@@ -204,11 +204,11 @@ void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank)
      * first; only one that does not run needs this core. */
     static uint64_t look;
     if (!look)
-        look = wisp_wrap_ns_to_ticks(LOOK_NS);
+        look = wisp_core_ns_to_ticks(LOOK_NS);
     uint32_t seen = atomic_load_explicit(&w->ts[rank].served, memory_order_relaxed);
-    for (uint64_t until = wisp_wrap_ticks() + look;
+    for (uint64_t until = wisp_core_ticks() + look;
          atomic_load_explicit(&s->seq, memory_order_acquire) == seen;)
-        if (wisp_wrap_ticks() > until)
+        if (wisp_core_ticks() > until)
             break;
     if (atomic_load_explicit(&s->seq, memory_order_acquire) != seen)
         return; /* served since */

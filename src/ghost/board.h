@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/account.h"
 #include "shm/fastbox.h"
-#include "wrap/account.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -53,7 +53,7 @@ struct wisp_ghost_board {
     /* Each application process's time with MPI, by node rank, which its
      * wrappers write and the node's first ghost judges (profile.c). */
     struct {
-        alignas(64) struct wisp_wrap_live p;
+        alignas(64) struct wisp_core_live p;
     } live[WISP_GHOST_LIVE_MAX];
 };
 

@@ -13,17 +13,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/account.h"
 #include "core/config.h"
 #include "core/init.h"
 #include "core/log.h"
 #include "core/topo.h"
+#include "core/world.h"
 #include "ghost/async.h"
 #include "ghost/board.h"
 #include "ghost/errhandler.h"
 #include "ghost/place.h"
 #include "ghost/win.h"
 #include "shm/segment.h"
-#include "wrap/wrap.h"
 
 struct wisp_ghost_node wisp_ghost_node = {.all = MPI_COMM_NULL};
 static MPI_Comm users = MPI_COMM_NULL; /* the application's world */
@@ -115,9 +116,9 @@ void wisp_ghost_start(int thread_level)
     if (!wisp_config.GHOSTS)
         return;
     wisp_ghost_async_check();
-    wisp_wrap_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
+    wisp_core_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
     int vnode = (int)wisp_config.VNODE_SIZE;
-    wisp_core_topo_narrow(wisp_wrap_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
+    wisp_core_topo_narrow(wisp_core_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);
     wisp_core_log_rank = wisp_topo.world_rank; /* messages name the rank the user knows */
     if (wisp_ghost_windows_served())
         wisp_ghost_async_start();
@@ -131,13 +132,13 @@ void wisp_ghost_release(void)
     wisp_ghost_win_free_all(); /* windows the application left: collective, as MPI_Finalize */
     if (n->all_rank == 0)
         wisp_ghost_post(WISP_GHOST_CMD_FINALIZE, 0);
-    wisp_wrap_account_share(NULL); /* the live profile was in the board */
+    wisp_core_account_share(NULL); /* the live profile was in the board */
     munmap(n->board, sizeof *n->board);
     n->board = NULL;
     free(n->ghost_rank);
     n->ghost_rank = NULL;
     PMPI_Comm_free(&n->all);
     PMPI_Comm_free(&users);
-    wisp_wrap_user_world = MPI_COMM_WORLD;
+    wisp_core_user_world = MPI_COMM_WORLD;
     wisp_ghost_errhandlers_translate(false);
 }

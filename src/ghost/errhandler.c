@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "wrap/wrap.h"
+#include "core/world.h"
 
 /* The program's function of each handler created through the trampoline.
  * A handle the MPI reuses after a free is overwritten by its new creation. */
@@ -66,7 +66,7 @@ static void trampoline(MPI_Comm *comm, int *code, ...)
         return;
     MPI_Comm_errhandler_function *fn = function_of(handle);
     PMPI_Errhandler_free(&handle); /* the reference get_errhandler took */
-    MPI_Comm shown = *comm == wisp_wrap_user_world ? MPI_COMM_WORLD : *comm;
+    MPI_Comm shown = *comm == wisp_core_user_world ? MPI_COMM_WORLD : *comm;
     if (fn)
         fn(&shown, code);
 }
@@ -109,7 +109,7 @@ int wisp_ghost_errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errha
 int wisp_ghost_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     int rc = PMPI_Comm_set_errhandler(comm, errhandler);
-    if (rc == MPI_SUCCESS && comm == wisp_wrap_user_world && comm != MPI_COMM_WORLD)
+    if (rc == MPI_SUCCESS && comm == wisp_core_user_world && comm != MPI_COMM_WORLD)
         rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, errhandler);
     return rc;
 }

@@ -16,7 +16,7 @@
 
 #include "ghost/async.h"
 #include "ghost/board.h"
-#include "wrap/wrap.h"
+#include "wisp_have.h" /* WISP_HAVE_MPI_*_c */
 
 int wisp_ghost_win_error(struct wisp_ghost_win *w, int rc)
 {

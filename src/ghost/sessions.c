@@ -15,8 +15,8 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/quirks.h"
+#include "core/world.h"
 #include "ghost/ghost.h"
-#include "wrap/wrap.h"
 
 #if defined(WISP_HAVE_MPI_Session_init)
 
@@ -70,7 +70,7 @@ int wisp_ghost_group_from_pset(MPI_Session session, const char *pset_name, MPI_G
 {
     if (!carved() || !is_world(pset_name))
         return PMPI_Group_from_session_pset(session, pset_name, newgroup);
-    return PMPI_Comm_group(wisp_wrap_user_world, newgroup);
+    return PMPI_Comm_group(wisp_core_user_world, newgroup);
 }
 
 int wisp_ghost_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
@@ -80,7 +80,7 @@ int wisp_ghost_pset_info(MPI_Session session, const char *pset_name, MPI_Info *i
         return rc;
     int size;
     char value[16];
-    PMPI_Comm_size(wisp_wrap_user_world, &size);
+    PMPI_Comm_size(wisp_core_user_world, &size);
     snprintf(value, sizeof value, "%d", size);
     return PMPI_Info_set(*info, "mpi_size", value);
 }

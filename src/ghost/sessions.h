@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include "wisp_have.h"
+
 #pragma GCC visibility push(hidden)
 
 #if defined(WISP_HAVE_MPI_Session_init)

@@ -11,8 +11,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "core/world.h"
 #include "ghost/ghost.h"
-#include "wrap/wrap.h"
 
 static int world_only(int keyval)
 {
@@ -45,7 +45,7 @@ int wisp_ghost_world_attr(wisp_attr_get_fn *get, MPI_Comm comm, int keyval, void
     /* Another communicator may have them of its own (MPICH gives them to
      * every one); Open MPI gives them to none made from the application's
      * world, where natively a duplicate of the world has them. */
-    if (comm != wisp_wrap_user_world &&
+    if (comm != wisp_core_user_world &&
         ((rc = get(comm, keyval, value, flag)) != MPI_SUCCESS || *flag || comm == MPI_COMM_SELF))
         return rc;
     rc = get(MPI_COMM_WORLD, keyval, value, flag);

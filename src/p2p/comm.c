@@ -15,7 +15,8 @@
 
 #include "core/log.h"
 #include "core/topo.h"
-#include "wrap/wrap.h"
+#include "core/world.h"
+#include "core/wrapper.h"
 
 enum { CONTEXTS = 4096, WORDS = CONTEXTS / 64, BUCKETS = 1024 };
 
@@ -140,7 +141,7 @@ static int serve(MPI_Comm handle, int ctx)
         ranks[r] = r;
     MPI_Group group, world_group;
     PMPI_Comm_group(handle, &group);
-    PMPI_Comm_group(wisp_wrap_user_world, &world_group);
+    PMPI_Comm_group(wisp_core_user_world, &world_group);
     PMPI_Group_translate_ranks(group, c->size, ranks, world_group, world);
     PMPI_Group_free(&group);
     PMPI_Group_free(&world_group);
@@ -170,7 +171,7 @@ static int serve(MPI_Comm handle, int ctx)
     wisp_list_init(&c->unexpected);
     wisp_list_init(&c->remote);
     wisp_list_init(&c->remote_link);
-    wisp_wrap_begin(WISP_WRAP_SERVED);          /* sends, receives and probes look from now on */
+    wisp_core_begin(WISP_CORE_SERVED);          /* sends, receives and probes look from now on */
     if (wisp_p2p_comm_cache.unserved == handle) /* a handle the MPI used before */
         wisp_p2p_comm_cache.unserved = MPI_COMM_NULL;
     size_t b = bucket_of(handle);

@@ -35,10 +35,10 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/topo.h"
+#include "core/world.h"
 #include "shm/fastbox.h"
 #include "shm/heap.h"
 #include "shm/segment.h"
-#include "wrap/wrap.h"
 
 enum {
     SLOTS = 64,  /* rendezvous messages in flight per process */
@@ -288,13 +288,13 @@ static void start_rescuer(void)
 void wisp_p2p_init(int thread_level)
 {
     int mine_on = wisp_config.SHM, all_on = 0;
-    PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_wrap_user_world);
+    PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_core_user_world);
     if (!all_on)
         return;
     /* The MPI progresses on a probe of a communicator with peers; MPICH
      * answers one of MPI_COMM_SELF without moving anything. Every process
      * makes it, also where the segment fails below. */
-    PMPI_Comm_dup(wisp_wrap_user_world, &poke_comm);
+    PMPI_Comm_dup(wisp_core_user_world, &poke_comm);
     wisp_p2p_type_init();
     int *tag_ub = NULL, found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
@@ -342,7 +342,7 @@ void wisp_p2p_init(int thread_level)
             munmap(map, segment_size);
         wisp_log(1, "point-to-point engine off on this node: no shared segment of %zu bytes",
                  segment_size);
-        wisp_p2p_comm_init(wisp_wrap_user_world); /* still agree on contexts, as the others do */
+        wisp_p2p_comm_init(wisp_core_user_world); /* still agree on contexts, as the others do */
         return;
     }
     segment = map;
@@ -375,7 +375,7 @@ void wisp_p2p_init(int thread_level)
     if (n > 1)
         start_rescuer();
     wisp_p2p.cma = n > 1 && wisp_p2p_cma_init(wisp_topo.node_comm, wisp_config.SHM_CMA);
-    wisp_p2p_comm_init(wisp_wrap_user_world);
+    wisp_p2p_comm_init(wisp_core_user_world);
     wisp_log(2,
              "point-to-point engine on: %d processes on this node, rings of %u KiB, "
              "immediate <= %llu B, private messages from %llu B %s",

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "wrap/wrap.h"
+#include "core/status.h"
 
 /* The MPI's functions of each send mode, indexed by enum wisp_p2p_mode;
  * BY_MODE picks the large-count form when the count needs it. */
@@ -551,7 +551,7 @@ static int pair(MPI_Request r[2], MPI_Status *status, MPI_Comm comm)
 {
     MPI_Status st[2];
     int rc = wisp_p2p_waitall(2, r, st, false, NULL, false);
-    wisp_wrap_status_single(status, &st[0]);
+    wisp_core_status_single(status, &st[0]);
     if (rc == MPI_ERR_IN_STATUS) {
         rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
         return wisp_p2p_error(comm, rc);

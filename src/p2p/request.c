@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 
 #include "core/log.h"
-#include "wrap/wrap.h"
+#include "core/wrapper.h"
 
 struct wisp_p2p_pool wisp_p2p_pool;
 static struct wisp_p2p_req *free_list;
@@ -141,7 +141,7 @@ MPI_Message wisp_p2p_message_f2c(MPI_Fint message)
 #define SET(field, value) atomic_store_explicit(&p->field, value, memory_order_relaxed)
 static void reserve(struct wisp_p2p_pool *p)
 {
-    wisp_wrap_begin(WISP_WRAP_REQUESTS); /* before a handle of wisp's exists */
+    wisp_core_begin(WISP_CORE_REQUESTS); /* before a handle of wisp's exists */
     size_t pool = sizeof(struct wisp_p2p_req) * WISP_P2P_POOL_SIZE, sent = 0;
 #if !defined(MPICH)
     sent = WISP_P2P_SENT_RANGE;

@@ -7,7 +7,7 @@
  * test may have left some); and while a window is open. The rest of the
  * time it sleeps on a futex that the next nonblocking call rings
  * (thread.c, docs/ult.md). With WISP_PROGRESS=auto it also sleeps while
- * the process's profile (wrap/profile.h) says it is with MPI.
+ * the process's profile (core/profile.h) says it is with MPI.
  */
 #ifndef WISP_PROGRESS_PROGRESS_H
 #define WISP_PROGRESS_PROGRESS_H

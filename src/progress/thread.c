@@ -20,14 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/account.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/futex.h"
 #include "core/log.h"
 #include "core/membarrier.h"
+#include "core/profile.h"
 #include "core/topo.h"
+#include "core/world.h"
 #include "p2p/p2p.h"
-#include "wrap/profile.h"
-#include "wrap/wrap.h"
 
 static struct {
     bool on; /* the thread runs */
@@ -38,18 +40,18 @@ static struct {
     long linger_ns;
     bool own_core;
     bool adaptive; /* WISP_PROGRESS=auto: asleep while the process is with MPI */
-    struct wisp_wrap_stretch profile;
+    struct wisp_core_stretch profile;
     uint64_t gap, interval; /* of the profile, in ticks */
     _Atomic int windows;    /* windows created and not freed */
     _Atomic uint32_t bell;  /* futex word */
 } pt = {.comm = MPI_COMM_NULL};
 
-/* What the application did: counted by the wrappers (wrap.h), which call
+/* What the application did: counted by the wrappers (core/account.h), which call
  * on_event for a start only while the thread sleeps. The application's
  * side pays no fence where one application thread calls MPI at a time: the
  * thread, before it sleeps, makes the process execute a memory barrier
  * (membarrier). */
-static struct wisp_wrap_activity *const app = &wisp_wrap_activity;
+static struct wisp_core_activity *const app = &wisp_core_activity;
 
 static void wake(void)
 {
@@ -59,11 +61,11 @@ static void wake(void)
 
 /* The wrappers' hook: a nonblocking call while the thread sleeps, a window
  * made or freed. */
-static void on_event(enum wisp_wrap_event event)
+static void on_event(enum wisp_core_event event)
 {
-    if (event == WISP_WRAP_WIN_FREED)
+    if (event == WISP_CORE_WIN_FREED)
         atomic_fetch_sub(&pt.windows, 1);
-    else if (event != WISP_WRAP_WIN_MADE || atomic_fetch_add(&pt.windows, 1) == 0)
+    else if (event != WISP_CORE_WIN_MADE || atomic_fetch_add(&pt.windows, 1) == 0)
         wake(); /* a window's target side needs looks from now on */
 }
 
@@ -97,15 +99,15 @@ static bool armed(struct seen *seen, long now)
 }
 
 /* WISP_PROGRESS=auto: whether the application computes, from its profile
- * (wrap/profile.h). While it spends its time with MPI, it moves the MPI
+ * (core/profile.h). While it spends its time with MPI, it moves the MPI
  * itself, and a look would only take a core or the MPI's lock from it. */
 static bool app_computing(void)
 {
-    uint64_t now = wisp_wrap_ticks();
+    uint64_t now = wisp_core_ticks();
     uint64_t at = pt.profile.at;
-    bool c = wisp_wrap_profile_stretch(
-        &pt.profile, now, wisp_wrap_profile_away(wisp_wrap_account_live(), now, pt.gap),
-        wisp_wrap_profile_waited(0), pt.interval);
+    bool c = wisp_core_profile_stretch(
+        &pt.profile, now, wisp_core_profile_away(wisp_core_account_live(), now, pt.gap),
+        wisp_core_profile_waited(0), pt.interval);
     if (pt.profile.at != at)
         wisp_log(3, "progress thread: %.0f%% of the last stretch with MPI: %s",
                  pt.profile.fraction * 100, c ? "computing" : "with MPI");
@@ -163,7 +165,7 @@ static void *run(void *unused)
          * a second, should its wake-up have crossed this going to sleep). */
         unsigned bell = atomic_load(&pt.bell);
         atomic_store(&app->watcher_asleep, true);
-        if (wisp_wrap_one_caller)
+        if (wisp_core_one_caller)
             wisp_membarrier();
         if (!atomic_load(&app->pending) && !atomic_load(&pt.stop))
             wisp_futex(&pt.bell, FUTEX_WAIT_PRIVATE, bell, 1000000000L);
@@ -232,23 +234,23 @@ void wisp_progress_start(int thread_level)
         return;
     }
     if (pt.adaptive) {
-        uint64_t gap_ns = wisp_wrap_profile_gap_ns();
-        wisp_wrap_account_start(false, gap_ns);
-        pt.gap = wisp_wrap_ns_to_ticks(gap_ns);
-        pt.interval = wisp_wrap_ns_to_ticks((uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u);
-        uint64_t now = wisp_wrap_ticks();
-        wisp_wrap_profile_stretch(&pt.profile, now,
-                                  wisp_wrap_profile_away(wisp_wrap_account_live(), now, pt.gap),
-                                  wisp_wrap_profile_waited(0), 0);
+        uint64_t gap_ns = wisp_core_profile_gap_ns();
+        wisp_core_account_start(false, gap_ns);
+        pt.gap = wisp_core_ns_to_ticks(gap_ns);
+        pt.interval = wisp_core_ns_to_ticks((uint64_t)wisp_config.ASYNC_INTERVAL * 1000000u);
+        uint64_t now = wisp_core_ticks();
+        wisp_core_profile_stretch(&pt.profile, now,
+                                  wisp_core_profile_away(wisp_core_account_live(), now, pt.gap),
+                                  wisp_core_profile_waited(0), 0);
     }
     /* Of the world: MPICH answers a probe of MPI_COMM_SELF without moving
      * anything. The application's world: ghost processes (WISP_GHOSTS)
      * serve and never join a collective of the MPI's. */
-    PMPI_Comm_dup(wisp_wrap_user_world, &pt.comm);
+    PMPI_Comm_dup(wisp_core_user_world, &pt.comm);
     pt.linger_ns = wisp_config.PROGRESS_LINGER * 1000L;
     atomic_store(&pt.stop, false);
     /* The application's level, not the MPI's (which the thread needs). */
-    wisp_wrap_one_caller = thread_level != MPI_THREAD_MULTIPLE && wisp_membarrier_register();
+    wisp_core_one_caller = thread_level != MPI_THREAD_MULTIPLE && wisp_membarrier_register();
     sigset_t all, old; /* the application's signal handlers run on its own threads */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -266,14 +268,14 @@ void wisp_progress_start(int thread_level)
     wisp_p2p_progress_thread(wisp_config.PROGRESS_CORES ||
                              wisp_topo.machine_cores > wisp_topo.machine_procs);
     pt.on = true;
-    wisp_wrap_event_hook = on_event;
+    wisp_core_event_hook = on_event;
 }
 
 void wisp_progress_stop(void)
 {
     if (!pt.on)
         return;
-    wisp_wrap_event_hook = NULL;
+    wisp_core_event_hook = NULL;
     atomic_store(&pt.stop, true);
     wake();
     wisp_p2p_nap_end();

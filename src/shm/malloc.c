@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/export.h"
 #include "shm/heap.h"
-#include "wrap/wrap.h" /* WISP_EXPORT */
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);

@@ -31,8 +31,8 @@
 
 #include "core/config.h"
 #include "core/futex.h"
+#include "core/wrapper.h"
 #include "ult/fcontext.h"
-#include "wrap/wrap.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -349,8 +349,8 @@ static void start(void)
     /* Blocking calls in ULTs must reach wisp_impl (yields.def), also where
      * the dispatch would give the MPI's own function while wisp has no
      * request or served communicator of its own (src/wrap/dispatch.c). */
-    wisp_wrap_begin(WISP_WRAP_REQUESTS);
-    wisp_wrap_begin(WISP_WRAP_SERVED);
+    wisp_core_begin(WISP_CORE_REQUESTS);
+    wisp_core_begin(WISP_CORE_SERVED);
     ult.streams = calloc((size_t)ult.count, sizeof *ult.streams);
     if (!ult.streams) {
         ult.error = ENOMEM;

@@ -2,16 +2,18 @@
  * The blocking MPI calls of a ULT: test, and between tests run the other
  * ULTs of this kernel thread (after a short spin, WISP_ULT_SPIN tests, as
  * an answer that is about to arrive is cheaper to wait for than a switch).
- * Tests go to wisp_impl, the same implementations the application's own
- * MPI_Test* reach, so requests of wisp and of the MPI mix as they do there,
- * and completion order and statuses are exactly theirs.
+ * Tests go to wisp_impl (core/wrapper.h), the same implementations the
+ * application's own MPI_Test* reach, so requests of wisp and of the MPI mix
+ * as they do there, and completion order and statuses are exactly theirs.
  */
 #include "ult/ult.h"
 
 #include <limits.h>
 
 #include "core/config.h"
-#include "wrap/wrap.h"
+#include "core/status.h"
+#include "core/wrapper.h"
+#include "wisp_have.h"
 
 /* Poll `test` until it reports completion (or an error), yielding. */
 #define WISP_ULT_POLL(test, flag)                                                                  \
@@ -28,46 +30,48 @@
 int wisp_ult_wait(MPI_Request *request, MPI_Status *status)
 {
     if (!wisp_ult_may_yield())
-        return wisp_impl.MPI_Wait(request, status);
+        return wisp_core_wrapper.impl->MPI_Wait(request, status);
     int flag = 0;
-    WISP_ULT_POLL(wisp_impl.MPI_Test(request, &flag, status), flag);
+    WISP_ULT_POLL(wisp_core_wrapper.impl->MPI_Test(request, &flag, status), flag);
 }
 
 int wisp_ult_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     int flag = 0;
-    WISP_ULT_POLL(wisp_impl.MPI_Testall(count, requests, &flag, statuses), flag);
+    WISP_ULT_POLL(wisp_core_wrapper.impl->MPI_Testall(count, requests, &flag, statuses), flag);
 }
 
 int wisp_ult_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
     int flag = 0;
-    WISP_ULT_POLL(wisp_impl.MPI_Testany(count, requests, index, &flag, status), flag);
+    WISP_ULT_POLL(wisp_core_wrapper.impl->MPI_Testany(count, requests, index, &flag, status), flag);
 }
 
 int wisp_ult_waitsome(int count, MPI_Request requests[], int *outcount, int indices[],
                       MPI_Status statuses[])
 {
-    WISP_ULT_POLL(wisp_impl.MPI_Testsome(count, requests, outcount, indices, statuses),
-                  *outcount != 0); /* MPI_UNDEFINED: nothing active */
+    WISP_ULT_POLL(
+        wisp_core_wrapper.impl->MPI_Testsome(count, requests, outcount, indices, statuses),
+        *outcount != 0); /* MPI_UNDEFINED: nothing active */
 }
 
 int wisp_ult_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int flag = 0;
-    WISP_ULT_POLL(wisp_impl.MPI_Iprobe(source, tag, comm, &flag, status), flag);
+    WISP_ULT_POLL(wisp_core_wrapper.impl->MPI_Iprobe(source, tag, comm, &flag, status), flag);
 }
 
 int wisp_ult_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     int flag = 0;
-    WISP_ULT_POLL(wisp_impl.MPI_Improbe(source, tag, comm, &flag, message, status), flag);
+    WISP_ULT_POLL(wisp_core_wrapper.impl->MPI_Improbe(source, tag, comm, &flag, message, status),
+                  flag);
 }
 
 int wisp_ult_win_wait(MPI_Win win)
 {
     int flag = 0;
-    WISP_ULT_POLL(wisp_impl.MPI_Win_test(win, &flag), flag);
+    WISP_ULT_POLL(wisp_core_wrapper.impl->MPI_Win_test(win, &flag), flag);
 }
 
 /* MPI_Sendrecv as a receive and a send under one wait (Open MPI 4.1 has no
@@ -79,27 +83,28 @@ int wisp_ult_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, in
     MPI_Request reqs[2];
     MPI_Status statuses[2];
 #ifdef WISP_HAVE_MPI_Irecv_c
-    int rc = wisp_impl.MPI_Irecv_c(rbuf, rcount, rtype, source, rtag, comm, &reqs[0]);
+    int rc = wisp_core_wrapper.impl->MPI_Irecv_c(rbuf, rcount, rtype, source, rtag, comm, &reqs[0]);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = wisp_impl.MPI_Isend_c(sbuf, scount, stype, dest, stag, comm, &reqs[1]);
+    rc = wisp_core_wrapper.impl->MPI_Isend_c(sbuf, scount, stype, dest, stag, comm, &reqs[1]);
 #else
     if (scount > INT_MAX || rcount > INT_MAX) /* the MPI reports it */
-        return wisp_impl.MPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount,
-                                      rtype, source, rtag, comm, status);
-    int rc = wisp_impl.MPI_Irecv(rbuf, (int)rcount, rtype, source, rtag, comm, &reqs[0]);
+        return wisp_core_wrapper.impl->MPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf,
+                                                    (int)rcount, rtype, source, rtag, comm, status);
+    int rc =
+        wisp_core_wrapper.impl->MPI_Irecv(rbuf, (int)rcount, rtype, source, rtag, comm, &reqs[0]);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = wisp_impl.MPI_Isend(sbuf, (int)scount, stype, dest, stag, comm, &reqs[1]);
+    rc = wisp_core_wrapper.impl->MPI_Isend(sbuf, (int)scount, stype, dest, stag, comm, &reqs[1]);
 #endif
     if (rc != MPI_SUCCESS) { /* no send: take the receive back */
-        wisp_impl.MPI_Cancel(&reqs[0]);
-        wisp_impl.MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        wisp_core_wrapper.impl->MPI_Cancel(&reqs[0]);
+        wisp_core_wrapper.impl->MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
         return rc;
     }
     rc = wisp_ult_waitall(2, reqs, statuses);
     if (rc == MPI_ERR_IN_STATUS)
         rc = statuses[0].MPI_ERROR != MPI_SUCCESS ? statuses[0].MPI_ERROR : statuses[1].MPI_ERROR;
-    wisp_wrap_status_single(status, &statuses[0]);
+    wisp_core_status_single(status, &statuses[0]);
     return rc;
 }

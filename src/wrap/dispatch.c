@@ -55,9 +55,9 @@ void wisp_wrap_mpi_found(void)
  * Functions that are the MPI's own until wisp has something to do in them:
  * their slots of `wisp_serve` hold PMPI_X until then, so the call costs one
  * jump, not even a look at each request handle or at the communicator.
- * - WISP_WRAP_REQUESTS, the polls and waits, until wisp makes its first
+ * - WISP_CORE_REQUESTS, the polls and waits, until wisp makes its first
  *   request (a loop of MPI_Testany over the MPI's receives);
- * - WISP_WRAP_SERVED, sends, receives and probes, until wisp serves its
+ * - WISP_CORE_SERVED, sends, receives and probes, until wisp serves its
  *   first communicator (one process, WISP_VNODE_SIZE=1, WISP_SHM=off).
  * Both begin before the first handle of wisp's or the served communicator
  * exists anywhere, so no call can hold one and the MPI's function.
@@ -70,10 +70,10 @@ static bool begun[2], hooked, watching;
 #define WATCHED(f) (watching && wisp_watched.f)
 #define BEGUN(f)   (WATCHED(f) ? wisp_watched.f : wisp_impl.f)
 
-static void point(enum wisp_wrap_group group, bool mpi)
+static void point(enum wisp_core_group group, bool mpi)
 {
 #define SLOT(f) SET(f, (mpi && !WATCHED(f)) ? P##f : BEGUN(f))
-    if (group == WISP_WRAP_REQUESTS) {
+    if (group == WISP_CORE_REQUESTS) {
         SLOT(MPI_Test);
         SLOT(MPI_Testall);
         SLOT(MPI_Testany);
@@ -94,10 +94,10 @@ static void point(enum wisp_wrap_group group, bool mpi)
 #undef SLOT
 }
 
-void wisp_wrap_hooks_enable(enum wisp_wrap_hooks hooks)
+void wisp_wrap_hooks_enable(enum wisp_core_hooks hooks)
 {
-    hooked = hooks == WISP_WRAP_HOOK_ALL;
-    watching = hooks == WISP_WRAP_WATCH;
+    hooked = hooks == WISP_CORE_HOOK_ALL;
+    watching = hooks == WISP_CORE_WATCH;
     if (hooked) {
 #define WISP_FN(f) SET(f, wisp_hooked.f);
 #include "present.def"
@@ -109,21 +109,13 @@ void wisp_wrap_hooks_enable(enum wisp_wrap_hooks hooks)
 #undef WISP_FN
     for (int g = 0; g < 2; g++)
         if (!__atomic_load_n(&begun[g], __ATOMIC_ACQUIRE))
-            point((enum wisp_wrap_group)g, true);
+            point((enum wisp_core_group)g, true);
 }
 
-void wisp_wrap_begin(enum wisp_wrap_group group)
+void wisp_wrap_begin(enum wisp_core_group group)
 {
     if (__atomic_exchange_n(&begun[group], true, __ATOMIC_ACQ_REL))
         return;
     if (!hooked) /* hooked: every slot calls wisp_impl already */
         point(group, false);
 }
-
-const char *const wisp_fn_names[WISP_FN_COUNT] = {
-#define WISP_FN(f) #f,
-#include "present.def"
-#undef WISP_FN
-};
-
-MPI_Comm wisp_wrap_user_world = MPI_COMM_WORLD;

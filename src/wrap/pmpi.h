@@ -33,7 +33,7 @@ extern bool wisp_pmpi_serves;
 /* Fill wisp_mpi and wisp_next (gen/pmpi.c); once, at load (tools.c). */
 void wisp_pmpi_resolve(void);
 void wisp_pmpi_resolve_once(void);
-/* For wisp_pmpi_resolve, in src/core/tools.c: the MPI's function `pname`
+/* For wisp_pmpi_resolve, in tools.c: the MPI's function `pname`
  * (PMPI_X); and a tool's `name` (MPI_X) after libwisp, or NULL, noting one
  * ahead of it too. */
 void *wisp_tools_mpi(const char *pname);

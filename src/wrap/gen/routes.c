@@ -3,6 +3,7 @@
 #include <stdbool.h>
 
 #include "core/init.h"
+#include "core/world.h"
 #include "ghost/async.h"
 #include "ghost/errhandler.h"
 #include "ghost/sessions.h"
@@ -19,7 +20,7 @@
 #ifdef WISP_HAVE_MPI_Abort
 int wisp_impl_MPI_Abort(MPI_Comm comm, int errorcode)
 {
-    return PMPI_Abort(comm == wisp_wrap_user_world ? MPI_COMM_WORLD : comm, errorcode);
+    return PMPI_Abort(comm == wisp_core_user_world ? MPI_COMM_WORLD : comm, errorcode);
 }
 #endif
 
@@ -2762,7 +2763,7 @@ int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:62)"
+#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:63)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock

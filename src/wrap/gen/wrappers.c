@@ -82,7 +82,7 @@ WISP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 
 static int hooked_MPI_Abort(MPI_Comm comm, int errorcode)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Abort, (comm, errorcode));
 }
 #endif
@@ -100,7 +100,7 @@ static int hooked_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_
 
 static int watched_MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Accumulate, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    WISP_WRAP_WATCHED(MPI_Accumulate, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
@@ -117,7 +117,7 @@ static int hooked_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_cou
 
 static int watched_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Accumulate_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    WISP_WRAP_WATCHED(MPI_Accumulate_c, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
@@ -201,13 +201,13 @@ WISP_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
 
 static int hooked_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 static int watched_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Allgather, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Allgather, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
@@ -219,13 +219,13 @@ WISP_EXPORT int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 
 static int hooked_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 static int watched_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Allgather_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Allgather_c, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
@@ -237,13 +237,13 @@ WISP_EXPORT int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datat
 
 static int hooked_MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Allgather_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Allgather_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -255,13 +255,13 @@ WISP_EXPORT int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, M
 
 static int hooked_MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Allgather_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Allgather_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -273,13 +273,13 @@ WISP_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype 
 
 static int hooked_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 
 static int watched_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Allgatherv, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Allgatherv, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
 
@@ -291,13 +291,13 @@ WISP_EXPORT int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 
 static int hooked_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 
 static int watched_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Allgatherv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Allgatherv_c, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
 
@@ -309,13 +309,13 @@ WISP_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Data
 
 static int hooked_MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Allgatherv_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Allgatherv_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
@@ -327,13 +327,13 @@ WISP_EXPORT int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, 
 
 static int hooked_MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Allgatherv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Allgatherv_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
@@ -357,13 +357,13 @@ WISP_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
 
 static int hooked_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 static int watched_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Allreduce, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Allreduce, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -375,13 +375,13 @@ WISP_EXPORT int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count co
 
 static int hooked_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 static int watched_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Allreduce_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Allreduce_c, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -393,13 +393,13 @@ WISP_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count
 
 static int hooked_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Allreduce_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Allreduce_init, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -411,13 +411,13 @@ WISP_EXPORT int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Cou
 
 static int hooked_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Allreduce_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Allreduce_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Allreduce_init_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -429,13 +429,13 @@ WISP_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
 
 static int hooked_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 static int watched_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoall, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Alltoall, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
@@ -447,13 +447,13 @@ WISP_EXPORT int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 
 static int hooked_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 static int watched_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoall_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Alltoall_c, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
 
@@ -465,13 +465,13 @@ WISP_EXPORT int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Dataty
 
 static int hooked_MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoall_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Alltoall_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -483,13 +483,13 @@ WISP_EXPORT int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MP
 
 static int hooked_MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoall_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Alltoall_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -501,13 +501,13 @@ WISP_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
 
 static int hooked_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 
 static int watched_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallv, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Alltoallv, WISP_CORE_BLOCKS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
 
@@ -519,13 +519,13 @@ WISP_EXPORT int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[
 
 static int hooked_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 
 static int watched_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+    WISP_WRAP_WATCHED(MPI_Alltoallv_c, WISP_CORE_BLOCKS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
 
@@ -537,13 +537,13 @@ WISP_EXPORT int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], 
 
 static int hooked_MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallv_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Alltoallv_init, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
@@ -555,13 +555,13 @@ WISP_EXPORT int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendco
 
 static int hooked_MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Alltoallv_init_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
@@ -573,13 +573,13 @@ WISP_EXPORT int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
 
 static int hooked_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 
 static int watched_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallw, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+    WISP_WRAP_WATCHED(MPI_Alltoallw, WISP_CORE_BLOCKS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 
@@ -591,13 +591,13 @@ WISP_EXPORT int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[
 
 static int hooked_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 
 static int watched_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallw_c, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+    WISP_WRAP_WATCHED(MPI_Alltoallw_c, WISP_CORE_BLOCKS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
 
@@ -609,13 +609,13 @@ WISP_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], 
 
 static int hooked_MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 
 static int watched_MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallw_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Alltoallw_init, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
@@ -627,13 +627,13 @@ WISP_EXPORT int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendco
 
 static int hooked_MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 
 static int watched_MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Alltoallw_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Alltoallw_init_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
@@ -645,7 +645,7 @@ WISP_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval)
 
 static int hooked_MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Attr_delete, (comm, keyval));
 }
 #endif
@@ -658,7 +658,7 @@ WISP_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int
 
 static int hooked_MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Attr_get, (comm, keyval, attribute_val, flag));
 }
 #endif
@@ -671,7 +671,7 @@ WISP_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 
 static int hooked_MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Attr_put, (comm, keyval, attribute_val));
 }
 #endif
@@ -684,13 +684,13 @@ WISP_EXPORT int MPI_Barrier(MPI_Comm comm)
 
 static int hooked_MPI_Barrier(MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Barrier, (comm));
 }
 
 static int watched_MPI_Barrier(MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Barrier, WISP_WRAP_BLOCKS, (comm));
+    WISP_WRAP_WATCHED(MPI_Barrier, WISP_CORE_BLOCKS, (comm));
 }
 #endif
 
@@ -702,13 +702,13 @@ WISP_EXPORT int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* requ
 
 static int hooked_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Barrier_init, (comm, info, request));
 }
 
 static int watched_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Barrier_init, WISP_WRAP_STARTS, (comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Barrier_init, WISP_CORE_STARTS, (comm, info, request));
 }
 #endif
 
@@ -720,13 +720,13 @@ WISP_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
 
 static int hooked_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast, (buffer, count, datatype, root, comm));
 }
 
 static int watched_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Bcast, WISP_WRAP_BLOCKS, (buffer, count, datatype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Bcast, WISP_CORE_BLOCKS, (buffer, count, datatype, root, comm));
 }
 #endif
 
@@ -738,13 +738,13 @@ WISP_EXPORT int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype
 
 static int hooked_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast_c, (buffer, count, datatype, root, comm));
 }
 
 static int watched_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Bcast_c, WISP_WRAP_BLOCKS, (buffer, count, datatype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Bcast_c, WISP_CORE_BLOCKS, (buffer, count, datatype, root, comm));
 }
 #endif
 
@@ -756,13 +756,13 @@ WISP_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, i
 
 static int hooked_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast_init, (buffer, count, datatype, root, comm, info, request));
 }
 
 static int watched_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Bcast_init, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Bcast_init, WISP_CORE_STARTS, (buffer, count, datatype, root, comm, info, request));
 }
 #endif
 
@@ -774,13 +774,13 @@ WISP_EXPORT int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype dat
 
 static int hooked_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bcast_init_c, (buffer, count, datatype, root, comm, info, request));
 }
 
 static int watched_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Bcast_init_c, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Bcast_init_c, WISP_CORE_STARTS, (buffer, count, datatype, root, comm, info, request));
 }
 #endif
 
@@ -792,13 +792,13 @@ WISP_EXPORT int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int
 
 static int hooked_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Bsend, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Bsend, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -810,13 +810,13 @@ WISP_EXPORT int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datat
 
 static int hooked_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Bsend_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Bsend_c, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -828,13 +828,13 @@ WISP_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype
 
 static int hooked_MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend_init, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Bsend_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Bsend_init, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -846,13 +846,13 @@ WISP_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype 
 
 static int hooked_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Bsend_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Bsend_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Bsend_init_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -929,7 +929,7 @@ static int hooked_MPI_Buffer_iflush(MPI_Request* request)
 
 static int watched_MPI_Buffer_iflush(MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Buffer_iflush, WISP_WRAP_STARTS, (request));
+    WISP_WRAP_WATCHED(MPI_Buffer_iflush, WISP_CORE_STARTS, (request));
 }
 #endif
 
@@ -953,7 +953,7 @@ WISP_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords
 
 static int hooked_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Cart_coords, (comm, rank, maxdims, coords));
 }
 #endif
@@ -966,7 +966,7 @@ WISP_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
 
 static int hooked_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
-    comm_old = wisp_wrap_comm_in(comm_old);
+    comm_old = wisp_core_comm_in(comm_old);
     WISP_WRAP_HOOKED(MPI_Cart_create, (comm_old, ndims, dims, periods, reorder, comm_cart));
 }
 #endif
@@ -979,7 +979,7 @@ WISP_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods
 
 static int hooked_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Cart_get, (comm, maxdims, dims, periods, coords));
 }
 #endif
@@ -992,7 +992,7 @@ WISP_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const i
 
 static int hooked_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Cart_map, (comm, ndims, dims, periods, newrank));
 }
 #endif
@@ -1005,7 +1005,7 @@ WISP_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 
 static int hooked_MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Cart_rank, (comm, coords, rank));
 }
 #endif
@@ -1018,7 +1018,7 @@ WISP_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank
 
 static int hooked_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Cart_shift, (comm, direction, disp, rank_source, rank_dest));
 }
 #endif
@@ -1031,7 +1031,7 @@ WISP_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
 
 static int hooked_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Cart_sub, (comm, remain_dims, newcomm));
 }
 #endif
@@ -1044,7 +1044,7 @@ WISP_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 
 static int hooked_MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Cartdim_get, (comm, ndims));
 }
 #endif
@@ -1069,7 +1069,7 @@ WISP_EXPORT int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, 
 
 static int hooked_MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_accept, (port_name, info, root, comm, newcomm));
 }
 #endif
@@ -1082,7 +1082,7 @@ WISP_EXPORT int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 
 static int hooked_MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_attach_buffer, (comm, buffer, size));
 }
 #endif
@@ -1095,7 +1095,7 @@ WISP_EXPORT int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count 
 
 static int hooked_MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_attach_buffer_c, (comm, buffer, size));
 }
 #endif
@@ -1108,7 +1108,7 @@ WISP_EXPORT MPI_Fint MPI_Comm_c2f(MPI_Comm comm)
 
 static MPI_Fint hooked_MPI_Comm_c2f(MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_c2f, (comm));
 }
 #endif
@@ -1121,7 +1121,7 @@ WISP_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 
 static int hooked_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_call_errhandler, (comm, errorcode));
 }
 #endif
@@ -1134,8 +1134,8 @@ WISP_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 
 static int hooked_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 {
-    comm1 = wisp_wrap_comm_in(comm1);
-    comm2 = wisp_wrap_comm_in(comm2);
+    comm1 = wisp_core_comm_in(comm1);
+    comm2 = wisp_core_comm_in(comm2);
     WISP_WRAP_HOOKED(MPI_Comm_compare, (comm1, comm2, result));
 }
 #endif
@@ -1148,7 +1148,7 @@ WISP_EXPORT int MPI_Comm_connect(const char* port_name, MPI_Info info, int root,
 
 static int hooked_MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_connect, (port_name, info, root, comm, newcomm));
 }
 #endif
@@ -1161,7 +1161,7 @@ WISP_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
 
 static int hooked_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_create, (comm, group, newcomm));
 }
 #endif
@@ -1198,7 +1198,7 @@ WISP_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
 
 static int hooked_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_create_group, (comm, group, tag, newcomm));
 }
 #endif
@@ -1223,7 +1223,7 @@ WISP_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 
 static int hooked_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_delete_attr, (comm, comm_keyval));
 }
 #endif
@@ -1236,7 +1236,7 @@ WISP_EXPORT int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* si
 
 static int hooked_MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_detach_buffer, (comm, buffer_addr, size));
 }
 #endif
@@ -1249,7 +1249,7 @@ WISP_EXPORT int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_C
 
 static int hooked_MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_detach_buffer_c, (comm, buffer_addr, size));
 }
 #endif
@@ -1274,7 +1274,7 @@ WISP_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 
 static int hooked_MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_dup, (comm, newcomm));
 }
 #endif
@@ -1287,7 +1287,7 @@ WISP_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
 
 static int hooked_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_dup_with_info, (comm, info, newcomm));
 }
 #endif
@@ -1312,7 +1312,7 @@ WISP_EXPORT int MPI_Comm_flush_buffer(MPI_Comm comm)
 
 static int hooked_MPI_Comm_flush_buffer(MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_flush_buffer, (comm));
 }
 #endif
@@ -1361,7 +1361,7 @@ WISP_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribut
 
 static int hooked_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag));
 }
 #endif
@@ -1374,7 +1374,7 @@ WISP_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandle
 
 static int hooked_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_get_errhandler, (comm, errhandler));
 }
 #endif
@@ -1387,7 +1387,7 @@ WISP_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
 
 static int hooked_MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_get_info, (comm, info_used));
 }
 #endif
@@ -1400,7 +1400,7 @@ WISP_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen
 
 static int hooked_MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_get_name, (comm, comm_name, resultlen));
 }
 #endif
@@ -1425,7 +1425,7 @@ WISP_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 
 static int hooked_MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_group, (comm, group));
 }
 #endif
@@ -1438,13 +1438,13 @@ WISP_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
 
 static int hooked_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_idup, (comm, newcomm, request));
 }
 
 static int watched_MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Comm_idup, WISP_WRAP_STARTS, (comm, newcomm, request));
+    WISP_WRAP_WATCHED(MPI_Comm_idup, WISP_CORE_STARTS, (comm, newcomm, request));
 }
 #endif
 
@@ -1456,13 +1456,13 @@ WISP_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* 
 
 static int hooked_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_idup_with_info, (comm, info, newcomm, request));
 }
 
 static int watched_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Comm_idup_with_info, WISP_WRAP_STARTS, (comm, info, newcomm, request));
+    WISP_WRAP_WATCHED(MPI_Comm_idup_with_info, WISP_CORE_STARTS, (comm, info, newcomm, request));
 }
 #endif
 
@@ -1474,13 +1474,13 @@ WISP_EXPORT int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 
 static int hooked_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_iflush_buffer, (comm, request));
 }
 
 static int watched_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Comm_iflush_buffer, WISP_WRAP_STARTS, (comm, request));
+    WISP_WRAP_WATCHED(MPI_Comm_iflush_buffer, WISP_CORE_STARTS, (comm, request));
 }
 #endif
 
@@ -1504,7 +1504,7 @@ WISP_EXPORT int MPI_Comm_rank(MPI_Comm comm, int* rank)
 
 static int hooked_MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_rank, (comm, rank));
 }
 #endif
@@ -1517,7 +1517,7 @@ WISP_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 
 static int hooked_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_remote_group, (comm, group));
 }
 #endif
@@ -1530,7 +1530,7 @@ WISP_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 
 static int hooked_MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_remote_size, (comm, size));
 }
 #endif
@@ -1543,7 +1543,7 @@ WISP_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribut
 
 static int hooked_MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_set_attr, (comm, comm_keyval, attribute_val));
 }
 #endif
@@ -1556,7 +1556,7 @@ WISP_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
 
 static int hooked_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_set_errhandler, (comm, errhandler));
 }
 #endif
@@ -1569,7 +1569,7 @@ WISP_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 
 static int hooked_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_set_info, (comm, info));
 }
 #endif
@@ -1582,7 +1582,7 @@ WISP_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 
 static int hooked_MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_set_name, (comm, comm_name));
 }
 #endif
@@ -1595,7 +1595,7 @@ WISP_EXPORT int MPI_Comm_size(MPI_Comm comm, int* size)
 
 static int hooked_MPI_Comm_size(MPI_Comm comm, int* size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_size, (comm, size));
 }
 #endif
@@ -1608,7 +1608,7 @@ WISP_EXPORT int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, 
 
 static int hooked_MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_spawn, (command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes));
 }
 #endif
@@ -1621,7 +1621,7 @@ WISP_EXPORT int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], ch
 
 static int hooked_MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_spawn_multiple, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes));
 }
 #endif
@@ -1634,7 +1634,7 @@ WISP_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
 
 static int hooked_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_split, (comm, color, key, newcomm));
 }
 #endif
@@ -1647,7 +1647,7 @@ WISP_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
 
 static int hooked_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_split_type, (comm, split_type, key, info, newcomm));
 }
 #endif
@@ -1660,7 +1660,7 @@ WISP_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 
 static int hooked_MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_test_inter, (comm, flag));
 }
 #endif
@@ -1673,7 +1673,7 @@ WISP_EXPORT int MPI_Comm_toint(MPI_Comm comm)
 
 static int hooked_MPI_Comm_toint(MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Comm_toint, (comm));
 }
 #endif
@@ -1710,7 +1710,7 @@ WISP_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
 
 static int hooked_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
-    comm_old = wisp_wrap_comm_in(comm_old);
+    comm_old = wisp_core_comm_in(comm_old);
     WISP_WRAP_HOOKED(MPI_Dist_graph_create, (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph));
 }
 #endif
@@ -1723,7 +1723,7 @@ WISP_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
 
 static int hooked_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
-    comm_old = wisp_wrap_comm_in(comm_old);
+    comm_old = wisp_core_comm_in(comm_old);
     WISP_WRAP_HOOKED(MPI_Dist_graph_create_adjacent, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph));
 }
 #endif
@@ -1736,7 +1736,7 @@ WISP_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
 
 static int hooked_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Dist_graph_neighbors, (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights));
 }
 #endif
@@ -1749,7 +1749,7 @@ WISP_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int
 
 static int hooked_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Dist_graph_neighbors_count, (comm, indegree, outdegree, weighted));
 }
 #endif
@@ -1822,7 +1822,7 @@ WISP_EXPORT int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
 
 static int hooked_MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Errhandler_get, (comm, errhandler));
 }
 #endif
@@ -1835,7 +1835,7 @@ WISP_EXPORT int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 
 static int hooked_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Errhandler_set, (comm, errhandler));
 }
 #endif
@@ -1884,13 +1884,13 @@ WISP_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Da
 
 static int hooked_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 static int watched_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Exscan, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Exscan, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -1902,13 +1902,13 @@ WISP_EXPORT int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count
 
 static int hooked_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 static int watched_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Exscan_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Exscan_c, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -1920,13 +1920,13 @@ WISP_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, M
 
 static int hooked_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Exscan_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Exscan_init, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -1938,13 +1938,13 @@ WISP_EXPORT int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count 
 
 static int hooked_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Exscan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Exscan_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Exscan_init_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -2201,7 +2201,7 @@ static int hooked_MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype
 
 static int watched_MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2218,7 +2218,7 @@ static int hooked_MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Data
 
 static int watched_MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_all, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_all, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2235,7 +2235,7 @@ static int hooked_MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, 
 
 static int watched_MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_all_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_all_c, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2252,7 +2252,7 @@ static int hooked_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, i
 
 static int watched_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_at, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_at, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2269,7 +2269,7 @@ static int hooked_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* bu
 
 static int watched_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_at_all, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_at_all, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2286,7 +2286,7 @@ static int hooked_MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* 
 
 static int watched_MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_at_all_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_at_all_c, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2303,7 +2303,7 @@ static int hooked_MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf,
 
 static int watched_MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_at_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_at_c, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2320,7 +2320,7 @@ static int hooked_MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_
 
 static int watched_MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_c, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2337,7 +2337,7 @@ static int hooked_MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_D
 
 static int watched_MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_shared, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_shared, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2354,7 +2354,7 @@ static int hooked_MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count coun
 
 static int watched_MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iread_shared_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iread_shared_c, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2371,7 +2371,7 @@ static int hooked_MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_D
 
 static int watched_MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2388,7 +2388,7 @@ static int hooked_MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, M
 
 static int watched_MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_all, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_all, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2405,7 +2405,7 @@ static int hooked_MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count 
 
 static int watched_MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_all_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_all_c, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2422,7 +2422,7 @@ static int hooked_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void*
 
 static int watched_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_at, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2439,7 +2439,7 @@ static int hooked_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const v
 
 static int watched_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_at_all, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at_all, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2456,7 +2456,7 @@ static int hooked_MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const
 
 static int watched_MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_at_all_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at_all_c, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2473,7 +2473,7 @@ static int hooked_MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const voi
 
 static int watched_MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_at_c, WISP_WRAP_STARTS, (fh, offset, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_at_c, WISP_CORE_STARTS, (fh, offset, buf, count, datatype, request));
 }
 #endif
 
@@ -2490,7 +2490,7 @@ static int hooked_MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count coun
 
 static int watched_MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_c, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2507,7 +2507,7 @@ static int hooked_MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count
 
 static int watched_MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_shared, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_shared, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2524,7 +2524,7 @@ static int hooked_MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Cou
 
 static int watched_MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_File_iwrite_shared_c, WISP_WRAP_STARTS, (fh, buf, count, datatype, request));
+    WISP_WRAP_WATCHED(MPI_File_iwrite_shared_c, WISP_CORE_STARTS, (fh, buf, count, datatype, request));
 }
 #endif
 
@@ -2536,7 +2536,7 @@ WISP_EXPORT int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MP
 
 static int hooked_MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_File_open, (comm, filename, amode, info, fh));
 }
 #endif
@@ -3209,13 +3209,13 @@ WISP_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
 
 static int hooked_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
 static int watched_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Gather, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Gather, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -3227,13 +3227,13 @@ WISP_EXPORT int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 
 static int hooked_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
 static int watched_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Gather_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Gather_c, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -3245,13 +3245,13 @@ WISP_EXPORT int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype
 
 static int hooked_MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Gather_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Gather_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -3263,13 +3263,13 @@ WISP_EXPORT int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
 
 static int hooked_MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Gather_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Gather_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -3281,13 +3281,13 @@ WISP_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 
 static int hooked_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 
 static int watched_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Gatherv, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Gatherv, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 #endif
 
@@ -3299,13 +3299,13 @@ WISP_EXPORT int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 
 static int hooked_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 
 static int watched_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Gatherv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Gatherv_c, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 #endif
 
@@ -3317,13 +3317,13 @@ WISP_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
 
 static int hooked_MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Gatherv_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Gatherv_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -3335,13 +3335,13 @@ WISP_EXPORT int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
 
 static int hooked_MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Gatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Gatherv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Gatherv_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -3358,7 +3358,7 @@ static int hooked_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype orig
 
 static int watched_MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Get, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    WISP_WRAP_WATCHED(MPI_Get, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
@@ -3375,7 +3375,7 @@ static int hooked_MPI_Get_accumulate(const void* origin_addr, int origin_count, 
 
 static int watched_MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Get_accumulate, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    WISP_WRAP_WATCHED(MPI_Get_accumulate, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
@@ -3392,7 +3392,7 @@ static int hooked_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin
 
 static int watched_MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Get_accumulate_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
+    WISP_WRAP_WATCHED(MPI_Get_accumulate_c, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win));
 }
 #endif
 
@@ -3421,7 +3421,7 @@ static int hooked_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datat
 
 static int watched_MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Get_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    WISP_WRAP_WATCHED(MPI_Get_c, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
@@ -3541,7 +3541,7 @@ WISP_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
 
 static int hooked_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
-    comm_old = wisp_wrap_comm_in(comm_old);
+    comm_old = wisp_core_comm_in(comm_old);
     WISP_WRAP_HOOKED(MPI_Graph_create, (comm_old, nnodes, index, edges, reorder, comm_graph));
 }
 #endif
@@ -3554,7 +3554,7 @@ WISP_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int ind
 
 static int hooked_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Graph_get, (comm, maxindex, maxedges, index, edges));
 }
 #endif
@@ -3567,7 +3567,7 @@ WISP_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], cons
 
 static int hooked_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Graph_map, (comm, nnodes, index, edges, newrank));
 }
 #endif
@@ -3580,7 +3580,7 @@ WISP_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, i
 
 static int hooked_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Graph_neighbors, (comm, rank, maxneighbors, neighbors));
 }
 #endif
@@ -3593,7 +3593,7 @@ WISP_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbo
 
 static int hooked_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Graph_neighbors_count, (comm, rank, nneighbors));
 }
 #endif
@@ -3606,7 +3606,7 @@ WISP_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 
 static int hooked_MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Graphdims_get, (comm, nnodes, nedges));
 }
 #endif
@@ -3636,7 +3636,7 @@ static int hooked_MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_
 
 static int watched_MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Grequest_start, WISP_WRAP_STARTS, (query_fn, free_fn, cancel_fn, extra_state, request));
+    WISP_WRAP_WATCHED(MPI_Grequest_start, WISP_CORE_STARTS, (query_fn, free_fn, cancel_fn, extra_state, request));
 }
 #endif
 
@@ -3852,13 +3852,13 @@ WISP_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype 
 
 static int hooked_MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iallgather, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iallgather, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3870,13 +3870,13 @@ WISP_EXPORT int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 
 static int hooked_MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iallgather_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iallgather_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3888,13 +3888,13 @@ WISP_EXPORT int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype
 
 static int hooked_MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 
 static int watched_MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iallgatherv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iallgatherv, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
@@ -3906,13 +3906,13 @@ WISP_EXPORT int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_
 
 static int hooked_MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 
 static int watched_MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iallgatherv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iallgatherv_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
@@ -3924,13 +3924,13 @@ WISP_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MP
 
 static int hooked_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallreduce, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 static int watched_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iallreduce, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iallreduce, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -3942,13 +3942,13 @@ WISP_EXPORT int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count c
 
 static int hooked_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iallreduce_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 static int watched_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iallreduce_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iallreduce_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -3960,13 +3960,13 @@ WISP_EXPORT int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype s
 
 static int hooked_MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ialltoall, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ialltoall, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3978,13 +3978,13 @@ WISP_EXPORT int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 
 static int hooked_MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ialltoall_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ialltoall_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -3996,13 +3996,13 @@ WISP_EXPORT int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], cons
 
 static int hooked_MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 
 static int watched_MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ialltoallv, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ialltoallv, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
@@ -4014,13 +4014,13 @@ WISP_EXPORT int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts
 
 static int hooked_MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 
 static int watched_MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ialltoallv_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ialltoallv_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
@@ -4032,13 +4032,13 @@ WISP_EXPORT int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
 
 static int hooked_MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 
 static int watched_MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ialltoallw, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ialltoallw, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
@@ -4050,13 +4050,13 @@ WISP_EXPORT int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts
 
 static int hooked_MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ialltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 
 static int watched_MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ialltoallw_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ialltoallw_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
@@ -4068,13 +4068,13 @@ WISP_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 
 static int hooked_MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibarrier, (comm, request));
 }
 
 static int watched_MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ibarrier, WISP_WRAP_STARTS, (comm, request));
+    WISP_WRAP_WATCHED(MPI_Ibarrier, WISP_CORE_STARTS, (comm, request));
 }
 #endif
 
@@ -4086,13 +4086,13 @@ WISP_EXPORT int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int r
 
 static int hooked_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibcast, (buffer, count, datatype, root, comm, request));
 }
 
 static int watched_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ibcast, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ibcast, WISP_CORE_STARTS, (buffer, count, datatype, root, comm, request));
 }
 #endif
 
@@ -4104,13 +4104,13 @@ WISP_EXPORT int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatyp
 
 static int hooked_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibcast_c, (buffer, count, datatype, root, comm, request));
 }
 
 static int watched_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ibcast_c, WISP_WRAP_STARTS, (buffer, count, datatype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ibcast_c, WISP_CORE_STARTS, (buffer, count, datatype, root, comm, request));
 }
 #endif
 
@@ -4122,13 +4122,13 @@ WISP_EXPORT int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, in
 
 static int hooked_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibsend, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ibsend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ibsend, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -4140,13 +4140,13 @@ WISP_EXPORT int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype data
 
 static int hooked_MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ibsend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ibsend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ibsend_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -4158,13 +4158,13 @@ WISP_EXPORT int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_D
 
 static int hooked_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iexscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 static int watched_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iexscan, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iexscan, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -4176,13 +4176,13 @@ WISP_EXPORT int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count coun
 
 static int hooked_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iexscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 static int watched_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iexscan_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iexscan_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -4194,13 +4194,13 @@ WISP_EXPORT int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sen
 
 static int hooked_MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Igather, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Igather, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -4212,13 +4212,13 @@ WISP_EXPORT int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 
 static int hooked_MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Igather_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Igather_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -4230,13 +4230,13 @@ WISP_EXPORT int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 
 static int hooked_MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Igatherv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Igatherv, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 #endif
 
@@ -4248,13 +4248,13 @@ WISP_EXPORT int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 
 static int hooked_MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Igatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Igatherv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Igatherv_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 #endif
 
@@ -4266,7 +4266,7 @@ WISP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
 
 static int hooked_MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Improbe, (source, tag, comm, flag, message, status));
 }
 #endif
@@ -4284,7 +4284,7 @@ static int hooked_MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Me
 
 static int watched_MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Imrecv, WISP_WRAP_STARTS, (buf, count, datatype, message, request));
+    WISP_WRAP_WATCHED(MPI_Imrecv, WISP_CORE_STARTS, (buf, count, datatype, message, request));
 }
 #endif
 
@@ -4301,7 +4301,7 @@ static int hooked_MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype
 
 static int watched_MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Imrecv_c, WISP_WRAP_STARTS, (buf, count, datatype, message, request));
+    WISP_WRAP_WATCHED(MPI_Imrecv_c, WISP_CORE_STARTS, (buf, count, datatype, message, request));
 }
 #endif
 
@@ -4313,13 +4313,13 @@ WISP_EXPORT int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_
 
 static int hooked_MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_allgather, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgather, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -4331,13 +4331,13 @@ WISP_EXPORT int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcou
 
 static int hooked_MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_allgather_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgather_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -4349,13 +4349,13 @@ WISP_EXPORT int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI
 
 static int hooked_MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_allgatherv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgatherv, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
@@ -4367,13 +4367,13 @@ WISP_EXPORT int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendco
 
 static int hooked_MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_allgatherv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_allgatherv_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 #endif
 
@@ -4385,13 +4385,13 @@ WISP_EXPORT int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_D
 
 static int hooked_MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoall, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoall, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -4403,13 +4403,13 @@ WISP_EXPORT int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcoun
 
 static int hooked_MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoall_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoall_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 #endif
 
@@ -4421,13 +4421,13 @@ WISP_EXPORT int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcount
 
 static int hooked_MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallv, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallv, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
@@ -4439,13 +4439,13 @@ WISP_EXPORT int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count s
 
 static int hooked_MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 
 static int watched_MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallv_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallv_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request));
 }
 #endif
 
@@ -4457,13 +4457,13 @@ WISP_EXPORT int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
 
 static int hooked_MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 
 static int watched_MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallw, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallw, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
@@ -4475,13 +4475,13 @@ WISP_EXPORT int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count s
 
 static int hooked_MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ineighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 
 static int watched_MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallw_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ineighbor_alltoallw_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request));
 }
 #endif
 
@@ -4709,8 +4709,8 @@ WISP_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
 
 static int hooked_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
-    local_comm = wisp_wrap_comm_in(local_comm);
-    peer_comm = wisp_wrap_comm_in(peer_comm);
+    local_comm = wisp_core_comm_in(local_comm);
+    peer_comm = wisp_core_comm_in(peer_comm);
     WISP_WRAP_HOOKED(MPI_Intercomm_create, (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm));
 }
 #endif
@@ -4735,7 +4735,7 @@ WISP_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newi
 
 static int hooked_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
-    intercomm = wisp_wrap_comm_in(intercomm);
+    intercomm = wisp_core_comm_in(intercomm);
     WISP_WRAP_HOOKED(MPI_Intercomm_merge, (intercomm, high, newintracomm));
 }
 #endif
@@ -4748,7 +4748,7 @@ WISP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_St
 
 static int hooked_MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iprobe, (source, tag, comm, flag, status));
 }
 #endif
@@ -4761,13 +4761,13 @@ WISP_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int sourc
 
 static int hooked_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irecv, (buf, count, datatype, source, tag, comm, request));
 }
 
 static int watched_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Irecv, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Irecv, WISP_CORE_STARTS, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
@@ -4779,13 +4779,13 @@ WISP_EXPORT int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
 
 static int hooked_MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irecv_c, (buf, count, datatype, source, tag, comm, request));
 }
 
 static int watched_MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Irecv_c, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Irecv_c, WISP_CORE_STARTS, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
@@ -4797,13 +4797,13 @@ WISP_EXPORT int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_D
 
 static int hooked_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 
 static int watched_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ireduce, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ireduce, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 #endif
 
@@ -4815,13 +4815,13 @@ WISP_EXPORT int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
 
 static int hooked_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 
 static int watched_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ireduce_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ireduce_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 #endif
 
@@ -4833,13 +4833,13 @@ WISP_EXPORT int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const in
 
 static int hooked_MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 
 static int watched_MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ireduce_scatter, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 #endif
 
@@ -4851,13 +4851,13 @@ WISP_EXPORT int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, in
 
 static int hooked_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 
 static int watched_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_block, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_block, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 #endif
 
@@ -4869,13 +4869,13 @@ WISP_EXPORT int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, 
 
 static int hooked_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 
 static int watched_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_block_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_block_c, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
 #endif
 
@@ -4887,13 +4887,13 @@ WISP_EXPORT int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const 
 
 static int hooked_MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ireduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 
 static int watched_MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ireduce_scatter_c, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
 #endif
 
@@ -4905,13 +4905,13 @@ WISP_EXPORT int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, in
 
 static int hooked_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irsend, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Irsend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Irsend, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -4923,13 +4923,13 @@ WISP_EXPORT int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype data
 
 static int hooked_MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Irsend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Irsend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Irsend_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -4953,13 +4953,13 @@ WISP_EXPORT int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Dat
 
 static int hooked_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscan, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 static int watched_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iscan, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iscan, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -4971,13 +4971,13 @@ WISP_EXPORT int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
 
 static int hooked_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 static int watched_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iscan_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iscan_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 #endif
 
@@ -4989,13 +4989,13 @@ WISP_EXPORT int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype se
 
 static int hooked_MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iscatter, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iscatter, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -5007,13 +5007,13 @@ WISP_EXPORT int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 
 static int hooked_MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iscatter_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iscatter_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -5025,13 +5025,13 @@ WISP_EXPORT int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const
 
 static int hooked_MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iscatterv, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iscatterv, WISP_CORE_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -5043,13 +5043,13 @@ WISP_EXPORT int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[
 
 static int hooked_MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Iscatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 static int watched_MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Iscatterv_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+    WISP_WRAP_WATCHED(MPI_Iscatterv_c, WISP_CORE_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 #endif
 
@@ -5061,13 +5061,13 @@ WISP_EXPORT int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int
 
 static int hooked_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isend, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Isend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Isend, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -5079,13 +5079,13 @@ WISP_EXPORT int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datat
 
 static int hooked_MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Isend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Isend_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -5097,13 +5097,13 @@ WISP_EXPORT int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype s
 
 static int hooked_MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
 
 static int watched_MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Isendrecv, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Isendrecv, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
 #endif
 
@@ -5115,13 +5115,13 @@ WISP_EXPORT int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 
 static int hooked_MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
 
 static int watched_MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Isendrecv_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Isendrecv_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
 }
 #endif
 
@@ -5133,13 +5133,13 @@ WISP_EXPORT int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatyp
 
 static int hooked_MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
 
 static int watched_MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Isendrecv_replace, WISP_WRAP_STARTS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Isendrecv_replace, WISP_CORE_STARTS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
 #endif
 
@@ -5151,13 +5151,13 @@ WISP_EXPORT int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype
 
 static int hooked_MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Isendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
 
 static int watched_MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Isendrecv_replace_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Isendrecv_replace_c, WISP_CORE_STARTS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
 #endif
 
@@ -5169,13 +5169,13 @@ WISP_EXPORT int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, in
 
 static int hooked_MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Issend, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Issend, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Issend, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -5187,13 +5187,13 @@ WISP_EXPORT int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype data
 
 static int hooked_MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Issend_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Issend_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Issend_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -5289,13 +5289,13 @@ WISP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
 
 static int hooked_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Mprobe, (source, tag, comm, message, status));
 }
 
 static int watched_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Mprobe, WISP_WRAP_BLOCKS, (source, tag, comm, message, status));
+    WISP_WRAP_WATCHED(MPI_Mprobe, WISP_CORE_BLOCKS, (source, tag, comm, message, status));
 }
 #endif
 
@@ -5312,7 +5312,7 @@ static int hooked_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Mes
 
 static int watched_MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Mrecv, WISP_WRAP_BLOCKS, (buf, count, datatype, message, status));
+    WISP_WRAP_WATCHED(MPI_Mrecv, WISP_CORE_BLOCKS, (buf, count, datatype, message, status));
 }
 #endif
 
@@ -5329,7 +5329,7 @@ static int hooked_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype,
 
 static int watched_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Mrecv_c, WISP_WRAP_BLOCKS, (buf, count, datatype, message, status));
+    WISP_WRAP_WATCHED(MPI_Mrecv_c, WISP_CORE_BLOCKS, (buf, count, datatype, message, status));
 }
 #endif
 
@@ -5341,7 +5341,7 @@ WISP_EXPORT int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_D
 
 static int hooked_MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
@@ -5354,7 +5354,7 @@ WISP_EXPORT int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcoun
 
 static int hooked_MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
@@ -5367,13 +5367,13 @@ WISP_EXPORT int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, 
 
 static int hooked_MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_allgather_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgather_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -5385,13 +5385,13 @@ WISP_EXPORT int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sen
 
 static int hooked_MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_allgather_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgather_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -5403,7 +5403,7 @@ WISP_EXPORT int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_
 
 static int hooked_MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
@@ -5416,7 +5416,7 @@ WISP_EXPORT int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcou
 
 static int hooked_MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 #endif
@@ -5429,13 +5429,13 @@ WISP_EXPORT int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount,
 
 static int hooked_MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_allgatherv_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgatherv_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
@@ -5447,13 +5447,13 @@ WISP_EXPORT int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count se
 
 static int hooked_MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_allgatherv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_allgatherv_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request));
 }
 #endif
 
@@ -5465,7 +5465,7 @@ WISP_EXPORT int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Da
 
 static int hooked_MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
@@ -5478,7 +5478,7 @@ WISP_EXPORT int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount
 
 static int hooked_MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 #endif
@@ -5491,13 +5491,13 @@ WISP_EXPORT int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, M
 
 static int hooked_MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_alltoall_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoall_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -5509,13 +5509,13 @@ WISP_EXPORT int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count send
 
 static int hooked_MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_alltoall_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoall_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
 #endif
 
@@ -5527,7 +5527,7 @@ WISP_EXPORT int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts
 
 static int hooked_MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
@@ -5540,7 +5540,7 @@ WISP_EXPORT int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count se
 
 static int hooked_MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 #endif
@@ -5553,13 +5553,13 @@ WISP_EXPORT int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendc
 
 static int hooked_MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallv_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallv_init, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
@@ -5571,13 +5571,13 @@ WISP_EXPORT int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Cou
 
 static int hooked_MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallv_init_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request));
 }
 #endif
 
@@ -5589,7 +5589,7 @@ WISP_EXPORT int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts
 
 static int hooked_MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
@@ -5602,7 +5602,7 @@ WISP_EXPORT int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count se
 
 static int hooked_MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 #endif
@@ -5615,13 +5615,13 @@ WISP_EXPORT int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendc
 
 static int hooked_MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallw_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallw_init, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
@@ -5633,13 +5633,13 @@ WISP_EXPORT int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Cou
 
 static int hooked_MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Neighbor_alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 
 static int watched_MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallw_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Neighbor_alltoallw_init_c, WISP_CORE_STARTS, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request));
 }
 #endif
 
@@ -5759,7 +5759,7 @@ WISP_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
 
 static int hooked_MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Pack, (inbuf, incount, datatype, outbuf, outsize, position, comm));
 }
 #endif
@@ -5772,7 +5772,7 @@ WISP_EXPORT int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype da
 
 static int hooked_MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Pack_c, (inbuf, incount, datatype, outbuf, outsize, position, comm));
 }
 #endif
@@ -5833,7 +5833,7 @@ WISP_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 
 static int hooked_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Pack_size, (incount, datatype, comm, size));
 }
 #endif
@@ -5846,7 +5846,7 @@ WISP_EXPORT int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Co
 
 static int hooked_MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Pack_size_c, (incount, datatype, comm, size));
 }
 #endif
@@ -5919,13 +5919,13 @@ WISP_EXPORT int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_D
 
 static int hooked_MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Precv_init, (buf, partitions, count, datatype, source, tag, comm, info, request));
 }
 
 static int watched_MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Precv_init, WISP_WRAP_STARTS, (buf, partitions, count, datatype, source, tag, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Precv_init, WISP_CORE_STARTS, (buf, partitions, count, datatype, source, tag, comm, info, request));
 }
 #endif
 
@@ -5937,13 +5937,13 @@ WISP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status
 
 static int hooked_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Probe, (source, tag, comm, status));
 }
 
 static int watched_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Probe, WISP_WRAP_BLOCKS, (source, tag, comm, status));
+    WISP_WRAP_WATCHED(MPI_Probe, WISP_CORE_BLOCKS, (source, tag, comm, status));
 }
 #endif
 
@@ -5955,13 +5955,13 @@ WISP_EXPORT int MPI_Psend_init(const void* buf, int partitions, MPI_Count count,
 
 static int hooked_MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Psend_init, (buf, partitions, count, datatype, dest, tag, comm, info, request));
 }
 
 static int watched_MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Psend_init, WISP_WRAP_STARTS, (buf, partitions, count, datatype, dest, tag, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Psend_init, WISP_CORE_STARTS, (buf, partitions, count, datatype, dest, tag, comm, info, request));
 }
 #endif
 
@@ -5990,7 +5990,7 @@ static int hooked_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatyp
 
 static int watched_MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Put, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    WISP_WRAP_WATCHED(MPI_Put, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
@@ -6007,7 +6007,7 @@ static int hooked_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI
 
 static int watched_MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Put_c, WISP_WRAP_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
+    WISP_WRAP_WATCHED(MPI_Put_c, WISP_CORE_BLOCKS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win));
 }
 #endif
 
@@ -6036,7 +6036,7 @@ static int hooked_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI
 
 static int watched_MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Raccumulate, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    WISP_WRAP_WATCHED(MPI_Raccumulate, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
@@ -6053,7 +6053,7 @@ static int hooked_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_co
 
 static int watched_MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Raccumulate_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    WISP_WRAP_WATCHED(MPI_Raccumulate_c, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
@@ -6065,13 +6065,13 @@ WISP_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source
 
 static int hooked_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv, (buf, count, datatype, source, tag, comm, status));
 }
 
 static int watched_MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Recv, WISP_WRAP_BLOCKS, (buf, count, datatype, source, tag, comm, status));
+    WISP_WRAP_WATCHED(MPI_Recv, WISP_CORE_BLOCKS, (buf, count, datatype, source, tag, comm, status));
 }
 #endif
 
@@ -6083,13 +6083,13 @@ WISP_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
 
 static int hooked_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status));
 }
 
 static int watched_MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Recv_c, WISP_WRAP_BLOCKS, (buf, count, datatype, source, tag, comm, status));
+    WISP_WRAP_WATCHED(MPI_Recv_c, WISP_CORE_BLOCKS, (buf, count, datatype, source, tag, comm, status));
 }
 #endif
 
@@ -6101,13 +6101,13 @@ WISP_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int s
 
 static int hooked_MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv_init, (buf, count, datatype, source, tag, comm, request));
 }
 
 static int watched_MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Recv_init, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Recv_init, WISP_CORE_STARTS, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
@@ -6119,13 +6119,13 @@ WISP_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatyp
 
 static int hooked_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Recv_init_c, (buf, count, datatype, source, tag, comm, request));
 }
 
 static int watched_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Recv_init_c, WISP_WRAP_STARTS, (buf, count, datatype, source, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Recv_init_c, WISP_CORE_STARTS, (buf, count, datatype, source, tag, comm, request));
 }
 #endif
 
@@ -6137,13 +6137,13 @@ WISP_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
 
 static int hooked_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
 static int watched_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, root, comm));
+    WISP_WRAP_WATCHED(MPI_Reduce, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 #endif
 
@@ -6155,13 +6155,13 @@ WISP_EXPORT int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count
 
 static int hooked_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
 static int watched_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, root, comm));
+    WISP_WRAP_WATCHED(MPI_Reduce_c, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 #endif
 
@@ -6173,13 +6173,13 @@ WISP_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, M
 
 static int hooked_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_init, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
 
 static int watched_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Reduce_init, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
 #endif
 
@@ -6191,13 +6191,13 @@ WISP_EXPORT int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count 
 
 static int hooked_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_init_c, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
 
 static int watched_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Reduce_init_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
 #endif
 
@@ -6233,13 +6233,13 @@ WISP_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int
 
 static int hooked_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 
 static int watched_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter, WISP_CORE_BLOCKS, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 #endif
 
@@ -6251,13 +6251,13 @@ WISP_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
 
 static int hooked_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 
 static int watched_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcount, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block, WISP_CORE_BLOCKS, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 #endif
 
@@ -6269,13 +6269,13 @@ WISP_EXPORT int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, M
 
 static int hooked_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 
 static int watched_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcount, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_c, WISP_CORE_BLOCKS, (sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 #endif
 
@@ -6287,13 +6287,13 @@ WISP_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf
 
 static int hooked_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_init, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_init, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 #endif
 
@@ -6305,13 +6305,13 @@ WISP_EXPORT int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvb
 
 static int hooked_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_block_init_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_block_init_c, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
 #endif
 
@@ -6323,13 +6323,13 @@ WISP_EXPORT int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const M
 
 static int hooked_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 
 static int watched_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_c, WISP_CORE_BLOCKS, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 #endif
 
@@ -6341,13 +6341,13 @@ WISP_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, cons
 
 static int hooked_MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_init, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_init, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 #endif
 
@@ -6359,13 +6359,13 @@ WISP_EXPORT int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, co
 
 static int hooked_MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Reduce_scatter_init_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Reduce_scatter_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Reduce_scatter_init_c, WISP_CORE_STARTS, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
 #endif
 
@@ -6550,7 +6550,7 @@ static int hooked_MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype ori
 
 static int watched_MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rget, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    WISP_WRAP_WATCHED(MPI_Rget, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
@@ -6567,7 +6567,7 @@ static int hooked_MPI_Rget_accumulate(const void* origin_addr, int origin_count,
 
 static int watched_MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rget_accumulate, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    WISP_WRAP_WATCHED(MPI_Rget_accumulate, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
@@ -6584,7 +6584,7 @@ static int hooked_MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origi
 
 static int watched_MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rget_accumulate_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
+    WISP_WRAP_WATCHED(MPI_Rget_accumulate_c, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request));
 }
 #endif
 
@@ -6601,7 +6601,7 @@ static int hooked_MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Data
 
 static int watched_MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rget_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    WISP_WRAP_WATCHED(MPI_Rget_c, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
@@ -6618,7 +6618,7 @@ static int hooked_MPI_Rput(const void* origin_addr, int origin_count, MPI_Dataty
 
 static int watched_MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rput, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    WISP_WRAP_WATCHED(MPI_Rput, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
@@ -6635,7 +6635,7 @@ static int hooked_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MP
 
 static int watched_MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rput_c, WISP_WRAP_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
+    WISP_WRAP_WATCHED(MPI_Rput_c, WISP_CORE_STARTS, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request));
 }
 #endif
 
@@ -6647,13 +6647,13 @@ WISP_EXPORT int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int
 
 static int hooked_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Rsend, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Rsend, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -6665,13 +6665,13 @@ WISP_EXPORT int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datat
 
 static int hooked_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Rsend_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Rsend_c, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -6683,13 +6683,13 @@ WISP_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype
 
 static int hooked_MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend_init, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rsend_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Rsend_init, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -6701,13 +6701,13 @@ WISP_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype 
 
 static int hooked_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Rsend_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Rsend_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Rsend_init_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -6719,13 +6719,13 @@ WISP_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Data
 
 static int hooked_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 static int watched_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Scan, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Scan, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -6737,13 +6737,13 @@ WISP_EXPORT int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
 
 static int hooked_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 static int watched_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Scan_c, WISP_WRAP_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
+    WISP_WRAP_WATCHED(MPI_Scan_c, WISP_CORE_BLOCKS, (sendbuf, recvbuf, count, datatype, op, comm));
 }
 #endif
 
@@ -6755,13 +6755,13 @@ WISP_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI
 
 static int hooked_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Scan_init, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Scan_init, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -6773,13 +6773,13 @@ WISP_EXPORT int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count co
 
 static int hooked_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 static int watched_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Scan_init_c, WISP_WRAP_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Scan_init_c, WISP_CORE_STARTS, (sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 #endif
 
@@ -6791,13 +6791,13 @@ WISP_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
 
 static int hooked_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
 static int watched_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Scatter, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Scatter, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -6809,13 +6809,13 @@ WISP_EXPORT int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 
 static int hooked_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
 static int watched_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Scatter_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Scatter_c, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -6827,13 +6827,13 @@ WISP_EXPORT int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatyp
 
 static int hooked_MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Scatter_init, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Scatter_init, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -6845,13 +6845,13 @@ WISP_EXPORT int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI
 
 static int hooked_MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatter_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Scatter_init_c, WISP_WRAP_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Scatter_init_c, WISP_CORE_STARTS, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -6863,13 +6863,13 @@ WISP_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const 
 
 static int hooked_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
 static int watched_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Scatterv, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Scatterv, WISP_CORE_BLOCKS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -6881,13 +6881,13 @@ WISP_EXPORT int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[]
 
 static int hooked_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
 static int watched_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Scatterv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    WISP_WRAP_WATCHED(MPI_Scatterv_c, WISP_CORE_BLOCKS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 #endif
 
@@ -6899,13 +6899,13 @@ WISP_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], c
 
 static int hooked_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv_init, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Scatterv_init, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Scatterv_init, WISP_CORE_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -6917,13 +6917,13 @@ WISP_EXPORT int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcou
 
 static int hooked_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Scatterv_init_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 
 static int watched_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Scatterv_init_c, WISP_WRAP_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
+    WISP_WRAP_WATCHED(MPI_Scatterv_init_c, WISP_CORE_STARTS, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
 #endif
 
@@ -6935,13 +6935,13 @@ WISP_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int 
 
 static int hooked_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Send, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Send, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -6953,13 +6953,13 @@ WISP_EXPORT int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype dataty
 
 static int hooked_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send_c, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Send_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Send_c, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -6971,13 +6971,13 @@ WISP_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype,
 
 static int hooked_MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send_init, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Send_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Send_init, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -6989,13 +6989,13 @@ WISP_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype d
 
 static int hooked_MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Send_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Send_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Send_init_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -7007,13 +7007,13 @@ WISP_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
 
 static int hooked_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
 
 static int watched_MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Sendrecv, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
+    WISP_WRAP_WATCHED(MPI_Sendrecv, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
 #endif
 
@@ -7025,13 +7025,13 @@ WISP_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 
 static int hooked_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
 
 static int watched_MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Sendrecv_c, WISP_WRAP_BLOCKS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
+    WISP_WRAP_WATCHED(MPI_Sendrecv_c, WISP_CORE_BLOCKS, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
 }
 #endif
 
@@ -7043,13 +7043,13 @@ WISP_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
 
 static int hooked_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 
 static int watched_MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Sendrecv_replace, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
+    WISP_WRAP_WATCHED(MPI_Sendrecv_replace, WISP_CORE_BLOCKS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 #endif
 
@@ -7061,13 +7061,13 @@ WISP_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype 
 
 static int hooked_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 
 static int watched_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Sendrecv_replace_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
+    WISP_WRAP_WATCHED(MPI_Sendrecv_replace_c, WISP_CORE_BLOCKS, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 #endif
 
@@ -7276,7 +7276,7 @@ static int hooked_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* re
 
 static int watched_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Session_iflush_buffer, WISP_WRAP_STARTS, (session, request));
+    WISP_WRAP_WATCHED(MPI_Session_iflush_buffer, WISP_CORE_STARTS, (session, request));
 }
 #endif
 
@@ -7324,13 +7324,13 @@ WISP_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int
 
 static int hooked_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Ssend, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Ssend, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -7342,13 +7342,13 @@ WISP_EXPORT int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datat
 
 static int hooked_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm));
 }
 
 static int watched_MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    WISP_WRAP_WATCHED(MPI_Ssend_c, WISP_WRAP_BLOCKS, (buf, count, datatype, dest, tag, comm));
+    WISP_WRAP_WATCHED(MPI_Ssend_c, WISP_CORE_BLOCKS, (buf, count, datatype, dest, tag, comm));
 }
 #endif
 
@@ -7360,13 +7360,13 @@ WISP_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype
 
 static int hooked_MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend_init, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ssend_init, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ssend_init, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -7378,13 +7378,13 @@ WISP_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype 
 
 static int hooked_MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Ssend_init_c, (buf, count, datatype, dest, tag, comm, request));
 }
 
 static int watched_MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Ssend_init_c, WISP_WRAP_STARTS, (buf, count, datatype, dest, tag, comm, request));
+    WISP_WRAP_WATCHED(MPI_Ssend_init_c, WISP_CORE_STARTS, (buf, count, datatype, dest, tag, comm, request));
 }
 #endif
 
@@ -7401,7 +7401,7 @@ static int hooked_MPI_Start(MPI_Request* request)
 
 static int watched_MPI_Start(MPI_Request* request)
 {
-    WISP_WRAP_WATCHED(MPI_Start, WISP_WRAP_STARTS, (request));
+    WISP_WRAP_WATCHED(MPI_Start, WISP_CORE_STARTS, (request));
 }
 #endif
 
@@ -7418,7 +7418,7 @@ static int hooked_MPI_Startall(int count, MPI_Request array_of_requests[])
 
 static int watched_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    WISP_WRAP_WATCHED(MPI_Startall, WISP_WRAP_STARTS, (count, array_of_requests));
+    WISP_WRAP_WATCHED(MPI_Startall, WISP_CORE_STARTS, (count, array_of_requests));
 }
 #endif
 
@@ -8239,7 +8239,7 @@ static int hooked_MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 
 static int watched_MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Test, WISP_WRAP_COMPLETES, (request, flag, status));
+    WISP_WRAP_WATCHED(MPI_Test, WISP_CORE_COMPLETES, (request, flag, status));
 }
 #endif
 
@@ -8268,7 +8268,7 @@ static int hooked_MPI_Testall(int count, MPI_Request array_of_requests[], int* f
 
 static int watched_MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_WATCHED(MPI_Testall, WISP_WRAP_COMPLETES, (count, array_of_requests, flag, array_of_statuses));
+    WISP_WRAP_WATCHED(MPI_Testall, WISP_CORE_COMPLETES, (count, array_of_requests, flag, array_of_statuses));
 }
 #endif
 
@@ -8285,7 +8285,7 @@ static int hooked_MPI_Testany(int count, MPI_Request array_of_requests[], int* i
 
 static int watched_MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Testany, WISP_WRAP_COMPLETES, (count, array_of_requests, index, flag, status));
+    WISP_WRAP_WATCHED(MPI_Testany, WISP_CORE_COMPLETES, (count, array_of_requests, index, flag, status));
 }
 #endif
 
@@ -8302,7 +8302,7 @@ static int hooked_MPI_Testsome(int incount, MPI_Request array_of_requests[], int
 
 static int watched_MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_WATCHED(MPI_Testsome, WISP_WRAP_COMPLETES, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+    WISP_WRAP_WATCHED(MPI_Testsome, WISP_CORE_COMPLETES, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 #endif
 
@@ -8314,7 +8314,7 @@ WISP_EXPORT int MPI_Topo_test(MPI_Comm comm, int* status)
 
 static int hooked_MPI_Topo_test(MPI_Comm comm, int* status)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Topo_test, (comm, status));
 }
 #endif
@@ -9047,7 +9047,7 @@ WISP_EXPORT int MPI_Unpack(const void* inbuf, int insize, int* position, void* o
 
 static int hooked_MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Unpack, (inbuf, insize, position, outbuf, outcount, datatype, comm));
 }
 #endif
@@ -9060,7 +9060,7 @@ WISP_EXPORT int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* pos
 
 static int hooked_MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Unpack_c, (inbuf, insize, position, outbuf, outcount, datatype, comm));
 }
 #endif
@@ -9114,7 +9114,7 @@ static int hooked_MPI_Wait(MPI_Request* request, MPI_Status* status)
 
 static int watched_MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Wait, WISP_WRAP_COMPLETES, (request, status));
+    WISP_WRAP_WATCHED(MPI_Wait, WISP_CORE_COMPLETES, (request, status));
 }
 #endif
 
@@ -9131,7 +9131,7 @@ static int hooked_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_St
 
 static int watched_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_WATCHED(MPI_Waitall, WISP_WRAP_COMPLETES, (count, array_of_requests, array_of_statuses));
+    WISP_WRAP_WATCHED(MPI_Waitall, WISP_CORE_COMPLETES, (count, array_of_requests, array_of_statuses));
 }
 #endif
 
@@ -9148,7 +9148,7 @@ static int hooked_MPI_Waitany(int count, MPI_Request array_of_requests[], int* i
 
 static int watched_MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
-    WISP_WRAP_WATCHED(MPI_Waitany, WISP_WRAP_COMPLETES, (count, array_of_requests, index, status));
+    WISP_WRAP_WATCHED(MPI_Waitany, WISP_CORE_COMPLETES, (count, array_of_requests, index, status));
 }
 #endif
 
@@ -9165,7 +9165,7 @@ static int hooked_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int
 
 static int watched_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    WISP_WRAP_WATCHED(MPI_Waitsome, WISP_WRAP_COMPLETES, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+    WISP_WRAP_WATCHED(MPI_Waitsome, WISP_CORE_COMPLETES, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 #endif
 
@@ -9177,13 +9177,13 @@ WISP_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
 
 static int hooked_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win));
 }
 
 static int watched_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_allocate, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_WATCHED(MPI_Win_allocate, WISP_CORE_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
@@ -9195,13 +9195,13 @@ WISP_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info i
 
 static int hooked_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win));
 }
 
 static int watched_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_allocate_c, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_WATCHED(MPI_Win_allocate_c, WISP_CORE_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
@@ -9213,13 +9213,13 @@ WISP_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info i
 
 static int hooked_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win));
 }
 
 static int watched_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_allocate_shared, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_WATCHED(MPI_Win_allocate_shared, WISP_CORE_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
@@ -9231,13 +9231,13 @@ WISP_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI
 
 static int hooked_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win));
 }
 
 static int watched_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_allocate_shared_c, WISP_WRAP_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
+    WISP_WRAP_WATCHED(MPI_Win_allocate_shared_c, WISP_CORE_WIN_MADE, (size, disp_unit, info, comm, baseptr, win));
 }
 #endif
 
@@ -9297,13 +9297,13 @@ WISP_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Inf
 
 static int hooked_MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_create, (base, size, disp_unit, info, comm, win));
 }
 
 static int watched_MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_create, WISP_WRAP_WIN_MADE, (base, size, disp_unit, info, comm, win));
+    WISP_WRAP_WATCHED(MPI_Win_create, WISP_CORE_WIN_MADE, (base, size, disp_unit, info, comm, win));
 }
 #endif
 
@@ -9315,13 +9315,13 @@ WISP_EXPORT int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, 
 
 static int hooked_MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_create_c, (base, size, disp_unit, info, comm, win));
 }
 
 static int watched_MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_create_c, WISP_WRAP_WIN_MADE, (base, size, disp_unit, info, comm, win));
+    WISP_WRAP_WATCHED(MPI_Win_create_c, WISP_CORE_WIN_MADE, (base, size, disp_unit, info, comm, win));
 }
 #endif
 
@@ -9333,13 +9333,13 @@ WISP_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* wi
 
 static int hooked_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
-    comm = wisp_wrap_comm_in(comm);
+    comm = wisp_core_comm_in(comm);
     WISP_WRAP_HOOKED(MPI_Win_create_dynamic, (info, comm, win));
 }
 
 static int watched_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_create_dynamic, WISP_WRAP_WIN_MADE, (info, comm, win));
+    WISP_WRAP_WATCHED(MPI_Win_create_dynamic, WISP_CORE_WIN_MADE, (info, comm, win));
 }
 #endif
 
@@ -9428,7 +9428,7 @@ static int hooked_MPI_Win_flush(int rank, MPI_Win win)
 
 static int watched_MPI_Win_flush(int rank, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_flush, WISP_WRAP_BLOCKS, (rank, win));
+    WISP_WRAP_WATCHED(MPI_Win_flush, WISP_CORE_BLOCKS, (rank, win));
 }
 #endif
 
@@ -9445,7 +9445,7 @@ static int hooked_MPI_Win_flush_all(MPI_Win win)
 
 static int watched_MPI_Win_flush_all(MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_flush_all, WISP_WRAP_BLOCKS, (win));
+    WISP_WRAP_WATCHED(MPI_Win_flush_all, WISP_CORE_BLOCKS, (win));
 }
 #endif
 
@@ -9462,7 +9462,7 @@ static int hooked_MPI_Win_flush_local(int rank, MPI_Win win)
 
 static int watched_MPI_Win_flush_local(int rank, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_flush_local, WISP_WRAP_BLOCKS, (rank, win));
+    WISP_WRAP_WATCHED(MPI_Win_flush_local, WISP_CORE_BLOCKS, (rank, win));
 }
 #endif
 
@@ -9479,7 +9479,7 @@ static int hooked_MPI_Win_flush_local_all(MPI_Win win)
 
 static int watched_MPI_Win_flush_local_all(MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_flush_local_all, WISP_WRAP_BLOCKS, (win));
+    WISP_WRAP_WATCHED(MPI_Win_flush_local_all, WISP_CORE_BLOCKS, (win));
 }
 #endif
 
@@ -9496,7 +9496,7 @@ static int hooked_MPI_Win_free(MPI_Win* win)
 
 static int watched_MPI_Win_free(MPI_Win* win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_free, WISP_WRAP_WIN_FREED, (win));
+    WISP_WRAP_WATCHED(MPI_Win_free, WISP_CORE_WIN_FREED, (win));
 }
 #endif
 
@@ -9597,7 +9597,7 @@ static int hooked_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 
 static int watched_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_lock, WISP_WRAP_BLOCKS, (lock_type, rank, assert, win));
+    WISP_WRAP_WATCHED(MPI_Win_lock, WISP_CORE_BLOCKS, (lock_type, rank, assert, win));
 }
 #endif
 
@@ -9614,7 +9614,7 @@ static int hooked_MPI_Win_lock_all(int assert, MPI_Win win)
 
 static int watched_MPI_Win_lock_all(int assert, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_lock_all, WISP_WRAP_BLOCKS, (assert, win));
+    WISP_WRAP_WATCHED(MPI_Win_lock_all, WISP_CORE_BLOCKS, (assert, win));
 }
 #endif
 
@@ -9763,7 +9763,7 @@ static int hooked_MPI_Win_unlock(int rank, MPI_Win win)
 
 static int watched_MPI_Win_unlock(int rank, MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_unlock, WISP_WRAP_BLOCKS, (rank, win));
+    WISP_WRAP_WATCHED(MPI_Win_unlock, WISP_CORE_BLOCKS, (rank, win));
 }
 #endif
 
@@ -9780,7 +9780,7 @@ static int hooked_MPI_Win_unlock_all(MPI_Win win)
 
 static int watched_MPI_Win_unlock_all(MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_unlock_all, WISP_WRAP_BLOCKS, (win));
+    WISP_WRAP_WATCHED(MPI_Win_unlock_all, WISP_CORE_BLOCKS, (win));
 }
 #endif
 
@@ -9797,7 +9797,7 @@ static int hooked_MPI_Win_wait(MPI_Win win)
 
 static int watched_MPI_Win_wait(MPI_Win win)
 {
-    WISP_WRAP_WATCHED(MPI_Win_wait, WISP_WRAP_BLOCKS, (win));
+    WISP_WRAP_WATCHED(MPI_Win_wait, WISP_CORE_BLOCKS, (win));
 }
 #endif
 
@@ -12635,706 +12635,706 @@ const struct wisp_dispatch wisp_watched = {
 
 const unsigned char wisp_wrap_events[WISP_FN_COUNT] = {
 #ifdef WISP_HAVE_MPI_Accumulate
-    [WISP_FN_ID_MPI_Accumulate] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Accumulate] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Accumulate_c
-    [WISP_FN_ID_MPI_Accumulate_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Accumulate_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgather
-    [WISP_FN_ID_MPI_Allgather] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Allgather] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgather_c
-    [WISP_FN_ID_MPI_Allgather_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Allgather_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgather_init
-    [WISP_FN_ID_MPI_Allgather_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Allgather_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgather_init_c
-    [WISP_FN_ID_MPI_Allgather_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Allgather_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv
-    [WISP_FN_ID_MPI_Allgatherv] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Allgatherv] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv_c
-    [WISP_FN_ID_MPI_Allgatherv_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Allgatherv_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv_init
-    [WISP_FN_ID_MPI_Allgatherv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Allgatherv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Allgatherv_init_c
-    [WISP_FN_ID_MPI_Allgatherv_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Allgatherv_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce
-    [WISP_FN_ID_MPI_Allreduce] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Allreduce] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce_c
-    [WISP_FN_ID_MPI_Allreduce_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Allreduce_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce_init
-    [WISP_FN_ID_MPI_Allreduce_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Allreduce_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Allreduce_init_c
-    [WISP_FN_ID_MPI_Allreduce_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Allreduce_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall
-    [WISP_FN_ID_MPI_Alltoall] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Alltoall] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall_c
-    [WISP_FN_ID_MPI_Alltoall_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Alltoall_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall_init
-    [WISP_FN_ID_MPI_Alltoall_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Alltoall_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoall_init_c
-    [WISP_FN_ID_MPI_Alltoall_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Alltoall_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv
-    [WISP_FN_ID_MPI_Alltoallv] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Alltoallv] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv_c
-    [WISP_FN_ID_MPI_Alltoallv_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Alltoallv_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv_init
-    [WISP_FN_ID_MPI_Alltoallv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Alltoallv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallv_init_c
-    [WISP_FN_ID_MPI_Alltoallv_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Alltoallv_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw
-    [WISP_FN_ID_MPI_Alltoallw] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Alltoallw] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw_c
-    [WISP_FN_ID_MPI_Alltoallw_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Alltoallw_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw_init
-    [WISP_FN_ID_MPI_Alltoallw_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Alltoallw_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Alltoallw_init_c
-    [WISP_FN_ID_MPI_Alltoallw_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Alltoallw_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Barrier
-    [WISP_FN_ID_MPI_Barrier] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Barrier] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Barrier_init
-    [WISP_FN_ID_MPI_Barrier_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Barrier_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Bcast
-    [WISP_FN_ID_MPI_Bcast] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Bcast] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_c
-    [WISP_FN_ID_MPI_Bcast_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Bcast_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_init
-    [WISP_FN_ID_MPI_Bcast_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Bcast_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Bcast_init_c
-    [WISP_FN_ID_MPI_Bcast_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Bcast_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Bsend
-    [WISP_FN_ID_MPI_Bsend] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Bsend] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Bsend_c
-    [WISP_FN_ID_MPI_Bsend_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Bsend_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Bsend_init
-    [WISP_FN_ID_MPI_Bsend_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Bsend_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Bsend_init_c
-    [WISP_FN_ID_MPI_Bsend_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Bsend_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Buffer_iflush
-    [WISP_FN_ID_MPI_Buffer_iflush] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Buffer_iflush] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Comm_idup
-    [WISP_FN_ID_MPI_Comm_idup] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Comm_idup] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Comm_idup_with_info
-    [WISP_FN_ID_MPI_Comm_idup_with_info] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Comm_idup_with_info] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-    [WISP_FN_ID_MPI_Comm_iflush_buffer] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Comm_iflush_buffer] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Exscan
-    [WISP_FN_ID_MPI_Exscan] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Exscan] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Exscan_c
-    [WISP_FN_ID_MPI_Exscan_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Exscan_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Exscan_init
-    [WISP_FN_ID_MPI_Exscan_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Exscan_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Exscan_init_c
-    [WISP_FN_ID_MPI_Exscan_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Exscan_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread
-    [WISP_FN_ID_MPI_File_iread] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_all
-    [WISP_FN_ID_MPI_File_iread_all] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_all] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_all_c
-    [WISP_FN_ID_MPI_File_iread_all_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_all_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at
-    [WISP_FN_ID_MPI_File_iread_at] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_at] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at_all
-    [WISP_FN_ID_MPI_File_iread_at_all] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_at_all] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at_all_c
-    [WISP_FN_ID_MPI_File_iread_at_all_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_at_all_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_at_c
-    [WISP_FN_ID_MPI_File_iread_at_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_at_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_c
-    [WISP_FN_ID_MPI_File_iread_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_shared
-    [WISP_FN_ID_MPI_File_iread_shared] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_shared] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iread_shared_c
-    [WISP_FN_ID_MPI_File_iread_shared_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iread_shared_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite
-    [WISP_FN_ID_MPI_File_iwrite] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_all
-    [WISP_FN_ID_MPI_File_iwrite_all] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_all] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_all_c
-    [WISP_FN_ID_MPI_File_iwrite_all_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_all_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at
-    [WISP_FN_ID_MPI_File_iwrite_at] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_at] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all
-    [WISP_FN_ID_MPI_File_iwrite_at_all] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_at_all] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
-    [WISP_FN_ID_MPI_File_iwrite_at_all_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_at_all_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_at_c
-    [WISP_FN_ID_MPI_File_iwrite_at_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_at_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_c
-    [WISP_FN_ID_MPI_File_iwrite_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_shared
-    [WISP_FN_ID_MPI_File_iwrite_shared] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_shared] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_File_iwrite_shared_c
-    [WISP_FN_ID_MPI_File_iwrite_shared_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_File_iwrite_shared_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Gather
-    [WISP_FN_ID_MPI_Gather] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Gather] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Gather_c
-    [WISP_FN_ID_MPI_Gather_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Gather_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Gather_init
-    [WISP_FN_ID_MPI_Gather_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Gather_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Gather_init_c
-    [WISP_FN_ID_MPI_Gather_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Gather_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv
-    [WISP_FN_ID_MPI_Gatherv] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Gatherv] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv_c
-    [WISP_FN_ID_MPI_Gatherv_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Gatherv_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv_init
-    [WISP_FN_ID_MPI_Gatherv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Gatherv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Gatherv_init_c
-    [WISP_FN_ID_MPI_Gatherv_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Gatherv_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Get
-    [WISP_FN_ID_MPI_Get] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Get] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Get_accumulate
-    [WISP_FN_ID_MPI_Get_accumulate] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Get_accumulate] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Get_accumulate_c
-    [WISP_FN_ID_MPI_Get_accumulate_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Get_accumulate_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Get_c
-    [WISP_FN_ID_MPI_Get_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Get_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Grequest_start
-    [WISP_FN_ID_MPI_Grequest_start] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Grequest_start] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iallgather
-    [WISP_FN_ID_MPI_Iallgather] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iallgather] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iallgather_c
-    [WISP_FN_ID_MPI_Iallgather_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iallgather_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iallgatherv
-    [WISP_FN_ID_MPI_Iallgatherv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iallgatherv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iallgatherv_c
-    [WISP_FN_ID_MPI_Iallgatherv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iallgatherv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iallreduce
-    [WISP_FN_ID_MPI_Iallreduce] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iallreduce] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iallreduce_c
-    [WISP_FN_ID_MPI_Iallreduce_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iallreduce_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoall
-    [WISP_FN_ID_MPI_Ialltoall] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ialltoall] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoall_c
-    [WISP_FN_ID_MPI_Ialltoall_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ialltoall_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallv
-    [WISP_FN_ID_MPI_Ialltoallv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ialltoallv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallv_c
-    [WISP_FN_ID_MPI_Ialltoallv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ialltoallv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallw
-    [WISP_FN_ID_MPI_Ialltoallw] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ialltoallw] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ialltoallw_c
-    [WISP_FN_ID_MPI_Ialltoallw_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ialltoallw_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ibarrier
-    [WISP_FN_ID_MPI_Ibarrier] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ibarrier] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ibcast
-    [WISP_FN_ID_MPI_Ibcast] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ibcast] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ibcast_c
-    [WISP_FN_ID_MPI_Ibcast_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ibcast_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ibsend
-    [WISP_FN_ID_MPI_Ibsend] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ibsend] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ibsend_c
-    [WISP_FN_ID_MPI_Ibsend_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ibsend_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iexscan
-    [WISP_FN_ID_MPI_Iexscan] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iexscan] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iexscan_c
-    [WISP_FN_ID_MPI_Iexscan_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iexscan_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Igather
-    [WISP_FN_ID_MPI_Igather] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Igather] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Igather_c
-    [WISP_FN_ID_MPI_Igather_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Igather_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Igatherv
-    [WISP_FN_ID_MPI_Igatherv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Igatherv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Igatherv_c
-    [WISP_FN_ID_MPI_Igatherv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Igatherv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Imrecv
-    [WISP_FN_ID_MPI_Imrecv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Imrecv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Imrecv_c
-    [WISP_FN_ID_MPI_Imrecv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Imrecv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather
-    [WISP_FN_ID_MPI_Ineighbor_allgather] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_allgather] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
-    [WISP_FN_ID_MPI_Ineighbor_allgather_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_allgather_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
-    [WISP_FN_ID_MPI_Ineighbor_allgatherv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_allgatherv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
-    [WISP_FN_ID_MPI_Ineighbor_allgatherv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_allgatherv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall
-    [WISP_FN_ID_MPI_Ineighbor_alltoall] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_alltoall] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
-    [WISP_FN_ID_MPI_Ineighbor_alltoall_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_alltoall_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
-    [WISP_FN_ID_MPI_Ineighbor_alltoallv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_alltoallv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
-    [WISP_FN_ID_MPI_Ineighbor_alltoallv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_alltoallv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
-    [WISP_FN_ID_MPI_Ineighbor_alltoallw] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_alltoallw] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
-    [WISP_FN_ID_MPI_Ineighbor_alltoallw_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ineighbor_alltoallw_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Irecv
-    [WISP_FN_ID_MPI_Irecv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Irecv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Irecv_c
-    [WISP_FN_ID_MPI_Irecv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Irecv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce
-    [WISP_FN_ID_MPI_Ireduce] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ireduce] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_c
-    [WISP_FN_ID_MPI_Ireduce_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ireduce_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter
-    [WISP_FN_ID_MPI_Ireduce_scatter] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ireduce_scatter] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block
-    [WISP_FN_ID_MPI_Ireduce_scatter_block] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ireduce_scatter_block] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
-    [WISP_FN_ID_MPI_Ireduce_scatter_block_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ireduce_scatter_block_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
-    [WISP_FN_ID_MPI_Ireduce_scatter_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ireduce_scatter_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Irsend
-    [WISP_FN_ID_MPI_Irsend] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Irsend] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Irsend_c
-    [WISP_FN_ID_MPI_Irsend_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Irsend_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iscan
-    [WISP_FN_ID_MPI_Iscan] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iscan] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iscan_c
-    [WISP_FN_ID_MPI_Iscan_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iscan_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iscatter
-    [WISP_FN_ID_MPI_Iscatter] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iscatter] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iscatter_c
-    [WISP_FN_ID_MPI_Iscatter_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iscatter_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iscatterv
-    [WISP_FN_ID_MPI_Iscatterv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iscatterv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Iscatterv_c
-    [WISP_FN_ID_MPI_Iscatterv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Iscatterv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Isend
-    [WISP_FN_ID_MPI_Isend] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Isend] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Isend_c
-    [WISP_FN_ID_MPI_Isend_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Isend_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv
-    [WISP_FN_ID_MPI_Isendrecv] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Isendrecv] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv_c
-    [WISP_FN_ID_MPI_Isendrecv_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Isendrecv_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv_replace
-    [WISP_FN_ID_MPI_Isendrecv_replace] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Isendrecv_replace] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Isendrecv_replace_c
-    [WISP_FN_ID_MPI_Isendrecv_replace_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Isendrecv_replace_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Issend
-    [WISP_FN_ID_MPI_Issend] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Issend] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Issend_c
-    [WISP_FN_ID_MPI_Issend_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Issend_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Mprobe
-    [WISP_FN_ID_MPI_Mprobe] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Mprobe] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Mrecv
-    [WISP_FN_ID_MPI_Mrecv] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Mrecv] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Mrecv_c
-    [WISP_FN_ID_MPI_Mrecv_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Mrecv_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init
-    [WISP_FN_ID_MPI_Neighbor_allgather_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_allgather_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
-    [WISP_FN_ID_MPI_Neighbor_allgather_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_allgather_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
-    [WISP_FN_ID_MPI_Neighbor_allgatherv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_allgatherv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
-    [WISP_FN_ID_MPI_Neighbor_allgatherv_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_allgatherv_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
-    [WISP_FN_ID_MPI_Neighbor_alltoall_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_alltoall_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
-    [WISP_FN_ID_MPI_Neighbor_alltoall_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_alltoall_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
-    [WISP_FN_ID_MPI_Neighbor_alltoallv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_alltoallv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
-    [WISP_FN_ID_MPI_Neighbor_alltoallv_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_alltoallv_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
-    [WISP_FN_ID_MPI_Neighbor_alltoallw_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_alltoallw_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
-    [WISP_FN_ID_MPI_Neighbor_alltoallw_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Neighbor_alltoallw_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Precv_init
-    [WISP_FN_ID_MPI_Precv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Precv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Probe
-    [WISP_FN_ID_MPI_Probe] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Probe] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Psend_init
-    [WISP_FN_ID_MPI_Psend_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Psend_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Put
-    [WISP_FN_ID_MPI_Put] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Put] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Put_c
-    [WISP_FN_ID_MPI_Put_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Put_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Raccumulate
-    [WISP_FN_ID_MPI_Raccumulate] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Raccumulate] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Raccumulate_c
-    [WISP_FN_ID_MPI_Raccumulate_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Raccumulate_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Recv
-    [WISP_FN_ID_MPI_Recv] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Recv] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Recv_c
-    [WISP_FN_ID_MPI_Recv_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Recv_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Recv_init
-    [WISP_FN_ID_MPI_Recv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Recv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Recv_init_c
-    [WISP_FN_ID_MPI_Recv_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Recv_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce
-    [WISP_FN_ID_MPI_Reduce] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Reduce] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_c
-    [WISP_FN_ID_MPI_Reduce_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Reduce_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_init
-    [WISP_FN_ID_MPI_Reduce_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Reduce_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_init_c
-    [WISP_FN_ID_MPI_Reduce_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Reduce_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter
-    [WISP_FN_ID_MPI_Reduce_scatter] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Reduce_scatter] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block
-    [WISP_FN_ID_MPI_Reduce_scatter_block] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Reduce_scatter_block] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
-    [WISP_FN_ID_MPI_Reduce_scatter_block_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Reduce_scatter_block_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
-    [WISP_FN_ID_MPI_Reduce_scatter_block_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Reduce_scatter_block_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
-    [WISP_FN_ID_MPI_Reduce_scatter_block_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Reduce_scatter_block_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
-    [WISP_FN_ID_MPI_Reduce_scatter_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Reduce_scatter_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init
-    [WISP_FN_ID_MPI_Reduce_scatter_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Reduce_scatter_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
-    [WISP_FN_ID_MPI_Reduce_scatter_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Reduce_scatter_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rget
-    [WISP_FN_ID_MPI_Rget] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rget] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rget_accumulate
-    [WISP_FN_ID_MPI_Rget_accumulate] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rget_accumulate] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rget_accumulate_c
-    [WISP_FN_ID_MPI_Rget_accumulate_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rget_accumulate_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rget_c
-    [WISP_FN_ID_MPI_Rget_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rget_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rput
-    [WISP_FN_ID_MPI_Rput] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rput] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rput_c
-    [WISP_FN_ID_MPI_Rput_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rput_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rsend
-    [WISP_FN_ID_MPI_Rsend] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Rsend] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Rsend_c
-    [WISP_FN_ID_MPI_Rsend_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Rsend_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Rsend_init
-    [WISP_FN_ID_MPI_Rsend_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rsend_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Rsend_init_c
-    [WISP_FN_ID_MPI_Rsend_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Rsend_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Scan
-    [WISP_FN_ID_MPI_Scan] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Scan] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scan_c
-    [WISP_FN_ID_MPI_Scan_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Scan_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scan_init
-    [WISP_FN_ID_MPI_Scan_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Scan_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Scan_init_c
-    [WISP_FN_ID_MPI_Scan_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Scan_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatter
-    [WISP_FN_ID_MPI_Scatter] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Scatter] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatter_c
-    [WISP_FN_ID_MPI_Scatter_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Scatter_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatter_init
-    [WISP_FN_ID_MPI_Scatter_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Scatter_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatter_init_c
-    [WISP_FN_ID_MPI_Scatter_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Scatter_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv
-    [WISP_FN_ID_MPI_Scatterv] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Scatterv] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv_c
-    [WISP_FN_ID_MPI_Scatterv_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Scatterv_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv_init
-    [WISP_FN_ID_MPI_Scatterv_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Scatterv_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Scatterv_init_c
-    [WISP_FN_ID_MPI_Scatterv_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Scatterv_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Send
-    [WISP_FN_ID_MPI_Send] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Send] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Send_c
-    [WISP_FN_ID_MPI_Send_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Send_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Send_init
-    [WISP_FN_ID_MPI_Send_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Send_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Send_init_c
-    [WISP_FN_ID_MPI_Send_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Send_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv
-    [WISP_FN_ID_MPI_Sendrecv] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Sendrecv] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv_c
-    [WISP_FN_ID_MPI_Sendrecv_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Sendrecv_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv_replace
-    [WISP_FN_ID_MPI_Sendrecv_replace] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Sendrecv_replace] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Sendrecv_replace_c
-    [WISP_FN_ID_MPI_Sendrecv_replace_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Sendrecv_replace_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
-    [WISP_FN_ID_MPI_Session_iflush_buffer] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Session_iflush_buffer] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ssend
-    [WISP_FN_ID_MPI_Ssend] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Ssend] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Ssend_c
-    [WISP_FN_ID_MPI_Ssend_c] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Ssend_c] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Ssend_init
-    [WISP_FN_ID_MPI_Ssend_init] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ssend_init] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Ssend_init_c
-    [WISP_FN_ID_MPI_Ssend_init_c] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Ssend_init_c] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Start
-    [WISP_FN_ID_MPI_Start] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Start] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Startall
-    [WISP_FN_ID_MPI_Startall] = WISP_WRAP_STARTS,
+    [WISP_FN_ID_MPI_Startall] = WISP_CORE_STARTS,
 #endif
 #ifdef WISP_HAVE_MPI_Test
-    [WISP_FN_ID_MPI_Test] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Test] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Testall
-    [WISP_FN_ID_MPI_Testall] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Testall] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Testany
-    [WISP_FN_ID_MPI_Testany] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Testany] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Testsome
-    [WISP_FN_ID_MPI_Testsome] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Testsome] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Wait
-    [WISP_FN_ID_MPI_Wait] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Wait] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Waitall
-    [WISP_FN_ID_MPI_Waitall] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Waitall] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Waitany
-    [WISP_FN_ID_MPI_Waitany] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Waitany] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Waitsome
-    [WISP_FN_ID_MPI_Waitsome] = WISP_WRAP_COMPLETES,
+    [WISP_FN_ID_MPI_Waitsome] = WISP_CORE_COMPLETES,
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate
-    [WISP_FN_ID_MPI_Win_allocate] = WISP_WRAP_WIN_MADE,
+    [WISP_FN_ID_MPI_Win_allocate] = WISP_CORE_WIN_MADE,
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate_c
-    [WISP_FN_ID_MPI_Win_allocate_c] = WISP_WRAP_WIN_MADE,
+    [WISP_FN_ID_MPI_Win_allocate_c] = WISP_CORE_WIN_MADE,
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate_shared
-    [WISP_FN_ID_MPI_Win_allocate_shared] = WISP_WRAP_WIN_MADE,
+    [WISP_FN_ID_MPI_Win_allocate_shared] = WISP_CORE_WIN_MADE,
 #endif
 #ifdef WISP_HAVE_MPI_Win_allocate_shared_c
-    [WISP_FN_ID_MPI_Win_allocate_shared_c] = WISP_WRAP_WIN_MADE,
+    [WISP_FN_ID_MPI_Win_allocate_shared_c] = WISP_CORE_WIN_MADE,
 #endif
 #ifdef WISP_HAVE_MPI_Win_create
-    [WISP_FN_ID_MPI_Win_create] = WISP_WRAP_WIN_MADE,
+    [WISP_FN_ID_MPI_Win_create] = WISP_CORE_WIN_MADE,
 #endif
 #ifdef WISP_HAVE_MPI_Win_create_c
-    [WISP_FN_ID_MPI_Win_create_c] = WISP_WRAP_WIN_MADE,
+    [WISP_FN_ID_MPI_Win_create_c] = WISP_CORE_WIN_MADE,
 #endif
 #ifdef WISP_HAVE_MPI_Win_create_dynamic
-    [WISP_FN_ID_MPI_Win_create_dynamic] = WISP_WRAP_WIN_MADE,
+    [WISP_FN_ID_MPI_Win_create_dynamic] = WISP_CORE_WIN_MADE,
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush
-    [WISP_FN_ID_MPI_Win_flush] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_flush] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush_all
-    [WISP_FN_ID_MPI_Win_flush_all] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_flush_all] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush_local
-    [WISP_FN_ID_MPI_Win_flush_local] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_flush_local] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_flush_local_all
-    [WISP_FN_ID_MPI_Win_flush_local_all] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_flush_local_all] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_free
-    [WISP_FN_ID_MPI_Win_free] = WISP_WRAP_WIN_FREED,
+    [WISP_FN_ID_MPI_Win_free] = WISP_CORE_WIN_FREED,
 #endif
 #ifdef WISP_HAVE_MPI_Win_lock
-    [WISP_FN_ID_MPI_Win_lock] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_lock] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_lock_all
-    [WISP_FN_ID_MPI_Win_lock_all] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_lock_all] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_unlock
-    [WISP_FN_ID_MPI_Win_unlock] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_unlock] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_unlock_all
-    [WISP_FN_ID_MPI_Win_unlock_all] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_unlock_all] = WISP_CORE_BLOCKS,
 #endif
 #ifdef WISP_HAVE_MPI_Win_wait
-    [WISP_FN_ID_MPI_Win_wait] = WISP_WRAP_BLOCKS,
+    [WISP_FN_ID_MPI_Win_wait] = WISP_CORE_BLOCKS,
 #endif
 };
 

@@ -1,12 +1,13 @@
 /*
  * The application's profile (profile.h).
  */
-#include "wrap/profile.h"
+#include "core/profile.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/topo.h"
 
@@ -14,7 +15,7 @@
  * operation only after it took a core from a process, which cost more than
  * waiting for the target in rma_crossover's epochs against computations of
  * 0.25-0.75 ms (docs/ghosts.md); a progress thread's look likewise. */
-uint64_t wisp_wrap_profile_gap_ns(void)
+uint64_t wisp_core_profile_gap_ns(void)
 {
     enum { OWN_CORE_US = 50, NO_CORE_US = 5000 };
     int64_t us = wisp_config.ASYNC_GAP        ? wisp_config.ASYNC_GAP
@@ -34,7 +35,7 @@ static bool judge(bool computing, double fraction)
     return computing;
 }
 
-uint64_t wisp_wrap_profile_away(struct wisp_wrap_live *live, uint64_t now, uint64_t gap)
+uint64_t wisp_core_profile_away(struct wisp_core_live *live, uint64_t now, uint64_t gap)
 {
     uint64_t away = atomic_load_explicit(&live->away, memory_order_relaxed);
     uint64_t last = atomic_load_explicit(&live->last_exit, memory_order_relaxed);
@@ -44,7 +45,7 @@ uint64_t wisp_wrap_profile_away(struct wisp_wrap_live *live, uint64_t now, uint6
     return away;
 }
 
-uint64_t wisp_wrap_profile_waited(int pid)
+uint64_t wisp_core_profile_waited(int pid)
 {
     /* Read and closed each time: a stretch is tens of milliseconds. */
     unsigned long long ran = 0, waited = 0;
@@ -61,14 +62,14 @@ uint64_t wisp_wrap_profile_waited(int pid)
     text[n] = '\0';
     if (sscanf(text, "%llu %llu", &ran, &waited) != 2)
         return 0;
-    return wisp_wrap_ns_to_ticks(waited);
+    return wisp_core_ns_to_ticks(waited);
 }
 
-bool wisp_wrap_profile_stretch(struct wisp_wrap_stretch *s, uint64_t now, uint64_t away,
+bool wisp_core_profile_stretch(struct wisp_core_stretch *s, uint64_t now, uint64_t away,
                                uint64_t waited, uint64_t interval)
 {
     if (!s->at) {
-        *s = (struct wisp_wrap_stretch){
+        *s = (struct wisp_core_stretch){
             .at = now, .away = away, .waited = waited, .computing = true};
     } else if (now - s->at >= interval) {
         /* The wait is taken off both, away from MPI first (where a process

@@ -4,7 +4,7 @@
  * ahead of libwisp; the next one after wisp (RTLD_NEXT) is the MPI's (in
  * the library of its PMPI_X) unless a tool is after it.
  */
-#include "core/tools.h"
+#include "wrap/tools.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -124,7 +124,7 @@ __attribute__((constructor)) static void find_tools(void)
     wisp_pmpi_resolve_once();
 }
 
-void wisp_core_tools_report(void)
+void wisp_wrap_tools_report(void)
 {
     if (ahead.count)
         wisp_log(1, "%s defines %d MPI functions (%s) ahead of libwisp: its PMPI_ calls reach wisp",
