@@ -57,9 +57,9 @@ static void put(struct slot *t, size_t n, struct slot s)
     t[i] = s;
 }
 
-/* A table of n slots with the entries kept (all, or the named types'
- * only); the others' references dropped. False without memory. */
-static bool rebuild(size_t n, bool keep_derived)
+/* A table of n slots with the entries kept (all but `drop`'s, or the
+ * named types' only); the others' references dropped. False without memory. */
+static bool rebuild(size_t n, bool keep_derived, MPI_Datatype drop)
 {
     struct slot *t = calloc(n, sizeof *t);
     if (!t)
@@ -70,7 +70,7 @@ static bool rebuild(size_t n, bool keep_derived)
         if (!s.used)
             continue;
         bool is_named = s.desc && s.desc->named;
-        if (is_named || keep_derived) {
+        if (is_named || (keep_derived && s.type != drop)) {
             put(t, n, s);
             used++;
             derived += !is_named;
@@ -89,7 +89,8 @@ static void insert(MPI_Datatype type, wisp_dt_desc_t *desc, wisp_dt_status_t sta
 {
     if (2 * (used + 1) > slots) {
         size_t n = slots ? 2 * slots : 64;
-        if (n > MAX_SLOTS ? !rebuild(slots, false) : !rebuild(n, true))
+        if (n > MAX_SLOTS ? !rebuild(slots, false, MPI_DATATYPE_NULL)
+                          : !rebuild(n, true, MPI_DATATYPE_NULL))
             return;
         if (2 * (used + 1) > slots)
             return; /* named types fill it: serve without caching */
@@ -148,16 +149,29 @@ void wisp_dt_desc_release(wisp_dt_desc_t *desc)
         free(desc);
 }
 
+/* No memory for a new table: empty this one (the caller holds the lock). */
+static void empty(void)
+{
+    for (size_t i = 0; i < slots; i++)
+        if (table[i].used && table[i].desc)
+            wisp_dt_desc_release(table[i].desc);
+    memset(table, 0, slots * sizeof *table);
+    used = derived = 0;
+}
+
 void wisp_dt_forget_all(void)
 {
     pthread_mutex_lock(&lock);
-    if (derived && !rebuild(slots, false)) {
-        /* no memory for a new table: empty this one */
-        for (size_t i = 0; i < slots; i++)
-            if (table[i].used && table[i].desc)
-                wisp_dt_desc_release(table[i].desc);
-        memset(table, 0, slots * sizeof *table);
-        used = derived = 0;
-    }
+    if (derived && !rebuild(slots, false, MPI_DATATYPE_NULL))
+        empty();
+    pthread_mutex_unlock(&lock);
+}
+
+void wisp_dt_forget(MPI_Datatype type)
+{
+    pthread_mutex_lock(&lock);
+    struct slot *s = find(type);
+    if (s && !(s->desc && s->desc->named) && !rebuild(slots, true, type))
+        empty();
     pthread_mutex_unlock(&lock);
 }

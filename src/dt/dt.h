@@ -79,6 +79,10 @@ void wisp_dt_desc_release(wisp_dt_desc_t *desc);
  * type). Descriptions that callers hold stay valid. Thread-safe. */
 void wisp_dt_forget_all(void);
 
+/* Drop the cache's reference to `type`'s description only: call it before
+ * freeing a type of the caller's own (a duplicate it held). Thread-safe. */
+void wisp_dt_forget(MPI_Datatype type);
+
 /* Write the node tree of `desc` on `out`, one node a line (tests, debugging). */
 void wisp_dt_desc_print(const wisp_dt_desc_t *desc, void *file);
 

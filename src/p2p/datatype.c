@@ -165,6 +165,7 @@ void wisp_p2p_type_unhold(MPI_Datatype held)
     size_t h = slot_of(held);
     if (cache[h].type == held) /* the MPI may give the handle to a new type */
         cache[h].valid = false;
+    wisp_dt_forget(held);
     PMPI_Type_free(&held);
 }
 
@@ -227,9 +228,24 @@ static int unpack(const void *in, MPI_Count size, MPI_Count *position, void *buf
 }
 #endif
 
+/* Packed by the datatype engine when it describes the type (the same bytes
+ * as the MPI's, in one pass with its fast paths), else by the MPI. */
 int wisp_p2p_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *out, MPI_Count size,
                   MPI_Count *position)
 {
+    wisp_dt_desc_t *desc;
+    if (wisp_dt_desc_get(type, &desc) == WISP_DT_OK) {
+        uint64_t bytes = (uint64_t)count * wisp_dt_desc_size(desc);
+        bool fits = count >= 0 && *position >= 0 && *position <= size &&
+                    bytes <= (uint64_t)(size - *position);
+        if (fits) {
+            wisp_dt_layout_pack(buf, count, desc, 0, bytes, (char *)out + *position);
+            *position += (MPI_Count)bytes;
+        }
+        wisp_dt_desc_release(desc);
+        if (fits)
+            return MPI_SUCCESS;
+    }
     if (buf)
         return pack(buf, count, type, out, size, position);
     MPI_Datatype t;

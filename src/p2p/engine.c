@@ -963,8 +963,8 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
         /* A private side is reached by cross-memory attach: the source by
          * this receiver, a private receive buffer by the sender. */
         bool cma = !wisp_shm_heap_contains(msg->src);
-        bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && !req->unpack &&
-                       (wisp_p2p.cma || wisp_shm_heap_holds(req->dst, n));
+        bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && req->dst &&
+                       !req->unpack && (wisp_p2p.cma || wisp_shm_heap_holds(req->dst, n));
         if (synergy) {
             if (!atomic_load_explicit(&s->dst, memory_order_relaxed)) {
                 atomic_store_explicit(&s->dst, req->dst, memory_order_release);
@@ -976,10 +976,10 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
                 return moved; /* the sender still copies a block */
             wisp_stats_shm.synergistic++;
         } else {
-            if (n && cma)
-                wisp_p2p_cma_copy(msg->from, req->dst, msg->src, n);
-            else if (n)
-                memcpy(req->dst, msg->src, n);
+            if (cma)
+                wisp_p2p_recv_put_peer(req, 0, msg->from, msg->src, n);
+            else
+                wisp_p2p_recv_put(req, 0, msg->src, n);
             wisp_stats_shm.single_copy++;
         }
         wisp_stats_shm.copies++;
@@ -993,8 +993,8 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
                 uint64_t at = j * chunk_size();
                 uint64_t len = msg->size - at < chunk_size() ? msg->size - at : chunk_size();
                 if (at < n)
-                    memcpy(req->dst + at, staging(s) + (j % CHUNKS) * chunk_size(),
-                           n - at < len ? n - at : len);
+                    wisp_p2p_recv_put(req, at, staging(s) + (j % CHUNKS) * chunk_size(),
+                                      n - at < len ? n - at : len);
             }
             msg->drained = j;
             if (all > CHUNKS) { /* the sender waits for room */
@@ -1349,6 +1349,23 @@ static void arrived(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
         wisp_p2p_comm_keep_early(msg);
 }
 
+/* An immediate message straight from the cells into a receive's buffer, or
+ * piece by piece into its layout. */
+static void read_cells(const struct wisp_fastbox_ring *r, const struct wisp_fastbox_cell *cell,
+                       struct wisp_p2p_req *req, uint64_t n)
+{
+    if (!req->layout) {
+        wisp_fastbox_read(r, cell, req->dst, 0, (uint32_t)n);
+        return;
+    }
+    char piece[512]; /* a ULT's stack is small */
+    for (uint64_t at = 0; at < n; at += sizeof piece) {
+        uint32_t len = n - at < sizeof piece ? (uint32_t)(n - at) : (uint32_t)sizeof piece;
+        wisp_fastbox_read(r, cell, piece, (uint32_t)at, len);
+        wisp_p2p_recv_put(req, at, piece, len);
+    }
+}
+
 static struct wisp_p2p_msg *msg_new(size_t payload)
 {
     struct wisp_p2p_msg *msg = malloc(sizeof *msg + payload);
@@ -1375,7 +1392,7 @@ static bool drain(struct wisp_fastbox_ring *r, int from)
             struct wisp_p2p_req *req = comm ? wisp_p2p_match_posted(comm, source, tag) : NULL;
             if (req) { /* straight from the cells into the receive buffer */
                 uint64_t n = cell->size < req->cap ? cell->size : req->cap;
-                wisp_fastbox_read(r, cell, req->dst, 0, (uint32_t)n);
+                read_cells(r, cell, req, n);
                 req->st_source = source;
                 req->st_tag = tag;
                 req->st_bytes = n;

@@ -271,10 +271,14 @@ int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
                                  &req->predefined_type);
     if (rc != MPI_SUCCESS)
         return rc;
-    req->unpack = !contig;
+    req->unpack = false;
     if (contig) {
         req->dst = (char *)req->rbuf + offset;
+    } else if (wisp_dt_desc_get(req->type, &req->layout) == WISP_DT_OK) {
+        req->dst = NULL; /* the engine writes into the layout */
     } else {
+        req->layout = NULL;
+        req->unpack = true; /* a type the engine does not describe: the MPI unpacks */
         req->tmp = malloc(req->cap ? req->cap : 1);
         if (!req->tmp)
             return MPI_ERR_NO_MEM;
@@ -325,6 +329,10 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
         wisp_p2p_count_add(&wisp_p2p.deferred, -1);
     }
     req->unpack_later = false;
+    if (req->layout) {
+        wisp_dt_desc_release(req->layout);
+        req->layout = NULL;
+    }
     if (req->unpack) {
         unpack(req);
         free(req->tmp);
@@ -383,8 +391,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         wisp_p2p_recv_advance(req);
         return;
     }
-    if (n) /* a zero-byte receive may have a null buffer */
-        memcpy(req->dst, msg->data, n);
+    wisp_p2p_recv_put(req, 0, msg->data, n);
     wisp_stats_shm.bytes += n;
     free(msg);
     wisp_p2p_recv_finish(req);

@@ -35,8 +35,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "core/stats.h" /* wisp_stats_shm, which the engine counts */
+#include "dt/dt.h"
 #include "p2p/lock.h"
 #include "wisp_have.h" /* WISP_HAVE_MPI_*: what the underlying MPI has */
 
@@ -239,8 +241,10 @@ struct wisp_p2p_req {
     uint64_t seq;              /* its number among this process's rendezvous messages */
     bool sync_matched;         /* synchronous, copied aside: the receiver matched the copy */
     unsigned long posted_pass; /* single copy: the progress pass its notice went out in */
-    /* receive: where the bytes go (the user's buffer, or tmp to unpack) */
+    /* receive: where the bytes go: the user's buffer from dst on, or its
+     * layout through the datatype engine, or tmp for the MPI to unpack */
     char *dst;
+    wisp_dt_desc_t *layout;
     uint64_t cap;
     bool unpack;
     bool unpack_later;          /* copied by the rescuer; the MPI unpacks it at the next test */
@@ -449,6 +453,9 @@ void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n);
  * `to`'s memory (process_vm_writev: a sender's share of a synergistic copy
  * into a private receive buffer). */
 void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n);
+/* `n` bytes of node rank `from`'s memory at `src`, into the `count` local
+ * pieces of `iov` (which it advances as it fills them). */
+void wisp_p2p_cma_scatter(int from, struct iovec *iov, int count, const void *src, uint64_t n);
 
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);
@@ -603,6 +610,12 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
 /* The receive finished copying: unpack, complete. */
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
+/* Bytes [at, at + n) of a receive's message, from `src` here, or from node
+ * rank `from`'s private memory (cross-memory attach), into its buffer
+ * (layout.c). */
+void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n);
+void wisp_p2p_recv_put_peer(struct wisp_p2p_req *req, uint64_t at, int from, const char *src,
+                            uint64_t n);
 /* Finish the receives the rescuer completed that need the MPI (unpack, a
  * type to give back); the application's threads only. */
 void wisp_p2p_finish_deferred(void);

@@ -203,6 +203,8 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         return;
     if (req->tmp) /* free() is wisp's heap's, not free of charge: most requests have none */
         free(req->tmp);
+    if (req->layout)
+        wisp_dt_desc_release(req->layout);
     if (req->holds_type)
         wisp_p2p_type_unhold(req->type);
     if (req->persistent && req->comm)
