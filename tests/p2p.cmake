@@ -136,3 +136,11 @@ if(NOT WISP_SANITIZE)
                    "${WISP_WISPRUN}" -n 2 $<TARGET_FILE:t_p2p_comm_create> early)
   wisp_test_properties(mpi.p2p_comm_create.np2.slow_agreement 2 mpi)
 endif()
+
+# Non-contiguous messages on every protocol (issue 30): into the receiver's
+# layout directly, a large one with long runs read in place from the
+# sender's layout in the heap; with the heap off, by cross-memory attach
+# only; across virtual nodes (the MPI's).
+wisp_add_mpi_test(p2p_layouts NP 2)
+wisp_add_mpi_test(p2p_layouts NP 2 ENV WISP_SHM_CMA=off SUFFIX .nocma)
+wisp_add_mpi_test(p2p_layouts NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)

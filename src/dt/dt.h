@@ -83,6 +83,14 @@ void wisp_dt_forget_all(void);
  * freeing a type of the caller's own (a duplicate it held). Thread-safe. */
 void wisp_dt_forget(MPI_Datatype type);
 
+/* A description as bytes for another process of the node (export.c): its
+ * size; a copy into `out` (0 when more than `cap` bytes); and the
+ * description such a copy holds, once aligned to 16 bytes in the reader's
+ * memory (import fixes its inner pointers; no reference to release). */
+size_t wisp_dt_desc_bytes(const wisp_dt_desc_t *desc);
+size_t wisp_dt_desc_export(const wisp_dt_desc_t *desc, void *out, size_t cap);
+const wisp_dt_desc_t *wisp_dt_desc_import(void *in);
+
 /* Write the node tree of `desc` on `out`, one node a line (tests, debugging). */
 void wisp_dt_desc_print(const wisp_dt_desc_t *desc, void *file);
 

@@ -91,27 +91,14 @@ void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n)
     move(to, (void *)src, dst, n, true);
 }
 
-void wisp_p2p_cma_scatter(int from, struct iovec *iov, int count, const void *src, uint64_t n)
+uint64_t wisp_p2p_cma_readv(int from, const struct iovec *local, int nlocal,
+                            const struct iovec *remote, int nremote)
 {
-    uint64_t done = 0;
-    while (done < n && count > 0) {
-        struct iovec remote = {(char *)src + done, n - done};
-        ssize_t moved = process_vm_readv(pids[from], iov, (unsigned long)count, &remote, 1, 0);
-        if (moved <= 0)
-            wisp_fatal("cannot read a message of %llu bytes from node rank %d's memory "
-                       "(process_vm_readv: %s); WISP_SHM_CMA=off stages them instead",
-                       (unsigned long long)n, from, strerror(errno));
-        done += (uint64_t)moved;
-        /* The kernel may stop short: go on from the first piece not filled. */
-        for (size_t left = (size_t)moved; left && count > 0;) {
-            size_t take = left < iov->iov_len ? left : iov->iov_len;
-            iov->iov_base = (char *)iov->iov_base + take;
-            iov->iov_len -= take;
-            left -= take;
-            if (!iov->iov_len) {
-                iov++;
-                count--;
-            }
-        }
-    }
+    ssize_t moved = process_vm_readv(pids[from], local, (unsigned long)nlocal, remote,
+                                     (unsigned long)nremote, 0);
+    if (moved <= 0)
+        wisp_fatal("cannot read a message from node rank %d's memory (process_vm_readv: %s); "
+                   "WISP_SHM_CMA=off stages them instead",
+                   from, moved < 0 ? strerror(errno) : "nothing moved");
+    return (uint64_t)moved;
 }

@@ -59,6 +59,12 @@ enum {
      * a full ring makes a sender queue; 64 processes of a node take 16 KiB
      * rings, 64 MiB in all. */
     RING_SHARE = 1 << 20,
+    LAYOUT_BYTES = 512, /* a sender's description beside its message (a vector's fits) */
+    /* Bytes a run of a layout read in place must average: below, packing
+     * it first is faster (a copy of short runs on both sides costs more
+     * than two passes with one of them contiguous). And only from the heap:
+     * process_vm_readv pins the sender's pages per piece. */
+    RUN_IN_PLACE = 512,
     RING_MIN = 16 << 10,
     RING_MAX = 128 << 10,
 };
@@ -112,8 +118,13 @@ struct slot {
     uint32_t sync;
     int to; /* the receiver's node rank */
     uint64_t size;
-    uint64_t seq;                    /* the sender's count of messages emitted, at this one */
-    const char *src;                 /* single copy: the send buffer in the heap; NULL: staged */
+    uint64_t seq;    /* the sender's count of messages emitted, at this one */
+    const char *src; /* single copy: the send buffer in the heap; NULL: staged */
+    /* A non-contiguous send read in place: src is its layout's origin. */
+    MPI_Count count;
+    uint32_t layout; /* bytes of its description in `desc`; 0: one run */
+    bool in_heap;    /* the layout lies in the heap, else CMA */
+    alignas(16) unsigned char desc[LAYOUT_BYTES]; /* wisp_dt_desc_export */
     alignas(64) _Atomic(char *) dst; /* synergistic: the receive buffer, once published */
     _Atomic uint64_t next_block;
     _Atomic uint64_t copied;
@@ -469,6 +480,15 @@ static void let_go(struct wisp_p2p_req *req)
         wisp_p2p_req_release(req);
 }
 
+/* A send's bytes as one run into `out`: its data, or its layout packed. */
+static void copy_out(const struct wisp_p2p_req *req, void *out, uint64_t n)
+{
+    if (req->data)
+        memcpy(out, req->data, n);
+    else if (n)
+        wisp_dt_layout_pack(req->sbuf, req->count, req->send_layout, 0, n, out);
+}
+
 /* Copy the next staging chunks the receiver has room for; true if any. */
 static bool stage_more(struct slot *s, struct wisp_p2p_req *req)
 {
@@ -499,6 +519,32 @@ static bool single_copy(const void *p, uint64_t size)
 static bool copied_by_cma(uint64_t size)
 {
     return wisp_p2p.cma && size >= wisp_p2p.cma_min;
+}
+
+/* Does the receiver read this non-contiguous send in place, from its
+ * layout in the heap, so that it is copied once and never packed? Not a
+ * buffered one (the user may reuse the buffer at
+ * once), nor one at MPI_BOTTOM (a null origin means staged). */
+bool wisp_p2p_send_layout(struct wisp_p2p_req *req)
+{
+    wisp_dt_desc_t *desc;
+    if (req->mode == WISP_P2P_BUFFERED || !req->sbuf || req->count <= 0 ||
+        wisp_dt_desc_get(req->type, &desc) != WISP_DT_OK)
+        return false;
+    uint64_t bytes = (uint64_t)req->count * wisp_dt_desc_size(desc);
+    int64_t reach = (int64_t)(req->count - 1) * wisp_dt_desc_extent(desc);
+    const char *lo = req->sbuf + wisp_dt_desc_true_lb(desc) + (reach < 0 ? reach : 0);
+    uint64_t span = (uint64_t)(desc->true_ext + (reach < 0 ? -reach : reach));
+    req->layout_in_heap = wisp_shm_heap_holds(lo, span);
+    if (!bytes || wisp_dt_desc_bytes(desc) > LAYOUT_BYTES || !req->layout_in_heap ||
+        bytes < wisp_p2p.single_copy_min || (double)desc->size < RUN_IN_PLACE * desc->segments) {
+        wisp_dt_desc_release(desc);
+        return false;
+    }
+    req->send_layout = desc;
+    req->bytes = bytes;
+    req->data = NULL;
+    return true;
 }
 
 static bool advance_slot(int i);
@@ -545,7 +591,8 @@ static bool emit(struct wisp_p2p_req *req, int node)
 {
     struct wisp_fastbox_ring *r = ring(wisp_p2p.node_rank, node);
     int ctx = req->comm->ctx;
-    bool single = single_copy(req->data, req->bytes) || copied_by_cma(req->bytes);
+    bool layout = req->send_layout && !req->data; /* read in place (wisp_p2p_send_layout) */
+    bool single = layout || single_copy(req->data, req->bytes) || copied_by_cma(req->bytes);
     if (!single && req->bytes <= wisp_p2p.immediate_max && req->mode != WISP_P2P_SYNC) {
         if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_IMMEDIATE), req->data,
                               (uint32_t)req->bytes))
@@ -564,7 +611,10 @@ static bool emit(struct wisp_p2p_req *req, int node)
     s->to = node;
     s->size = req->bytes;
     s->seq = ++emitted;
-    s->src = single ? req->data : NULL;
+    s->src = !single ? NULL : layout ? (const char *)req->sbuf : req->data;
+    s->layout = layout ? (uint32_t)wisp_dt_desc_export(req->send_layout, s->desc, LAYOUT_BYTES) : 0;
+    s->count = req->count;
+    s->in_heap = req->layout_in_heap;
     atomic_store_explicit(&s->dst, NULL, memory_order_relaxed);
     atomic_store_explicit(&s->next_block, 0, memory_order_relaxed);
     atomic_store_explicit(&s->copied, 0, memory_order_relaxed);
@@ -639,8 +689,7 @@ static void send_to_self(struct wisp_p2p_req *req)
                                  .from = wisp_p2p.node_rank,
                                  .slot = -1};
     wisp_list_init(&msg->link);
-    if (req->bytes)
-        memcpy(msg->data, req->data, req->bytes);
+    copy_out(req, msg->data, req->bytes);
     wisp_stats_shm.self++;
     wisp_stats_shm.copies += 2;
     if (req->mode == WISP_P2P_SYNC) {
@@ -669,8 +718,7 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
     if (req->mode != WISP_P2P_SYNC && req->bytes <= wisp_p2p.stage && !req->tmp) {
         void *copy = malloc(req->bytes ? req->bytes : 1);
         if (copy) {
-            if (req->bytes)
-                memcpy(copy, req->data, req->bytes);
+            copy_out(req, copy, req->bytes);
             req->tmp = copy;
             req->data = copy;
             send_complete(req);
@@ -811,6 +859,13 @@ static bool forward(int index)
     }
     if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
         return true;
+    if (!req->data) { /* read in place so far: the MPI needs it packed */
+        if (!(req->tmp = malloc(req->bytes)))
+            wisp_fatal("out of memory for a forwarded message of %llu bytes",
+                       (unsigned long long)req->bytes);
+        copy_out(req, req->tmp, req->bytes);
+        req->data = req->tmp;
+    }
     wisp_p2p_req_fail_on(req,
                          WISP_P2P_MPI(Issend, req->bytes, req->data, (MPI_Count)req->bytes,
                                       MPI_BYTE, req->peer, req->tag, req->handle, &req->inner));
@@ -843,7 +898,7 @@ static bool advance_slot(int i)
                              wisp_shm_heap_holds(dst, s->size) ? copy_here : copy_to_peer, s->to))
                 moved = true;
         } else if (state == SLOT_POSTED && stages_late(s, req)) {
-            memcpy(staging(s), s->src, s->size);
+            copy_out(req, staging(s), s->size);
             atomic_store_explicit(&s->state, SLOT_STAGED, memory_order_relaxed);
             /* Last: the receiver that sees it sees the bytes and STAGED. */
             atomic_store_explicit(&s->staged, chunks_of(s->size), memory_order_release);
@@ -959,7 +1014,14 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     struct slot *s = slot_at(msg->from, msg->slot);
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
     bool moved = false;
-    if (msg->src) {
+    if (msg->src && s->layout) { /* the sender's layout, read in place */
+        alignas(16) unsigned char desc[LAYOUT_BYTES];
+        memcpy(desc, s->desc, s->layout);
+        wisp_p2p_recv_get_layout(req, msg->from, !s->in_heap, msg->src, s->count,
+                                 wisp_dt_desc_import(desc), n);
+        wisp_stats_shm.single_copy++;
+        wisp_stats_shm.copies++;
+    } else if (msg->src) {
         /* A private side is reached by cross-memory attach: the source by
          * this receiver, a private receive buffer by the sender. */
         bool cma = !wisp_shm_heap_contains(msg->src);

@@ -2,15 +2,17 @@
  * A received message's bytes go straight into the application's buffer:
  * with memcpy where its datatype leaves them in one run, else through the
  * datatype engine (src/dt), which writes each byte range of the stream where
- * the layout puts it: no private buffer, no unpacking pass afterwards. Out
- * of another process's private memory (cross-memory attach) the kernel
- * scatters the bytes into the layout's pieces itself.
+ * the layout puts it: no private buffer, no unpacking pass afterwards. A
+ * sender's layout is read the same way: its description travels beside the
+ * message, so the receiver copies from layout to layout at once. Out of
+ * another process's private memory (cross-memory attach) the kernel moves
+ * the bytes between the two lists of pieces itself.
  */
 #include "p2p/p2p.h"
 
 #include <string.h>
 
-enum { PIECES = 256 }; /* iovecs per process_vm_readv: a few KiB of stack */
+enum { PIECES = 128 }; /* iovecs a side per process_vm_readv: a few KiB of stack */
 
 void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n)
 {
@@ -22,22 +24,49 @@ void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, u
         memcpy(req->dst + at, src, n);
 }
 
+/* The receive's pieces for bytes [at, at + n): its layout's, or its one run. */
+static size_t recv_pieces(const struct wisp_p2p_req *req, uint64_t at, uint64_t n,
+                          struct iovec *piece, int *pieces)
+{
+    if (req->layout)
+        return wisp_dt_layout_iov(req->rbuf, req->count, req->layout, at, n, piece, PIECES, pieces);
+    piece[0] = (struct iovec){req->dst + at, n};
+    *pieces = 1;
+    return n;
+}
+
 void wisp_p2p_recv_put_peer(struct wisp_p2p_req *req, uint64_t at, int from, const char *src,
                             uint64_t n)
 {
-    if (!req->layout) {
-        if (n)
-            wisp_p2p_cma_copy(from, req->dst + at, src, n);
-        return;
-    }
-    struct iovec piece[PIECES];
+    struct iovec mine[PIECES];
     for (uint64_t done = 0; done < n;) {
         int pieces = 0;
-        size_t covered = wisp_dt_layout_iov(req->rbuf, req->count, req->layout, at + done, n - done,
-                                            piece, PIECES, &pieces);
+        size_t covered = recv_pieces(req, at + done, n - done, mine, &pieces);
         if (!covered)
             break; /* clipped to the layout (the caller never asks past it) */
-        wisp_p2p_cma_scatter(from, piece, pieces, src + done, covered);
-        done += covered;
+        struct iovec theirs = {(char *)src + done, covered};
+        done += wisp_p2p_cma_readv(from, mine, pieces, &theirs, 1);
+    }
+}
+
+void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, int from, bool cma, const char *base,
+                              MPI_Count count, const wisp_dt_desc_t *desc, uint64_t n)
+{
+    if (!cma) {
+        if (req->layout)
+            wisp_dt_layout_copy(base, count, desc, req->rbuf, req->count, req->layout, 0, n);
+        else if (n)
+            wisp_dt_layout_pack(base, count, desc, 0, n, req->dst);
+        return;
+    }
+    struct iovec mine[PIECES], theirs[PIECES];
+    for (uint64_t done = 0; done < n;) {
+        int nmine = 0, ntheirs = 0;
+        size_t covered =
+            wisp_dt_layout_iov(base, count, desc, done, n - done, theirs, PIECES, &ntheirs);
+        covered = recv_pieces(req, done, covered, mine, &nmine);
+        if (!covered)
+            break;
+        done += wisp_p2p_cma_readv(from, mine, nmine, theirs, ntheirs); /* the shorter list */
     }
 }

@@ -87,7 +87,7 @@ static int prepare_send(struct wisp_p2p_req *req)
         return rc;
     if (contig) {
         req->data = (const char *)req->sbuf + offset;
-    } else {
+    } else if (!wisp_p2p_send_layout(req)) {
         MPI_Count size = 0, position = 0;
         wisp_p2p_pack_size(req->count, req->type, &size);
         if (!(req->tmp = malloc(size ? (size_t)size : 1)))

@@ -233,8 +233,11 @@ struct wisp_p2p_req {
      * inactive request, which keeps the communicator alive as long */
     MPI_Request anchor;
     int partner_error;
-    /* send: the bytes to send (the user's, or a packed copy in tmp) */
+    /* send: the bytes to send (the user's, or a packed copy in tmp), or
+     * NULL: the receiver reads send_layout in place */
     const char *data;
+    wisp_dt_desc_t *send_layout;
+    bool layout_in_heap;
     uint64_t bytes;
     void *tmp;
     int slot;                  /* rendezvous slot in use, -1 */
@@ -440,6 +443,9 @@ void wisp_p2p_nap_end(void); /* wakes the thread from wisp_p2p_nap */
 void wisp_p2p_send_start(struct wisp_p2p_req *req, int node);
 /* The blocking fast path: an immediate message straight into the ring;
  * false when it does not go that way. Lock held. */
+/* A non-contiguous send its receiver reads in place: true when it goes so
+ * (data NULL, send_layout held), false: pack it. */
+bool wisp_p2p_send_layout(struct wisp_p2p_req *req);
 bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void *buf,
                        MPI_Count count, MPI_Datatype type);
 /* Cross-memory attach (cma.c): collective over the node; true when every
@@ -453,9 +459,11 @@ void wisp_p2p_cma_copy(int from, void *dst, const void *src, uint64_t n);
  * `to`'s memory (process_vm_writev: a sender's share of a synergistic copy
  * into a private receive buffer). */
 void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n);
-/* `n` bytes of node rank `from`'s memory at `src`, into the `count` local
- * pieces of `iov` (which it advances as it fills them). */
-void wisp_p2p_cma_scatter(int from, struct iovec *iov, int count, const void *src, uint64_t n);
+/* What the kernel moves at once of node rank `from`'s `remote` pieces into
+ * the `local` ones, in order (at least a byte; the caller goes on from
+ * there). */
+uint64_t wisp_p2p_cma_readv(int from, const struct iovec *local, int nlocal,
+                            const struct iovec *remote, int nremote);
 
 /* Let the MPI move its own messages (it does only when called). */
 void wisp_p2p_poke(void);
@@ -616,6 +624,11 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
 void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n);
 void wisp_p2p_recv_put_peer(struct wisp_p2p_req *req, uint64_t at, int from, const char *src,
                             uint64_t n);
+/* The first `n` bytes of a sender's layout (base, count, desc) into a
+ * receive's buffer: in this address space (the shared heap), or node rank
+ * `from`'s private memory when `cma`. One copy, no packing. */
+void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, int from, bool cma, const char *base,
+                              MPI_Count count, const wisp_dt_desc_t *desc, uint64_t n);
 /* Finish the receives the rescuer completed that need the MPI (unpack, a
  * type to give back); the application's threads only. */
 void wisp_p2p_finish_deferred(void);

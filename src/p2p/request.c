@@ -205,6 +205,8 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         free(req->tmp);
     if (req->layout)
         wisp_dt_desc_release(req->layout);
+    if (req->send_layout)
+        wisp_dt_desc_release(req->send_layout);
     if (req->holds_type)
         wisp_p2p_type_unhold(req->type);
     if (req->persistent && req->comm)
