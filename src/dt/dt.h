@@ -158,6 +158,31 @@ size_t wisp_dt_layout_copy(const void *src, MPI_Count scount, const wisp_dt_desc
 size_t wisp_dt_layout_iov(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc,
                           size_t first, size_t len, struct iovec *iov, int max, int *n);
 
+/* ---- idle threads (team.c) ----
+ * The application's OpenMP threads share an operation while its main
+ * thread is outside a parallel region. */
+
+/* Find the OpenMP runtime the program loaded; `want` threads in a team (0:
+ * the runtime's omp_get_max_threads, 1: never), not for fewer than `min`
+ * bytes. Returns the team's size (1: no team); *runtime names the runtime
+ * found ("libgomp", "libomp") or NULL. Call once, from the thread that
+ * initialized MPI: its pool is the one used. */
+int wisp_dt_team_init(int want, uint64_t min, const char **runtime);
+
+/* A function of a byte range of a stream. */
+typedef void wisp_dt_range_fn(void *arg, size_t first, size_t len);
+
+/* fn over [first, first + len): split among a team when it may, else at once. */
+void wisp_dt_team_run(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg);
+
+/* wisp_dt_layout_pack, _unpack and _copy, shared among a team when they may be. */
+size_t wisp_dt_team_pack(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc, size_t first,
+                         size_t len, void *out);
+size_t wisp_dt_team_unpack(const void *in, size_t first, size_t len, void *buf, MPI_Count count,
+                           const wisp_dt_desc_t *desc);
+size_t wisp_dt_team_copy(const void *src, MPI_Count scount, const wisp_dt_desc_t *sdesc, void *dst,
+                         MPI_Count dcount, const wisp_dt_desc_t *ddesc, size_t first, size_t len);
+
 #pragma GCC visibility pop
 
 #endif

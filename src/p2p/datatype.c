@@ -16,6 +16,8 @@
 
 #include <string.h>
 
+#include "core/config.h"
+#include "core/log.h"
 #include "dt/dt.h"
 
 enum { CACHE = 64 };
@@ -101,6 +103,19 @@ static bool null_type_empty;
 
 void wisp_p2p_type_init(void)
 {
+    const char *runtime;
+    int team = wisp_dt_team_init((int)wisp_config.DT_THREADS, (uint64_t)wisp_config.DT_THREADS_MIN,
+                                 &runtime);
+    if (team > 1)
+        wisp_log(1,
+                 "datatype engine: %d threads of %s's pool share packs of %lld bytes and "
+                 "more, outside parallel regions only (%s)",
+                 team, runtime, (long long)wisp_config.DT_THREADS_MIN,
+                 !strcmp(runtime, "libgomp") ? "libgomp has no OMPT to find idle threads inside"
+                                             : "idle threads inside regions are not used yet");
+    else if (wisp_config.DT_THREADS != 1)
+        wisp_log(1, "datatype engine: %s: packs on the calling thread alone",
+                 runtime ? "an OpenMP pool of one thread" : "no OpenMP runtime in the process");
     MPI_Errhandler was;
     PMPI_Comm_get_errhandler(MPI_COMM_SELF, &was);
     PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
@@ -239,7 +254,7 @@ int wisp_p2p_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *out
         bool fits = count >= 0 && *position >= 0 && *position <= size &&
                     bytes <= (uint64_t)(size - *position);
         if (fits) {
-            wisp_dt_layout_pack(buf, count, desc, 0, bytes, (char *)out + *position);
+            wisp_dt_team_pack(buf, count, desc, 0, bytes, (char *)out + *position);
             *position += (MPI_Count)bytes;
         }
         wisp_dt_desc_release(desc);
@@ -269,4 +284,64 @@ int wisp_p2p_unpack(const void *in, MPI_Count size, MPI_Count *position, void *b
         PMPI_Type_free(&t);
     }
     return rc;
+}
+
+/* The packed stream's bytes of `count` elements of `type` if the engine
+ * describes it and [*at, *at + bytes) fits in `size`; 0 and no reference
+ * otherwise (the MPI then does it, and reports what is wrong). */
+static uint64_t engine_fits(MPI_Datatype type, MPI_Count count, MPI_Count at, MPI_Count size,
+                            MPI_Comm comm, wisp_dt_desc_t **desc)
+{
+    if (comm == MPI_COMM_NULL || count <= 0 || at < 0 || at > size ||
+        wisp_dt_desc_get(type, desc) != WISP_DT_OK)
+        return 0;
+    uint64_t bytes = (uint64_t)count * wisp_dt_desc_size(*desc);
+    if (bytes && bytes <= (uint64_t)(size - at))
+        return bytes;
+    wisp_dt_desc_release(*desc);
+    return 0;
+}
+
+int wisp_p2p_user_pack(const void *inbuf, MPI_Count incount, MPI_Datatype type, void *outbuf,
+                       MPI_Count outsize, void *position, bool large, MPI_Comm comm)
+{
+    MPI_Count at = large ? *(MPI_Count *)position : *(int *)position;
+    wisp_dt_desc_t *desc;
+    uint64_t bytes = outbuf ? engine_fits(type, incount, at, outsize, comm, &desc) : 0;
+    if (bytes) {
+        wisp_dt_team_pack(inbuf, incount, desc, 0, bytes, (char *)outbuf + at);
+        wisp_dt_desc_release(desc);
+        if (large)
+            *(MPI_Count *)position = at + (MPI_Count)bytes;
+        else
+            *(int *)position = (int)(at + (MPI_Count)bytes);
+        return MPI_SUCCESS;
+    }
+#ifdef WISP_P2P_LARGE_COUNTS
+    if (large)
+        return PMPI_Pack_c(inbuf, incount, type, outbuf, outsize, position, comm);
+#endif
+    return PMPI_Pack(inbuf, (int)incount, type, outbuf, (int)outsize, position, comm);
+}
+
+int wisp_p2p_user_unpack(const void *inbuf, MPI_Count insize, void *position, void *outbuf,
+                         MPI_Count outcount, MPI_Datatype type, bool large, MPI_Comm comm)
+{
+    MPI_Count at = large ? *(MPI_Count *)position : *(int *)position;
+    wisp_dt_desc_t *desc;
+    uint64_t bytes = inbuf ? engine_fits(type, outcount, at, insize, comm, &desc) : 0;
+    if (bytes) {
+        wisp_dt_team_unpack((const char *)inbuf + at, 0, bytes, outbuf, outcount, desc);
+        wisp_dt_desc_release(desc);
+        if (large)
+            *(MPI_Count *)position = at + (MPI_Count)bytes;
+        else
+            *(int *)position = (int)(at + (MPI_Count)bytes);
+        return MPI_SUCCESS;
+    }
+#ifdef WISP_P2P_LARGE_COUNTS
+    if (large)
+        return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, type, comm);
+#endif
+    return PMPI_Unpack(inbuf, (int)insize, position, outbuf, (int)outcount, type, comm);
 }

@@ -19,7 +19,7 @@ void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, u
     if (!n)
         return; /* a zero-byte receive may have a null buffer */
     if (req->layout)
-        wisp_dt_layout_unpack(src, at, n, req->rbuf, req->count, req->layout);
+        wisp_dt_team_unpack(src, at, n, req->rbuf, req->count, req->layout);
     else
         memcpy(req->dst + at, src, n);
 }
@@ -54,9 +54,9 @@ void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, int from, bool cma, cons
 {
     if (!cma) {
         if (req->layout)
-            wisp_dt_layout_copy(base, count, desc, req->rbuf, req->count, req->layout, 0, n);
+            wisp_dt_team_copy(base, count, desc, req->rbuf, req->count, req->layout, 0, n);
         else if (n)
-            wisp_dt_layout_pack(base, count, desc, 0, n, req->dst);
+            wisp_dt_team_pack(base, count, desc, 0, n, req->dst);
         return;
     }
     struct iovec mine[PIECES], theirs[PIECES];

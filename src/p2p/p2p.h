@@ -160,6 +160,12 @@ int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, boo
 void wisp_p2p_type_init(void);
 void wisp_p2p_type_forget(void);            /* a derived type was freed */
 int wisp_p2p_type_free(MPI_Datatype *type); /* MPI_Type_free */
+/* MPI_Pack and MPI_Unpack (and their _c forms when `large`: position is
+ * then an MPI_Count, else an int). */
+int wisp_p2p_user_pack(const void *inbuf, MPI_Count incount, MPI_Datatype type, void *outbuf,
+                       MPI_Count outsize, void *position, bool large, MPI_Comm comm);
+int wisp_p2p_user_unpack(const void *inbuf, MPI_Count insize, void *position, void *outbuf,
+                         MPI_Count outcount, MPI_Datatype type, bool large, MPI_Comm comm);
 /* A reference of wisp's own to a derived type (a duplicate, in *held), for a
  * request that outlives its call; false for predefined types (none needed).
  * Given back with wisp_p2p_type_unhold, never by the rescuer (it calls the MPI). */

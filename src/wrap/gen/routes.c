@@ -1645,6 +1645,20 @@ int wisp_impl_MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count send
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Pack
+int wisp_impl_MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
+{
+    return wisp_p2p_user_pack(inbuf, incount, datatype, outbuf, outsize, position, false, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Pack_c
+int wisp_impl_MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
+{
+    return wisp_p2p_user_pack(inbuf, incount, datatype, outbuf, outsize, position, true, comm);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Probe
 static int route_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
@@ -2418,6 +2432,20 @@ int wisp_impl_MPI_Testsome(int incount, MPI_Request array_of_requests[], int* ou
 int wisp_impl_MPI_Type_free(MPI_Datatype* datatype)
 {
     return wisp_p2p_type_free(datatype);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Unpack
+int wisp_impl_MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    return wisp_p2p_user_unpack(inbuf, insize, position, outbuf, outcount, datatype, false, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Unpack_c
+int wisp_impl_MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    return wisp_p2p_user_unpack(inbuf, insize, position, outbuf, outcount, datatype, true, comm);
 }
 #endif
 
