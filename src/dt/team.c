@@ -6,14 +6,16 @@
  * libomp through the GOMP_ entry points it also provides) by name, and runs
  * a team on equal byte ranges of the stream, which every operation of the
  * engine takes. Without a runtime, inside a region, from a thread other
- * than the one that initialized MPI (its pool is the one known idle), or
- * below the size given at init, the calling thread does it alone. Threads
+ * than the one that initialized MPI (its pool is the one known idle), with
+ * one core to run on, or below the size given at init, the calling thread
+ * does it alone. Threads
  * waiting at a barrier inside a region (OMPT) are not used.
  */
 #include "dt/dt.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 
 enum { SPLIT_ALIGN = 64 }; /* ranges start on cache lines of the stream */
 
@@ -46,6 +48,11 @@ int wisp_dt_team_init(int want, uint64_t min, const char **runtime)
         return 1;
     *runtime = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") ? "libomp" : "libgomp";
     pool.threads = want ? want : max_threads();
+    /* Threads that share the process's cores take turns, never faster (a
+     * launcher that binds each process to one core: Open MPI's default). */
+    cpu_set_t cores;
+    if (sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_COUNT(&cores) < pool.threads)
+        pool.threads = CPU_COUNT(&cores);
     return pool.threads;
 }
 

@@ -115,7 +115,8 @@ void wisp_p2p_type_init(void)
                                              : "idle threads inside regions are not used yet");
     else if (wisp_config.DT_THREADS != 1)
         wisp_log(1, "datatype engine: %s: packs on the calling thread alone",
-                 runtime ? "an OpenMP pool of one thread" : "no OpenMP runtime in the process");
+                 runtime ? "one OpenMP thread, or one core to run on"
+                         : "no OpenMP runtime in the process");
     MPI_Errhandler was;
     PMPI_Comm_get_errhandler(MPI_COMM_SELF, &was);
     PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
