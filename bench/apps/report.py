@@ -122,6 +122,14 @@ SUITE = [
            {"WISP_VNODE_SIZE": "2"}),
     *[jacobi_scaling(kind, np) for kind in ("strong", "weak") for np in (1, 2, 4)],
     experiment("cg", "bench/apps/cg", 2, ["n=32"], ["n=12"], "gflops"),
+    # Issue 30: a halo face with a derived datatype between 2 processes of a
+    # node, and MPI_Pack/MPI_Unpack of a grid's faces with the idle threads
+    # of an OpenMP pool of 2 (threads) against the engine alone (wisp).
+    *[experiment(f"dt_halo_{shape}", "bench/dt_halo", 2, [shape], [shape], "exchange_us")
+      for shape in ("vector", "yface", "zface")],
+    experiment("dt_pack", "bench/dt_pack", 1, ["256"], ["64", "2"], "pack_us_y",
+               env={"OMP_NUM_THREADS": "2", "OMPI_MCA_hwloc_base_binding_policy": "none"},
+               variants={"wisp": {"env": {"WISP_DT_THREADS": "1"}}, "threads": {"env": {}}}),
     experiment("overlap", "bench/apps/overlap", 2, ["reps=5"],
                ["bytes=1048576", "works=0,1,2,4", "reps=3"], "hidden_recv_pct"),
     experiment("rma_gcu_compute", "bench/rma_gcu", 3, ["3", "compute"],

@@ -124,6 +124,18 @@ static inline int64_t wisp_dt_desc_start(const wisp_dt_desc_t *desc)
     return desc->start;
 }
 
+/* The MPI's true extent (MPI_Type_get_true_extent_x). */
+static inline int64_t wisp_dt_desc_true_extent(const wisp_dt_desc_t *desc)
+{
+    return desc->true_ext;
+}
+
+/* Runs of bytes per element, on average over the element. */
+static inline double wisp_dt_desc_runs(const wisp_dt_desc_t *desc)
+{
+    return desc->segments;
+}
+
 /* The MPI's true lb (MPI_Type_get_true_extent_x). */
 static inline int64_t wisp_dt_desc_true_lb(const wisp_dt_desc_t *desc)
 {

@@ -62,8 +62,7 @@ enum {
     LAYOUT_BYTES = 512, /* a sender's description beside its message (a vector's fits) */
     /* Bytes a run of a layout read in place must average: below, packing
      * it first is faster (a copy of short runs on both sides costs more
-     * than two passes with one of them contiguous). And only from the heap:
-     * process_vm_readv pins the sender's pages per piece. */
+     * than two passes with one of them contiguous). */
     RUN_IN_PLACE = 512,
     RING_MIN = 16 << 10,
     RING_MAX = 128 << 10,
@@ -123,7 +122,6 @@ struct slot {
     /* A non-contiguous send read in place: src is its layout's origin. */
     MPI_Count count;
     uint32_t layout; /* bytes of its description in `desc`; 0: one run */
-    bool in_heap;    /* the layout lies in the heap, else CMA */
     alignas(16) unsigned char desc[LAYOUT_BYTES]; /* wisp_dt_desc_export */
     alignas(64) _Atomic(char *) dst; /* synergistic: the receive buffer, once published */
     _Atomic uint64_t next_block;
@@ -523,8 +521,10 @@ static bool copied_by_cma(uint64_t size)
 
 /* Does the receiver read this non-contiguous send in place, from its
  * layout in the heap, so that it is copied once and never packed? Not a
- * buffered one (the user may reuse the buffer at
- * once), nor one at MPI_BOTTOM (a null origin means staged). */
+ * buffered one (the user may reuse the buffer at once), nor one at
+ * MPI_BOTTOM (a null origin means staged), nor one in private memory
+ * (process_vm_readv pins the sender's pages once per piece: 10x slower
+ * than packing a layout of 64-byte runs). */
 bool wisp_p2p_send_layout(struct wisp_p2p_req *req)
 {
     wisp_dt_desc_t *desc;
@@ -534,10 +534,10 @@ bool wisp_p2p_send_layout(struct wisp_p2p_req *req)
     uint64_t bytes = (uint64_t)req->count * wisp_dt_desc_size(desc);
     int64_t reach = (int64_t)(req->count - 1) * wisp_dt_desc_extent(desc);
     const char *lo = req->sbuf + wisp_dt_desc_true_lb(desc) + (reach < 0 ? reach : 0);
-    uint64_t span = (uint64_t)(desc->true_ext + (reach < 0 ? -reach : reach));
-    req->layout_in_heap = wisp_shm_heap_holds(lo, span);
-    if (!bytes || wisp_dt_desc_bytes(desc) > LAYOUT_BYTES || !req->layout_in_heap ||
-        bytes < wisp_p2p.single_copy_min || (double)desc->size < RUN_IN_PLACE * desc->segments) {
+    uint64_t span = (uint64_t)(wisp_dt_desc_true_extent(desc) + (reach < 0 ? -reach : reach));
+    if (!bytes || bytes < wisp_p2p.single_copy_min || wisp_dt_desc_bytes(desc) > LAYOUT_BYTES ||
+        (double)wisp_dt_desc_size(desc) < RUN_IN_PLACE * wisp_dt_desc_runs(desc) ||
+        !wisp_shm_heap_holds(lo, span)) {
         wisp_dt_desc_release(desc);
         return false;
     }
@@ -614,7 +614,6 @@ static bool emit(struct wisp_p2p_req *req, int node)
     s->src = !single ? NULL : layout ? (const char *)req->sbuf : req->data;
     s->layout = layout ? (uint32_t)wisp_dt_desc_export(req->send_layout, s->desc, LAYOUT_BYTES) : 0;
     s->count = req->count;
-    s->in_heap = req->layout_in_heap;
     atomic_store_explicit(&s->dst, NULL, memory_order_relaxed);
     atomic_store_explicit(&s->next_block, 0, memory_order_relaxed);
     atomic_store_explicit(&s->copied, 0, memory_order_relaxed);
@@ -1014,11 +1013,10 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     struct slot *s = slot_at(msg->from, msg->slot);
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
     bool moved = false;
-    if (msg->src && s->layout) { /* the sender's layout, read in place */
+    if (msg->src && s->layout) { /* the sender's layout in the heap, read in place */
         alignas(16) unsigned char desc[LAYOUT_BYTES];
         memcpy(desc, s->desc, s->layout);
-        wisp_p2p_recv_get_layout(req, msg->from, !s->in_heap, msg->src, s->count,
-                                 wisp_dt_desc_import(desc), n);
+        wisp_p2p_recv_get_layout(req, msg->src, s->count, wisp_dt_desc_import(desc), n);
         wisp_stats_shm.single_copy++;
         wisp_stats_shm.copies++;
     } else if (msg->src) {

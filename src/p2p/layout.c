@@ -5,14 +5,14 @@
  * the layout puts it: no private buffer, no unpacking pass afterwards. A
  * sender's layout is read the same way: its description travels beside the
  * message, so the receiver copies from layout to layout at once. Out of
- * another process's private memory (cross-memory attach) the kernel moves
- * the bytes between the two lists of pieces itself.
+ * another process's private memory (cross-memory attach) the kernel scatters
+ * the bytes into the layout's pieces itself.
  */
 #include "p2p/p2p.h"
 
 #include <string.h>
 
-enum { PIECES = 128 }; /* iovecs a side per process_vm_readv: a few KiB of stack */
+enum { PIECES = 128 }; /* iovecs per process_vm_readv: 2 KiB of stack */
 
 void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n)
 {
@@ -49,24 +49,11 @@ void wisp_p2p_recv_put_peer(struct wisp_p2p_req *req, uint64_t at, int from, con
     }
 }
 
-void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, int from, bool cma, const char *base,
-                              MPI_Count count, const wisp_dt_desc_t *desc, uint64_t n)
+void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, const char *base, MPI_Count count,
+                              const wisp_dt_desc_t *desc, uint64_t n)
 {
-    if (!cma) {
-        if (req->layout)
-            wisp_dt_team_copy(base, count, desc, req->rbuf, req->count, req->layout, 0, n);
-        else if (n)
-            wisp_dt_team_pack(base, count, desc, 0, n, req->dst);
-        return;
-    }
-    struct iovec mine[PIECES], theirs[PIECES];
-    for (uint64_t done = 0; done < n;) {
-        int nmine = 0, ntheirs = 0;
-        size_t covered =
-            wisp_dt_layout_iov(base, count, desc, done, n - done, theirs, PIECES, &ntheirs);
-        covered = recv_pieces(req, done, covered, mine, &nmine);
-        if (!covered)
-            break;
-        done += wisp_p2p_cma_readv(from, mine, nmine, theirs, ntheirs); /* the shorter list */
-    }
+    if (req->layout)
+        wisp_dt_team_copy(base, count, desc, req->rbuf, req->count, req->layout, 0, n);
+    else if (n)
+        wisp_dt_team_pack(base, count, desc, 0, n, req->dst);
 }

@@ -243,7 +243,6 @@ struct wisp_p2p_req {
      * NULL: the receiver reads send_layout in place */
     const char *data;
     wisp_dt_desc_t *send_layout;
-    bool layout_in_heap;
     uint64_t bytes;
     void *tmp;
     int slot;                  /* rendezvous slot in use, -1 */
@@ -630,11 +629,10 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
 void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n);
 void wisp_p2p_recv_put_peer(struct wisp_p2p_req *req, uint64_t at, int from, const char *src,
                             uint64_t n);
-/* The first `n` bytes of a sender's layout (base, count, desc) into a
- * receive's buffer: in this address space (the shared heap), or node rank
- * `from`'s private memory when `cma`. One copy, no packing. */
-void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, int from, bool cma, const char *base,
-                              MPI_Count count, const wisp_dt_desc_t *desc, uint64_t n);
+/* The first `n` bytes of a sender's layout in the heap (base, count,
+ * desc) into a receive's buffer: one copy, no packing. */
+void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, const char *base, MPI_Count count,
+                              const wisp_dt_desc_t *desc, uint64_t n);
 /* Finish the receives the rescuer completed that need the MPI (unpack, a
  * type to give back); the application's threads only. */
 void wisp_p2p_finish_deferred(void);
