@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_check.h" /* bench_median, bench_alloc, the trailing arguments */
+#include "bench_check.h" /* bench_median, bench_alloc/free, the trailing arguments */
 
 enum { CHUNKS = 9, TAG = 7, N = 128 };
 
@@ -179,6 +179,9 @@ int main(int argc, char **argv)
         printf("metric exchange_per_copy %.3f x lower\n", e / p);
     }
     MPI_Type_free(&face);
+    bench_free(sbuf, span);
+    bench_free(rbuf, span);
+    bench_free(copy, span);
     MPI_Finalize();
     return any;
 }
