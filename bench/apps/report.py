@@ -46,7 +46,8 @@ SCALING_RE = re.compile(r"^jacobi_(?P<kind>strong|weak)_np(?P<np>\d+)$")
 
 
 def experiment(name, program, np, args, small, headline, env=None, wisp_env=None,
-               optional=False, variants=None, native_np=None, link=None, windows=False):
+               optional=False, variants=None, native_np=None, link=None, windows=False,
+               unbound=False):
     """One experiment: `program` (relative to the build directory) with
     `args` (or `small` with --small), np processes, `env` for every mode and
     `wisp_env` for the wisp mode only; `headline` the metric of the headline
@@ -58,12 +59,14 @@ def experiment(name, program, np, args, small, headline, env=None, wisp_env=None
     MPICH only). With `link` (a rate of tools/hosts.sh link, or off) it runs
     across the two hosts of a bed (--hosts), half the processes on each; an
     experiment that makes no `windows` there gets Open MPI without a
-    one-sided component, so that wisp's progress thread can run (bed.py)."""
+    one-sided component, so that wisp's progress thread can run (bed.py).
+    An `unbound` one runs its processes on every core (Open MPI binds each
+    to one, where OpenMP threads only take turns)."""
     return {"name": name, "program": program, "np": np, "args": args,
             "small": small, "headline": headline, "env": env or {},
             "wisp_env": wisp_env or {}, "optional": optional,
             "variants": variants or {}, "native_np": native_np or np, "link": link,
-            "windows": windows}
+            "windows": windows, "unbound": unbound}
 
 
 def ghost_variants(args_hint=None):
@@ -128,7 +131,7 @@ SUITE = [
     *[experiment(f"dt_halo_{shape}", "bench/dt_halo", 2, [shape], [shape], "exchange_us")
       for shape in ("vector", "yface", "zface")],
     experiment("dt_pack", "bench/dt_pack", 1, ["256"], ["64", "2"], "pack_us_y",
-               env={"OMP_NUM_THREADS": "2", "OMPI_MCA_hwloc_base_binding_policy": "none"},
+               env={"OMP_NUM_THREADS": "2"}, unbound=True,
                variants={"wisp": {"env": {"WISP_DT_THREADS": "1"}}, "threads": {"env": {}}}),
     experiment("overlap", "bench/apps/overlap", 2, ["reps=5"],
                ["bytes=1048576", "works=0,1,2,4", "reps=3"], "hidden_recv_pct"),
@@ -271,6 +274,8 @@ def launch(exp, build, mode, settings, small, mpi=None, bed=None):
     cmd = bench_run.launch_command(os.path.join(build, "wisprun"),
                                    mode in ("native", "async"),
                                    mode_env(exp, mode, settings), np, command)
+    if exp["unbound"] and mpi == "openmpi":
+        cmd[1:1] = ["--mpiexec-arg", "--bind-to", "--mpiexec-arg", "none"]
     if not (exp["link"] and bed):
         return cmd
     return bed.launch(mpi, max(1, np // 2), cmd, exp["windows"])

@@ -163,6 +163,9 @@ class PureFunctions(unittest.TestCase):
         native = report.launch(exp, "/b", "native", {}, False, "mpich", bed)
         self.assertIn("10.77.0.1:1,10.77.0.2:1", native)
         self.assertLess(native.index("-launcher-exec"), native.index("-n"))
+        pack = next(e for e in report.SUITE if e["name"] == "dt_pack")
+        self.assertIn("--bind-to", report.launch(pack, "/b", "threads", {}, False, "openmpi"))
+        self.assertNotIn("--bind-to", report.launch(pack, "/b", "threads", {}, False, "mpich"))
         here = report.launch(report.SUITE[0], "/b", "native", {}, False, "mpich", bed)
         self.assertNotIn("exec", here)  # no link: on this machine
 
