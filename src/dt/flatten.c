@@ -92,6 +92,23 @@ static status_t aux_new(struct builder *b, uint64_t n, uint64_t *at)
     return WISP_DT_OK;
 }
 
+/* The arrays of `m` blocks in aux (desc.h): displacements, lengths, and the
+ * prefix sums of their packed bytes (`unit` bytes per unit of length). */
+static status_t aux_blocks(struct builder *b, int64_t m, const int64_t *displs, const int64_t *lens,
+                           int64_t unit, uint64_t *at)
+{
+    TRY(aux_new(b, 3 * (uint64_t)m + 1, at));
+    int64_t *a = b->aux + *at, cum = 0;
+    for (int64_t i = 0; i < m; i++) {
+        a[i] = displs[i];
+        a[m + i] = lens[i];
+        a[2 * m + i] = cum;
+        cum += lens[i] * unit;
+    }
+    a[3 * m] = cum;
+    return WISP_DT_OK;
+}
+
 static status_t run_new(struct builder *b, int64_t off, uint64_t size, uint32_t *out)
 {
     TRY(node_new(b, WISP_DT_RUN, out));
@@ -189,15 +206,7 @@ static status_t runs(struct builder *b, int64_t count, int64_t *displs, int64_t 
         return repeat(b, m, stride, *out, out);
     }
     uint64_t at;
-    TRY(aux_new(b, 3 * (uint64_t)m + 1, &at));
-    int64_t *a = b->aux + at, cum = 0;
-    for (int64_t i = 0; i < m; i++) {
-        a[i] = displs[i];
-        a[m + i] = lens[i];
-        a[2 * m + i] = cum;
-        cum += lens[i];
-    }
-    a[3 * m] = cum;
+    TRY(aux_blocks(b, m, displs, lens, 1, &at));
     TRY(node_new(b, WISP_DT_RUNS, out));
     node_t *n = &b->nodes[*out];
     n->count = m;
@@ -245,15 +254,7 @@ static status_t indexed(struct builder *b, int64_t count, int64_t *displs, int64
         return WISP_DT_OK;
     }
     uint64_t at, size = b->nodes[child].size;
-    TRY(aux_new(b, 3 * (uint64_t)m + 1, &at));
-    int64_t *a = b->aux + at, cum = 0;
-    for (int64_t i = 0; i < m; i++) {
-        a[i] = displs[i];
-        a[m + i] = lens[i];
-        a[2 * m + i] = cum;
-        cum += lens[i] * (int64_t)size;
-    }
-    a[3 * m] = cum;
+    TRY(aux_blocks(b, m, displs, lens, (int64_t)size, &at));
     TRY(node_new(b, WISP_DT_INDEXED, out));
     node_t *n = &b->nodes[*out];
     n->child = child;

@@ -303,19 +303,30 @@ static uint64_t engine_fits(MPI_Datatype type, MPI_Count count, MPI_Count at, MP
     return 0;
 }
 
+/* MPI_Pack's and MPI_Unpack's position: an int, or an MPI_Count in the _c forms. */
+static MPI_Count position_get(const void *position, bool large)
+{
+    return large ? *(const MPI_Count *)position : *(const int *)position;
+}
+
+static void position_set(void *position, bool large, MPI_Count at)
+{
+    if (large)
+        *(MPI_Count *)position = at;
+    else
+        *(int *)position = (int)at;
+}
+
 int wisp_p2p_user_pack(const void *inbuf, MPI_Count incount, MPI_Datatype type, void *outbuf,
                        MPI_Count outsize, void *position, bool large, MPI_Comm comm)
 {
-    MPI_Count at = large ? *(MPI_Count *)position : *(int *)position;
+    MPI_Count at = position_get(position, large);
     wisp_dt_desc_t *desc;
     uint64_t bytes = outbuf ? engine_fits(type, incount, at, outsize, comm, &desc) : 0;
     if (bytes) {
         wisp_dt_team_pack(inbuf, incount, desc, 0, bytes, (char *)outbuf + at);
         wisp_dt_desc_release(desc);
-        if (large)
-            *(MPI_Count *)position = at + (MPI_Count)bytes;
-        else
-            *(int *)position = (int)(at + (MPI_Count)bytes);
+        position_set(position, large, at + (MPI_Count)bytes);
         return MPI_SUCCESS;
     }
 #ifdef WISP_P2P_LARGE_COUNTS
@@ -328,16 +339,13 @@ int wisp_p2p_user_pack(const void *inbuf, MPI_Count incount, MPI_Datatype type, 
 int wisp_p2p_user_unpack(const void *inbuf, MPI_Count insize, void *position, void *outbuf,
                          MPI_Count outcount, MPI_Datatype type, bool large, MPI_Comm comm)
 {
-    MPI_Count at = large ? *(MPI_Count *)position : *(int *)position;
+    MPI_Count at = position_get(position, large);
     wisp_dt_desc_t *desc;
     uint64_t bytes = inbuf ? engine_fits(type, outcount, at, insize, comm, &desc) : 0;
     if (bytes) {
         wisp_dt_team_unpack((const char *)inbuf + at, 0, bytes, outbuf, outcount, desc);
         wisp_dt_desc_release(desc);
-        if (large)
-            *(MPI_Count *)position = at + (MPI_Count)bytes;
-        else
-            *(int *)position = (int)(at + (MPI_Count)bytes);
+        position_set(position, large, at + (MPI_Count)bytes);
         return MPI_SUCCESS;
     }
 #ifdef WISP_P2P_LARGE_COUNTS
