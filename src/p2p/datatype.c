@@ -246,23 +246,34 @@ static int unpack(const void *in, MPI_Count size, MPI_Count *position, void *buf
 }
 #endif
 
+/* The packed stream's bytes of `count` elements of `type` if the engine
+ * describes it and [*at, *at + bytes) fits in `size`; 0 and no reference
+ * otherwise (the MPI then does it, and reports what is wrong). */
+static uint64_t engine_fits(MPI_Datatype type, MPI_Count count, MPI_Count at, MPI_Count size,
+                            MPI_Comm comm, wisp_dt_desc_t **desc)
+{
+    if (comm == MPI_COMM_NULL || count <= 0 || at < 0 || at > size ||
+        wisp_dt_desc_get(type, desc) != WISP_DT_OK)
+        return 0;
+    uint64_t bytes = (uint64_t)count * wisp_dt_desc_size(*desc);
+    if (bytes && bytes <= (uint64_t)(size - at))
+        return bytes;
+    wisp_dt_desc_release(*desc);
+    return 0;
+}
+
 /* Packed by the datatype engine when it describes the type (the same bytes
  * as the MPI's, in one pass with its fast paths), else by the MPI. */
 int wisp_p2p_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *out, MPI_Count size,
                   MPI_Count *position)
 {
     wisp_dt_desc_t *desc;
-    if (wisp_dt_desc_get(type, &desc) == WISP_DT_OK) {
-        uint64_t bytes = (uint64_t)count * wisp_dt_desc_size(desc);
-        bool fits = count >= 0 && *position >= 0 && *position <= size &&
-                    bytes <= (uint64_t)(size - *position);
-        if (fits) {
-            wisp_dt_team_pack(buf, count, desc, 0, bytes, (char *)out + *position);
-            *position += (MPI_Count)bytes;
-        }
+    uint64_t bytes = engine_fits(type, count, *position, size, MPI_COMM_SELF, &desc);
+    if (bytes) {
+        wisp_dt_team_pack(buf, count, desc, 0, bytes, (char *)out + *position);
         wisp_dt_desc_release(desc);
-        if (fits)
-            return MPI_SUCCESS;
+        *position += (MPI_Count)bytes;
+        return MPI_SUCCESS;
     }
     if (buf)
         return pack(buf, count, type, out, size, position);
@@ -287,22 +298,6 @@ int wisp_p2p_unpack(const void *in, MPI_Count size, MPI_Count *position, void *b
         PMPI_Type_free(&t);
     }
     return rc;
-}
-
-/* The packed stream's bytes of `count` elements of `type` if the engine
- * describes it and [*at, *at + bytes) fits in `size`; 0 and no reference
- * otherwise (the MPI then does it, and reports what is wrong). */
-static uint64_t engine_fits(MPI_Datatype type, MPI_Count count, MPI_Count at, MPI_Count size,
-                            MPI_Comm comm, wisp_dt_desc_t **desc)
-{
-    if (comm == MPI_COMM_NULL || count <= 0 || at < 0 || at > size ||
-        wisp_dt_desc_get(type, desc) != WISP_DT_OK)
-        return 0;
-    uint64_t bytes = (uint64_t)count * wisp_dt_desc_size(*desc);
-    if (bytes && bytes <= (uint64_t)(size - at))
-        return bytes;
-    wisp_dt_desc_release(*desc);
-    return 0;
 }
 
 /* MPI_Pack's and MPI_Unpack's position: an int, or an MPI_Count in the _c forms. */
