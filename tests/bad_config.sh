@@ -42,6 +42,8 @@ expect_rejected "WISP_VNODE_SIZ is not a wisp variable (did you mean WISP_VNODE_
 expect_rejected "WISP_VERBOSE='7' is not valid: expected an integer in 0..3" \
     env WISP_VERBOSE=7 "$wisprun"
 expect_rejected "WISP_STATS='maybe' is not valid" env WISP_STATS=maybe "$wisprun"
+expect_rejected "WISP_DT_THREADS='many' is not valid: expected an integer in 1..1024, auto, off" \
+    env WISP_DT_THREADS=many "$wisprun"
 # The ghosts' binding, load balancing and placement: one word of a list each.
 expect_rejected "WISP_GHOST_BINDING='segments' is not valid: expected one of rank, segment" \
     "$wisprun" --env WISP_GHOST_BINDING=segments

@@ -14,9 +14,10 @@
 #include <string.h>
 #include <strings.h>
 
-#define WISP_RANGE(lo, hi) (lo), (hi), NULL
-#define WISP_NONE          0, 0, NULL
-#define WISP_WORDS(words)  0, 0, (words)
+#define WISP_RANGE(lo, hi)             (lo), (hi), NULL
+#define WISP_RANGE_OR(lo, hi, aliases) (lo), (hi), (aliases)
+#define WISP_NONE                      0, 0, NULL
+#define WISP_WORDS(words)              0, 0, (words)
 
 const struct wisp_config_var wisp_config_vars[] = {
 #define WISP_CONFIG(name, type, def, limits, doc)                                                  \
@@ -108,6 +109,21 @@ static int parse_word(const char *s, const char *words, int64_t *out)
     return -1;
 }
 
+/* An integer's words, "auto=0|off=1": the value `s` stands for. */
+static int parse_alias(const char *s, const char *aliases, int64_t *out)
+{
+    size_t len = strlen(s);
+    for (const char *w = aliases; w && *w;) {
+        size_t wlen = strcspn(w, "|"), name = strcspn(w, "=");
+        if (len && name == len && !strncmp(w, s, len)) {
+            *out = strtoll(w + name + 1, NULL, 10); /* config.def's own text */
+            return 0;
+        }
+        w += wlen + (w[wlen] == '|');
+    }
+    return -1;
+}
+
 /* Parse `value` for `var` into the field it names; -1 if it is not valid. */
 static int parse_value(const struct wisp_config_var *var, const char *value,
                        struct wisp_config *cfg)
@@ -127,7 +143,8 @@ static int parse_value(const struct wisp_config_var *var, const char *value,
         return 0;
     }
     case WISP_CFG_INT:
-        if (parse_int(value, &v) || v < var->min || v > var->max)
+        if (parse_alias(value, var->words, &v) &&
+            (parse_int(value, &v) || v < var->min || v > var->max))
             return -1;
         break;
     case WISP_CFG_SIZE:
@@ -167,9 +184,15 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
 {
     char lo[32], hi[32];
     switch (var->type) {
-    case WISP_CFG_INT:
-        snprintf(buf, len, "an integer in %" PRId64 "..%" PRId64, var->min, var->max);
+    case WISP_CFG_INT: {
+        int n = snprintf(buf, len, "an integer in %" PRId64 "..%" PRId64, var->min, var->max);
+        for (const char *w = var->words; w && *w && n >= 0 && (size_t)n < len;) {
+            size_t wlen = strcspn(w, "|");
+            n += snprintf(buf + n, len - (size_t)n, ", %.*s", (int)strcspn(w, "="), w);
+            w += wlen + (w[wlen] == '|');
+        }
         break;
+    }
     case WISP_CFG_SIZE:
         snprintf(buf, len, "a size in bytes with an optional unit k, M, G or T, from %s to %s",
                  human(var->min, lo, sizeof lo), human(var->max, hi, sizeof hi));

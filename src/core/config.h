@@ -37,7 +37,8 @@ struct wisp_config_var {
     enum wisp_config_type type;
     const char *def;
     int64_t min, max;  /* INT, SIZE */
-    const char *words; /* WORD: the accepted words, separated by '|' */
+    const char *words; /* WORD: the accepted words, separated by '|'; INT: words that
+                          stand for a value, "auto=0|off=1" */
     const char *doc;
     size_t offset;
 };

@@ -95,6 +95,9 @@ static void test_accepted(void)
     expect_value("WISP_GHOST_WINDOWS=auto", AT(GHOST_WINDOWS), 0);
     expect_value("WISP_GHOST_WINDOWS=on", AT(GHOST_WINDOWS), 1);
     expect_value("WISP_GHOST_WINDOWS=off", AT(GHOST_WINDOWS), 2);
+    expect_value("WISP_DT_THREADS=auto", AT(DT_THREADS), 0); /* an integer's words */
+    expect_value("WISP_DT_THREADS=off", AT(DT_THREADS), 1);
+    expect_value("WISP_DT_THREADS=16", AT(DT_THREADS), 16);
 #undef AT
     struct wisp_config cfg;
     CHECK(parse1("WISP_JOB=host-12_3.x", &cfg).count == 0);
@@ -119,6 +122,11 @@ static void test_rejected(void)
     expect_rejected("WISP_VERBOSE=-1", "WISP_VERBOSE='-1'");
     expect_rejected("WISP_STATS=maybe", "WISP_STATS='maybe' is not valid: expected 0/1, on/off");
     expect_rejected("WISP_STATS=2", "WISP_STATS='2'");
+    const char *threads = "expected an integer in 1..1024, auto, off";
+    expect_rejected("WISP_DT_THREADS=0", threads); /* a word's value is not a number's */
+    expect_rejected("WISP_DT_THREADS=autox", threads);
+    expect_rejected("WISP_DT_THREADS=of", threads);
+    expect_rejected("WISP_DT_THREADS=", threads);
     const char *windows = "WISP_GHOST_WINDOWS='%s' is not valid: expected one of auto, on, off";
     const char *bad_words[] = {"", "of", "offf", "ON", "auto|on", "|"};
     for (size_t i = 0; i < sizeof bad_words / sizeof bad_words[0]; i++) {
