@@ -23,6 +23,14 @@
  *                on the exchange task (any thread may run the exchange:
  *                MPI_THREAD_SERIALIZED)
  *
+ * faces=pack|subarray: how a face travels. pack (the default) copies each
+ * face into a contiguous buffer of doubles and the received one out of
+ * another (grid3d_face_copy); subarray sends and receives it straight
+ * from and into the field, as one element of an MPI_Type_create_subarray
+ * type (the 12 types, a send and a receive face per side, committed once
+ * at setup), with no copy of the program's own: the MPI (or wisp's
+ * datatype engine) moves the strided layout. The same bytes either way.
+ *
  * map=cart|blocked: the mapping of ranks to blocks (grid3d.h). The bytes of
  * halo sent per sweep, and those crossing nodes (virtual nodes under
  * WISP_VNODE_SIZE; the native run honours the same variable), are printed.
@@ -41,11 +49,10 @@
  * differently).
  *
  * Usage: jacobi3d [variant=blocking|nonblocking|vector|task|tasks]
- *                 [map=cart|blocked] [n=N | nx= ny= nz= | local=L] [sweeps=S] [check=0|1]
- * local=L: weak scaling, L^3 points per process (the global grid is L times
- * the process grid of MPI_Dims_create along each dimension).
- * Metrics (rank 0): mlups, model_mlups, sweep_ms, t_sweep_ms, t_comm_ms,
- * latency_us, bandwidth_MBps, halo_kB, halo_cross_node_kB.
+ *                 [faces=pack|subarray] [map=cart|blocked] [n=N | nx= ny= nz= | local=L] [sweeps=S]
+ * [check=0|1] local=L: weak scaling, L^3 points per process (the global grid is L times the process
+ * grid of MPI_Dims_create along each dimension). Metrics (rank 0): mlups, model_mlups, sweep_ms,
+ * t_sweep_ms, t_comm_ms, latency_us, bandwidth_MBps, halo_kB, halo_cross_node_kB.
  */
 #include <omp.h>
 
@@ -54,14 +61,16 @@
 #include "pingping.h"
 
 #define USAGE                                                                                      \
-    "[variant=blocking|nonblocking|vector|task|tasks] [map=cart|blocked] "                         \
-    "[n=N | nx=X ny=Y nz=Z | local=L] [sweeps=S] [check=0|1]"
+    "[variant=blocking|nonblocking|vector|task|tasks] [faces=pack|subarray] "                      \
+    "[map=cart|blocked] [n=N | nx=X ny=Y nz=Z | local=L] [sweeps=S] [check=0|1]"
 
 enum variant { BLOCKING, NONBLOCKING, VECTOR, TASK, TASKS };
 
 static const char *prog = "jacobi3d";
 static struct grid3d g;
-static double *sendbuf[3][2], *recvbuf[3][2];
+static int subarray;                          /* faces=subarray */
+static double *sendbuf[3][2], *recvbuf[3][2]; /* faces=pack */
+static MPI_Datatype face_type[2][3][2];       /* faces=subarray: [ghost][d][side] */
 
 /* The value of global point (x, y, z), 0 .. n+1 along each dimension: the
  * boundary keeps it, the interior starts from it. */
@@ -117,20 +126,76 @@ static void fill(const int n[3], const int off[3], double *u)
                 u[m++] = initial(off[0] + i, off[1] + j, off[2] + k);
 }
 
+/* The faces of a field as subarray types: for each dimension d and side
+ * s, the interior layer next to that side (ghost 0, sent) and the ghost
+ * layer beyond it (ghost 1, received), over the interior of the other
+ * dimensions -- grid3d_face_range's faces, which faces=pack copies. */
+static void face_types_create(void)
+{
+    int sizes[3] = {g.n[0] + 2, g.n[1] + 2, g.n[2] + 2};
+    for (int ghost = 0; ghost < 2; ghost++)
+        for (int d = 0; d < 3; d++)
+            for (int s = 0; s < 2; s++) {
+                int layer = ghost ? (s ? g.n[d] + 1 : 0) : (s ? g.n[d] : 1);
+                int lo[3], hi[3], subsizes[3];
+                grid3d_face_range(&g, d, layer, 0, lo, hi);
+                for (int e = 0; e < 3; e++)
+                    subsizes[e] = hi[e] - lo[e] + 1;
+                MPI_Type_create_subarray(3, sizes, subsizes, lo, MPI_ORDER_C, MPI_DOUBLE,
+                                         &face_type[ghost][d][s]);
+                MPI_Type_commit(&face_type[ghost][d][s]);
+            }
+}
+
+static void face_types_free(void)
+{
+    for (int ghost = 0; ghost < 2; ghost++)
+        for (int d = 0; d < 3; d++)
+            for (int s = 0; s < 2; s++)
+                MPI_Type_free(&face_type[ghost][d][s]);
+}
+
+/* Face (d, s) of field u as a message, to send (ghost 0) or to receive into
+ * the ghost layer (ghost 1): with faces=pack a buffer of doubles, which the
+ * caller fills or empties; with faces=subarray the field itself. */
+struct face_msg {
+    void *buf;
+    int count;
+    MPI_Datatype type;
+};
+
+static struct face_msg face_msg(double *u, int d, int s, int ghost)
+{
+    if (subarray)
+        return (struct face_msg){u, 1, face_type[ghost][d][s]};
+    return (struct face_msg){ghost ? recvbuf[d][s] : sendbuf[d][s],
+                             (int)grid3d_face_count(&g, d, 0), MPI_DOUBLE};
+}
+
+/* faces=pack: copies the faces to send into their buffers (unpack 0) or the
+ * received ones into the ghost layers (unpack 1) of dimension d. */
+static void face_copies(double *u, int d, int unpack)
+{
+    if (subarray)
+        return;
+    for (int s = 0; s < 2; s++)
+        if (!unpack || g.nb[d][s] != MPI_PROC_NULL)
+            grid3d_face_copy(&g, u, d, s, 0, unpack ? recvbuf[d][s] : sendbuf[d][s], unpack);
+}
+
 static void exchange_blocking(double *u)
 {
     for (int d = 0; d < 3; d++) {
-        int count = (int)grid3d_face_count(&g, d, 0);
-        for (int s = 0; s < 2; s++)
-            grid3d_face_copy(&g, u, d, s, 0, sendbuf[d][s], 0);
+        face_copies(u, d, 0);
         /* Up, then down: receive from the opposite side. */
-        MPI_Sendrecv(sendbuf[d][1], count, MPI_DOUBLE, g.nb[d][1], d, recvbuf[d][0], count,
-                     MPI_DOUBLE, g.nb[d][0], d, g.comm, MPI_STATUS_IGNORE);
-        MPI_Sendrecv(sendbuf[d][0], count, MPI_DOUBLE, g.nb[d][0], 3 + d, recvbuf[d][1], count,
-                     MPI_DOUBLE, g.nb[d][1], 3 + d, g.comm, MPI_STATUS_IGNORE);
-        for (int s = 0; s < 2; s++)
-            if (g.nb[d][s] != MPI_PROC_NULL)
-                grid3d_face_copy(&g, u, d, s, 0, recvbuf[d][s], 1);
+        struct face_msg up = face_msg(u, d, 1, 0), from_below = face_msg(u, d, 0, 1);
+        struct face_msg down = face_msg(u, d, 0, 0), from_above = face_msg(u, d, 1, 1);
+        MPI_Sendrecv(up.buf, up.count, up.type, g.nb[d][1], d, from_below.buf, from_below.count,
+                     from_below.type, g.nb[d][0], d, g.comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(down.buf, down.count, down.type, g.nb[d][0], 3 + d, from_above.buf,
+                     from_above.count, from_above.type, g.nb[d][1], 3 + d, g.comm,
+                     MPI_STATUS_IGNORE);
+        face_copies(u, d, 1);
     }
 }
 
@@ -140,20 +205,20 @@ static void exchange_nonblocking(double *u)
     MPI_Status st[12];
     int r = 0;
     for (int d = 0; d < 3; d++)
-        for (int s = 0; s < 2; s++) /* the message from side s was sent towards 1 - s */
-            MPI_Irecv(recvbuf[d][s], (int)grid3d_face_count(&g, d, 0), MPI_DOUBLE, g.nb[d][s],
-                      2 * d + (1 - s), g.comm, &req[r++]);
-    for (int d = 0; d < 3; d++)
-        for (int s = 0; s < 2; s++) {
-            grid3d_face_copy(&g, u, d, s, 0, sendbuf[d][s], 0);
-            MPI_Isend(sendbuf[d][s], (int)grid3d_face_count(&g, d, 0), MPI_DOUBLE, g.nb[d][s],
-                      2 * d + s, g.comm, &req[r++]);
+        for (int s = 0; s < 2; s++) { /* the message from side s was sent towards 1 - s */
+            struct face_msg m = face_msg(u, d, s, 1);
+            MPI_Irecv(m.buf, m.count, m.type, g.nb[d][s], 2 * d + (1 - s), g.comm, &req[r++]);
         }
+    for (int d = 0; d < 3; d++) {
+        face_copies(u, d, 0);
+        for (int s = 0; s < 2; s++) {
+            struct face_msg m = face_msg(u, d, s, 0);
+            MPI_Isend(m.buf, m.count, m.type, g.nb[d][s], 2 * d + s, g.comm, &req[r++]);
+        }
+    }
     MPI_Waitall(r, req, st);
     for (int d = 0; d < 3; d++)
-        for (int s = 0; s < 2; s++)
-            if (g.nb[d][s] != MPI_PROC_NULL)
-                grid3d_face_copy(&g, u, d, s, 0, recvbuf[d][s], 1);
+        face_copies(u, d, 1);
 }
 
 /* The OpenMP-tasks step: the exchange task, interior tasks that need no
@@ -307,10 +372,11 @@ static double compare_serial(const int global[3], int sweeps, const double *mine
 
 int main(int argc, char **argv)
 {
-    const char *vname = "nonblocking", *map = "cart";
+    const char *vname = "nonblocking", *map = "cart", *faces = "pack";
     int n = 0, nx = 48, ny = 48, nz = 48, local = 0, sweeps = 20, check = 1;
     struct app_opt opts[] = {
         {"variant", APP_WORD, &vname, 0, 0, "blocking|nonblocking|vector|task|tasks"},
+        {"faces", APP_WORD, &faces, 0, 0, "pack|subarray"},
         {"map", APP_WORD, &map, 0, 0, "cart|blocked"},
         {"n", APP_INT, &n, 1, 2000, NULL},
         {"nx", APP_INT, &nx, 1, 2000, NULL},
@@ -354,18 +420,26 @@ int main(int argc, char **argv)
     if (any_empty)
         app_usage_exit(prog, USAGE, "the grid is too small for this many processes");
     grid3d_describe(&g, prog, global);
+    subarray = strcmp(faces, "subarray") == 0;
     if (g.rank == 0)
-        printf("# variant %s, %d sweeps, %d OpenMP thread(s) per process\n", vname, sweeps,
-               var >= VECTOR ? omp_get_max_threads() : 1);
+        printf("# variant %s, faces %s, %d sweeps, %d OpenMP thread(s) per process\n", vname, faces,
+               sweeps, var >= VECTOR ? omp_get_max_threads() : 1);
 
     size_t face_max = 0;
-    for (int d = 0; d < 3; d++)
-        for (int s = 0; s < 2; s++) {
-            size_t count = grid3d_face_count(&g, d, 0);
+    for (int d = 0; d < 3; d++) {
+        size_t count = grid3d_face_count(&g, d, 0);
+        face_max = count > face_max ? count : face_max;
+        for (int s = 0; s < 2 && !subarray; s++) {
             sendbuf[d][s] = malloc(sizeof(double) * count);
             recvbuf[d][s] = malloc(sizeof(double) * count);
-            face_max = count > face_max ? count : face_max;
+            if (!sendbuf[d][s] || !recvbuf[d][s]) {
+                fprintf(stderr, "%s: no memory for the face buffers\n", prog);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
         }
+    }
+    if (subarray)
+        face_types_create();
     double *a = malloc(sizeof(double) * grid3d_points(&g));
     double *b = malloc(sizeof(double) * grid3d_points(&g));
     if (!a || !b) {
@@ -421,6 +495,8 @@ int main(int argc, char **argv)
             free(sendbuf[d][s]);
             free(recvbuf[d][s]);
         }
+    if (subarray)
+        face_types_free();
     free(a);
     free(b);
     grid3d_free(&g);
