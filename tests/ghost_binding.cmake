@@ -38,3 +38,14 @@ wisp_add_mpi_test(ghost_heap_window NP 4 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=2 ${o
 # Ghost placement with hwloc: the binding the ghost reports from the kernel.
 wisp_add_script_test(ghost_bind NP 3 "${CMAKE_CURRENT_SOURCE_DIR}/ghost_bind.sh" "${WISP_WISPRUN}"
                      $<TARGET_FILE:t_topology>)
+
+# The elements split operations are cut into (src/ghost/elements.c, compiled
+# into the program with src/dt: both are hidden in libwisp): the datatype
+# engine's offsets against MPI_Pack's, for random derived types of one leaf
+# type (and some of several); seed 1 also prints the cost of either way.
+foreach(seed 1 2)
+  wisp_add_mpi_test(ghost_elements NP 1 SUFFIX .seed${seed} ARGS ${seed})
+endforeach()
+file(GLOB wisp_dt_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/dt/*.c")
+target_sources(t_ghost_elements PRIVATE ${wisp_dt_sources} "${PROJECT_SOURCE_DIR}/src/ghost/elements.c")
+target_include_directories(t_ghost_elements PRIVATE "${PROJECT_SOURCE_DIR}/src")

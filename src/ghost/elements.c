@@ -3,14 +3,25 @@
  * predefined type, for the operations that wisp cuts into pieces (split.c,
  * getacc_split.c).
  *
- * The byte offset of every element comes from MPI itself: a buffer whose
- * bytes spell their own offsets is packed once per byte of the offsets, and
- * the first packed byte of each element tells that byte of its offset. No
- * datatype needs to be decoded.
+ * The offsets come from the datatype engine's description (src/dt): the
+ * pieces of the whole packed stream as iovecs of MPI_BOTTOM, which are
+ * offsets from the buffer, and element e begins at packed byte e * esize.
+ * A type the engine refuses goes to the MPI itself: a buffer whose bytes
+ * spell their own offsets is packed once per byte of the offsets, and the
+ * first packed byte of each element tells that byte of its offset (no
+ * datatype decoded). Both give the same offsets in the same order; the
+ * engine's cost is a walk of the description, the MPI's 8 packs of the
+ * type's whole span (tests/mpi/ghost_elements.c compares them).
+ *
+ * The engine's descriptions keep bytes, not predefined types, so the leaf
+ * type still comes from MPI_Type_get_contents.
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 
 #include "core/log.h"
+#include "dt/dt.h"
 #include "ghost/win.h"
 
 static bool is_named(MPI_Datatype type)
@@ -56,17 +67,28 @@ MPI_Datatype wisp_ghost_basic_type(MPI_Datatype type)
     return basic == MPI_DATATYPE_NULL ? MPI_BYTE : basic;
 }
 
-MPI_Aint *wisp_ghost_element_offsets(MPI_Count count, MPI_Datatype type, int esize, int *n)
+/* How many elements of esize bytes (count, type) holds; false past 2^30
+ * (the offsets are an int's worth). */
+static bool element_count(long long size, MPI_Count count, int esize, int *n)
+{
+    long long elements = esize > 0 ? size * count / esize : 0;
+    if (count > 1 << 30 || elements > 1 << 30)
+        return false;
+    *n = (int)elements;
+    return true;
+}
+
+MPI_Aint *wisp_ghost_element_offsets_mpi(MPI_Count count, MPI_Datatype type, int esize, int *n)
 {
     int size;
     MPI_Aint lb, extent, true_lb, true_extent;
     PMPI_Type_size(type, &size);
     PMPI_Type_get_extent(type, &lb, &extent);
     PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    long long elements = (long long)size * count / esize;
-    if (count > 1 << 30 || elements > 1 << 30)
+    if (!element_count(size, count, esize, n))
         return NULL;
-    *n = (int)elements;
+    if (*n == 0) /* (a count of 0 would make the span below negative) */
+        return calloc(1, sizeof(MPI_Aint));
     MPI_Aint first = true_lb + (extent < 0 ? (MPI_Aint)(count - 1) * extent : 0);
     MPI_Aint span = true_extent + (MPI_Aint)(count - 1) * (extent < 0 ? -extent : extent);
     unsigned char *buf = malloc((size_t)span + 1);
@@ -82,8 +104,8 @@ MPI_Aint *wisp_ghost_element_offsets(MPI_Count count, MPI_Datatype type, int esi
         for (MPI_Aint p = 0; p < span; p++)
             buf[p] = (unsigned char)(p >> (8 * pass));
         int position = 0;
-        PMPI_Pack((char *)buf - first, (int)count, type, packed, size * (int)count, &position,
-                  MPI_COMM_SELF);
+        PMPI_Pack((void *)((uintptr_t)buf - (uintptr_t)first), (int)count, type, packed,
+                  size * (int)count, &position, MPI_COMM_SELF);
         for (int e = 0; e < *n; e++)
             off[e] |= (MPI_Aint)packed[(size_t)e * (size_t)esize] << (8 * pass);
     }
@@ -91,5 +113,52 @@ MPI_Aint *wisp_ghost_element_offsets(MPI_Count count, MPI_Datatype type, int esi
         off[e] += first;
     free(buf);
     free(packed);
+    return off;
+}
+
+/* The offsets from the engine's description; NULL when memory is short or
+ * the walk ended early (then the MPI answers). */
+static MPI_Aint *offsets_of(const wisp_dt_desc_t *d, MPI_Count count, int esize, int n)
+{
+    MPI_Aint *off = malloc(((size_t)n + 1) * sizeof *off);
+    if (!off)
+        return NULL;
+    enum { PIECES = 256 };
+    struct iovec iov[PIECES];
+    size_t first = 0, total = (size_t)n * (size_t)esize, at = 0;
+    int e = 0;
+    while (e < n) {
+        int k = 0;
+        /* MPI_BOTTOM: the pieces' addresses are offsets from the buffer,
+         * negative ones wrapped around */
+        if (wisp_dt_layout_iov(NULL, count, d, first, total - first, iov, PIECES, &k) == 0)
+            break;
+        for (int i = 0; i < k; i++) {
+            uintptr_t base = (uintptr_t)iov[i].iov_base;
+            size_t end = first + iov[i].iov_len;
+            for (; e < n && at < end; e++, at += (size_t)esize)
+                off[e] = (MPI_Aint)(intptr_t)(base + (uintptr_t)(at - first));
+            first = end;
+        }
+    }
+    if (e < n) {
+        free(off);
+        return NULL;
+    }
+    return off;
+}
+
+MPI_Aint *wisp_ghost_element_offsets(MPI_Count count, MPI_Datatype type, int esize, int *n)
+{
+    wisp_dt_desc_t *d;
+    if (wisp_dt_desc_get(type, &d) != WISP_DT_OK)
+        return wisp_ghost_element_offsets_mpi(count, type, esize, n);
+    MPI_Aint *off = NULL;
+    if (element_count((long long)wisp_dt_desc_size(d), count, esize, n)) {
+        off = offsets_of(d, count, esize, *n);
+        if (!off)
+            off = wisp_ghost_element_offsets_mpi(count, type, esize, n);
+    }
+    wisp_dt_desc_release(d);
     return off;
 }

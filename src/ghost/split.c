@@ -16,6 +16,7 @@
  */
 #include <stdlib.h>
 
+#include "dt/dt.h"
 #include "ghost/board.h"
 #include "ghost/win.h"
 
@@ -32,6 +33,16 @@ static int build(const struct side *s, const int *pick, int n, MPI_Datatype basi
         scratch[k] = s->off[pick[k]];
     int rc = PMPI_Type_create_hindexed_block(n, 1, scratch, basic, type);
     return rc == MPI_SUCCESS ? PMPI_Type_commit(type) : rc;
+}
+
+/* The engine may have described a piece's type (getacc_split.c asks for
+ * its elements): the MPI gives the handle to the next new type. */
+static void free_type(MPI_Datatype *type)
+{
+    if (*type == MPI_DATATYPE_NULL)
+        return;
+    wisp_dt_forget(*type);
+    PMPI_Type_free(type);
 }
 
 int wisp_ghost_split(struct wisp_ghost_win *w, const struct wisp_ghost_op *o, MPI_Win iwin)
@@ -102,12 +113,9 @@ int wisp_ghost_split(struct wisp_ghost_win *w, const struct wisp_ghost_op *o, MP
         else if (rc == MPI_SUCCESS)
             rc = wisp_ghost_issue(&part, grank, gdisp, iwin);
         used |= (uint64_t)1 << g;
-        if (tt != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&tt);
-        if (ot != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&ot);
-        if (rt != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&rt);
+        free_type(&tt);
+        free_type(&ot);
+        free_type(&rt);
     }
     if (o->request && rc == MPI_SUCCESS) {
         for (int g = 0; g < G && rc == MPI_SUCCESS; g++)

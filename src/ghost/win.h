@@ -346,10 +346,13 @@ int wisp_ghost_unlock_extra(struct wisp_ghost_win *w, int rank, MPI_Win iwin);
 int wisp_ghost_split(struct wisp_ghost_win *w, const struct wisp_ghost_op *op, MPI_Win iwin);
 
 /* Byte offsets, from the buffer's address, of the *n elements of esize
- * bytes of (count, type); NULL when memory is short (elements.c). The
+ * bytes of (count, type), in packed order; NULL when memory is short
+ * (elements.c: from the datatype engine, from the MPI's MPI_Pack for types
+ * the engine refuses; _mpi always from MPI_Pack, for tests). The
  * predefined type a derived type of one type is made of; MPI_BYTE for a
  * type of several. */
 MPI_Aint *wisp_ghost_element_offsets(MPI_Count count, MPI_Datatype type, int esize, int *n);
+MPI_Aint *wisp_ghost_element_offsets_mpi(MPI_Count count, MPI_Datatype type, int esize, int *n);
 MPI_Datatype wisp_ghost_basic_type(MPI_Datatype type);
 
 /* `rc`, after calling the application window's error handler when it is an error. */
