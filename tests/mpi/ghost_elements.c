@@ -385,6 +385,16 @@ static void check_cases(void)
     MPI_Type_contiguous(2, v, &t);
     release(&v);
     check_type(t, "nested repeats");
+    /* nesting past the engine's 64: refused, the MPI answers */
+    long before = refused;
+    MPI_Type_vector(3, 1, 2, MPI_INT, &t);
+    for (int i = 0; i < 70; i++) {
+        MPI_Type_contiguous(1, t, &u);
+        release(&t);
+        t = u;
+    }
+    check_type(t, "nested 70 deep");
+    CHECK(refused == before + 1);
 }
 
 static double per_call_us(MPI_Aint *(*fn)(MPI_Count, MPI_Datatype, int, int *), MPI_Datatype t,
