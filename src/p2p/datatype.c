@@ -23,6 +23,10 @@
 
 enum { CACHE = 64 };
 
+/* MPI_COMM_SELF's duplicate that returns errors: a zero-count pack on it
+ * asks the MPI whether a type is committed, which it tells no other way. */
+static MPI_Comm probe_comm = MPI_COMM_NULL;
+
 static struct type_info {
     MPI_Datatype type;
     MPI_Count size, extent, true_lb;
@@ -31,10 +35,28 @@ static struct type_info {
     bool valid;
 } cache[CACHE];
 
+/* The type's combiner and how many of each argument made it (-1 each for a
+ * large-count constructor's: MPICH 4.0.2's MPI_Type_get_envelope of such a
+ * type is a fatal error, so the _c form always); -1 when the MPI refuses. */
+static int envelope(MPI_Datatype type, int *ints, int *addrs, int *types)
+{
+    int combiner;
+#if MPI_VERSION >= 4
+    MPI_Count ni, na, nc, nt;
+    if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nt, &combiner) != MPI_SUCCESS)
+        return -1;
+    *ints = nc ? -1 : (int)ni, *addrs = nc ? -1 : (int)na, *types = nc ? -1 : (int)nt;
+#else
+    if (PMPI_Type_get_envelope(type, ints, addrs, types, &combiner) != MPI_SUCCESS)
+        return -1;
+#endif
+    return combiner;
+}
+
 static bool dense(MPI_Datatype type, MPI_Count size)
 {
-    int ints, addrs, types, combiner;
-    if (PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner) != MPI_SUCCESS)
+    int ints, addrs, types, combiner = envelope(type, &ints, &addrs, &types);
+    if (combiner < 0)
         return false;
     MPI_Count lb, true_extent;
     PMPI_Type_get_true_extent_x(type, &lb, &true_extent);
@@ -53,9 +75,8 @@ static bool dense(MPI_Datatype type, MPI_Count size)
     PMPI_Type_size_x(child, &child_size);
     PMPI_Type_get_extent_x(child, &child_lb, &child_extent);
     bool ok = child_extent == child_size && dense(child, child_size);
-    int ci, ca, ct, cc;
-    PMPI_Type_get_envelope(child, &ci, &ca, &ct, &cc);
-    if (cc != MPI_COMBINER_NAMED)
+    int ci, ca, ct;
+    if (envelope(child, &ci, &ca, &ct) != MPI_COMBINER_NAMED)
         PMPI_Type_free(&child);
     return ok;
 }
@@ -72,10 +93,15 @@ static __attribute__((noinline)) struct type_info *fill(MPI_Datatype type, size_
     MPI_Count size, lb, extent, true_lb, true_extent;
     if ((*rc = PMPI_Type_size_x(type, &size)) != MPI_SUCCESS)
         return NULL;
+    int ints, addrs, types, at = 0;
+    char none[1];
+    int combiner = envelope(type, &ints, &addrs, &types);
+    /* Not cached: the type may be committed later. */
+    if (combiner != MPI_COMBINER_NAMED && probe_comm != MPI_COMM_NULL &&
+        (*rc = PMPI_Pack(none, 0, type, none, 0, &at, probe_comm)) != MPI_SUCCESS)
+        return NULL;
     PMPI_Type_get_extent_x(type, &lb, &extent);
     PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent);
-    int ints, addrs, types, combiner = MPI_COMBINER_NAMED;
-    PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner);
     cache[h].type = type;
     cache[h].size = size;
     cache[h].extent = extent;
@@ -104,6 +130,8 @@ static bool null_type_empty;
 
 void wisp_p2p_type_init(void)
 {
+    PMPI_Comm_dup(MPI_COMM_SELF, &probe_comm);
+    PMPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
     const char *runtime;
     int team = wisp_dt_team_init((int)wisp_config.DT_THREADS, (uint64_t)wisp_config.DT_THREADS_MIN,
                                  &runtime);
@@ -151,6 +179,12 @@ int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, boo
     if (predefined)
         *predefined = e->named;
     return MPI_SUCCESS;
+}
+
+void wisp_p2p_type_fini(void)
+{
+    if (probe_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&probe_comm);
 }
 
 void wisp_p2p_type_forget(void)
@@ -246,13 +280,15 @@ static int unpack(const void *in, MPI_Count size, MPI_Count *position, void *buf
 }
 #endif
 
-/* The packed stream's bytes of `count` elements of `type` if the engine
- * describes it and [*at, *at + bytes) fits in `size`; 0 and no reference
- * otherwise (the MPI then does it, and reports what is wrong). */
+/* The packed stream's bytes of `count` elements of `type` if it is
+ * committed, the engine describes it and [*at, *at + bytes) fits in `size`;
+ * 0 and no reference otherwise (the MPI then does it, and reports what is
+ * wrong). */
 static uint64_t engine_fits(MPI_Datatype type, MPI_Count count, MPI_Count at, MPI_Count size,
                             MPI_Comm comm, wisp_dt_desc_t **desc)
 {
-    if (comm == MPI_COMM_NULL || count <= 0 || at < 0 || at > size ||
+    int rc;
+    if (comm == MPI_COMM_NULL || count <= 0 || at < 0 || at > size || !entry_of(type, &rc) ||
         wisp_dt_desc_get(type, desc) != WISP_DT_OK)
         return 0;
     uint64_t bytes = (uint64_t)count * wisp_dt_desc_size(*desc);

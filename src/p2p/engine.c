@@ -296,6 +296,7 @@ static void start_rescuer(void)
 
 void wisp_p2p_init(int thread_level)
 {
+    wisp_p2p_type_init(); /* MPI_Pack and MPI_Unpack use the datatype engine also without */
     int mine_on = wisp_config.SHM, all_on = 0;
     PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_core_user_world);
     if (!all_on)
@@ -304,7 +305,6 @@ void wisp_p2p_init(int thread_level)
      * answers one of MPI_COMM_SELF without moving anything. Every process
      * makes it, also where the segment fails below. */
     PMPI_Comm_dup(wisp_core_user_world, &poke_comm);
-    wisp_p2p_type_init();
     int *tag_ub = NULL, found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
     wisp_p2p.tag_ub = found && tag_ub ? *tag_ub : 32767; /* the least MPI allows */
@@ -406,6 +406,7 @@ void wisp_p2p_fini(void)
     }
     if (poke_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&poke_comm);
+    wisp_p2p_type_fini();
     if (!segment) {
         wisp_p2p_comm_fini();
         return;

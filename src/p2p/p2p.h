@@ -158,6 +158,7 @@ int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, boo
 /* At start, before any other thread calls MPI: ask what the MPI makes of
  * MPI_DATATYPE_NULL. */
 void wisp_p2p_type_init(void);
+void wisp_p2p_type_fini(void);
 void wisp_p2p_type_forget(void);            /* a derived type was freed */
 int wisp_p2p_type_free(MPI_Datatype *type); /* MPI_Type_free */
 /* MPI_Pack and MPI_Unpack (and their _c forms when `large`: position is

@@ -1749,6 +1749,64 @@ static void rule_null_type(void)
     MPI_Errhandler_free(&eh);
 }
 
+/* A derived type not yet committed is an error to pack or send (both MPIs
+ * return MPI_ERR_TYPE), under wisp as natively: wisp's engine must not
+ * pack it. Committed afterwards, the same handle works. */
+static void rule_uncommitted_type(void)
+{
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(count_error, &eh);
+    MPI_Comm_set_errhandler(tcomm, eh);
+    MPI_Datatype t;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &t);
+    int in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[4] = {0}, at = 0;
+    handler_calls = 0;
+    int rc = MPI_Pack(in, 1, t, out, (int)sizeof out, &at, tcomm);
+    CHECK(error_class(rc) == MPI_ERR_TYPE && handler_calls == 1 && at == 0);
+    int refused = peer >= 0 && PMPI_Send(in, 1, t, MPI_PROC_NULL, 0, tcomm) != MPI_SUCCESS;
+    if (refused && am_a) { /* the MPI refuses it before it looks at the peer */
+        handler_calls = 0;
+        rc = MPI_Send(in, 1, t, peer, 8, tcomm);
+        CHECK(error_class(rc) == MPI_ERR_TYPE && handler_calls == 1);
+    }
+    MPI_Type_commit(&t);
+    at = 0;
+    CHECK(MPI_Pack(in, 1, t, out, (int)sizeof out, &at, tcomm) == MPI_SUCCESS && at == 16);
+    CHECK(out[0] == 1 && out[1] == 3 && out[2] == 5 && out[3] == 7);
+    if (peer >= 0) { /* and the committed handle travels: nothing of the refused send arrived */
+        int got[8] = {0};
+        if (am_a)
+            MPI_Send(in, 1, t, peer, 8, tcomm);
+        else
+            MPI_Recv(got, 1, t, peer, 8, tcomm, MPI_STATUS_IGNORE);
+        CHECK(am_a || (got[0] == 1 && got[2] == 3 && got[4] == 5 && got[6] == 7 && got[1] == 0));
+    }
+    MPI_Type_free(&t);
+    MPI_Comm_set_errhandler(tcomm, MPI_ERRORS_ARE_FATAL);
+    MPI_Errhandler_free(&eh);
+}
+
+/* A type made by a large-count constructor (MPI-4) travels between
+ * processes of a node as any other. */
+static void rule_large_count_type(void)
+{
+#if MPI_VERSION >= 4
+    if (peer < 0)
+        return;
+    MPI_Datatype t;
+    MPI_Type_vector_c(4, 1, 2, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    int in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, got[4] = {0};
+    if (am_a) {
+        MPI_Send(in, 1, t, peer, 9, tcomm);
+    } else {
+        MPI_Recv(got, 4, MPI_INT, peer, 9, tcomm, MPI_STATUS_IGNORE);
+        CHECK(got[0] == 1 && got[1] == 3 && got[2] == 5 && got[3] == 7);
+    }
+    MPI_Type_free(&t);
+#endif
+}
+
 /* MPI_Request_c2f / MPI_Request_f2c round trips, distinct for requests
  * alive at once, and the request still works after the trip. */
 static void rule_fortran_handles(void)
@@ -2775,6 +2833,8 @@ static const struct {
     {"status_set", rule_status_set},
     {"errors", rule_errors},
     {"null_type", rule_null_type},
+    {"uncommitted_type", rule_uncommitted_type},
+    {"large_count_type", rule_large_count_type},
     {"fortran_handles", rule_fortran_handles},
     {"truncate", rule_truncate},
     {"datatypes", rule_datatypes},
