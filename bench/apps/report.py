@@ -86,11 +86,15 @@ def ghost_variants(args_hint=None):
 
 
 def jacobi(name, variant, np=2, mapping="cart", grid="n=96", env=None,
-           small_grid="n=24", sweeps=100, optional=False):
+           small_grid="n=24", sweeps=100, optional=False, faces="pack"):
+    """A Jacobi experiment; `faces` the program's faces= (given only when
+    not its default, pack, so the pack experiments keep their command
+    lines)."""
     env = dict(env or {})
     if variant in ("vector", "task", "tasks"):
         env.update(OMP)
-    common = [f"variant={variant}", f"map={mapping}"]
+    common = [f"variant={variant}", f"map={mapping}"] + \
+        ([f"faces={faces}"] if faces != "pack" else [])
     # Small: a small grid, but sweeps enough (a few ms) that the first
     # messages' set-up does not make the figure (10 sweeps of 13 us read
     # 0.7x native under wisp with MPICH, 200 read 0.97x).
@@ -124,6 +128,13 @@ SUITE = [
     jacobi("blocked_vnode2", "nonblocking", 4, "blocked", "nx=32 ny=128 nz=32",
            {"WISP_VNODE_SIZE": "2"}),
     *[jacobi_scaling(kind, np) for kind in ("strong", "weak") for np in (1, 2, 4)],
+    # The faces as subarray types, sent and received in place (under wisp
+    # its datatype engine moves them): jacobi_nonblocking and
+    # jacobi_cart_vnode2 with faces=subarray instead of the program's own
+    # packing, the same grids and halo bytes.
+    jacobi("subarray", "nonblocking", faces="subarray"),
+    jacobi("subarray_vnode2", "nonblocking", 4, "cart", "nx=32 ny=128 nz=32",
+           {"WISP_VNODE_SIZE": "2"}, faces="subarray"),
     experiment("cg", "bench/apps/cg", 2, ["n=32"], ["n=12"], "gflops"),
     # Issue 30: a halo face with a derived datatype between 2 processes of a
     # node, and MPI_Pack/MPI_Unpack of a grid's faces with the idle threads

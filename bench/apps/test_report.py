@@ -110,6 +110,22 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual(named, ["jacobi_strong_np1", "jacobi_strong_np2",
                                  "jacobi_strong_np4"])
 
+    def test_subarray_faces(self):
+        """The subarray experiments are their pack counterparts with
+        faces=subarray, selected together with the dt_ family."""
+        names = {e["name"]: e for e in report.SUITE}
+        for sub, pack in (("jacobi_subarray", "jacobi_nonblocking"),
+                          ("jacobi_subarray_vnode2", "jacobi_cart_vnode2")):
+            for key in ("args", "small"):
+                self.assertEqual(names[sub][key],
+                                 names[pack][key][:2] + ["faces=subarray"] + names[pack][key][2:])
+            for key in ("np", "env", "headline", "optional"):
+                self.assertEqual(names[sub][key], names[pack][key])
+        self.assertFalse(any("faces=" in a for a in names["jacobi_nonblocking"]["args"]))
+        selected = [e["name"] for e in report.select(report.SUITE, "^dt_|jacobi_subarray")]
+        self.assertEqual(selected, ["jacobi_subarray", "jacobi_subarray_vnode2", "dt_halo_vector",
+                                    "dt_halo_yface", "dt_halo_zface", "dt_pack"])
+
     def test_scaling_points(self):
         names = {e["name"]: e for e in report.SUITE}
         for kind in ("strong", "weak"):
