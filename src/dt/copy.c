@@ -7,11 +7,20 @@
  * the descriptions' counts) and, for each of its runs, packs the other
  * side's bytes of the same stream range into it, or unpacks them from it:
  * no intermediate buffer, and the short runs go through the pack loops.
- * Each outer run positions the inner walk anew, by division (pack.c).
+ * Each outer run positions the inner walk anew, by division (pack.c), which
+ * costs more than short runs' bytes: where both sides' runs are short, the
+ * copy packs a piece of the stream into a buffer that stays in the L1
+ * cache and unpacks it from there, so memory is still crossed once.
  */
 #include "dt/walk.h"
 
+#include <stdalign.h>
 #include <string.h>
+
+enum {
+    SHORT_RUN = 256, /* bytes a run averages below which positioning costs more than it moves */
+    BOUNCE = 8192,   /* the piece, well inside an L1 data cache */
+};
 
 struct copy {
     const void *buf; /* the inner side */
@@ -57,6 +66,16 @@ size_t wisp_dt_layout_copy(const void *src, MPI_Count scount, const wisp_dt_desc
             dst, dcount, ddesc);
     bool outer_is_src =
         sdesc->segments / (double)sdesc->size <= ddesc->segments / (double)ddesc->size;
+    const wisp_dt_desc_t *outer = outer_is_src ? sdesc : ddesc;
+    if (outer->size < SHORT_RUN * (double)outer->segments) {
+        alignas(64) unsigned char piece[BOUNCE];
+        for (size_t at = first, n; at < first + len; at += n) {
+            n = first + len - at < BOUNCE ? first + len - at : BOUNCE;
+            wisp_dt_layout_pack(src, scount, sdesc, at, n, piece);
+            wisp_dt_layout_unpack(piece, at, n, dst, dcount, ddesc);
+        }
+        return len;
+    }
     struct copy c = {.outer_is_src = outer_is_src, .pos = first};
     struct wisp_dt_walk w = {.mode = WISP_DT_VISIT, .visit = copy_run, .ctx = &c};
     if (outer_is_src) {
