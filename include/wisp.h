@@ -70,6 +70,13 @@ WISP_API int wisp_heap_contains(const void *p);
  *  0 for another name. */
 WISP_API unsigned long long wisp_shm_counter(const char *name);
 
+/** @return a counter of the datatype engine's idle threads inside parallel
+ *  regions (docs/datatypes.md, libomp's OMPT): `name` is "shared_inside"
+ *  (packs, unpacks and copies that threads parked at a barrier were offered),
+ *  "parked_ranges" or "parked_bytes" (the ranges and bytes those threads
+ *  did); 0 for another name. */
+WISP_API unsigned long long wisp_dt_counter(const char *name);
+
 /* ---- user-level threads (docs/ult.md) ---------------------------------
  *
  * Many user-level threads (ULTs) run on few kernel threads; a blocking MPI

@@ -8,3 +8,35 @@ endforeach()
 file(GLOB wisp_dt_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/dt/*.c")
 target_sources(t_dt_random PRIVATE ${wisp_dt_sources})
 target_include_directories(t_dt_random PRIVATE "${PROJECT_SOURCE_DIR}/src")
+
+# Idle threads inside a parallel region (src/dt/ompt.c): the program is
+# compiled with -fopenmp but linked against LLVM's libomp, whose OMPT lets
+# wisp park threads waiting at a barrier; 2 threads, one process. `help`:
+# parked threads must do part of the packs (and WISP_VERBOSE=1 says OMPT is
+# on); `alone`, with WISP_DT_THREADS=1: they do none. Open MPI binds each
+# process to one core, where wisp's team is never formed: unbound.
+find_library(WISP_LIBOMP NAMES omp libomp.so.5 PATHS /usr/lib/x86_64-linux-gnu)
+if(WISP_LIBOMP AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  wisp_test_program(t_dt_ompt "${CMAKE_CURRENT_SOURCE_DIR}/mpi/dt_ompt.c")
+  target_compile_options(t_dt_ompt PRIVATE -fopenmp)
+  target_link_libraries(t_dt_ompt PRIVATE wisp "${WISP_LIBOMP}")
+  target_include_directories(t_dt_ompt PRIVATE "${PROJECT_SOURCE_DIR}/include")
+  set(unbound)
+  if(WISP_MPI STREQUAL "openmpi")
+    set(unbound --mpiexec-arg --bind-to --mpiexec-arg none)
+  endif()
+  add_test(NAME mpi.dt_ompt.np1.help
+           COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                             [ $rc = 0 ] && grep -q "inside them threads waiting at a barrier (OMPT)" <<<"$out"]]
+                   -- ${WISP_WISPRUN} ${unbound} --env OMP_NUM_THREADS=2 --env WISP_VERBOSE=1
+                   -n 1 $<TARGET_FILE:t_dt_ompt> help)
+  add_test(NAME mpi.dt_ompt.np1.alone
+           COMMAND ${WISP_WISPRUN} ${unbound} --env OMP_NUM_THREADS=2 --env WISP_DT_THREADS=1
+                   -n 1 $<TARGET_FILE:t_dt_ompt> alone)
+  foreach(t help alone)
+    wisp_test_properties(mpi.dt_ompt.np1.${t} 1 mpi)
+    set_tests_properties(mpi.dt_ompt.np1.${t} PROPERTIES TIMEOUT 60)
+  endforeach()
+else()
+  message(STATUS "libomp not found (Debian: libomp-dev): no test of idle threads inside regions")
+endif()

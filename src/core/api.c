@@ -3,6 +3,7 @@
 
 #include "core/stats.h"
 #include "core/topo.h"
+#include "dt/dt.h"
 #include <stddef.h>
 #include <string.h>
 
@@ -77,5 +78,18 @@ unsigned long long wisp_shm_counter(const char *name)
     for (size_t i = 0; name && i < sizeof counters / sizeof counters[0]; i++)
         if (!strcmp(name, counters[i].name))
             return *(const uint64_t *)((const char *)&wisp_stats_shm + counters[i].offset);
+    return 0;
+}
+
+unsigned long long wisp_dt_counter(const char *name)
+{
+    struct wisp_dt_team_counts c;
+    wisp_dt_team_counts(&c);
+    if (name && !strcmp(name, "shared_inside"))
+        return c.shared;
+    if (name && !strcmp(name, "parked_ranges"))
+        return c.ranges;
+    if (name && !strcmp(name, "parked_bytes"))
+        return c.bytes;
     return 0;
 }

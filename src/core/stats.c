@@ -14,6 +14,7 @@
 #include "core/account.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "dt/dt.h"
 
 struct wisp_stats_shm wisp_stats_shm;
 
@@ -25,7 +26,8 @@ struct rank_record {
         int32_t id; /* -1: empty */
         uint64_t calls, ns;
     } top[TOP];
-    struct wisp_stats_shm shm; /* what came in through shared memory */
+    struct wisp_stats_shm shm;       /* what came in through shared memory */
+    struct wisp_dt_team_counts team; /* packs shared inside parallel regions */
 };
 
 static uint64_t start_ns;
@@ -47,6 +49,7 @@ void wisp_core_stats_start(void)
 static void condense(struct rank_record *r)
 {
     *r = (struct rank_record){.wall_ns = now_ns() - start_ns, .shm = wisp_stats_shm};
+    wisp_dt_team_counts(&r->team);
     for (int t = 0; t < TOP; t++)
         r->top[t].id = -1;
     for (int id = 0; id < WISP_FN_COUNT; id++) {
@@ -88,6 +91,12 @@ static void print_record(int rank, const struct rank_record *r)
                        " to self; %" PRIu64 " copies, %" PRIu64 " bytes",
                        rank, s->immediate, s->staged, s->single_copy, s->synergistic, s->self,
                        s->copies, s->bytes);
+    if (r->team.shared)
+        wisp_log_error(
+            "stats rank %d datatype team: %" PRIu64
+            " packs shared inside parallel regions; threads parked at barriers did %" PRIu64
+            " ranges, %" PRIu64 " bytes",
+            rank, r->team.shared, r->team.ranges, r->team.bytes);
 }
 
 void wisp_core_stats_finish(MPI_Comm world)

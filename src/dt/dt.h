@@ -170,9 +170,10 @@ size_t wisp_dt_layout_copy(const void *src, MPI_Count scount, const wisp_dt_desc
 size_t wisp_dt_layout_iov(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc,
                           size_t first, size_t len, struct iovec *iov, int max, int *n);
 
-/* ---- idle threads (team.c) ----
- * The application's OpenMP threads share an operation while its main
- * thread is outside a parallel region. */
+/* ---- idle threads (team.c, ompt.c) ----
+ * The application's OpenMP threads share an operation: the pool, while its
+ * main thread is outside a parallel region (team.c); inside a region, the
+ * threads of the caller's region that wait at a barrier (ompt.c, libomp). */
 
 /* Find the OpenMP runtime the program loaded; `want` threads in a team (0:
  * the runtime's omp_get_max_threads, 1: never), not for fewer than `min`
@@ -186,6 +187,25 @@ typedef void wisp_dt_range_fn(void *arg, size_t first, size_t len);
 
 /* fn over [first, first + len): split among a team when it may, else at once. */
 void wisp_dt_team_run(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg);
+
+/* Inside a parallel region: fn over [first, first + len) shared with the
+ * threads of the caller's innermost region parked at a barrier, if any
+ * (false: none, or the runtime has no OMPT; the caller does it alone). */
+bool wisp_dt_ompt_share(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg);
+
+/* Let regions begun from now park their threads at barriers, for jobs of
+ * `most` threads at most (the poster too); below 2, never. */
+void wisp_dt_ompt_enable(int most);
+
+/* NULL when wisp's OMPT tool runs in the process's OpenMP runtime, else why not. */
+const char *wisp_dt_ompt_why_not(void);
+
+/* What the team did: operations shared inside regions, and the ranges and
+ * bytes that parked threads did of them (WISP_STATS, wisp_dt_counter). */
+struct wisp_dt_team_counts {
+    uint64_t shared, ranges, bytes;
+};
+void wisp_dt_team_counts(struct wisp_dt_team_counts *counts);
 
 /* wisp_dt_layout_pack, _unpack and _copy, shared among a team when they may be. */
 size_t wisp_dt_team_pack(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc, size_t first,

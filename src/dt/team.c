@@ -1,15 +1,17 @@
 /*
- * Idle threads share a large pack, unpack or copy (seed 000, MT-MPI): the
- * threads of the application's OpenMP pool, which sit idle while its main
- * thread calls MPI outside a parallel region. wisp does not link an OpenMP
- * runtime: it finds the one the program loaded (GCC's libgomp, or LLVM's
- * libomp through the GOMP_ entry points it also provides) by name, and runs
- * a team on equal byte ranges of the stream, which every operation of the
- * engine takes. Without a runtime, inside a region, from a thread other
- * than the one that initialized MPI (its pool is the one known idle), with
- * one core to run on, or below the size given at init, the calling thread
- * does it alone. Threads
- * waiting at a barrier inside a region (OMPT) are not used.
+ * Idle threads share a large pack, unpack or copy (seed 000, MT-MPI). wisp
+ * does not link an OpenMP runtime: it finds the one the program loaded
+ * (GCC's libgomp, or LLVM's libomp through the GOMP_ entry points it also
+ * provides) by name. Two cases, on cache-line aligned byte ranges of the
+ * stream, which every operation of the engine takes:
+ * - outside a parallel region, from the thread that initialized MPI (its
+ *   pool is the one known idle): a team of the pool's threads, equal ranges;
+ * - inside a region, from any thread: the threads of its region that wait
+ *   at a barrier, parked there by wisp's OMPT tool (ompt.c, libomp only;
+ *   libgomp has no OMPT), take chunks as they come.
+ * Without a runtime, with one core to run on, below the size given at init,
+ * or inside a region where no thread is parked, the calling thread does it
+ * alone.
  */
 #include "dt/dt.h"
 
@@ -47,12 +49,14 @@ int wisp_dt_team_init(int want, uint64_t min, const char **runtime)
         !pool.num_threads)
         return 1;
     *runtime = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") ? "libomp" : "libgomp";
-    pool.threads = want ? want : max_threads();
+    int max = max_threads(); /* starts the runtime, and libomp's OMPT tool: ours */
+    pool.threads = want ? want : max;
     /* Threads that share the process's cores take turns, never faster (a
      * launcher that binds each process to one core: Open MPI's default). */
     cpu_set_t cores;
     if (sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_COUNT(&cores) < pool.threads)
         pool.threads = CPU_COUNT(&cores);
+    wisp_dt_ompt_enable(pool.threads);
     return pool.threads;
 }
 
@@ -74,8 +78,16 @@ static void member(void *data)
 
 void wisp_dt_team_run(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg)
 {
-    if (pool.threads < 2 || len < pool.min || len < 2 * SPLIT_ALIGN ||
-        !pthread_equal(pthread_self(), pool.owner) || pool.in_parallel()) {
+    if (pool.threads < 2 || len < pool.min || len < 2 * SPLIT_ALIGN) {
+        fn(arg, first, len);
+        return;
+    }
+    if (pool.in_parallel()) {
+        if (!wisp_dt_ompt_share(first, len, fn, arg))
+            fn(arg, first, len);
+        return;
+    }
+    if (!pthread_equal(pthread_self(), pool.owner)) {
         fn(arg, first, len);
         return;
     }

@@ -136,13 +136,20 @@ void wisp_p2p_type_init(void)
     int team = wisp_dt_team_init((int)wisp_config.DT_THREADS, (uint64_t)wisp_config.DT_THREADS_MIN,
                                  &runtime);
     int level = wisp_topo.node_rank == 0 ? 1 : 2; /* level 1: the node's leader speaks */
-    if (team > 1)
+    const char *inside = wisp_dt_ompt_why_not();
+    if (team > 1 && !inside)
+        wisp_log(level,
+                 "datatype engine: %d threads of %s's pool share packs of %lld bytes and "
+                 "more, outside parallel regions, and inside them threads waiting at a "
+                 "barrier (OMPT)",
+                 team, runtime, (long long)wisp_config.DT_THREADS_MIN);
+    else if (team > 1)
         wisp_log(level,
                  "datatype engine: %d threads of %s's pool share packs of %lld bytes and "
                  "more, outside parallel regions only (%s)",
                  team, runtime, (long long)wisp_config.DT_THREADS_MIN,
                  !strcmp(runtime, "libgomp") ? "libgomp has no OMPT to find idle threads inside"
-                                             : "idle threads inside regions are not used yet");
+                                             : inside);
     else if (wisp_config.DT_THREADS != 1)
         wisp_log(level, "datatype engine: %s: packs on the calling thread alone",
                  runtime ? "one OpenMP thread, or one core to run on"
