@@ -40,3 +40,20 @@ if(WISP_LIBOMP AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
 else()
   message(STATUS "libomp not found (Debian: libomp-dev): no test of idle threads inside regions")
 endif()
+
+# src/dt/ompt.h against the runtime's omp-tools.h, where one is installed.
+file(GLOB wisp_omp_tools_h /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)
+if(wisp_omp_tools_h)
+  list(GET wisp_omp_tools_h 0 wisp_omp_tools_h)
+  get_filename_component(wisp_omp_tools_dir "${wisp_omp_tools_h}" DIRECTORY)
+  add_executable(unit_ompt_abi_ours unit/ompt_abi.c)
+  target_include_directories(unit_ompt_abi_ours PRIVATE "${PROJECT_SOURCE_DIR}/src")
+  add_executable(unit_ompt_abi_theirs unit/ompt_abi.c)
+  target_compile_definitions(unit_ompt_abi_theirs PRIVATE WISP_OMP_TOOLS_H)
+  target_include_directories(unit_ompt_abi_theirs PRIVATE "${wisp_omp_tools_dir}")
+  add_test(NAME unit.ompt_abi
+           COMMAND bash -c [[diff <("$1") <("$2") && echo "ok: src/dt/ompt.h matches $3"]]
+                   -- $<TARGET_FILE:unit_ompt_abi_ours> $<TARGET_FILE:unit_ompt_abi_theirs>
+                   "${wisp_omp_tools_h}")
+  set_tests_properties(unit.ompt_abi PROPERTIES LABELS "${WISP_MPI};unit" TIMEOUT 30)
+endif()
