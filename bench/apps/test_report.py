@@ -124,7 +124,8 @@ class PureFunctions(unittest.TestCase):
         self.assertFalse(any("faces=" in a for a in names["jacobi_nonblocking"]["args"]))
         selected = [e["name"] for e in report.select(report.SUITE, "^dt_|jacobi_subarray")]
         self.assertEqual(selected, ["jacobi_subarray", "jacobi_subarray_vnode2", "dt_halo_vector",
-                                    "dt_halo_yface", "dt_halo_zface", "dt_pack"])
+                                    "dt_halo_yface", "dt_halo_zface", "dt_pack",
+                                    "dt_shm_threads"])
 
     def test_scaling_points(self):
         names = {e["name"]: e for e in report.SUITE}

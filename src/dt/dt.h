@@ -176,11 +176,13 @@ size_t wisp_dt_layout_iov(const void *buf, MPI_Count count, const wisp_dt_desc_t
  * threads of the caller's region that wait at a barrier (ompt.c, libomp). */
 
 /* Find the OpenMP runtime the program loaded; `want` threads in a team (0:
- * the runtime's omp_get_max_threads, 1: never), not for fewer than `min`
- * bytes. Returns the team's size (1: no team); *runtime names the runtime
- * found ("libgomp", "libomp") or NULL. Call once, from the thread that
+ * the runtime's omp_get_max_threads, but no more than `share`, the cores
+ * of the machine per process, where known; 1: never), not for fewer than
+ * `min` bytes. Never more than the cores the process may run on. Returns
+ * the team's size (1: no team); *runtime names the runtime found
+ * ("libgomp", "libomp") or NULL. Call once, from the thread that
  * initialized MPI: its pool is the one used. */
-int wisp_dt_team_init(int want, uint64_t min, const char **runtime);
+int wisp_dt_team_init(int want, int share, uint64_t min, const char **runtime);
 
 /* A function of a byte range of a stream. */
 typedef void wisp_dt_range_fn(void *arg, size_t first, size_t len);

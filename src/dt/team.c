@@ -31,7 +31,7 @@ static struct {
     pthread_t owner;
 } pool;
 
-int wisp_dt_team_init(int want, uint64_t min, const char **runtime)
+int wisp_dt_team_init(int want, int share, uint64_t min, const char **runtime)
 {
     *runtime = NULL;
     pool.threads = 1;
@@ -51,6 +51,10 @@ int wisp_dt_team_init(int want, uint64_t min, const char **runtime)
     *runtime = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") ? "libomp" : "libgomp";
     int max = max_threads(); /* starts the runtime, and libomp's OMPT tool: ours */
     pool.threads = want ? want : max;
+    /* Threads beyond the process's share of the cores take them from the
+     * other processes, which spin in MPI meanwhile. */
+    if (!want && share > 0 && share < pool.threads)
+        pool.threads = share;
     /* Threads that share the process's cores take turns, never faster (a
      * launcher that binds each process to one core: Open MPI's default). */
     cpu_set_t cores;

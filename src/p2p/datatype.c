@@ -133,8 +133,13 @@ void wisp_p2p_type_init(void)
     PMPI_Comm_dup(MPI_COMM_SELF, &probe_comm);
     PMPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
     const char *runtime;
-    int team = wisp_dt_team_init((int)wisp_config.DT_THREADS, (uint64_t)wisp_config.DT_THREADS_MIN,
-                                 &runtime);
+    int share = 0; /* unknown */
+    if (wisp_topo.machine_procs > 0)
+        share = wisp_topo.machine_cores > wisp_topo.machine_procs
+                    ? wisp_topo.machine_cores / wisp_topo.machine_procs
+                    : 1;
+    int team = wisp_dt_team_init((int)wisp_config.DT_THREADS, share,
+                                 (uint64_t)wisp_config.DT_THREADS_MIN, &runtime);
     int level = wisp_topo.node_rank == 0 ? 1 : 2; /* level 1: the node's leader speaks */
     const char *inside = wisp_dt_ompt_why_not();
     if (team > 1 && !inside)
@@ -152,7 +157,7 @@ void wisp_p2p_type_init(void)
                                              : inside);
     else if (wisp_config.DT_THREADS != 1)
         wisp_log(level, "datatype engine: %s: packs on the calling thread alone",
-                 runtime ? "one OpenMP thread, or one core to run on"
+                 runtime ? "one OpenMP thread, or one core per process"
                          : "no OpenMP runtime in the process");
     MPI_Errhandler was;
     PMPI_Comm_get_errhandler(MPI_COMM_SELF, &was);

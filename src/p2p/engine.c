@@ -770,7 +770,7 @@ typedef void copy_fn(int peer, char *dst, const char *src, uint64_t n);
 static void copy_here(int peer, char *dst, const char *src, uint64_t n)
 {
     (void)peer;
-    memcpy(dst, src, n);
+    wisp_p2p_copy(dst, src, n);
 }
 
 static void copy_from_peer(int peer, char *dst, const char *src, uint64_t n)

@@ -6,13 +6,31 @@
  * sender's layout is read the same way: its description travels beside the
  * message, so the receiver copies from layout to layout at once. Out of
  * another process's private memory (cross-memory attach) the kernel scatters
- * the bytes into the layout's pieces itself.
+ * the bytes into the layout's pieces itself. A large copy is shared among
+ * idle threads (wisp_dt_team_run), contiguous ones too.
  */
 #include "p2p/p2p.h"
 
 #include <string.h>
 
 enum { PIECES = 128 }; /* iovecs per process_vm_readv: 2 KiB of stack */
+
+struct span {
+    char *dst;
+    const char *src;
+};
+
+static void copy_range(void *arg, size_t first, size_t len)
+{
+    const struct span *s = arg;
+    memcpy(s->dst + first, s->src + first, len);
+}
+
+void wisp_p2p_copy(char *dst, const char *src, uint64_t n)
+{
+    struct span s = {dst, src};
+    wisp_dt_team_run(0, n, copy_range, &s);
+}
 
 void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n)
 {
@@ -21,7 +39,7 @@ void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, u
     if (req->layout)
         wisp_dt_team_unpack(src, at, n, req->rbuf, req->count, req->layout);
     else
-        memcpy(req->dst + at, src, n);
+        wisp_p2p_copy(req->dst + at, src, n);
 }
 
 /* The receive's pieces for bytes [at, at + n): its layout's, or its one run. */

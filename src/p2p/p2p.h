@@ -624,6 +624,8 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
 /* The receive finished copying: unpack, complete. */
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
+/* memcpy, shared among idle threads when it is large (layout.c). */
+void wisp_p2p_copy(char *dst, const char *src, uint64_t n);
 /* Bytes [at, at + n) of a receive's message, from `src` here, or from node
  * rank `from`'s private memory (cross-memory attach), into its buffer
  * (layout.c). */
