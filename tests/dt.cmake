@@ -33,7 +33,23 @@ if(WISP_LIBOMP AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
   add_test(NAME mpi.dt_ompt.np1.alone
            COMMAND ${WISP_WISPRUN} ${unbound} --env OMP_NUM_THREADS=2 --env WISP_DT_THREADS=1
                    -n 1 $<TARGET_FILE:t_dt_ompt> alone)
-  foreach(t help alone)
+  # An application's own OMPT tool, preloaded after libwisp (wisprun puts
+  # libwisp first): libomp gets that one (it prints its count at exit), and
+  # wisp says why it does not help. Not in the sanitizer build, whose
+  # runtime would have to come first.
+  set(wisp_dt_ompt_tests help alone)
+  if(NOT WISP_SANITIZE)
+    add_library(ompt_tool MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/ompt_tool.c")
+    target_include_directories(ompt_tool PRIVATE "${PROJECT_SOURCE_DIR}/src")
+    add_test(NAME mpi.dt_ompt.np1.other_tool
+             COMMAND bash -c [[tool=$1; shift; out=$(LD_PRELOAD=$tool "$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                               [ $rc = 0 ] && grep -q "ompt_tool: [1-9][0-9]* parallel regions" <<<"$out" &&
+                               grep -q "outside parallel regions only (another OMPT tool is loaded)" <<<"$out"]]
+                     -- $<TARGET_FILE:ompt_tool> ${WISP_WISPRUN} ${unbound} --env OMP_NUM_THREADS=2
+                     --env WISP_VERBOSE=1 -n 1 $<TARGET_FILE:t_dt_ompt> alone)
+    list(APPEND wisp_dt_ompt_tests other_tool)
+  endif()
+  foreach(t ${wisp_dt_ompt_tests})
     wisp_test_properties(mpi.dt_ompt.np1.${t} 1 mpi)
     set_tests_properties(mpi.dt_ompt.np1.${t} PROPERTIES TIMEOUT 60)
   endforeach()

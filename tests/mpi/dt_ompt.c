@@ -8,7 +8,8 @@
  * and an active nested region, a region of one thread, many barriers.
  *
  * t_dt_ompt help: threads parked at barriers must have done part of the
- * packs (wisp_dt_counter); t_dt_ompt alone (WISP_DT_THREADS=1): none.
+ * packs (wisp_dt_counter); t_dt_ompt alone (WISP_DT_THREADS=1, or another
+ * OMPT tool in the process): none.
  */
 #include <mpi.h>
 #include <omp.h>
