@@ -154,6 +154,8 @@ static void nested(bool multiple)
     }
     free(packed);
     free(into);
+    printf("nested: active nested regions %s\n",
+           multiple ? "run" : "skipped (no MPI_THREAD_MULTIPLE)");
     if (!multiple)
         return;
     omp_set_max_active_levels(2);
