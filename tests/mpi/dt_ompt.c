@@ -5,7 +5,8 @@
  * thread 1 waits at a barrier, every byte checked against a plain loop;
  * then what must stay correct around parking: explicit tasks that only a
  * thread at the barrier can run (thread 0 spins for them), a serialized
- * and an active nested region, a region of one thread, many barriers.
+ * and an active nested region, a region of one thread, packing threads
+ * that change from round to round (two at once), many barriers.
  *
  * t_dt_ompt help: threads parked at barriers must have done part of the
  * packs (wisp_dt_counter); t_dt_ompt alone (WISP_DT_THREADS=1, or another
@@ -178,6 +179,27 @@ static void nested(bool multiple)
     omp_set_max_active_levels(1);
 }
 
+/* Rounds where the packing threads change: in round r, thread r % n
+ * packs (and, with `two`, thread r + 1 too, at the same time: one of them
+ * finds the region's job taken and packs alone) while the others wait at
+ * the barrier. More threads than cores with n = 3. */
+static void rotating(int n, bool two)
+{
+#pragma omp parallel num_threads(n)
+    {
+        char *packed = malloc((size_t)face_bytes);
+        double *into = malloc(sizeof(double) * N * N * N);
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        for (int r = 0; r < 40; r++) {
+            if (me == r % team || (two && me == (r + 1) % team))
+                pack_unpack(packed, into);
+#pragma omp barrier
+        }
+        free(packed);
+        free(into);
+    }
+}
+
 /* Barriers of every kind, many times: the sums must come out. */
 static void barriers(void)
 {
@@ -231,6 +253,9 @@ int main(int argc, char **argv)
     tasks(true);
     tasks(false);
     nested(provided == MPI_THREAD_MULTIPLE);
+    rotating(2, false);
+    if (provided == MPI_THREAD_MULTIPLE)
+        rotating(3, true);
     barriers();
     parked(help); /* still helping after all that */
     if (!help)
