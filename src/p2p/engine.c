@@ -18,7 +18,10 @@
  *   synergistic  single copy of >= WISP_SHM_SYNERGY bytes into a receive
  *                buffer in the heap: both sides copy WISP_SHM_BLOCK-sized
  *                blocks claimed from the slot's counter; the receiver
- *                finishes alone when the sender is busy elsewhere.
+ *                finishes alone when the sender is busy elsewhere. A
+ *                sender's layout read in place is split so too: blocks of
+ *                the packed stream, each copied from layout to layout (the
+ *                receiver publishes its own description beside `dst`).
  */
 #include "p2p/p2p.h"
 
@@ -124,6 +127,11 @@ struct slot {
     uint32_t layout; /* bytes of its description in `desc`; 0: one run */
     alignas(16) unsigned char desc[LAYOUT_BYTES]; /* wisp_dt_desc_export */
     alignas(64) _Atomic(char *) dst; /* synergistic: the receive buffer, once published */
+    /* ... and where the sender's layout is split so: the receive's layout
+     * (its origin is dst), written before dst. */
+    MPI_Count rcount;
+    uint32_t rlayout; /* bytes of its description in `rdesc`; 0: dst is one run */
+    alignas(16) unsigned char rdesc[LAYOUT_BYTES];
     _Atomic uint64_t next_block;
     _Atomic uint64_t copied;
     alignas(64) _Atomic uint64_t staged;
@@ -526,6 +534,16 @@ static bool copied_by_cma(uint64_t size)
  * MPI_BOTTOM (a null origin means staged), nor one in private memory
  * (process_vm_readv pins the sender's pages once per piece: 10x slower
  * than packing a layout of 64-byte runs). */
+/* Whether every byte `count` elements of `desc` at `buf` may touch is in
+ * the shared heap. */
+static bool layout_in_heap(const char *buf, MPI_Count count, const wisp_dt_desc_t *desc)
+{
+    int64_t reach = (int64_t)(count - 1) * wisp_dt_desc_extent(desc);
+    const char *lo = buf + wisp_dt_desc_true_lb(desc) + (reach < 0 ? reach : 0);
+    uint64_t span = (uint64_t)(wisp_dt_desc_true_extent(desc) + (reach < 0 ? -reach : reach));
+    return wisp_shm_heap_holds(lo, span);
+}
+
 bool wisp_p2p_send_layout(struct wisp_p2p_req *req)
 {
     wisp_dt_desc_t *desc;
@@ -533,12 +551,9 @@ bool wisp_p2p_send_layout(struct wisp_p2p_req *req)
         wisp_dt_desc_get(req->type, &desc) != WISP_DT_OK)
         return false;
     uint64_t bytes = (uint64_t)req->count * wisp_dt_desc_size(desc);
-    int64_t reach = (int64_t)(req->count - 1) * wisp_dt_desc_extent(desc);
-    const char *lo = req->sbuf + wisp_dt_desc_true_lb(desc) + (reach < 0 ? reach : 0);
-    uint64_t span = (uint64_t)(wisp_dt_desc_true_extent(desc) + (reach < 0 ? -reach : reach));
     if (!bytes || bytes < wisp_p2p.single_copy_min || wisp_dt_desc_bytes(desc) > LAYOUT_BYTES ||
         (double)wisp_dt_desc_size(desc) < RUN_IN_PLACE * wisp_dt_desc_runs(desc) ||
-        !wisp_shm_heap_holds(lo, span)) {
+        !layout_in_heap(req->sbuf, req->count, desc)) {
         wisp_dt_desc_release(desc);
         return false;
     }
@@ -783,8 +798,29 @@ static void copy_to_peer(int peer, char *dst, const char *src, uint64_t n)
     wisp_p2p_cma_write(peer, dst, src, n);
 }
 
+/* A block, bytes [at, at + len) of the message: one run of each side, or
+ * the sender's layout into the receiver's (or its one run). */
+struct blocks {
+    const char *src;
+    char *dst;
+    copy_fn *copy; /* one run each */
+    int peer;
+    MPI_Count scount, dcount;
+    const wisp_dt_desc_t *sdesc, *ddesc; /* sdesc: layouts; ddesc NULL: dst is one run */
+};
+
+static void copy_block(const struct blocks *c, uint64_t at, uint64_t len)
+{
+    if (!c->sdesc)
+        c->copy(c->peer, c->dst + at, c->src + at, len);
+    else if (c->ddesc)
+        wisp_dt_team_copy(c->src, c->scount, c->sdesc, c->dst, c->dcount, c->ddesc, at, len);
+    else
+        wisp_dt_team_pack(c->src, c->scount, c->sdesc, at, len, c->dst + at);
+}
+
 /* Claim and copy blocks of a synergistic message; true if any. */
-static bool claim_blocks(struct slot *s, const char *src, char *dst, copy_fn *copy, int peer)
+static bool claim_blocks(struct slot *s, const struct blocks *c)
 {
     uint64_t blocks = (s->size + wisp_p2p.block - 1) / wisp_p2p.block;
     bool any = false;
@@ -794,7 +830,7 @@ static bool claim_blocks(struct slot *s, const char *src, char *dst, copy_fn *co
             return any;
         uint64_t at = b * wisp_p2p.block;
         uint64_t len = s->size - at < wisp_p2p.block ? s->size - at : wisp_p2p.block;
-        copy(peer, dst + at, src + at, len);
+        copy_block(c, at, len);
         atomic_fetch_add_explicit(&s->copied, len, memory_order_release);
         any = true;
     }
@@ -893,9 +929,16 @@ static bool advance_slot(int i)
                 send_complete(req);
         } else if (state == SLOT_MATCHED) {
             char *dst = atomic_load_explicit(&s->dst, memory_order_acquire);
-            if (dst &&
-                claim_blocks(s, s->src, dst,
-                             wisp_shm_heap_holds(dst, s->size) ? copy_here : copy_to_peer, s->to))
+            alignas(16) unsigned char rdesc[LAYOUT_BYTES];
+            struct blocks c = {.src = s->src, .dst = dst, .peer = s->to};
+            if (dst && s->layout) { /* both sides in the heap (copy_rendezvous) */
+                c.sdesc = req->send_layout, c.scount = s->count, c.dcount = s->rcount;
+                if (s->rlayout)
+                    c.ddesc = wisp_dt_desc_import(memcpy(rdesc, s->rdesc, s->rlayout));
+            } else if (dst) {
+                c.copy = wisp_shm_heap_holds(dst, s->size) ? copy_here : copy_to_peer;
+            }
+            if (dst && claim_blocks(s, &c))
                 moved = true;
         } else if (state == SLOT_POSTED && stages_late(s, req)) {
             copy_out(req, staging(s), s->size);
@@ -1008,6 +1051,29 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
     free(msg);
 }
 
+/* Whether the sender of a layout read in place copies blocks of it too:
+ * a large message, whole, into a receive buffer in the heap whose own
+ * layout's description fits the slot. The first call publishes the
+ * receive's side (its description before dst) and wakes the sender. */
+static bool layout_synergy(struct wisp_p2p_req *req, const struct wisp_p2p_msg *msg, struct slot *s)
+{
+    if (atomic_load_explicit(&s->dst, memory_order_relaxed))
+        return true;
+    uint64_t n = msg->size;
+    if (n < wisp_p2p.synergy_min || n > req->cap || req->unpack ||
+        (req->layout ? wisp_dt_desc_bytes(req->layout) > LAYOUT_BYTES ||
+                           !layout_in_heap(req->rbuf, req->count, req->layout)
+                     : !wisp_shm_heap_holds(req->dst, n)))
+        return false;
+    s->rcount = req->count;
+    s->rlayout =
+        req->layout ? (uint32_t)wisp_dt_desc_export(req->layout, s->rdesc, LAYOUT_BYTES) : 0;
+    atomic_store_explicit(&s->dst, req->layout ? (char *)req->rbuf : req->dst,
+                          memory_order_release);
+    wake(msg->from);
+    return true;
+}
+
 static bool copy_rendezvous(struct wisp_p2p_req *req)
 {
     struct wisp_p2p_msg *msg = req->msg;
@@ -1017,8 +1083,22 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     if (msg->src && s->layout) { /* the sender's layout in the heap, read in place */
         alignas(16) unsigned char desc[LAYOUT_BYTES];
         memcpy(desc, s->desc, s->layout);
-        wisp_p2p_recv_get_layout(req, msg->src, s->count, wisp_dt_desc_import(desc), n);
-        wisp_stats_shm.single_copy++;
+        const wisp_dt_desc_t *sdesc = wisp_dt_desc_import(desc);
+        if (layout_synergy(req, msg, s)) {
+            struct blocks c = {.src = msg->src,
+                               .sdesc = sdesc,
+                               .scount = s->count,
+                               .dst = req->layout ? (char *)req->rbuf : req->dst,
+                               .ddesc = req->layout,
+                               .dcount = req->count};
+            moved = claim_blocks(s, &c);
+            if (atomic_load_explicit(&s->copied, memory_order_acquire) < msg->size)
+                return moved; /* the sender still copies a block */
+            wisp_stats_shm.synergistic++;
+        } else {
+            wisp_p2p_recv_get_layout(req, msg->src, s->count, sdesc, n);
+            wisp_stats_shm.single_copy++;
+        }
         wisp_stats_shm.copies++;
     } else if (msg->src) {
         /* A private side is reached by cross-memory attach: the source by
@@ -1031,8 +1111,11 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
                 atomic_store_explicit(&s->dst, req->dst, memory_order_release);
                 wake(msg->from);
             }
-            moved =
-                claim_blocks(s, msg->src, req->dst, cma ? copy_from_peer : copy_here, msg->from);
+            struct blocks c = {.src = msg->src,
+                               .dst = req->dst,
+                               .peer = msg->from,
+                               .copy = cma ? copy_from_peer : copy_here};
+            moved = claim_blocks(s, &c);
             if (atomic_load_explicit(&s->copied, memory_order_acquire) < msg->size)
                 return moved; /* the sender still copies a block */
             wisp_stats_shm.synergistic++;
