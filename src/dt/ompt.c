@@ -6,7 +6,7 @@
  * registers callbacks that see each region begin and end, each thread's
  * implicit task, explicit tasks, and each thread that begins to wait at a
  * barrier. Such a thread parks in the callback, before it enters the
- * runtime's barrier: it sleeps on a futex (short spin first) until another
+ * runtime's barrier: it sleeps on a futex (after polling 50 us) until another
  * thread of its region posts a job, whose chunks it then takes, or until
  * the last thread of the team arrives at the barrier and lets every parked
  * thread go on into it. Parking never changes what the barrier does: it
@@ -40,11 +40,14 @@ enum {
     CHUNK_ALIGN = 64,   /* chunks start on cache lines of the stream */
     CHUNK_MIN = 4096,   /* below this a chunk costs more to hand out than to do */
     CHUNKS_EACH = 4,    /* chunks per possible participant: late helpers still find some */
-    SPIN = 1000,        /* polls before a parked thread sleeps (a job often follows a job) */
     TASK_BIT = 1,       /* an explicit task's ptr: its region | TASK_BIT (counted) */
     WAKE_ALL = INT_MAX, /* futex: wake every sleeper */
 };
 static const long PARK_MAX_NS = 1000000000L; /* the safety net of the top comment */
+/* A parked thread polls this long before it sleeps: the barrier's last
+ * arrival, or the next job, often comes within it, and a futex wake costs
+ * the waker a system call and the sleeper tens of microseconds. */
+static const uint64_t SPIN_NS = 50000;
 
 /* A region's job slot. FREE -> SETUP (one poster won it) -> OPEN (parked
  * threads may join) -> CLOSED (the poster took the last chunk; it waits
@@ -176,8 +179,8 @@ static void park(struct region *r)
     move(&s, PARKED);
     atomic_fetch_add(&r->parked, 1);
     uint32_t joined = atomic_load(&r->job_id) - 1; /* none of the jobs before */
-    uint64_t until = now_ns() + (uint64_t)PARK_MAX_NS;
-    int spins = SPIN;
+    uint64_t now = now_ns(), until = now + (uint64_t)PARK_MAX_NS, spin_until = now + SPIN_NS;
+    unsigned polls = 0;
     while (s == PARKED) {
         uint32_t bell = atomic_load(&r->bell);
         if (atomic_load(&r->gen) != gen || atomic_load(&r->tasks) > 0 || atomic_load(&r->closed)) {
@@ -187,21 +190,17 @@ static void park(struct region *r)
             if (!help(r, &joined))
                 joined = atomic_load(&r->job_id); /* closed meanwhile: wait for the next */
             move(&s, PARKED);
-            spins = SPIN;
-        } else if (spins > 0) {
-            spins--;
+            spin_until = now_ns() + SPIN_NS;
+        } else if (++polls % 64 || (now = now_ns()) < spin_until) {
             relax();
+        } else if (now >= until) {
+            move(&s, LEAVING);
         } else {
-            uint64_t now = now_ns();
-            if (now >= until) {
-                move(&s, LEAVING);
-                continue;
-            }
             atomic_fetch_add(&r->sleepers, 1);
             /* The bell read before the checks: a ring since makes this return. */
             wisp_futex(&r->bell, FUTEX_WAIT_PRIVATE, bell, (long)(until - now));
             atomic_fetch_sub(&r->sleepers, 1);
-            spins = SPIN;
+            spin_until = now_ns() + SPIN_NS;
         }
     }
     atomic_fetch_sub(&r->parked, 1);
