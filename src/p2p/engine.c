@@ -63,10 +63,6 @@ enum {
      * rings, 64 MiB in all. */
     RING_SHARE = 1 << 20,
     LAYOUT_BYTES = 512, /* a sender's description beside its message (a vector's fits) */
-    /* Bytes a run of a layout read in place must average: below, packing
-     * it first is faster (a copy of short runs on both sides costs more
-     * than two passes with one of them contiguous). */
-    RUN_IN_PLACE = 512,
     RING_MIN = 16 << 10,
     RING_MAX = 128 << 10,
 };
@@ -528,12 +524,6 @@ static bool copied_by_cma(uint64_t size)
     return wisp_p2p.cma && size >= wisp_p2p.cma_min;
 }
 
-/* Does the receiver read this non-contiguous send in place, from its
- * layout in the heap, so that it is copied once and never packed? Not a
- * buffered one (the user may reuse the buffer at once), nor one at
- * MPI_BOTTOM (a null origin means staged), nor one in private memory
- * (process_vm_readv pins the sender's pages once per piece: 10x slower
- * than packing a layout of 64-byte runs). */
 /* Whether every byte `count` elements of `desc` at `buf` may touch is in
  * the shared heap. */
 static bool layout_in_heap(const char *buf, MPI_Count count, const wisp_dt_desc_t *desc)
@@ -544,6 +534,13 @@ static bool layout_in_heap(const char *buf, MPI_Count count, const wisp_dt_desc_
     return wisp_shm_heap_holds(lo, span);
 }
 
+/* Does the receiver read this non-contiguous send in place, from its
+ * layout in the heap, so that it is copied once and never packed? Runs of
+ * any length (wisp_dt_layout_copy takes short ones through a piece in the
+ * L1 cache). Not a buffered one (the user may reuse the buffer at once),
+ * nor one at MPI_BOTTOM (a null origin means staged), nor one in private
+ * memory (process_vm_readv pins the sender's pages once per piece: 10x
+ * slower than packing a layout of 64-byte runs). */
 bool wisp_p2p_send_layout(struct wisp_p2p_req *req)
 {
     wisp_dt_desc_t *desc;
@@ -552,7 +549,6 @@ bool wisp_p2p_send_layout(struct wisp_p2p_req *req)
         return false;
     uint64_t bytes = (uint64_t)req->count * wisp_dt_desc_size(desc);
     if (!bytes || bytes < wisp_p2p.single_copy_min || wisp_dt_desc_bytes(desc) > LAYOUT_BYTES ||
-        (double)wisp_dt_desc_size(desc) < RUN_IN_PLACE * wisp_dt_desc_runs(desc) ||
         !layout_in_heap(req->sbuf, req->count, desc)) {
         wisp_dt_desc_release(desc);
         return false;

@@ -373,7 +373,7 @@ static void mpi_pack(const struct layout *l, void *out)
     void *buf;
     int count, pos = 0;
     MPI_Datatype t = for_mpi(l, &buf, &count);
-    CHECK(MPI_Pack(buf, count, t, out, (int)l->total + 1, &pos, MPI_COMM_SELF) == MPI_SUCCESS);
+    CHECK(PMPI_Pack(buf, count, t, out, (int)l->total + 1, &pos, MPI_COMM_SELF) == MPI_SUCCESS);
     CHECK((size_t)pos == l->total);
     if (t != l->type)
         MPI_Type_free(&t);
@@ -386,7 +386,7 @@ static void mpi_unpack(const void *in, const struct layout *l)
     void *buf;
     int count, pos = 0;
     MPI_Datatype t = for_mpi(l, &buf, &count);
-    CHECK(MPI_Unpack(in, (int)l->total + 1, &pos, buf, count, t, MPI_COMM_SELF) == MPI_SUCCESS);
+    CHECK(PMPI_Unpack(in, (int)l->total + 1, &pos, buf, count, t, MPI_COMM_SELF) == MPI_SUCCESS);
     CHECK((size_t)pos == l->total);
     if (t != l->type)
         MPI_Type_free(&t);
@@ -841,7 +841,7 @@ static void huge_count(void)
     for (int i = 0; i < 16; i++)
         buf[i] = (char)(i + 1);
     int pos = 0;
-    MPI_Pack(buf, 1, r, one, 16, &pos, MPI_COMM_SELF);
+    PMPI_Pack(buf, 1, r, one, 16, &pos, MPI_COMM_SELF);
     CHECK(pos == 16);
     MPI_Count count = 1ll << 34;
     size_t first = (1ull << 37) + 5;
