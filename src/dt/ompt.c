@@ -82,7 +82,8 @@ static struct {
     _Atomic bool active;  /* our callbacks are registered */
     const char *why_not;  /* when not active */
     ompt_get_parallel_info_t parallel_info;
-} tool = {.why_not = "the OpenMP runtime did not start wisp's OMPT tool (libgomp has no OMPT)"};
+} tool = {.why_not = "the OpenMP runtime did not start wisp's OMPT tool: OMP_TOOL=disabled, or "
+                     "no OMPT"};
 
 static _Atomic uint64_t count_shared, count_ranges, count_bytes;
 
