@@ -86,17 +86,15 @@ void wisp_dt_team_run(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg)
         fn(arg, first, len);
         return;
     }
-    if (pool.in_parallel()) {
-        if (!wisp_dt_ompt_share(first, len, fn, arg))
-            fn(arg, first, len);
-        return;
-    }
-    if (!pthread_equal(pthread_self(), pool.owner)) {
+    /* Only the owner asks omp_in_parallel: from a thread the runtime does
+     * not know (the progress thread, the application's own), libomp would
+     * make it a new root. ompt.c asks OMPT, which registers nobody. */
+    if (pthread_equal(pthread_self(), pool.owner) && !pool.in_parallel()) {
+        struct job j = {fn, arg, first, len};
+        pool.parallel(member, &j, (unsigned)pool.threads, 0);
+    } else if (!wisp_dt_ompt_share(first, len, fn, arg)) {
         fn(arg, first, len);
-        return;
     }
-    struct job j = {fn, arg, first, len};
-    pool.parallel(member, &j, (unsigned)pool.threads, 0);
 }
 
 /* The engine's operations as ranges a team shares. */

@@ -6,7 +6,8 @@
  * then what must stay correct around parking: explicit tasks that only a
  * thread at the barrier can run (thread 0 spins for them), a serialized
  * and an active nested region, a region of one thread, packing threads
- * that change from round to round (two at once), many barriers.
+ * that change from round to round (two at once), a thread OpenMP does not
+ * know, many barriers.
  *
  * t_dt_ompt help: threads parked at barriers must have done part of the
  * packs (wisp_dt_counter); t_dt_ompt alone (WISP_DT_THREADS=1, or another
@@ -14,6 +15,7 @@
  */
 #include <mpi.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -200,6 +202,34 @@ static void rotating(int n, bool two)
     }
 }
 
+/* A thread that OpenMP does not know packs (as a progress thread or the
+ * application's own would), while a region's thread waits at a barrier:
+ * alone, right, and the runtime left alone. */
+static void *foreign_pack(void *arg)
+{
+    (void)arg;
+    char *packed = malloc((size_t)face_bytes);
+    double *into = malloc(sizeof(double) * N * N * N);
+    for (int i = 0; i < 5; i++)
+        pack_unpack(packed, into);
+    free(packed);
+    free(into);
+    return NULL;
+}
+
+static void foreign(void)
+{
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 0) {
+            pthread_t thread;
+            CHECK(pthread_create(&thread, NULL, foreign_pack, NULL) == 0);
+            pthread_join(thread, NULL);
+        }
+#pragma omp barrier
+    }
+}
+
 /* Barriers of every kind, many times: the sums must come out. */
 static void barriers(void)
 {
@@ -254,8 +284,10 @@ int main(int argc, char **argv)
     tasks(false);
     nested(provided == MPI_THREAD_MULTIPLE);
     rotating(2, false);
-    if (provided == MPI_THREAD_MULTIPLE)
+    if (provided == MPI_THREAD_MULTIPLE) {
         rotating(3, true);
+        foreign();
+    }
     barriers();
     parked(help); /* still helping after all that */
     if (!help)
