@@ -13,15 +13,17 @@
  * only delays a thread's arrival, which the last arrival ends.
  *
  * What keeps it correct:
- * - a region counts its deferred explicit tasks: while any is outstanding
- *   no thread parks, and one created wakes the parked ones, since only a
- *   thread inside the runtime's barrier may run it;
+ * - a region counts its explicit tasks, created and not complete: while
+ *   any is outstanding no thread parks, and one created wakes the parked
+ *   ones, since a deferred task may be one only a thread inside the
+ *   runtime's barrier would run (undeferred ones count too: one too many
+ *   only stops parking a moment, one too few could starve a barrier);
  * - each region has its own state (parallel_data->ptr), made only while
  *   the team is enabled (wisp_dt_ompt_enable, at MPI_Init); a region begun
  *   before has none and is left alone; a nested region is a region;
  * - a cancelled region never parks again (threads may skip a barrier);
- * - a thread parks at most PARK_MAX_NS: a barrier that does not count its
- *   threads as wisp assumes costs time, never a hang.
+ * - a thread parks at most PARK_MAX_NS (1 s): a barrier that does not
+ *   count its threads as wisp assumes costs time, never a hang.
  */
 #include "dt/ompt.h"
 
@@ -301,8 +303,6 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
         task->ptr = NULL;
         return;
     }
-    /* Every explicit task counts (an undeferred one too: counting one more
-     * only stops parking a moment, one fewer could starve a barrier). */
     task->ptr = (void *)((uintptr_t)r | TASK_BIT);
     atomic_fetch_add(&r->tasks, 1);
     if (atomic_load(&r->parked))
