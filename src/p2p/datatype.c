@@ -195,6 +195,7 @@ int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, boo
 
 void wisp_p2p_type_fini(void)
 {
+    wisp_dt_ompt_enable(1); /* no thread parks at barriers after MPI_Finalize */
     if (probe_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&probe_comm);
 }
