@@ -141,6 +141,12 @@ void wisp_p2p_type_init(void)
     int team = wisp_dt_team_init((int)wisp_config.DT_THREADS, share,
                                  (uint64_t)wisp_config.DT_THREADS_MIN, &runtime);
     int level = wisp_topo.node_rank == 0 ? 1 : 2; /* level 1: the node's leader speaks */
+    if (team > 1 && share > 0 && team > share)
+        wisp_log(level,
+                 "datatype engine: WISP_DT_THREADS=%d is more than this process's share of the "
+                 "machine's cores (%d): its threads take turns with the other processes' (auto "
+                 "would take %d)",
+                 team, share, share);
     const char *inside = wisp_dt_ompt_why_not();
     if (team > 1 && !inside)
         wisp_log(level,
