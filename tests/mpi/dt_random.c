@@ -33,28 +33,7 @@
 
 #include "../check.h"
 #include "dt/dt.h"
-
-/* MPI_LB, MPI_UB and the MPI-1 constructors: MPICH 4.0.2 still has them,
- * Open MPI 4.1 as Debian builds it does not. */
-#if !defined(OPEN_MPI) || OMPI_ENABLE_MPI1_COMPAT
-#define HAVE_MPI1 1
-#endif
-
-static uint64_t rng;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545f4914f6cdd1du;
-}
-
-/* A random integer in [lo, hi]. */
-static int64_t rr(int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
+#include "random_types.h"
 
 static const MPI_Datatype *leaves(int *n)
 {
@@ -84,256 +63,17 @@ static MPI_Datatype leaf(void)
     return t[rr(0, n - 1)];
 }
 
-/* What the MPI says of t: its combiner, and its constructor's arguments
- * (MPI-4's large-count forms where the MPI has them: types made by the _c
- * constructors are refused by the others). The caller frees c->ints,
- * c->addrs, c->counts and c->types, and the child types with release(). */
-struct contents {
-    int combiner, nt;
-    MPI_Count ni, na, nc;
-    int *ints;
-    MPI_Aint *addrs;
-    MPI_Count *counts;
-    MPI_Datatype *types;
+/* Every constructor the engine describes, the MPI-1 ones too. */
+static const enum gen_kind all_kinds[] = {
+    GEN_CONTIGUOUS,    GEN_VECTOR,        GEN_HVECTOR, GEN_INDEXED, GEN_INDEXED,
+    GEN_INDEXED_BLOCK, GEN_INDEXED_BLOCK, GEN_STRUCT,  GEN_STRUCT,  GEN_SUBARRAY,
+    GEN_RESIZED,       GEN_DUP,           GEN_DARRAY};
+static const struct gen_cases shape_cases = {
+    .kinds = all_kinds,
+    .nkinds = (int)(sizeof all_kinds / sizeof *all_kinds),
+    .max_fields = 5,
+    .mpi1 = true,
 };
-
-static void contents_of(MPI_Datatype t, struct contents *c, bool args)
-{
-    memset(c, 0, sizeof *c);
-#if MPI_VERSION >= 4
-    MPI_Count nt;
-    MPI_Type_get_envelope_c(t, &c->ni, &c->na, &c->nc, &nt, &c->combiner);
-#else
-    int ni, na, nt;
-    MPI_Type_get_envelope(t, &ni, &na, &nt, &c->combiner);
-    c->ni = ni;
-    c->na = na;
-#endif
-    if (!args || c->combiner == MPI_COMBINER_NAMED)
-        return;
-    c->nt = (int)nt;
-    c->ints = malloc(sizeof(int) * (size_t)(c->ni + 1));
-    c->addrs = malloc(sizeof(MPI_Aint) * (size_t)(c->na + 1));
-    c->counts = malloc(sizeof(MPI_Count) * (size_t)(c->nc + 1));
-    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(nt + 1));
-#if MPI_VERSION >= 4
-    MPI_Type_get_contents_c(t, c->ni, c->na, c->nc, nt, c->ints, c->addrs, c->counts, c->types);
-#else
-    MPI_Type_get_contents(t, ni, na, nt, c->ints, c->addrs, c->types);
-#endif
-}
-
-static bool is_named(MPI_Datatype t)
-{
-    struct contents c;
-    contents_of(t, &c, false);
-    return c.combiner == MPI_COMBINER_NAMED;
-}
-
-static void release(MPI_Datatype *t)
-{
-    if (!is_named(*t)) {
-        MPI_Type_free(t);
-        wisp_dt_forget_all(); /* as wisp_p2p_type_free does */
-    }
-}
-
-static MPI_Aint extent_of(MPI_Datatype t)
-{
-    MPI_Aint lb, ext;
-    MPI_Type_get_extent(t, &lb, &ext);
-    return ext;
-}
-
-static MPI_Count type_size(MPI_Datatype t)
-{
-    MPI_Count s;
-    MPI_Type_size_x(t, &s);
-    return s;
-}
-
-/* Open MPI 4.1.4 takes a stride or an extent of -1 byte for "the child's
- * extent" (apparently its internal marker for that): its MPI_Pack then
- * packs other bytes than the type's typemap says. */
-static MPI_Aint not_minus_one(MPI_Aint bytes)
-{
-#ifdef OPEN_MPI
-    if (bytes == -1)
-        return -2;
-#endif
-    return bytes;
-}
-
-/* A resized type's extent. Negative extents are MPI; but MPICH 4.0.2
- * packs repetitions of types built on them (a subarray of one in a
- * struct, 3 of those) from other addresses than the typemap's, where Open
- * MPI agrees with wisp: negative ones are asked of Open MPI only. */
-static MPI_Aint resized_extent(MPI_Aint bytes)
-{
-#ifndef OPEN_MPI
-    if (bytes < 0)
-        return -bytes;
-#endif
-    return not_minus_one(bytes);
-}
-
-/* A derived type of no bytes inside another: MPICH 4.0.2's MPI_Unpack
- * divides by zero (SIGFPE) on most such types (a vector of one, a struct
- * field of one), Open MPI 4.1.4 packs 2 elements of a struct with such a
- * field as if the struct's extent were its size. So the MPIs are asked
- * about empty types only at the top (where wisp's answer is checked
- * without them) and about MPI_LB/MPI_UB markers in structs. */
-static MPI_Datatype nonempty(MPI_Datatype t)
-{
-    if (type_size(t) != 0)
-        return t;
-    release(&t);
-    return leaf();
-}
-
-/* A random type nested up to `depth` constructors deep (not committed). */
-static MPI_Datatype gen(int depth)
-{
-    if (depth == 0 || rr(0, 5) == 0)
-        return leaf();
-    MPI_Datatype c = nonempty(gen(depth - 1)), t = MPI_DATATYPE_NULL;
-    MPI_Aint ext = extent_of(c);
-    if (ext <= 0)
-        ext = 1;
-    int n = (int)rr(0, 4), blens[8], one;
-    int ints[8];
-    MPI_Aint addrs[8];
-    MPI_Datatype types[8];
-    switch (rr(0, 12)) {
-    case 0:
-        MPI_Type_contiguous(n, c, &t);
-        break;
-    case 1:
-        MPI_Type_vector(n, (int)rr(0, 3), (int)(not_minus_one(rr(-4, 6) * ext) / ext), c, &t);
-        break;
-    case 2:
-        MPI_Type_create_hvector(n, (int)rr(0, 3), not_minus_one(rr(-4, 6) * ext + rr(-2, 2)), c,
-                                &t);
-        break;
-    case 3:
-    case 4:
-        for (int i = 0; i < n; i++) {
-            blens[i] = (int)rr(0, 3);
-            ints[i] = (int)rr(-6, 10);
-            addrs[i] = ints[i] * ext + rr(-3, 3);
-        }
-        if (rr(0, 1))
-            MPI_Type_indexed(n, blens, ints, c, &t);
-        else
-            MPI_Type_create_hindexed(n, blens, addrs, c, &t);
-        break;
-    case 5:
-    case 6:
-        one = (int)rr(0, 3);
-        for (int i = 0; i < n; i++) {
-            ints[i] = (int)rr(-6, 10);
-            addrs[i] = ints[i] * ext + rr(-3, 3);
-        }
-        if (rr(0, 1))
-            MPI_Type_create_indexed_block(n, one, ints, c, &t);
-        else
-            MPI_Type_create_hindexed_block(n, one, addrs, c, &t);
-        break;
-    case 7:
-    case 8: {
-        /* struct: fields mostly in order with gaps, some anywhere */
-        n = (int)rr(1, 5);
-        MPI_Aint at = rr(-8, 8);
-        for (int i = 0; i < n; i++) {
-            types[i] = i == 0 ? c : rr(0, 1) ? leaf() : nonempty(gen(depth - 1));
-            blens[i] = (int)rr(0, 3);
-            MPI_Aint e = extent_of(types[i]);
-            addrs[i] = rr(0, 4) ? at + rr(0, 8) : rr(-32, 64);
-            at = addrs[i] + blens[i] * (e > 0 ? e : 1);
-        }
-        bool marker = false;
-#ifdef HAVE_MPI1
-        if (rr(0, 3) == 0) { /* markers: bounds without bytes */
-            types[n] = rr(0, 1) ? MPI_LB : MPI_UB;
-            blens[n] = 1;
-            addrs[n++] = rr(-24, 80);
-            marker = true;
-        }
-#endif
-        if (rr(0, 1))
-            MPI_Type_create_struct(n, blens, addrs, types, &t);
-#ifdef HAVE_MPI1
-        else
-            MPI_Type_struct(n, blens, addrs, types, &t);
-#else
-        else
-            MPI_Type_create_struct(n, blens, addrs, types, &t);
-#endif
-        if (marker && extent_of(t) < 0) {
-            /* an MPI_LB above the data's end: MPICH 4.0.2 packs a
-             * contiguous type of such elements from other addresses than
-             * their typemap's (a negative extent made otherwise is fine) */
-            MPI_Type_free(&t);
-            MPI_Type_create_struct(--n, blens, addrs, types, &t);
-        }
-        for (int i = 1; i < n; i++)
-            release(&types[i]);
-        break;
-    }
-    case 9: {
-        int nd = (int)rr(1, 3), sizes[3], subsizes[3], starts[3];
-        for (int i = 0; i < nd; i++) {
-            sizes[i] = (int)rr(1, 5);
-            subsizes[i] = (int)rr(1, sizes[i]);
-            starts[i] = (int)rr(0, sizes[i] - subsizes[i]);
-        }
-        MPI_Type_create_subarray(nd, sizes, subsizes, starts,
-                                 rr(0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN, c, &t);
-        break;
-    }
-    case 12: {
-        int nd = (int)rr(1, 3), gsizes[3], distribs[3], dargs[3], psizes[3], size = 1;
-        for (int i = 0; i < nd; i++) {
-            gsizes[i] = (int)rr(1, 6);
-            int64_t kind = rr(0, 2);
-            distribs[i] = kind == 0   ? MPI_DISTRIBUTE_NONE
-                          : kind == 1 ? MPI_DISTRIBUTE_BLOCK
-                                      : MPI_DISTRIBUTE_CYCLIC;
-            psizes[i] = kind == 0 ? 1 : (int)rr(1, 3);
-            int least = (gsizes[i] + psizes[i] - 1) / psizes[i];
-            dargs[i] = kind == 0 || rr(0, 1) ? MPI_DISTRIBUTE_DFLT_DARG
-                       : kind == 1           ? least + (int)rr(0, 1)
-                                             : (int)rr(1, 3);
-            size *= psizes[i];
-        }
-        MPI_Type_create_darray(size, (int)rr(0, size - 1), nd, gsizes, distribs, dargs, psizes,
-                               rr(0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN, c, &t);
-        break;
-    }
-    case 10:
-        MPI_Type_create_resized(c, rr(-16, 16), resized_extent(ext + rr(-4, 16)), &t);
-        break;
-    default:
-        if (rr(0, 1)) {
-            MPI_Type_dup(c, &t);
-            break;
-        }
-#ifdef HAVE_MPI1
-        for (int i = 0; i < n; i++) {
-            blens[i] = (int)rr(0, 3);
-            addrs[i] = rr(-6, 10) * ext;
-        }
-        if (rr(0, 1))
-            MPI_Type_hvector(n, (int)rr(0, 3), rr(-4, 6) * ext, c, &t);
-        else
-            MPI_Type_hindexed(n, blens, addrs, c, &t);
-#else
-        MPI_Type_dup(c, &t);
-#endif
-    }
-    release(&c);
-    return t;
-}
 
 /* ---- layouts: (buf, count, type) over a region they own ---- */
 
@@ -496,7 +236,7 @@ static bool bottom_init(struct layout *l)
     MPI_Datatype types[4];
     bool same = rr(0, 1), ok = true;
     for (int i = 0; i < n; i++) {
-        types[i] = i && same ? types[0] : nonempty(gen(2));
+        types[i] = i && same ? types[0] : nonempty(gen(&shape_cases, 2));
         blens[i] = (int)rr(0, 2);
         MPI_Aint lb, ext, tlb, text;
         MPI_Type_get_extent(types[i], &lb, &ext);
@@ -767,8 +507,8 @@ static void random_shapes(long shapes)
     long made = 0;
     while (made < shapes) {
         struct layout l;
-        bool ok =
-            rr(0, 7) == 0 ? bottom_init(&l) : layout_init(&l, gen((int)rr(1, 4)), (int)rr(0, 3));
+        bool ok = rr(0, 7) == 0 ? bottom_init(&l)
+                                : layout_init(&l, gen(&shape_cases, (int)rr(1, 4)), (int)rr(0, 3));
         if (!ok)
             continue;
         made++;

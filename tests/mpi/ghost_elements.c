@@ -26,10 +26,7 @@
 #include "../check.h"
 #include "dt/dt.h"
 #include "ghost/win.h"
-
-#if !defined(OPEN_MPI) || OMPI_ENABLE_MPI1_COMPAT
-#define HAVE_MPI1 1
-#endif
+#include "random_types.h"
 
 /* elements.c's way out when memory is short (core/log.c in libwisp). */
 _Noreturn void wisp_fatal(const char *fmt, ...)
@@ -40,21 +37,6 @@ _Noreturn void wisp_fatal(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     abort();
-}
-
-static uint64_t rng;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545f4914f6cdd1du;
-}
-
-static int64_t rr(int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
 }
 
 static MPI_Datatype any_leaf(void)
@@ -83,160 +65,17 @@ static MPI_Datatype leaf(void)
     return t;
 }
 
-static bool is_named(MPI_Datatype t)
-{
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
-}
-
-static void release(MPI_Datatype *t)
-{
-    if (!is_named(*t)) {
-        MPI_Type_free(t);
-        wisp_dt_forget_all(); /* this program's copy of the engine, as wisp_p2p_type_free does */
-    }
-}
-
-static MPI_Aint extent_of(MPI_Datatype t)
-{
-    MPI_Aint lb, ext;
-    MPI_Type_get_extent(t, &lb, &ext);
-    return ext;
-}
-
-static int size_of(MPI_Datatype t)
-{
-    int s;
-    MPI_Type_size(t, &s);
-    return s;
-}
-
-/* Where the MPIs pack other bytes than their typemaps say (tests/mpi/
- * dt_random.c has the details; elements.c asks the engine, which follows
- * the typemap): Open MPI 4.1.4 takes a stride or extent of -1 byte for
- * "the child's extent"; MPICH 4.0.2 packs repetitions of types built on
- * negative extents from other addresses; both stumble on derived types of
- * no bytes inside others. */
-static MPI_Aint not_minus_one(MPI_Aint bytes)
-{
-#ifdef OPEN_MPI
-    if (bytes == -1)
-        return -2;
-#endif
-    return bytes;
-}
-
-static MPI_Aint resized_extent(MPI_Aint bytes)
-{
-#ifndef OPEN_MPI
-    if (bytes < 0)
-        return -bytes;
-#endif
-    return not_minus_one(bytes);
-}
-
-static MPI_Datatype nonempty(MPI_Datatype t)
-{
-    if (size_of(t) != 0)
-        return t;
-    release(&t);
-    return leaf();
-}
-
-static MPI_Datatype gen(int depth)
-{
-    if (depth == 0 || rr(0, 5) == 0)
-        return leaf();
-    MPI_Datatype c = nonempty(gen(depth - 1)), t = MPI_DATATYPE_NULL;
-    MPI_Aint ext = extent_of(c);
-    if (ext <= 0)
-        ext = 1;
-    int n = (int)rr(0, 4), blens[8], ints[8], one;
-    MPI_Aint addrs[8];
-    MPI_Datatype types[8];
-    switch (rr(0, 9)) {
-    case 0:
-        MPI_Type_contiguous(n, c, &t);
-        break;
-    case 1:
-        MPI_Type_vector(n, (int)rr(0, 3), (int)(not_minus_one(rr(-4, 6) * ext) / ext), c, &t);
-        break;
-    case 2:
-        MPI_Type_create_hvector(n, (int)rr(0, 3), not_minus_one(rr(-4, 6) * ext + rr(-2, 2)), c,
-                                &t);
-        break;
-    case 3:
-        for (int i = 0; i < n; i++) {
-            blens[i] = (int)rr(0, 3);
-            ints[i] = (int)rr(-6, 10);
-            addrs[i] = ints[i] * ext + rr(-3, 3);
-        }
-        if (rr(0, 1))
-            MPI_Type_indexed(n, blens, ints, c, &t);
-        else
-            MPI_Type_create_hindexed(n, blens, addrs, c, &t);
-        break;
-    case 4:
-        one = (int)rr(0, 3);
-        for (int i = 0; i < n; i++) {
-            ints[i] = (int)rr(-6, 10);
-            addrs[i] = ints[i] * ext + rr(-3, 3);
-        }
-        if (rr(0, 1))
-            MPI_Type_create_indexed_block(n, one, ints, c, &t);
-        else
-            MPI_Type_create_hindexed_block(n, one, addrs, c, &t);
-        break;
-    case 5:
-    case 6: {
-        n = (int)rr(1, 4);
-        MPI_Aint at = rr(-8, 8);
-        for (int i = 0; i < n; i++) {
-            types[i] = i == 0 ? c : rr(0, 1) ? leaf() : nonempty(gen(depth - 1));
-            blens[i] = (int)rr(0, 3);
-            MPI_Aint e = extent_of(types[i]);
-            addrs[i] = rr(0, 4) ? at + rr(0, 8) : rr(-32, 64);
-            at = addrs[i] + blens[i] * (e > 0 ? e : 1);
-        }
-        bool marker = false;
-#ifdef HAVE_MPI1
-        if (rr(0, 3) == 0) { /* bounds without bytes: the leaves differ, elements are bytes */
-            types[n] = rr(0, 1) ? MPI_LB : MPI_UB;
-            blens[n] = 1;
-            addrs[n++] = rr(-24, 80);
-            marker = true;
-        }
-#endif
-        MPI_Type_create_struct(n, blens, addrs, types, &t);
-        if (marker && extent_of(t) < 0) { /* an MPI_LB above the data: MPICH, see above */
-            MPI_Type_free(&t);
-            MPI_Type_create_struct(--n, blens, addrs, types, &t);
-        }
-        for (int i = 1; i < n; i++)
-            release(&types[i]);
-        break;
-    }
-    case 7: {
-        int nd = (int)rr(1, 3), sizes[3], subsizes[3], starts[3];
-        for (int i = 0; i < nd; i++) {
-            sizes[i] = (int)rr(1, 5);
-            subsizes[i] = (int)rr(1, sizes[i]);
-            starts[i] = (int)rr(0, sizes[i] - subsizes[i]);
-        }
-        MPI_Type_create_subarray(nd, sizes, subsizes, starts,
-                                 rr(0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN, c, &t);
-        break;
-    }
-    case 8:
-        MPI_Type_create_resized(c, rr(-16, 16), resized_extent(ext + rr(-4, 16)), &t);
-        break;
-    default:
-        MPI_Type_dup(c, &t);
-    }
-    release(&c);
-    return t;
-}
+/* The shapes' constructors: dt_random's but for distributed arrays and the
+ * MPI-1 ones (MPI_LB/MPI_UB markers are among the structs'). */
+static const enum gen_kind one_leaf_kinds[] = {
+    GEN_CONTIGUOUS, GEN_VECTOR, GEN_HVECTOR,  GEN_INDEXED, GEN_INDEXED_BLOCK,
+    GEN_STRUCT,     GEN_STRUCT, GEN_SUBARRAY, GEN_RESIZED, GEN_DUP};
+static const struct gen_cases shape_cases = {
+    .kinds = one_leaf_kinds,
+    .nkinds = (int)(sizeof one_leaf_kinds / sizeof *one_leaf_kinds),
+    .max_fields = 4,
+    .mpi1 = false,
+};
 
 /* The constructors of t, as the MPI says them (to reproduce a failure). */
 static void show(MPI_Datatype t, int depth)
@@ -277,7 +116,7 @@ static long shapes_checked, offsets_checked, refused, skipped;
 static void compare(MPI_Datatype t, MPI_Count count, const char *what)
 {
     MPI_Datatype basic = wisp_ghost_basic_type(t);
-    int esize = size_of(basic), na = -1, nb = -1;
+    int esize = (int)type_size(basic), na = -1, nb = -1;
     MPI_Aint *a = wisp_ghost_element_offsets(count, t, esize, &na);
     MPI_Aint *b = wisp_ghost_element_offsets_mpi(count, t, esize, &nb);
     CHECK(a != NULL && b != NULL);
@@ -445,7 +284,7 @@ int main(int argc, char **argv)
         }
         the_leaf = s % 8 == 7 ? MPI_DATATYPE_NULL : any_leaf();
         long_double = the_leaf == MPI_LONG_DOUBLE;
-        check_type(gen((int)rr(1, 4)), "random shape");
+        check_type(gen(&shape_cases, (int)rr(1, 4)), "random shape");
     }
     the_leaf = MPI_DATATYPE_NULL;
     printf("%ld shapes, %ld offsets compared; the engine refused %ld; %ld left out (long "
