@@ -488,13 +488,15 @@ static void standard_then_sync(MPI_Comm comm, int *big, int n, int v, int tag, e
         memset(big, 0, (size_t)n * sizeof(int));
         MPI_Irecv(big, n, MPI_INT, MPI_ANY_SOURCE, tag, comm, &r[0]);
         MPI_Irecv(&second, 1, MPI_INT, MPI_ANY_SOURCE, tag, comm, &r[1]);
+        notify(peer, 40 + tag); /* from here to the collective: no MPI call of ours */
         MPI_Barrier(comm);
         CHECK(MPI_Waitall(2, r, st) == MPI_SUCCESS);
         CHECK(st[0].MPI_SOURCE == peer && count_of(&st[0], MPI_INT) == n && seq_ok(big, n, v));
         CHECK(st[1].MPI_SOURCE == peer && count_of(&st[1], MPI_INT) == 1 && second == value);
     } else if (peer >= 0) {
         seq_fill(big, n, v);
-        sleep_ms(100); /* the receiver sits in the collective */
+        await_note(peer, 40 + tag);
+        sleep_ms(100); /* the receiver sits in the collective (however loaded the machine) */
         MPI_Send(big, n, MPI_INT, peer, tag, comm);
         if (how == SYNC_BLOCKING) {
             CHECK(MPI_Ssend(&value, 1, MPI_INT, peer, tag, comm) == MPI_SUCCESS);
