@@ -46,10 +46,15 @@ enum {
     WAKE_ALL = INT_MAX, /* futex: wake every sleeper */
 };
 static const long PARK_MAX_NS = 1000000000L; /* the safety net of the top comment */
-/* A parked thread polls this long before it sleeps: the barrier's last
- * arrival, or the next job, often comes within it, and a futex wake costs
- * the waker a system call and the sleeper tens of microseconds. */
-static const uint64_t SPIN_NS = 50000;
+/* A parked thread polls before it sleeps as long as the runtime's own
+ * waiter would spin (libomp's blocktime: 200 ms unless KMP_BLOCKTIME or
+ * OMP_WAIT_POLICY=passive say otherwise), up to SPIN_MAX_NS: a futex wake
+ * costs the sleeper tens of microseconds, which a barrier waited at for
+ * 100-500 us paid (6% of it) when the poll was 50 us. Without the query,
+ * SPIN_NS. A runtime whose waiters sleep at once (blocktime 0) gets no
+ * parking: the parked thread's wake-up would come on top of the runtime's
+ * own (+10 us, 50% of a barrier waited at for 20 us). */
+static const uint64_t SPIN_NS = 50000, SPIN_MAX_NS = 2000000;
 
 /* A region's job slot. FREE -> SETUP (one poster won it) -> OPEN (parked
  * threads may join) -> CLOSED (the poster took the last chunk; it waits
@@ -84,7 +89,9 @@ static struct {
     _Atomic bool active;  /* our callbacks are registered */
     const char *why_not;  /* when not active */
     ompt_get_parallel_info_t parallel_info;
-} tool = {.why_not = "the OpenMP runtime did not start wisp's OMPT tool: OMP_TOOL=disabled, or "
+    uint64_t spin_ns; /* a parked thread's poll before it sleeps */
+} tool = {.spin_ns = SPIN_NS,
+          .why_not = "the OpenMP runtime did not start wisp's OMPT tool: OMP_TOOL=disabled, or "
                      "no OMPT"};
 
 static _Atomic uint64_t count_shared, count_ranges, count_bytes;
@@ -182,7 +189,7 @@ static void park(struct region *r)
     move(&s, PARKED);
     atomic_fetch_add(&r->parked, 1);
     uint32_t joined = atomic_load(&r->job_id) - 1; /* none of the jobs before */
-    uint64_t now = now_ns(), until = now + (uint64_t)PARK_MAX_NS, spin_until = now + SPIN_NS;
+    uint64_t now = now_ns(), until = now + (uint64_t)PARK_MAX_NS, spin_until = now + tool.spin_ns;
     unsigned polls = 0;
     while (s == PARKED) {
         uint32_t bell = atomic_load(&r->bell);
@@ -193,7 +200,7 @@ static void park(struct region *r)
             if (!help(r, &joined))
                 joined = atomic_load(&r->job_id); /* closed meanwhile: wait for the next */
             move(&s, PARKED);
-            spin_until = now_ns() + SPIN_NS;
+            spin_until = now_ns() + tool.spin_ns;
         } else if (++polls % 64 || (now = now_ns()) < spin_until) {
             relax();
         } else if (now >= until) {
@@ -203,7 +210,7 @@ static void park(struct region *r)
             /* The bell read before the checks: a ring since makes this return. */
             wisp_futex(&r->bell, FUTEX_WAIT_PRIVATE, bell, (long)(until - now));
             atomic_fetch_sub(&r->sleepers, 1);
-            spin_until = now_ns() + SPIN_NS;
+            spin_until = now_ns() + tool.spin_ns;
         }
     }
     atomic_fetch_sub(&r->parked, 1);
@@ -424,13 +431,23 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 
 void wisp_dt_ompt_enable(int most)
 {
+    int (*blocktime_ms)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "kmp_get_blocktime");
+    if (blocktime_ms && most > 1) {
+        uint64_t ns = (uint64_t)(blocktime_ms() > 0 ? blocktime_ms() : 0) * 1000000u;
+        tool.spin_ns = ns < SPIN_MAX_NS ? ns : SPIN_MAX_NS;
+        if (!ns) {
+            tool.why_not = "the runtime's waiting threads sleep at once (OMP_WAIT_POLICY=passive "
+                           "or KMP_BLOCKTIME=0)";
+            most = 1;
+        }
+    }
     tool.most = most;
     atomic_store(&tool.enabled, most > 1);
 }
 
 const char *wisp_dt_ompt_why_not(void)
 {
-    return tool.active ? NULL : tool.why_not;
+    return tool.active && atomic_load(&tool.enabled) ? NULL : tool.why_not;
 }
 
 void wisp_dt_team_counts(struct wisp_dt_team_counts *c)
