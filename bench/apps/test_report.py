@@ -125,7 +125,7 @@ class PureFunctions(unittest.TestCase):
         selected = [e["name"] for e in report.select(report.SUITE, "^dt_|jacobi_subarray")]
         self.assertEqual(selected, ["jacobi_subarray", "jacobi_subarray_vnode2", "dt_halo_vector",
                                     "dt_halo_yface", "dt_halo_zface", "dt_pack",
-                                    "dt_shm_threads"])
+                                    "dt_shm_threads", "dt_omp_barrier"])
 
     def test_scaling_points(self):
         names = {e["name"]: e for e in report.SUITE}
