@@ -93,18 +93,28 @@ static int parse_string(const char *s, const char **out)
     return 0;
 }
 
-/* The index of `s` in the '|'-separated list `words`. */
+/* The next entry of a '|'-separated list (words, or an integer's
+ * "word=value" aliases) at *at, `len` bytes long; NULL after the last. */
+static const char *list_next(const char **at, size_t *len)
+{
+    const char *w = *at;
+    if (!w || !*w)
+        return NULL;
+    *len = strcspn(w, "|");
+    *at = w + *len + (w[*len] == '|');
+    return w;
+}
+
+/* The index of `s` in the list `words`. */
 static int parse_word(const char *s, const char *words, int64_t *out)
 {
-    size_t len = strlen(s);
+    size_t len = strlen(s), wlen;
     int64_t i = 0;
-    for (const char *w = words; *w; i++) {
-        size_t wlen = strcspn(w, "|");
+    for (const char *at = words, *w; (w = list_next(&at, &wlen)); i++) {
         if (len && wlen == len && !strncmp(w, s, len)) {
             *out = i;
             return 0;
         }
-        w += wlen + (w[wlen] == '|');
     }
     return -1;
 }
@@ -112,14 +122,13 @@ static int parse_word(const char *s, const char *words, int64_t *out)
 /* An integer's words, "auto=0|off=1": the value `s` stands for. */
 static int parse_alias(const char *s, const char *aliases, int64_t *out)
 {
-    size_t len = strlen(s);
-    for (const char *w = aliases; w && *w;) {
-        size_t wlen = strcspn(w, "|"), name = strcspn(w, "=");
+    size_t len = strlen(s), wlen;
+    for (const char *at = aliases, *w; (w = list_next(&at, &wlen));) {
+        size_t name = strcspn(w, "=");
         if (len && name == len && !strncmp(w, s, len)) {
             *out = strtoll(w + name + 1, NULL, 10); /* config.def's own text */
             return 0;
         }
-        w += wlen + (w[wlen] == '|');
     }
     return -1;
 }
@@ -186,11 +195,10 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
     switch (var->type) {
     case WISP_CFG_INT: {
         int n = snprintf(buf, len, "an integer in %" PRId64 "..%" PRId64, var->min, var->max);
-        for (const char *w = var->words; w && *w && n >= 0 && (size_t)n < len;) {
-            size_t wlen = strcspn(w, "|");
+        size_t wlen;
+        for (const char *at = var->words, *w;
+             n >= 0 && (size_t)n < len && (w = list_next(&at, &wlen));)
             n += snprintf(buf + n, len - (size_t)n, ", %.*s", (int)strcspn(w, "="), w);
-            w += wlen + (w[wlen] == '|');
-        }
         break;
     }
     case WISP_CFG_SIZE:
@@ -205,12 +213,11 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
         break;
     case WISP_CFG_WORD: {
         int n = snprintf(buf, len, "one of ");
-        for (const char *w = var->words; *w && n >= 0 && (size_t)n < len;) {
-            size_t wlen = strcspn(w, "|");
+        size_t wlen;
+        for (const char *at = var->words, *w;
+             n >= 0 && (size_t)n < len && (w = list_next(&at, &wlen));)
             n += snprintf(buf + n, len - (size_t)n, "%s%.*s", w == var->words ? "" : ", ",
                           (int)wlen, w);
-            w += wlen + (w[wlen] == '|');
-        }
         break;
     }
     }
