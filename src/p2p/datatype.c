@@ -23,8 +23,9 @@
 
 enum { CACHE = 64 };
 
-/* MPI_COMM_SELF's duplicate that returns errors: a zero-count pack on it
- * asks the MPI whether a type is committed, which it tells no other way. */
+/* MPI_COMM_SELF's duplicate that returns errors, for what wisp asks the MPI
+ * by trying it: whether a type is committed (a zero-count pack: it tells
+ * no other way), whether it takes an empty message of MPI_DATATYPE_NULL. */
 static MPI_Comm probe_comm = MPI_COMM_NULL;
 
 static struct type_info {
@@ -165,13 +166,8 @@ void wisp_p2p_type_init(void)
         wisp_log(level, "datatype engine: %s: packs on the calling thread alone",
                  runtime ? "one OpenMP thread, or one core per process"
                          : "no OpenMP runtime in the process");
-    MPI_Errhandler was;
-    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &was);
-    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     null_type_empty =
-        PMPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, MPI_COMM_SELF) == MPI_SUCCESS;
-    PMPI_Comm_set_errhandler(MPI_COMM_SELF, was);
-    PMPI_Errhandler_free(&was);
+        PMPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, probe_comm) == MPI_SUCCESS;
 }
 
 int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, bool *contig,
