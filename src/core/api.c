@@ -64,32 +64,40 @@ int wisp_bound_cores(void)
     return wisp_topo.bound_cores;
 }
 
+/* A counter of a struct by name, from a table of names and offsets. */
+struct counter {
+    const char *name;
+    size_t offset;
+};
+
+static unsigned long long counter_of(const struct counter *table, size_t n, const void *counts,
+                                     const char *name)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (!strcmp(name, table[i].name))
+            return *(const uint64_t *)((const char *)counts + table[i].offset);
+    return 0;
+}
+
 unsigned long long wisp_shm_counter(const char *name)
 {
-    static const struct {
-        const char *name;
-        size_t offset;
-    } counters[] = {
+    static const struct counter counters[] = {
 #define COUNTER(f) {#f, offsetof(struct wisp_stats_shm, f)}
         COUNTER(immediate), COUNTER(staged), COUNTER(single_copy), COUNTER(synergistic),
         COUNTER(self),      COUNTER(copies), COUNTER(bytes),
 #undef COUNTER
     };
-    for (size_t i = 0; name && i < sizeof counters / sizeof counters[0]; i++)
-        if (!strcmp(name, counters[i].name))
-            return *(const uint64_t *)((const char *)&wisp_stats_shm + counters[i].offset);
-    return 0;
+    return counter_of(counters, sizeof counters / sizeof counters[0], &wisp_stats_shm, name);
 }
 
 unsigned long long wisp_dt_counter(const char *name)
 {
+    static const struct counter counters[] = {
+        {"shared_inside", offsetof(struct wisp_dt_team_counts, shared)},
+        {"parked_ranges", offsetof(struct wisp_dt_team_counts, ranges)},
+        {"parked_bytes", offsetof(struct wisp_dt_team_counts, bytes)},
+    };
     struct wisp_dt_team_counts c;
     wisp_dt_team_counts(&c);
-    if (name && !strcmp(name, "shared_inside"))
-        return c.shared;
-    if (name && !strcmp(name, "parked_ranges"))
-        return c.ranges;
-    if (name && !strcmp(name, "parked_bytes"))
-        return c.bytes;
-    return 0;
+    return counter_of(counters, sizeof counters / sizeof counters[0], &c, name);
 }
