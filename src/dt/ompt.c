@@ -32,8 +32,8 @@
 #include <limits.h>
 #include <stdalign.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/export.h"
 #include "core/futex.h"
 #include "dt/dt.h"
@@ -117,13 +117,6 @@ static inline void relax(void)
 #endif
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- a parked thread ---- */
 
 /* A parked thread's states: it arrives, parks, helps with jobs (back to
@@ -137,6 +130,19 @@ static void move(enum park_state *s, enum park_state to)
     *s = to;
 }
 
+/* Do chunks of r's job until none is left to take; the ranges done, and
+ * their bytes in *bytes. */
+static uint64_t take_chunks(struct region *r, uint64_t *bytes)
+{
+    uint64_t ranges = 0;
+    for (size_t i; (i = atomic_fetch_add(&r->next, 1)) < r->nchunks; ranges++) {
+        size_t at = i * r->chunk, len = r->len - at < r->chunk ? r->len - at : r->chunk;
+        r->fn(r->arg, r->first + at, len);
+        *bytes += len;
+    }
+    return ranges;
+}
+
 /* Take chunks of the open job until none is left; false if the job closed
  * (or is full) before this thread got in. */
 static bool help(struct region *r, uint32_t *joined)
@@ -148,12 +154,7 @@ static bool help(struct region *r, uint32_t *joined)
     uint64_t ranges = 0, bytes = 0;
     if (in) {
         *joined = atomic_load(&r->job_id);
-        for (size_t i; (i = atomic_fetch_add(&r->next, 1)) < r->nchunks;) {
-            size_t at = i * r->chunk, len = r->len - at < r->chunk ? r->len - at : r->chunk;
-            r->fn(r->arg, r->first + at, len);
-            ranges++;
-            bytes += len;
-        }
+        ranges = take_chunks(r, &bytes);
     }
     atomic_fetch_sub(&r->helpers, 1);
     atomic_fetch_add(&r->done_bell, 1);
@@ -189,7 +190,8 @@ static void park(struct region *r)
     move(&s, PARKED);
     atomic_fetch_add(&r->parked, 1);
     uint32_t joined = atomic_load(&r->job_id) - 1; /* none of the jobs before */
-    uint64_t now = now_ns(), until = now + (uint64_t)PARK_MAX_NS, spin_until = now + tool.spin_ns;
+    uint64_t now = wisp_core_clock_ns(), until = now + (uint64_t)PARK_MAX_NS,
+             spin_until = now + tool.spin_ns;
     unsigned polls = 0;
     while (s == PARKED) {
         uint32_t bell = atomic_load(&r->bell);
@@ -200,8 +202,8 @@ static void park(struct region *r)
             if (!help(r, &joined))
                 joined = atomic_load(&r->job_id); /* closed meanwhile: wait for the next */
             move(&s, PARKED);
-            spin_until = now_ns() + tool.spin_ns;
-        } else if (++polls % 64 || (now = now_ns()) < spin_until) {
+            spin_until = wisp_core_clock_ns() + tool.spin_ns;
+        } else if (++polls % 64 || (now = wisp_core_clock_ns()) < spin_until) {
             relax();
         } else if (now >= until) {
             move(&s, LEAVING);
@@ -210,7 +212,7 @@ static void park(struct region *r)
             /* The bell read before the checks: a ring since makes this return. */
             wisp_futex(&r->bell, FUTEX_WAIT_PRIVATE, bell, (long)(until - now));
             atomic_fetch_sub(&r->sleepers, 1);
-            spin_until = now_ns() + tool.spin_ns;
+            spin_until = wisp_core_clock_ns() + tool.spin_ns;
         }
     }
     atomic_fetch_sub(&r->parked, 1);
@@ -245,10 +247,8 @@ bool wisp_dt_ompt_share(size_t first, size_t len, wisp_dt_range_fn *fn, void *ar
     atomic_fetch_add(&r->job_id, 1);
     atomic_store(&r->job, JOB_OPEN);
     ring(r);
-    for (size_t i; (i = atomic_fetch_add(&r->next, 1)) < r->nchunks;) {
-        size_t at = i * r->chunk;
-        fn(arg, first + at, len - at < r->chunk ? len - at : r->chunk);
-    }
+    uint64_t bytes = 0;
+    take_chunks(r, &bytes); /* the poster's share is not counted as help */
     /* Every chunk is taken; those of helpers are done when they are out. */
     atomic_store(&r->job, JOB_CLOSED);
     for (;;) {
