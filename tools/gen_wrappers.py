@@ -270,7 +270,7 @@ class Yields:
 
     KINDS = {"start": "wisp_ult_may_yield()", "collective": "wisp_core_nonblocking_collectives",
              "rma": "wisp_ult_may_yield() && wisp_ult_rma_open(win)", "call": "wisp_ult_may_yield()",
-             "sync": "wisp_ult_rma_windows", "always": None}
+             "sync": "wisp_ult_rma_windows", "flush": "wisp_ult_rma_requests", "always": None}
 
     def __init__(self, path, funcs, tables):
         self.includes, self.lines = [], {}
@@ -318,7 +318,7 @@ def yield_body(f, kind, text):
     `collective` or `rma` line may be missing from the MPI (#ifdef)."""
     if kind == "always":
         return [f"    return {text.replace('@next', f'route_{f.name}')};"]
-    if kind in ("call", "sync"):
+    if kind in ("call", "sync", "flush"):
         return [f"    if ({Yields.KINDS[kind]})",
                 f"        return {text.replace('@next', f'route_{f.name}')};"]
     fn, _, args = text.partition("(")

@@ -10,7 +10,7 @@
  * without initial-exec TLS, so it works however libwisp was loaded
  * (LD_PRELOAD, -lwisp, wisprun) with nothing set in the environment.
  *
- * Memory is committed with fallocate(2) as jemalloc asks for it: a full
+ * Memory is committed with fallocate(2) as jemalloc commits it: a full
  * /dev/shm then makes the allocation fail cleanly (and the caller falls back
  * to private memory) instead of a SIGBUS when a page is first touched. tmpfs
  * places a page when it commits it: on the committing thread's NUMA node,
@@ -38,13 +38,15 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/topo.h"
+#include "shm/callers.h"
 #include "shm/segment.h"
 
 enum { HEAP_NUMA_LOCAL, HEAP_NUMA_INTERLEAVE }; /* WISP_HEAP_NUMA, as config.def lists them */
 enum {
     MAX_NUMA_NODES = 1024,  /* bits of the node masks given to the kernel */
     HEAP_ALIGN = 2 << 20,   /* partitions start on huge-page boundaries */
-    MAX_PLACEMENT_TRIES = 4 /* candidate addresses before giving up */
+    MAX_PLACEMENT_TRIES = 4, /* candidate addresses before giving up */
+    RETAIN_GROW_LIMIT = 64 << 20
 };
 /* Far from the program, its heap and its libraries, and above
  * AddressSanitizer's shadow memory. */
@@ -130,7 +132,24 @@ static void interleave_init(void)
     wisp_log(2, "shared heap: pages interleaved over %d NUMA node%s", nodes, nodes == 1 ? "" : "s");
 }
 
-/* jemalloc asks for a new extent: carve it from this process's partition. */
+/* Commits [start, start + size) of the heap, placed, keeping /dev/shm's
+ * reserve: false on success, as jemalloc's hooks answer. */
+static bool commit_range(char *start, size_t size)
+{
+    int err = 0;
+    if (!leaves_reserve(size))
+        report_full("cannot grow: the rest of /dev/shm is left to the MPI");
+    else if ((err = commit_pages(start, size)))
+        report_full(err == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
+    else
+        return false;
+    return true;
+}
+
+/* jemalloc asks for a new extent: carve it from this process's partition.
+ * It grows its extents geometrically and uses the front of each: the
+ * address range is reserved here, and only what jemalloc asks to commit
+ * (here, or later through extent_commit) takes pages of /dev/shm. */
 static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
                           bool *zero, bool *commit, unsigned arena)
 {
@@ -142,20 +161,14 @@ static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, si
     uintptr_t start = ((uintptr_t)part + used + alignment - 1) & ~(uintptr_t)(alignment - 1);
     size_t offset = start - (uintptr_t)part;
     char *p = NULL;
-    int err;
-    if (offset + size > wisp_shm_heap.partition_size) {
+    if (offset + size > wisp_shm_heap.partition_size)
         report_full("full (WISP_HEAP_SIZE)");
-    } else if (!leaves_reserve(size)) {
-        report_full("cannot grow: the rest of /dev/shm is left to the MPI");
-    } else if ((err = commit_pages((char *)start, size))) {
-        report_full(err == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
-    } else {
+    else if (!*commit || !commit_range((char *)start, size))
         p = (char *)start;
+    if (p)
         used = offset + size;
-    }
     pthread_mutex_unlock(&used_lock);
     *zero = true; /* fresh file pages; a range is never handed out twice */
-    *commit = true;
     return p;
 }
 
@@ -174,8 +187,8 @@ static void extent_destroy(extent_hooks_t *h, void *addr, size_t size, bool comm
 static bool extent_commit(extent_hooks_t *h, void *addr, size_t size, size_t off, size_t len,
                           unsigned a)
 {
-    (void)h, (void)addr, (void)size, (void)off, (void)len, (void)a;
-    return false; /* always committed */
+    (void)h, (void)size, (void)a;
+    return commit_range((char *)addr + off, len);
 }
 
 static bool extent_decommit(extent_hooks_t *h, void *addr, size_t size, size_t off, size_t len,
@@ -200,8 +213,8 @@ static bool extent_merge(extent_hooks_t *h, void *addr_a, size_t size_a, void *a
     return false;
 }
 
-/* No purging: punching holes would give pages back to tmpfs, and touching
- * them again could then SIGBUS on a full /dev/shm. */
+/* No decommit and no purging: punching holes would give pages back to
+ * tmpfs, and touching them again could then SIGBUS on a full /dev/shm. */
 static extent_hooks_t partition_hooks = {
     .alloc = extent_alloc,
     .dalloc = extent_dalloc,
@@ -477,8 +490,14 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     je_mallctl(ctl, NULL, NULL, &never, sizeof never);
     snprintf(ctl, sizeof ctl, "arena.%u.muzzy_decay_ms", arena);
     je_mallctl(ctl, NULL, NULL, &never, sizeof never);
+    /* Extents grow geometrically; past this, by what is asked: the
+     * partition's address space is not spent on ranges never used. */
+    size_t grow_limit = RETAIN_GROW_LIMIT;
+    snprintf(ctl, sizeof ctl, "arena.%u.retain_grow_limit", arena);
+    je_mallctl(ctl, NULL, NULL, &grow_limit, sizeof grow_limit);
     if (pthread_key_create(&tcache_key, tcache_destroy))
         wisp_fatal("no pthread key left for the shared heap's thread caches");
+    wisp_shm_callers_init();
     wisp_shm_heap.serving = true;
     if (node_rank == 0)
         wisp_log(1, "shared heap at %p: %d partitions of %zu MiB; %s", (void *)base, node_size,

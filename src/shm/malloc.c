@@ -2,7 +2,8 @@
  * The malloc family, served from this process's partition of the shared
  * heap between MPI_Init and MPI_Finalize, so that application buffers can be
  * read by the other processes of the node (single-copy messages). Outside
- * that interval, when WISP_SHM=off, and when the partition is full, glibc's
+ * that interval, when WISP_SHM=off, when the partition is full, and for the
+ * MPI's own allocations (its code is the caller: callers.c), glibc's
  * allocator serves as before; free() and realloc() tell the two apart by
  * address. glibc documents this set of functions as the one to replace
  * together.
@@ -15,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/export.h"
+#include "shm/callers.h"
 #include "shm/heap.h"
 
 extern void *__libc_malloc(size_t);
@@ -41,15 +44,30 @@ bool wisp_shm_malloc_is_ours(void)
            dlsym(RTLD_DEFAULT, "free") == (void *)free;
 }
 
-static void *aligned(size_t alignment, size_t size)
+/* The heap's block for code at `caller`, or NULL: glibc serves. */
+static inline void *from_heap(const void *caller, size_t size, size_t alignment, bool zero)
 {
-    void *p = wisp_shm_heap_alloc(size, alignment, false);
+    if (!wisp_shm_heap.serving)
+        return NULL;
+    if (wisp_shm_caller_is_mpi(caller)) {
+        if (wisp_config.STATS)
+            atomic_fetch_add_explicit(&wisp_shm_mpi_allocations, 1, memory_order_relaxed);
+        return NULL;
+    }
+    return wisp_shm_heap_alloc(size, alignment, zero);
+}
+
+#define CALLER __builtin_return_address(0)
+
+static void *aligned(const void *caller, size_t alignment, size_t size)
+{
+    void *p = from_heap(caller, size, alignment, false);
     return p ? p : __libc_memalign(alignment, size);
 }
 
 WISP_EXPORT void *malloc(size_t size)
 {
-    void *p = wisp_shm_heap_alloc(size, 0, false);
+    void *p = from_heap(CALLER, size, 0, false);
     return p ? p : __libc_malloc(size);
 }
 
@@ -68,14 +86,18 @@ WISP_EXPORT void *calloc(size_t n, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    void *p = wisp_shm_heap_alloc(bytes, 0, true);
+    void *p = from_heap(CALLER, bytes, 0, true);
     return p ? p : __libc_calloc(n, size);
 }
 
 WISP_EXPORT void *realloc(void *p, size_t size)
 {
+    if (!p) {
+        void *q = from_heap(CALLER, size, 0, false);
+        return q ? q : __libc_malloc(size);
+    }
     if (!wisp_shm_heap_contains(p))
-        return p ? __libc_realloc(p, size) : malloc(size);
+        return __libc_realloc(p, size);
     if (size == 0) { /* as glibc: free and return NULL */
         free(p);
         return NULL;
@@ -99,6 +121,10 @@ WISP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
         errno = ENOMEM;
         return NULL;
     }
+    if (!p) {
+        void *q = from_heap(CALLER, bytes, 0, false);
+        return q ? q : __libc_malloc(bytes);
+    }
     return realloc(p, bytes);
 }
 
@@ -106,7 +132,7 @@ WISP_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
 {
     if (alignment < sizeof(void *) || (alignment & (alignment - 1)))
         return EINVAL;
-    void *p = aligned(alignment, size);
+    void *p = aligned(CALLER, alignment, size);
     if (!p)
         return ENOMEM;
     *out = p;
@@ -119,23 +145,27 @@ WISP_EXPORT void *aligned_alloc(size_t alignment, size_t size)
         errno = EINVAL;
         return NULL;
     }
-    return aligned(alignment, size);
+    return aligned(CALLER, alignment, size);
 }
 
 WISP_EXPORT void *memalign(size_t alignment, size_t size)
 {
-    return aligned_alloc(alignment, size);
+    if (alignment == 0 || (alignment & (alignment - 1))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return aligned(CALLER, alignment, size);
 }
 
 WISP_EXPORT void *valloc(size_t size)
 {
-    return aligned((size_t)sysconf(_SC_PAGESIZE), size);
+    return aligned(CALLER, (size_t)sysconf(_SC_PAGESIZE), size);
 }
 
 WISP_EXPORT void *pvalloc(size_t size)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    return aligned(page, (size + page - 1) & ~(page - 1));
+    return aligned(CALLER, page, (size + page - 1) & ~(page - 1));
 }
 
 WISP_EXPORT size_t malloc_usable_size(void *p)

@@ -40,6 +40,7 @@ static struct {
 } rma = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 _Atomic int wisp_ult_rma_windows;
+_Atomic int wisp_ult_rma_requests;
 
 /* Locked. NULL when `win` has no entry and `add` is false (or no memory). */
 static struct window *find(MPI_Win win, bool add)
@@ -95,8 +96,10 @@ int wisp_ult_rma_track(MPI_Win win, int target, MPI_Request request)
         }
     }
     bool kept = w && w->count < w->cap;
-    if (kept)
+    if (kept) {
         w->ops[w->count++] = (struct pending){request, target, w->issued++};
+        atomic_fetch_add(&wisp_ult_rma_requests, 1);
+    }
     pthread_mutex_unlock(&rma.lock);
     /* No room to remember it: complete it now, as the blocking call would. */
     return kept ? MPI_SUCCESS : wisp_ult_wait(&request, MPI_STATUS_IGNORE);
@@ -123,6 +126,7 @@ static int settle(MPI_Win win, int target)
             if ((target < 0 || w->ops[i].target == target) && w->ops[i].seq < before) {
                 request = w->ops[i].request;
                 w->ops[i] = w->ops[--w->count];
+                atomic_fetch_sub(&wisp_ult_rma_requests, 1);
                 break;
             }
         pthread_mutex_unlock(&rma.lock);

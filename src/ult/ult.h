@@ -50,7 +50,8 @@ int wisp_ult_win_wait(MPI_Win win);
  * a flush or an unlock first waits for the requests of its targets while
  * yielding, then calls the MPI's (`next`), which has only remote completion
  * left to do. */
-extern _Atomic int wisp_ult_rma_windows; /* windows with an entry here */
+extern _Atomic int wisp_ult_rma_windows;  /* windows with an entry here */
+extern _Atomic int wisp_ult_rma_requests; /* requests of ULTs' operations kept here */
 bool wisp_ult_rma_open(MPI_Win win);
 int wisp_ult_rma_track(MPI_Win win, int target, MPI_Request request);
 int wisp_ult_win_lock(int type, int rank, int assert, MPI_Win win,

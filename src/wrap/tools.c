@@ -32,15 +32,18 @@ static uintptr_t mpi_lo, mpi_hi; /* the MPI library's mapped range */
  * else names the library, which --as-needed would then leave out. */
 __attribute__((used)) static void *const names_the_mpi = (void *)MPI_COMM_DUP_FN;
 
-/* The object that holds `f`, or NULL. */
+/* The object that holds `f`, or NULL. _dl_find_object, not dladdr: dladdr
+ * also looks for the nearest symbol, a walk of the object's whole symbol
+ * table, and this runs three times for each of some 600 MPI functions at
+ * every process's start (20 ms of it with dladdr). */
 static const void *object_of(const void *f, const char **path)
 {
-    Dl_info info;
-    if (!f || !dladdr(f, &info))
+    struct dl_find_object found;
+    if (!f || _dl_find_object((void *)f, &found))
         return NULL;
-    if (path)
-        *path = info.dli_fname;
-    return info.dli_fbase;
+    if (path) /* the program itself has no name in its link map */
+        *path = *found.dlfo_link_map->l_name ? found.dlfo_link_map->l_name : "the program";
+    return found.dlfo_link_map;
 }
 
 static void note(struct found *t, const char *path, const char *name)

@@ -2616,7 +2616,7 @@ static int route_MPI_Win_flush(int rank, MPI_Win win)
 
 int wisp_impl_MPI_Win_flush(int rank, MPI_Win win)
 {
-    if (wisp_ult_rma_windows)
+    if (wisp_ult_rma_requests)
         return wisp_ult_win_settle(rank, win, false, route_MPI_Win_flush);
     return route_MPI_Win_flush(rank, win);
 }
@@ -2634,7 +2634,7 @@ static int route_MPI_Win_flush_all(MPI_Win win)
 
 int wisp_impl_MPI_Win_flush_all(MPI_Win win)
 {
-    if (wisp_ult_rma_windows)
+    if (wisp_ult_rma_requests)
         return wisp_ult_win_settle_all(win, false, route_MPI_Win_flush_all);
     return route_MPI_Win_flush_all(win);
 }
@@ -2652,7 +2652,7 @@ static int route_MPI_Win_flush_local(int rank, MPI_Win win)
 
 int wisp_impl_MPI_Win_flush_local(int rank, MPI_Win win)
 {
-    if (wisp_ult_rma_windows)
+    if (wisp_ult_rma_requests)
         return wisp_ult_win_settle(rank, win, false, route_MPI_Win_flush_local);
     return route_MPI_Win_flush_local(rank, win);
 }
@@ -2670,7 +2670,7 @@ static int route_MPI_Win_flush_local_all(MPI_Win win)
 
 int wisp_impl_MPI_Win_flush_local_all(MPI_Win win)
 {
-    if (wisp_ult_rma_windows)
+    if (wisp_ult_rma_requests)
         return wisp_ult_win_settle_all(win, false, route_MPI_Win_flush_local_all);
     return route_MPI_Win_flush_local_all(win);
 }
