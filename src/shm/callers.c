@@ -202,6 +202,12 @@ void wisp_shm_callers_init(void)
 
 bool wisp_shm_caller_is_mpi(const void *caller)
 {
+    /* Allocations come in runs from one call site (a loop, a polling
+     * MPI call): the last answer of this thread first. */
+    static _Thread_local const void *last __attribute__((tls_model("initial-exec")));
+    static _Thread_local bool last_mpi __attribute__((tls_model("initial-exec")));
+    if (caller == last)
+        return last_mpi;
     uintptr_t pc = (uintptr_t)caller;
     int lo = 0, hi = nranges;
     while (lo < hi) { /* the first range that ends above pc */
@@ -211,5 +217,6 @@ bool wisp_shm_caller_is_mpi(const void *caller)
         else
             hi = mid;
     }
-    return lo < nranges && ranges[lo].lo <= pc;
+    last = caller;
+    return last_mpi = lo < nranges && ranges[lo].lo <= pc;
 }

@@ -12,7 +12,9 @@
  *
  * Memory is committed with fallocate(2) as jemalloc commits it: a full
  * /dev/shm then makes the allocation fail cleanly (and the caller falls back
- * to private memory) instead of a SIGBUS when a page is first touched. tmpfs
+ * to private memory) instead of a SIGBUS when a page is first touched;
+ * ranges of 1 MiB and more are left to first touch within a budget that
+ * /dev/shm holds whole (commit_later). tmpfs
  * places a page when it commits it: on the committing thread's NUMA node,
  * or as the file range's policy says (WISP_HEAP_NUMA=interleave). The
  * file is unlinked as soon as every process has mapped it, so nothing is
@@ -26,6 +28,7 @@
 #include <jemalloc/jemalloc.h>
 #include <linux/mempolicy.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +49,8 @@ enum {
     MAX_NUMA_NODES = 1024,  /* bits of the node masks given to the kernel */
     HEAP_ALIGN = 2 << 20,   /* partitions start on huge-page boundaries */
     MAX_PLACEMENT_TRIES = 4, /* candidate addresses before giving up */
-    RETAIN_GROW_LIMIT = 64 << 20
+    RETAIN_GROW_LIMIT = 64 << 20,
+    LAZY_MIN = 1 << 20 /* smaller ranges are committed at once */
 };
 /* Far from the program, its heap and its libraries, and above
  * AddressSanitizer's shadow memory. */
@@ -64,6 +68,11 @@ static pthread_key_t tcache_key;
 static _Thread_local int tcache_plus_one __attribute__((tls_model("initial-exec")));
 static bool full_reported;
 static size_t shm_reserve; /* bytes of /dev/shm the heap leaves to others; 0: no limit */
+/* Ranges committed by first touch, not by fallocate: a quarter of what
+ * /dev/shm had free at MPI_Init (the pool, which eager commits leave
+ * free too), in equal shares (the budget) for the processes of the node. */
+static size_t lazy_pool, lazy_budget;
+static _Atomic size_t lazy_promised;
 static bool forked;        /* in a child of fork(): the partition is the parent's */
 /* WISP_HEAP_NUMA=interleave: the nodes this process may use; else empty. */
 static unsigned long interleave_nodes[MAX_NUMA_NODES / (8 * sizeof(unsigned long))];
@@ -90,7 +99,7 @@ static bool leaves_reserve(size_t size)
     struct statvfs st;
     if (!shm_reserve || fstatvfs(heap_fd, &st))
         return true;
-    return (size_t)st.f_bavail * st.f_frsize >= size + shm_reserve;
+    return (size_t)st.f_bavail * st.f_frsize >= size + shm_reserve + lazy_pool;
 }
 
 /* Sets the policy of the file's pages behind [start, start + size) before
@@ -107,10 +116,9 @@ static void place_pages(void *start, size_t size)
         wisp_log(1, "WISP_HEAP_NUMA=interleave: mbind refused (%m): heap pages stay local");
 }
 
-/* Commits [start, start + size) of the heap, placed: 0, or an errno. */
+/* Commits [start, start + size) of the heap: 0, or an errno. */
 static int commit_pages(char *start, size_t size)
 {
-    place_pages(start, size);
     return fallocate(heap_fd, 0, (off_t)(start - wisp_shm_heap.base), (off_t)size) ? errno : 0;
 }
 
@@ -132,11 +140,31 @@ static void interleave_init(void)
     wisp_log(2, "shared heap: pages interleaved over %d NUMA node%s", nodes, nodes == 1 ? "" : "s");
 }
 
+/* May a range of `size` bytes be left to first touch? A large block is
+ * often a pool that the program allocates whole and uses in part (NWChem's
+ * 235 MiB of 400): committed at once, every page of it costs tmpfs an
+ * allocation that anonymous memory never pays (docs/results/
+ * 2026-11-28-heap-cost.md). Within the budget, /dev/shm has room for every
+ * page promised this way even if all are touched, unless something outside
+ * the job takes the reserve left to others. */
+static bool commit_later(size_t size)
+{
+    if (size < LAZY_MIN)
+        return false;
+    if (atomic_fetch_add(&lazy_promised, size) + size <= lazy_budget)
+        return true;
+    atomic_fetch_sub(&lazy_promised, size);
+    return false;
+}
+
 /* Commits [start, start + size) of the heap, placed, keeping /dev/shm's
  * reserve: false on success, as jemalloc's hooks answer. */
 static bool commit_range(char *start, size_t size)
 {
     int err = 0;
+    place_pages(start, size);
+    if (commit_later(size))
+        return false;
     if (!leaves_reserve(size))
         report_full("cannot grow: the rest of /dev/shm is left to the MPI");
     else if ((err = commit_pages(start, size)))
@@ -449,11 +477,16 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
 
     if ((heap_fd = wisp_shm_segment_open(node, "heap", total)) < 0)
         return heap_off(node_rank, "cannot create the shared file in /dev/shm");
-    /* The heap commits at most half of what /dev/shm has free now (a tmpfs
+    /* The heap takes at most half of what /dev/shm has free now, a quarter
+     * of it committed at once and a quarter left to first touch (a tmpfs
      * without a size limit reports no blocks: no limit then). */
     struct statvfs st;
-    if (!fstatvfs(heap_fd, &st) && st.f_blocks)
+    lazy_budget = SIZE_MAX;
+    if (!fstatvfs(heap_fd, &st) && st.f_blocks) {
         shm_reserve = (size_t)st.f_bavail * st.f_frsize / 2;
+        lazy_pool = shm_reserve / 2;
+        lazy_budget = lazy_pool / (size_t)node_size;
+    }
     wisp_log(2, "shared heap: /dev/shm keeps %zu MiB free for others", shm_reserve >> 20);
     interleave_init();
     char *base = map_everywhere(node, node_rank, node_size, total);
