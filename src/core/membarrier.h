@@ -13,15 +13,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Once per process before wisp_membarrier; false where the kernel lacks it. */
-static inline bool wisp_membarrier_register(void)
-{
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-}
+/* Before wisp_membarrier; false where the kernel lacks it. The process
+ * registers once, as libwisp is loaded (membarrier.c): once it has
+ * threads, which MPI_Init starts, the kernel's registration waits for an
+ * RCU grace period (15 ms a process here). */
+#pragma GCC visibility push(hidden)
+
+bool wisp_membarrier_register(void);
 
 static inline void wisp_membarrier(void)
 {
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }
+
+#pragma GCC visibility pop
 
 #endif
