@@ -74,6 +74,8 @@ extern struct wisp_ghost_node wisp_ghost_node;
  * was ever called in this process. */
 extern _Atomic unsigned long wisp_ghost_ucx_events;
 extern bool wisp_ghost_ucx_seen;
+/* Empty polls yield the core now and then: the machine is oversubscribed. */
+extern bool wisp_ghost_ucx_yield;
 
 /* Node rank 0 (an application process): post a command and wake the ghosts. */
 void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg);

@@ -113,6 +113,7 @@ void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg)
 void wisp_ghost_start(int thread_level)
 {
     (void)thread_level;
+    wisp_ghost_ucx_yield = wisp_topo_oversubscribed();
     if (!wisp_config.GHOSTS)
         return;
     wisp_ghost_async_check();

@@ -136,6 +136,9 @@ struct wisp_ghost_win {
     int *wishes;         /* room for everyone's, by rank */
     unsigned nswitch[3]; /* switches of the route to this process, by enum wisp_async_point */
     uint64_t nghost;     /* operations this origin sent to ghosts */
+    /* nghost when a flush_all in `global` last began that then returned,
+     * [0] remote, [1] local (redirect.c): none sent since, no ghost wakes */
+    uint64_t nghost_flushed[2];
     uint64_t ndirect;    /* and to their targets directly */
     uint64_t nlive;      /* of them, puts and gets routed by the target's live profile */
 
