@@ -9,13 +9,14 @@ BUILD       := build
 DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
                 gfortran mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
                 libboost-context-dev clang-format libomp-dev \
-                netpipe-mpich2 netpipe-openmpi scalapack-mpi-test \
+                netpipe-mpich2 netpipe-openmpi scalapack-mpi-test nwchem-mpich nwchem-openmpi \
                 dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
 # jemalloc, built into each build tree, and for MPICH's test suite;
 # slurm-wlm and munge for the Slurm bed, tools/slurm.sh; libomp-dev, LLVM's
 # OpenMP runtime, for the test of idle threads inside parallel regions,
-# mpi.dt_ompt: wisp itself builds without it.)
+# mpi.dt_ompt: wisp itself builds without it; nwchem-mpich and
+# nwchem-openmpi for the application test, tests/real/nwchem.sh.)
 VENV        := .venv
 CTEST_FLAGS := --output-on-failure --label-exclude bench
 

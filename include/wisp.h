@@ -67,7 +67,9 @@ WISP_API int wisp_heap_contains(const void *p);
  *  "immediate", "staged", "single_copy", "synergistic", "self" (messages by
  *  protocol), "copies" (copies their payloads took, the sender's included:
  *  1 per single-copy or synergistic message, 2 per other) or "bytes";
- *  0 for another name. */
+ *  or "mpi_allocations", the malloc family's calls from the MPI's own code
+ *  that the shared heap left to glibc (WISP_HEAP_MPI; counted only with
+ *  WISP_STATS); 0 for another name. */
 WISP_API unsigned long long wisp_shm_counter(const char *name);
 
 /** @return a counter of the datatype engine's idle threads inside parallel

@@ -81,6 +81,8 @@ static unsigned long long counter_of(const struct counter *table, size_t n, cons
 
 unsigned long long wisp_shm_counter(const char *name)
 {
+    if (name && !strcmp(name, "mpi_allocations"))
+        return atomic_load(&wisp_stats_heap_mpi);
     static const struct counter counters[] = {
 #define COUNTER(f) {#f, offsetof(struct wisp_stats_shm, f)}
         COUNTER(immediate), COUNTER(staged), COUNTER(single_copy), COUNTER(synergistic),

@@ -17,6 +17,7 @@
 #include "dt/dt.h"
 
 struct wisp_stats_shm wisp_stats_shm;
+_Atomic uint64_t wisp_stats_heap_mpi;
 
 enum { TOP = 3 };
 
@@ -28,6 +29,7 @@ struct rank_record {
     } top[TOP];
     struct wisp_stats_shm shm;       /* what came in through shared memory */
     struct wisp_dt_team_counts team; /* packs shared inside parallel regions */
+    uint64_t heap_mpi;               /* the MPI's allocations left to glibc */
 };
 
 static uint64_t start_ns;
@@ -48,7 +50,9 @@ void wisp_core_stats_start(void)
 
 static void condense(struct rank_record *r)
 {
-    *r = (struct rank_record){.wall_ns = now_ns() - start_ns, .shm = wisp_stats_shm};
+    *r = (struct rank_record){.wall_ns = now_ns() - start_ns,
+                              .shm = wisp_stats_shm,
+                              .heap_mpi = atomic_load(&wisp_stats_heap_mpi)};
     wisp_dt_team_counts(&r->team);
     for (int t = 0; t < TOP; t++)
         r->top[t].id = -1;
@@ -91,6 +95,10 @@ static void print_record(int rank, const struct rank_record *r)
                        " to self; %" PRIu64 " copies, %" PRIu64 " bytes",
                        rank, s->immediate, s->staged, s->single_copy, s->synergistic, s->self,
                        s->copies, s->bytes);
+    if (r->heap_mpi)
+        wisp_log_error("stats rank %d shared heap: %" PRIu64
+                       " allocations of the MPI's own code left to glibc",
+                       rank, r->heap_mpi);
     if (r->team.shared)
         wisp_log_error(
             "stats rank %d datatype team: %" PRIu64

@@ -3,6 +3,7 @@
 #define WISP_CORE_STATS_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
@@ -14,6 +15,11 @@ struct wisp_stats_shm {
     uint64_t immediate, staged, single_copy, synergistic, self, copies, bytes;
 };
 extern struct wisp_stats_shm wisp_stats_shm;
+
+/* Allocations of the MPI's own code that the shared heap left to glibc
+ * (src/shm/callers.c), counted with WISP_STATS; wisp_shm_counter() and
+ * WISP_STATS report them. */
+extern _Atomic uint64_t wisp_stats_heap_mpi;
 
 /* Start the clock and, with WISP_STATS, the wrappers' accounting. */
 void wisp_core_stats_start(void);

@@ -55,8 +55,6 @@ static struct range {
 } ranges[MAX_RANGES];
 static int nranges;
 
-_Atomic uint64_t wisp_shm_mpi_allocations;
-
 static int collect(struct dl_phdr_info *info, size_t size, void *unused)
 {
     (void)size, (void)unused;

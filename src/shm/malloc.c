@@ -18,6 +18,7 @@
 
 #include "core/config.h"
 #include "core/export.h"
+#include "core/stats.h"
 #include "shm/callers.h"
 #include "shm/heap.h"
 
@@ -51,7 +52,7 @@ static inline void *from_heap(const void *caller, size_t size, size_t alignment,
         return NULL;
     if (wisp_shm_caller_is_mpi(caller)) {
         if (wisp_config.STATS)
-            atomic_fetch_add_explicit(&wisp_shm_mpi_allocations, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&wisp_stats_heap_mpi, 1, memory_order_relaxed);
         return NULL;
     }
     return wisp_shm_heap_alloc(size, alignment, zero);

@@ -1,7 +1,9 @@
 /*
  * A small /dev/shm (tests/shm_small.sh mounts 64 MiB): every process
- * allocates far more than /dev/shm holds (argv[1] MiB, in 1 MiB blocks from
- * malloc and MPI_Alloc_mem),
+ * allocates far more than /dev/shm holds (argv[1] MiB, in blocks of argv[2]
+ * MiB, 1 by default, from malloc and MPI_Alloc_mem) and writes every byte
+ * (blocks of 1 MiB and more are committed by the first touch, within what
+ * /dev/shm holds whole: no SIGBUS),
  * then every process sends to every other many messages at once: staged
  * ones (buffers from before MPI_Init, private), enough to fill every
  * rendezvous slot's staging area, and large ones from heap buffers. Every
@@ -49,7 +51,9 @@ static int intact(const unsigned char *p, size_t n, int from, int to, int msg)
 
 int main(int argc, char **argv)
 {
-    int fill_mib = argc > 1 ? atoi(argv[1]) : 48;
+    int fill_mib = argc > 1 ? atoi(argv[1]) : 48, block_mib = argc > 2 ? atoi(argv[2]) : 1;
+    int blocks = fill_mib / block_mib;
+    size_t block_size = (size_t)block_mib * MIB;
     /* Before MPI_Init: glibc's memory, sent through the staging areas. */
     int size_guess = 16;
     unsigned char *staged_out = malloc((size_t)size_guess * STAGED * STAGED_SIZE);
@@ -65,19 +69,19 @@ int main(int argc, char **argv)
 
     /* Far more than /dev/shm: the heap takes what it may, the rest is private. */
     int in_heap = 0, bad = 0;
-    unsigned char **block = malloc(sizeof *block * (size_t)fill_mib);
-    for (int b = 0; b < fill_mib; b++) {
+    unsigned char **block = malloc(sizeof *block * (size_t)blocks);
+    for (int b = 0; b < blocks; b++) {
         /* MPI_Alloc_mem too: the heap serves it also where the sanitizer's malloc comes first */
         if (b % 2)
-            block[b] = malloc(MIB);
-        else if (MPI_Alloc_mem(MIB, MPI_INFO_NULL, &block[b]) != MPI_SUCCESS)
+            block[b] = malloc(block_size);
+        else if (MPI_Alloc_mem((MPI_Aint)block_size, MPI_INFO_NULL, &block[b]) != MPI_SUCCESS)
             block[b] = NULL;
         if (!block[b]) {
             fprintf(stderr, "shm_small: malloc failed at block %d\n", b);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        in_heap += wisp_heap_contains(block[b]);
-        memset(block[b], b + 1, MIB);
+        in_heap += wisp_heap_contains(block[b]) * block_mib;
+        memset(block[b], b + 1, block_size);
     }
     MPI_Barrier(MPI_COMM_WORLD); /* every process has filled before any sends */
 
@@ -126,15 +130,15 @@ int main(int argc, char **argv)
             free(large_in[peer * LARGE + m]);
         }
     }
-    for (int b = 0; b < fill_mib; b++) {
-        bad += block[b][0] != b + 1 || block[b][MIB - 1] != b + 1;
+    for (int b = 0; b < blocks; b++) {
+        bad += block[b][0] != b + 1 || block[b][block_size - 1] != b + 1;
         if (b % 2)
             free(block[b]);
         else
             MPI_Free_mem(block[b]);
     }
     printf("shm_small rank %d: %d MiB in heap, %d MiB private, %s\n", rank, in_heap,
-           fill_mib - in_heap, bad ? "CORRUPTED" : "intact");
+           blocks * block_mib - in_heap, bad ? "CORRUPTED" : "intact");
     free(block);
     free(req);
     free(large_out);
