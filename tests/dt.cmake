@@ -25,11 +25,12 @@ if(WISP_LIBOMP AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
   if(WISP_MPI STREQUAL "openmpi")
     set(unbound --mpiexec-arg --bind-to --mpiexec-arg none)
   endif()
+  # (help: a team for the 128 KiB face, below two threads' default minimum of work)
   add_test(NAME mpi.dt_ompt.np1.help
            COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
                              [ $rc = 0 ] && grep -q "inside them threads waiting at a barrier (OMPT)" <<<"$out"]]
                    -- ${WISP_WISPRUN} ${unbound} --env OMP_NUM_THREADS=2 --env WISP_VERBOSE=1
-                   -n 1 $<TARGET_FILE:t_dt_ompt> help)
+                   --env WISP_DT_THREADS_MIN=16k -n 1 $<TARGET_FILE:t_dt_ompt> help)
   add_test(NAME mpi.dt_ompt.np1.alone
            COMMAND ${WISP_WISPRUN} ${unbound} --env OMP_NUM_THREADS=2 --env WISP_DT_THREADS=1
                    -n 1 $<TARGET_FILE:t_dt_ompt> alone)

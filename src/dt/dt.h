@@ -177,8 +177,9 @@ size_t wisp_dt_layout_iov(const void *buf, MPI_Count count, const wisp_dt_desc_t
 
 /* Find the OpenMP runtime the program loaded; `want` threads in a team (0:
  * the runtime's omp_get_max_threads, but no more than `share`, the cores
- * of the machine per process, where known; 1: never), not for fewer than
- * `min` bytes. Never more than the cores the process may run on. Returns
+ * of the machine per process, where known; 1: never), each with `min`
+ * units of work at least (wisp_dt_team_run). Never more than the cores the
+ * process may run on. Returns
  * the team's size (1: no team); *runtime names the runtime found
  * ("libgomp", "libomp") or NULL. Call once, from the thread that
  * initialized MPI: its pool is the one used. */
@@ -187,8 +188,14 @@ int wisp_dt_team_init(int want, int share, uint64_t min, const char **runtime);
 /* A function of a byte range of a stream. */
 typedef void wisp_dt_range_fn(void *arg, size_t first, size_t len);
 
-/* fn over [first, first + len): split among a team when it may, else at once. */
-void wisp_dt_team_run(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg);
+/* fn over [first, first + len), which lies in `runs` runs of memory:
+ * split among a team when it may, else at once. The work is counted in
+ * units, a byte each and WISP_DT_RUN_UNITS a run, and the team has at
+ * most one thread per `min` units of init: a team costs every thread it
+ * starts (16 threads made a 512 KiB face of contiguous rows 2.9x slower),
+ * and runs of a few bytes cost far more than their bytes. */
+enum { WISP_DT_RUN_UNITS = 128 };
+void wisp_dt_team_run(size_t first, size_t len, double runs, wisp_dt_range_fn *fn, void *arg);
 
 /* Inside a parallel region: fn over [first, first + len) shared with the
  * threads of the caller's innermost region parked at a barrier, if any

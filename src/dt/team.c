@@ -9,9 +9,10 @@
  * - inside a region, from any thread: the threads of its region that wait
  *   at a barrier, parked there by wisp's OMPT tool (ompt.c, libomp only;
  *   libgomp has no OMPT), take chunks as they come.
- * Without a runtime, with one core to run on, below the size given at init,
- * or inside a region where no thread is parked, the calling thread does it
- * alone.
+ * Without a runtime, with one core to run on, for less work than two
+ * threads' minimum (wisp_dt_team_run), or inside a region where no thread
+ * is parked, the calling thread does it alone; outside a region the team
+ * has one thread per minimum of work, up to the pool's size.
  */
 #include "dt/dt.h"
 
@@ -27,7 +28,7 @@ static struct {
     int (*thread_num)(void);
     int (*num_threads)(void);
     int threads;  /* in a team; below 2: never */
-    uint64_t min; /* bytes below which one thread does it */
+    uint64_t min; /* units of work (dt.h) each thread of a team has at least */
     pthread_t owner;
 } pool;
 
@@ -80,9 +81,12 @@ static void member(void *data)
         j->fn(j->arg, j->first + at, j->len - at < part ? j->len - at : part);
 }
 
-void wisp_dt_team_run(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg)
+void wisp_dt_team_run(size_t first, size_t len, double runs, wisp_dt_range_fn *fn, void *arg)
 {
-    if (pool.threads < 2 || len < pool.min || len < 2 * SPLIT_ALIGN) {
+    double units = (double)len + runs * WISP_DT_RUN_UNITS;
+    double worth = pool.min ? units / (double)pool.min : pool.threads;
+    unsigned threads = worth < pool.threads ? (unsigned)worth : (unsigned)pool.threads;
+    if (threads < 2 || len < 2 * SPLIT_ALIGN) {
         fn(arg, first, len);
         return;
     }
@@ -91,7 +95,7 @@ void wisp_dt_team_run(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg)
      * make it a new root. ompt.c asks OMPT, which registers nobody. */
     if (pthread_equal(pthread_self(), pool.owner) && !pool.in_parallel()) {
         struct job j = {fn, arg, first, len};
-        pool.parallel(member, &j, (unsigned)pool.threads, 0);
+        pool.parallel(member, &j, threads, 0);
     } else if (!wisp_dt_ompt_share(first, len, fn, arg)) {
         fn(arg, first, len);
     }
@@ -135,12 +139,18 @@ static size_t clip(MPI_Count count, const wisp_dt_desc_t *desc, size_t first, si
     return first >= all ? 0 : all - first < len ? (size_t)(all - first) : len;
 }
 
+/* The runs of memory `len` bytes of the stream of `desc` lie in. */
+static double runs_of(const wisp_dt_desc_t *desc, size_t len)
+{
+    return desc->size ? desc->segments * (double)len / (double)desc->size : 1;
+}
+
 size_t wisp_dt_team_pack(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc, size_t first,
                          size_t len, void *out)
 {
     len = clip(count, desc, first, len);
     struct layout_op op = {.src = buf, .scount = count, .sdesc = desc, .dst = out, .base = first};
-    wisp_dt_team_run(first, len, pack_range, &op);
+    wisp_dt_team_run(first, len, runs_of(desc, len), pack_range, &op);
     return len;
 }
 
@@ -149,7 +159,7 @@ size_t wisp_dt_team_unpack(const void *in, size_t first, size_t len, void *buf, 
 {
     len = clip(count, desc, first, len);
     struct layout_op op = {.src = in, .dst = buf, .dcount = count, .ddesc = desc, .base = first};
-    wisp_dt_team_run(first, len, unpack_range, &op);
+    wisp_dt_team_run(first, len, runs_of(desc, len), unpack_range, &op);
     return len;
 }
 
@@ -160,6 +170,6 @@ size_t wisp_dt_team_copy(const void *src, MPI_Count scount, const wisp_dt_desc_t
     len = s < d ? s : d;
     struct layout_op op = {
         .src = src, .scount = scount, .sdesc = sdesc, .dst = dst, .dcount = dcount, .ddesc = ddesc};
-    wisp_dt_team_run(first, len, copy_range, &op);
+    wisp_dt_team_run(first, len, runs_of(sdesc, len) + runs_of(ddesc, len), copy_range, &op);
     return len;
 }

@@ -139,8 +139,8 @@ struct wisp_ghost_win {
     /* nghost when a flush_all in `global` last began that then returned,
      * [0] remote, [1] local (redirect.c): none sent since, no ghost wakes */
     uint64_t nghost_flushed[2];
-    uint64_t ndirect;    /* and to their targets directly */
-    uint64_t nlive;      /* of them, puts and gets routed by the target's live profile */
+    uint64_t ndirect; /* and to their targets directly */
+    uint64_t nlive;   /* of them, puts and gets routed by the target's live profile */
 
     /* The bookkeeping above (ops, bytes, counters) and in ts is shared by the
      * threads of an MPI_THREAD_MULTIPLE process: changed under `books`

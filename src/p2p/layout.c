@@ -29,7 +29,7 @@ static void copy_range(void *arg, size_t first, size_t len)
 void wisp_p2p_copy(char *dst, const char *src, uint64_t n)
 {
     struct span s = {dst, src};
-    wisp_dt_team_run(0, n, copy_range, &s);
+    wisp_dt_team_run(0, n, 1, copy_range, &s);
 }
 
 void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n)

@@ -46,8 +46,8 @@
 
 enum { HEAP_NUMA_LOCAL, HEAP_NUMA_INTERLEAVE }; /* WISP_HEAP_NUMA, as config.def lists them */
 enum {
-    MAX_NUMA_NODES = 1024,  /* bits of the node masks given to the kernel */
-    HEAP_ALIGN = 2 << 20,   /* partitions start on huge-page boundaries */
+    MAX_NUMA_NODES = 1024,   /* bits of the node masks given to the kernel */
+    HEAP_ALIGN = 2 << 20,    /* partitions start on huge-page boundaries */
     MAX_PLACEMENT_TRIES = 4, /* candidate addresses before giving up */
     RETAIN_GROW_LIMIT = 64 << 20,
     LAZY_MIN = 1 << 20 /* smaller ranges are committed at once */
@@ -73,7 +73,7 @@ static size_t shm_reserve; /* bytes of /dev/shm the heap leaves to others; 0: no
  * free too), in equal shares (the budget) for the processes of the node. */
 static size_t lazy_pool, lazy_budget;
 static _Atomic size_t lazy_promised;
-static bool forked;        /* in a child of fork(): the partition is the parent's */
+static bool forked; /* in a child of fork(): the partition is the parent's */
 /* WISP_HEAP_NUMA=interleave: the nodes this process may use; else empty. */
 static unsigned long interleave_nodes[MAX_NUMA_NODES / (8 * sizeof(unsigned long))];
 static bool interleave;
