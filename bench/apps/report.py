@@ -178,6 +178,16 @@ SUITE = [
                  [kind] + size, [kind] + (size or ["8"]) + ["20"], f"{kind}_epoch_16ops",
                  native_np=2, variants=ghost_variants())
       for kind in ("get", "acc") for size in ([], ["4096"])],
+    # Issue 39: NWChem's CCSD(T) water (Debian's nwchem-mpich or -openmpi,
+    # tests/real/h2o.nw, its energy checked), natively, under wisp and with
+    # a ghost (always, and adaptive); every mode with MPI_Win_create windows
+    # (ARMCI_USE_WIN_ALLOCATE=0: MPICH 4.0.2's own MPI_Win_allocate fails it).
+    experiment("nwchem", os.path.join(HERE, "nwchem.sh"), 2, [], [], "wall_s",
+               env={"ARMCI_USE_WIN_ALLOCATE": "0"}, optional=True,
+               variants={"wisp": {"env": {}},
+                         "ghost": {"env": {"WISP_GHOSTS": "1"}, "np": 3},
+                         "ghost_auto": {"env": {"WISP_GHOSTS": "1", "WISP_ASYNC": "auto"},
+                                        "np": 3}}),
     # The same get-compute-update with 2 workers in every mode: what a
     # ghost sharing the 2 cores costs or gains, by route.
     *[experiment(f"rma_gcu_{phase}_routes", "bench/rma_gcu", 3, ["3", phase], ["1", phase],

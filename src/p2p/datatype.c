@@ -151,14 +151,14 @@ void wisp_p2p_type_init(void)
     const char *inside = wisp_dt_ompt_why_not();
     if (team > 1 && !inside)
         wisp_log(level,
-                 "datatype engine: %d threads of %s's pool share packs of %lld bytes and "
-                 "more, outside parallel regions, and inside them threads waiting at a "
+                 "datatype engine: %d threads of %s's pool share packs, one per %lld bytes of "
+                 "work, outside parallel regions, and inside them threads waiting at a "
                  "barrier (OMPT)",
                  team, runtime, (long long)wisp_config.DT_THREADS_MIN);
     else if (team > 1)
         wisp_log(level,
-                 "datatype engine: %d threads of %s's pool share packs of %lld bytes and "
-                 "more, outside parallel regions only (%s)",
+                 "datatype engine: %d threads of %s's pool share packs, one per %lld bytes of "
+                 "work, outside parallel regions only (%s)",
                  team, runtime, (long long)wisp_config.DT_THREADS_MIN,
                  !strcmp(runtime, "libgomp") ? "libgomp has no OMPT to find idle threads inside"
                                              : inside);
