@@ -74,6 +74,8 @@ extern struct wisp_ghost_node wisp_ghost_node;
  * was ever called in this process. */
 extern _Atomic unsigned long wisp_ghost_ucx_events;
 extern bool wisp_ghost_ucx_seen;
+/* The events are counted: in a ghost, which reads them. */
+extern bool wisp_ghost_ucx_count;
 /* Empty polls yield the core now and then: the machine is oversubscribed. */
 extern bool wisp_ghost_ucx_yield;
 

@@ -97,6 +97,7 @@ MPI_Comm wisp_ghost_carve(int ghosts)
         wisp_ghost_threaded = level == MPI_THREAD_MULTIPLE;
         return users;
     }
+    wisp_ghost_ucx_count = true;
     wisp_ghost_serve(ghost); /* the application's code after MPI_Init never runs here */
 }
 

@@ -6,7 +6,8 @@
  * order (libwisp is preloaded, or linked before the MPI), passes every call
  * on to UCX's and counts what it reports. In a process whose MPI never calls
  * UCX the count stays unused and the ghost falls back on timing its polls
- * (serve.c). The cost elsewhere is one indirect call per progress poll.
+ * (serve.c). Only a ghost counts; the cost elsewhere is one indirect call
+ * and one test per progress poll.
  *
  * Where the machine has more of the job's processes than cores, a process
  * that waits in the MPI spins on a core that another one (a ghost, a peer
@@ -24,11 +25,26 @@
 
 _Atomic unsigned long wisp_ghost_ucx_events;
 bool wisp_ghost_ucx_seen;
+bool wisp_ghost_ucx_count;
 bool wisp_ghost_ucx_yield;
 
 enum { EMPTY_BEFORE_YIELD = 64 }; /* a few microseconds of empty polls */
 
 __attribute__((visibility("default"))) unsigned ucp_worker_progress(void *worker);
+
+/* What a poll that progressed `n` operations tells (counting, yielding). */
+static void watched(unsigned n)
+{
+    static _Thread_local unsigned empty __attribute__((tls_model("initial-exec")));
+    if (n) {
+        if (wisp_ghost_ucx_count)
+            atomic_fetch_add_explicit(&wisp_ghost_ucx_events, n, memory_order_relaxed);
+        empty = 0;
+    } else if (wisp_ghost_ucx_yield && ++empty == EMPTY_BEFORE_YIELD) {
+        empty = 0;
+        sched_yield();
+    }
+}
 
 unsigned ucp_worker_progress(void *worker)
 {
@@ -41,14 +57,8 @@ unsigned ucp_worker_progress(void *worker)
         atomic_store_explicit(&ucx, next, memory_order_relaxed);
         wisp_ghost_ucx_seen = true;
     }
-    static _Thread_local unsigned empty __attribute__((tls_model("initial-exec")));
     unsigned n = next(worker);
-    if (n) {
-        atomic_fetch_add_explicit(&wisp_ghost_ucx_events, n, memory_order_relaxed);
-        empty = 0;
-    } else if (wisp_ghost_ucx_yield && ++empty == EMPTY_BEFORE_YIELD) {
-        empty = 0;
-        sched_yield();
-    }
+    if (__builtin_expect(wisp_ghost_ucx_count || wisp_ghost_ucx_yield, 0))
+        watched(n);
     return n;
 }

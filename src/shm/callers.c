@@ -25,6 +25,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <stdatomic.h>
 #include <link.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -54,6 +55,13 @@ static struct range {
     uintptr_t lo, hi;
 } ranges[MAX_RANGES];
 static int nranges;
+
+/* Answers by call site, direct-mapped: the address with bit 63 set for
+ * the MPI's (user addresses never have it). Shared by the threads, relaxed:
+ * a slot holds one whole answer or another. */
+enum { SEEN_SLOTS = 256 };
+static _Atomic uint64_t seen[SEEN_SLOTS];
+#define MPI_BIT ((uint64_t)1 << 63)
 
 static int collect(struct dl_phdr_info *info, size_t size, void *unused)
 {
@@ -196,17 +204,12 @@ void wisp_shm_callers_init(void)
             wisp_log(2, "shared heap: allocations from %s are left to glibc", objects[i].name);
         }
     qsort(ranges, (size_t)nranges, sizeof *ranges, by_lo);
+    for (int i = 0; i < SEEN_SLOTS; i++)
+        atomic_store_explicit(&seen[i], 0, memory_order_relaxed);
 }
 
-bool wisp_shm_caller_is_mpi(const void *caller)
+static bool look_up(uintptr_t pc)
 {
-    /* Allocations come in runs from one call site (a loop, a polling
-     * MPI call): the last answer of this thread first. */
-    static _Thread_local const void *last __attribute__((tls_model("initial-exec")));
-    static _Thread_local bool last_mpi __attribute__((tls_model("initial-exec")));
-    if (caller == last)
-        return last_mpi;
-    uintptr_t pc = (uintptr_t)caller;
     int lo = 0, hi = nranges;
     while (lo < hi) { /* the first range that ends above pc */
         int mid = (lo + hi) / 2;
@@ -215,6 +218,17 @@ bool wisp_shm_caller_is_mpi(const void *caller)
         else
             hi = mid;
     }
-    last = caller;
-    return last_mpi = lo < nranges && ranges[lo].lo <= pc;
+    return lo < nranges && ranges[lo].lo <= pc;
+}
+
+bool wisp_shm_caller_is_mpi(const void *caller)
+{
+    uintptr_t pc = (uintptr_t)caller;
+    _Atomic uint64_t *slot = &seen[(pc ^ (pc >> 8)) % SEEN_SLOTS];
+    uint64_t known = atomic_load_explicit(slot, memory_order_relaxed);
+    if ((known & ~MPI_BIT) == pc)
+        return known & MPI_BIT;
+    bool by_mpi = look_up(pc);
+    atomic_store_explicit(slot, pc | (by_mpi ? MPI_BIT : 0), memory_order_relaxed);
+    return by_mpi;
 }
