@@ -787,10 +787,8 @@ static size_t lend_order(struct wisp_p2p_comm *comm, struct wisp_p2p_req ***orde
     return n;
 }
 
-bool wisp_p2p_lend(void)
+bool wisp_p2p_lend_waiting(void)
 {
-    if (!wisp_p2p_busy())
-        return false;
     wisp_p2p_lock();
     for (struct wisp_list *c = wisp_p2p_remote_comms.next; c != &wisp_p2p_remote_comms;
          c = c->next) {

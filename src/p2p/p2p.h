@@ -667,8 +667,14 @@ static inline bool wisp_p2p_remote_advance(void)
 }
 /* Around a blocking call that only the MPI serves (a collective): post the
  * receives waiting in `remote` queues to the MPI (true if any), and take
- * them back afterwards (match.c explains). */
-bool wisp_p2p_lend(void);
+ * them back afterwards (match.c explains). Inline: every such call asks (a
+ * program that polls MPI_Win_flush_local_all, millions of times), and
+ * mostly nothing is in flight. */
+bool wisp_p2p_lend_waiting(void);
+static inline bool wisp_p2p_lend(void)
+{
+    return wisp_p2p_busy() && wisp_p2p_lend_waiting();
+}
 void wisp_p2p_reclaim(void);
 /* Is lent receive `req` complete (another thread tests it while the
  * blocking call of the thread that lent it goes on)? Then it is wisp's
