@@ -191,18 +191,23 @@ void wisp_shm_callers_init(void)
      * then the application's modules, which keep what they need. */
     for (int i = 0; i < nobjects; i++)
         if (!needed[i] && i != program && i != library && i != self && !mpi[i] &&
-            is_component(i, library)) {
+            is_component(i, library))
             spread(mpi, i, -1, app);
-        }
     for (int i = 0; i < nobjects; i++)
         if (!needed[i] && i != program && i != self && !mpi[i])
             spread(app, i, library, NULL);
+    int left = 0;
     for (int i = 0; i < nobjects; i++)
         /* wisp's own allocations (a copy set aside) stay in the heap */
         if (mpi[i] && i != self && (i == library || !app[i])) {
             add_ranges(&objects[i]);
-            wisp_log(2, "shared heap: allocations from %s are left to glibc", objects[i].name);
+            left++;
+            wisp_log(3, "shared heap: allocations from %s are left to glibc", objects[i].name);
         }
+    wisp_log(2,
+             "shared heap: allocations from the MPI's own code (%s and %d more objects) are "
+             "left to glibc (WISP_HEAP_MPI)",
+             objects[library].name, left - 1);
     qsort(ranges, (size_t)nranges, sizeof *ranges, by_lo);
     for (int i = 0; i < SEEN_SLOTS; i++)
         atomic_store_explicit(&seen[i], 0, memory_order_relaxed);
