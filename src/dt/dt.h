@@ -191,7 +191,7 @@ typedef void wisp_dt_range_fn(void *arg, size_t first, size_t len);
 /* fn over [first, first + len), which lies in `runs` runs of memory:
  * split among a team when it may, else at once. The work is counted in
  * units, a byte each and WISP_DT_RUN_UNITS a run, and the team has at
- * most one thread per `min` units of init: a team costs every thread it
+ * most one thread per `min` units (wisp_dt_team_init): a team costs every thread it
  * starts (16 threads made a 512 KiB face of contiguous rows 2.9x slower),
  * and runs of a few bytes cost far more than their bytes. */
 enum { WISP_DT_RUN_UNITS = 128 };

@@ -6,8 +6,8 @@
  * order (libwisp is preloaded, or linked before the MPI), passes every call
  * on to UCX's and counts what it reports. In a process whose MPI never calls
  * UCX the count stays unused and the ghost falls back on timing its polls
- * (serve.c). Only a ghost counts; the cost elsewhere is one indirect call
- * and one test per progress poll.
+ * (serve.c). Only a ghost counts; elsewhere a poll costs a few tests and
+ * a jump.
  *
  * Where the machine has more of the job's processes than cores, a process
  * that waits in the MPI spins on a core that another one (a ghost, a peer
