@@ -15,10 +15,11 @@ if [ -n "${OMPI_COMM_WORLD_RANK:-}" ]; then program=nwchem.openmpi; else program
 work=${TMPDIR:-/tmp}/wisp-nwchem-$PPID
 mkdir -p "$work" && cp "$input" "$work/input.nw" 2>/dev/null
 cd "$work" || exit 1
-start=$(date +%s.%N)
+start=$(date +%s%N)
 "$program" input.nw >"out.$rank" 2>&1
 status=$?
-seconds=$(echo "$(date +%s.%N) - $start" | bc)
+ms=$((($(date +%s%N) - start) / 1000000))
+seconds=$(printf "%d.%03d" $((ms / 1000)) $((ms % 1000)))
 if [ "$rank" = 0 ]; then
     energy=$(sed -n 's/^ *CCSD(T) total energy \/ hartree *= *//p' "out.0" | head -1)
     if [ $status != 0 ] || [ -z "$energy" ] ||

@@ -31,10 +31,11 @@ for how in native wisp ghost ghost_auto; do
     ghost) launch=("$wisprun" --env WISP_GHOSTS=1 -n 3) ;;
     ghost_auto) launch=("$wisprun" --env WISP_GHOSTS=1 --env WISP_ASYNC=auto -n 3) ;;
     esac
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     (cd "$work" && timeout 300 "${launch[@]}" "$program" h2o.nw </dev/null >"$how.out" 2>&1)
     status=$?
-    seconds=$(echo "$(date +%s.%N) - $start" | bc)
+    ms=$((($(date +%s%N) - start) / 1000000))
+    seconds=$(printf "%d.%03d" $((ms / 1000)) $((ms % 1000)))
     energy=$(sed -n 's/^ *CCSD(T) total energy \/ hartree *= *//p' "$work/$how.out" | head -1)
     if [ $status = 0 ] && [ -n "$energy" ] &&
         python3 -c "import sys; sys.exit(abs(float('$energy') - $reference) > 1e-8)"; then
