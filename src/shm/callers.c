@@ -35,7 +35,7 @@
 #include "core/log.h"
 
 enum { HEAP_MPI_PRIVATE, HEAP_MPI_SHARED }; /* WISP_HEAP_MPI, as config.def lists them */
-enum { MAX_OBJECTS = 512, MAX_RANGES = 256 };
+enum { MAX_OBJECTS = 512, MAX_EDGES = 8192, MAX_RANGES = 256 };
 
 struct object {
     const char *name; /* its path as loaded ("" for the program) */
@@ -46,6 +46,9 @@ struct object {
 
 static struct object objects[MAX_OBJECTS];
 static int nobjects;
+/* What each object names in DT_NEEDED, among the loaded ones: object i's
+ * are edge[first_edge[i] .. first_edge[i + 1]). */
+static int edge[MAX_EDGES], first_edge[MAX_OBJECTS + 1];
 /* Per object: named in another's DT_NEEDED; the application's (the program
  * and what it needs, not through the MPI library); the MPI's. */
 static bool needed[MAX_OBJECTS], app[MAX_OBJECTS], mpi[MAX_OBJECTS];
@@ -90,10 +93,11 @@ static int object_named(const char *soname)
     return -1;
 }
 
-/* The loaded objects that object i names in DT_NEEDED, into out[]; their
- * number. The dynamic linker relocated the string table's address in the
- * dynamic section on this platform; an unrelocated one is offset here. */
-static int needs(int i, int out[MAX_OBJECTS])
+/* Appends the loaded objects that object i names in DT_NEEDED to edge[],
+ * from edge[n]; returns the new count. The dynamic linker relocated the
+ * string table's address in the dynamic section on this platform; an
+ * unrelocated one is offset here. */
+static int add_edges(int i, int n)
 {
     const struct object *o = &objects[i];
     const ElfW(Dyn) *dyn = NULL;
@@ -101,16 +105,15 @@ static int needs(int i, int out[MAX_OBJECTS])
         if (o->phdr[p].p_type == PT_DYNAMIC)
             dyn = (const ElfW(Dyn) *)(o->base + o->phdr[p].p_vaddr);
     if (!dyn || !strcmp(o->name, "linux-vdso.so.1"))
-        return 0;
+        return n;
     uintptr_t strtab = 0;
     for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++)
         if (d->d_tag == DT_STRTAB)
             strtab = d->d_un.d_ptr < o->base ? d->d_un.d_ptr + o->base : d->d_un.d_ptr;
-    int n = 0;
-    for (const ElfW(Dyn) *d = dyn; strtab && d->d_tag != DT_NULL && n < MAX_OBJECTS; d++) {
+    for (const ElfW(Dyn) *d = dyn; strtab && d->d_tag != DT_NULL && n < MAX_EDGES; d++) {
         int j = d->d_tag == DT_NEEDED ? object_named((const char *)strtab + d->d_un.d_val) : -1;
         if (j >= 0 && j != i)
-            out[n++] = j;
+            edge[n++] = j;
     }
     return n;
 }
@@ -119,20 +122,28 @@ static int needs(int i, int out[MAX_OBJECTS])
  * `stop` or an object marked in block[] (NULL: none). */
 static void spread(bool set[], int i, int stop, const bool block[])
 {
+    int todo[MAX_OBJECTS], n = 0; /* each object is pushed once: marked as it is */
     if (i == stop || set[i] || (block && block[i]))
         return;
     set[i] = true;
-    int next[MAX_OBJECTS];
-    for (int k = 0, n = needs(i, next); k < n; k++)
-        spread(set, next[k], stop, block);
+    todo[n++] = i;
+    while (n > 0) {
+        int at = todo[--n];
+        for (int k = first_edge[at]; k < first_edge[at + 1]; k++) {
+            int j = edge[k];
+            if (j != stop && !set[j] && !(block && block[j])) {
+                set[j] = true;
+                todo[n++] = j;
+            }
+        }
+    }
 }
 
 /* Does root i need an object of the MPI's other than the MPI library? */
 static bool is_component(int i, int library)
 {
-    int next[MAX_OBJECTS];
-    for (int k = 0, n = needs(i, next); k < n; k++)
-        if (next[k] != library && mpi[next[k]])
+    for (int k = first_edge[i]; k < first_edge[i + 1]; k++)
+        if (edge[k] != library && mpi[edge[k]])
             return true;
     return false;
 }
@@ -180,10 +191,10 @@ void wisp_shm_callers_init(void)
     }
     if (library < 0 || library == program)
         return; /* the MPI linked into the program: its code is the program's */
-    int next[MAX_OBJECTS];
     for (int i = 0; i < nobjects; i++)
-        for (int k = 0, n = needs(i, next); k < n; k++)
-            needed[next[k]] = true;
+        first_edge[i + 1] = add_edges(i, first_edge[i]);
+    for (int k = 0; k < first_edge[nobjects]; k++)
+        needed[edge[k]] = true;
     if (program >= 0)
         spread(app, program, library, NULL);
     spread(mpi, library, -1, app);

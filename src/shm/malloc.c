@@ -60,16 +60,53 @@ static inline void *from_heap(const void *caller, size_t size, size_t alignment,
 
 #define CALLER __builtin_return_address(0)
 
+static void *allocate(const void *caller, size_t size)
+{
+    void *p = from_heap(caller, size, 0, false);
+    return p ? p : __libc_malloc(size);
+}
+
 static void *aligned(const void *caller, size_t alignment, size_t size)
 {
     void *p = from_heap(caller, size, alignment, false);
     return p ? p : __libc_memalign(alignment, size);
 }
 
+/* aligned_alloc and memalign: `alignment` a power of two. */
+static void *aligned_checked(const void *caller, size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return aligned(caller, alignment, size);
+}
+
+static void *reallocate(const void *caller, void *p, size_t size)
+{
+    if (!p)
+        return allocate(caller, size);
+    if (!wisp_shm_heap_contains(p))
+        return __libc_realloc(p, size);
+    if (size == 0) { /* as glibc: free and return NULL */
+        free(p);
+        return NULL;
+    }
+    void *q = wisp_shm_heap_realloc(p, size);
+    if (q)
+        return q;
+    /* The partition is full (or MPI_Finalize has passed): move to private memory. */
+    size_t old = wisp_shm_heap_usable_size(p);
+    if (!(q = __libc_malloc(size)))
+        return NULL;
+    memcpy(q, p, old < size ? old : size);
+    wisp_shm_heap_free(p);
+    return q;
+}
+
 WISP_EXPORT void *malloc(size_t size)
 {
-    void *p = from_heap(CALLER, size, 0, false);
-    return p ? p : __libc_malloc(size);
+    return allocate(CALLER, size);
 }
 
 WISP_EXPORT void free(void *p)
@@ -93,26 +130,7 @@ WISP_EXPORT void *calloc(size_t n, size_t size)
 
 WISP_EXPORT void *realloc(void *p, size_t size)
 {
-    if (!p) {
-        void *q = from_heap(CALLER, size, 0, false);
-        return q ? q : __libc_malloc(size);
-    }
-    if (!wisp_shm_heap_contains(p))
-        return __libc_realloc(p, size);
-    if (size == 0) { /* as glibc: free and return NULL */
-        free(p);
-        return NULL;
-    }
-    void *q = wisp_shm_heap_realloc(p, size);
-    if (q)
-        return q;
-    /* The partition is full (or MPI_Finalize has passed): move to private memory. */
-    size_t old = wisp_shm_heap_usable_size(p);
-    if (!(q = __libc_malloc(size)))
-        return NULL;
-    memcpy(q, p, old < size ? old : size);
-    wisp_shm_heap_free(p);
-    return q;
+    return reallocate(CALLER, p, size);
 }
 
 WISP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
@@ -122,11 +140,7 @@ WISP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    if (!p) {
-        void *q = from_heap(CALLER, bytes, 0, false);
-        return q ? q : __libc_malloc(bytes);
-    }
-    return realloc(p, bytes);
+    return reallocate(CALLER, p, bytes);
 }
 
 WISP_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
@@ -142,20 +156,12 @@ WISP_EXPORT int posix_memalign(void **out, size_t alignment, size_t size)
 
 WISP_EXPORT void *aligned_alloc(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1))) {
-        errno = EINVAL;
-        return NULL;
-    }
-    return aligned(CALLER, alignment, size);
+    return aligned_checked(CALLER, alignment, size);
 }
 
 WISP_EXPORT void *memalign(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1))) {
-        errno = EINVAL;
-        return NULL;
-    }
-    return aligned(CALLER, alignment, size);
+    return aligned_checked(CALLER, alignment, size);
 }
 
 WISP_EXPORT void *valloc(size_t size)
