@@ -122,6 +122,28 @@ if(NOT WISP_SANITIZE)
                    env LD_PRELOAD=$<TARGET_FILE:no_shm_room> NO_SHM_ROOM=read ${staged_env}
                    "${WISP_WISPRUN}" -n 3 $<TARGET_FILE:t_p2p_semantics> lent_handback)
   wisp_test_properties(mpi.p2p_semantics.np3.vnode2.no_shm_read 3 mpi)
+  # No memory to copy aside the 4 MiB message whose wildcard receive is lent
+  # to the MPI for a barrier its sender joins after the send (the shim fails
+  # the receiver's malloc), single-copy and staged: the message goes through
+  # the MPI instead, as a synchronous one does (before, the sender waited: a
+  # hang). The program is linked with libwisp, so the shim comes first with
+  # the MPI's own mpiexec.
+  add_library(no_copy_memory MODULE "${CMAKE_CURRENT_SOURCE_DIR}/shims/no_copy_memory.c")
+  target_link_libraries(no_copy_memory PRIVATE ${CMAKE_DL_LIBS})
+  foreach(setting IN ITEMS vnode2 vnode2.staged)
+    set(envs WISP_VNODE_SIZE=2)
+    if(setting STREQUAL "vnode2.staged")
+      set(envs ${staged_env})
+    endif()
+    set(test mpi.p2p_semantics.np3.${setting}.no_copy_memory)
+    add_test(NAME ${test}
+             COMMAND bash -c [[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                               [ $rc = 0 ] && grep -q "no memory to copy aside a waiting message of 4194304 bytes" <<<"$out"]] --
+                     bash "${CMAKE_CURRENT_SOURCE_DIR}/mpiexec_preload.sh" ${WISP_MPI} 3
+                     $<TARGET_FILE:no_copy_memory> NO_MEMORY_ABOVE=4194304 ${envs} WISP_VERBOSE=1
+                     -- $<TARGET_FILE:t_p2p_semantics> wildcard_collective)
+    wisp_test_properties(${test} 3 mpi)
+  endforeach()
 endif()
 
 # A peer that sends on a communicator this process is still creating: the

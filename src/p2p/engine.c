@@ -74,10 +74,11 @@ enum {
  * swap with the receiver's POSTED -> MATCHED), copies it into the staging
  * area and completes, as an MPI's eager protocol would; the receiver then
  * copies from there. A synchronous message whose receive is lent to the MPI
- * goes POSTED -> FORWARD (the receiver asks for it through the MPI) ->
- * FORWARDED (the sender sent it there) -> DONE (the receiver took it), or
- * back FORWARD -> POSTED when the receiver takes it here after all (compare
- * and swap with the sender's FORWARD -> FORWARDED); wisp_p2p_forward.
+ * (or a standard one too large to stage late, which its receiver has no
+ * memory to copy aside: match.c, unblock_sender) goes POSTED -> FORWARD (the receiver asks for it
+ * through the MPI) -> FORWARDED (the sender sent it there) -> DONE (the receiver took it), or back
+ * FORWARD -> POSTED when the receiver takes it here after all (compare and swap with the sender's
+ * FORWARD -> FORWARDED); wisp_p2p_forward.
  *
  * An earlier message of that sender which the receiver holds (its bytes
  * are here, not with the sender) and which the MPI must see first goes
@@ -1172,15 +1173,15 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
  * private buffer, which takes its place among the unexpected messages, and
  * the sender completes, as the MPI's eager protocol lets a standard send do.
  */
-void wisp_p2p_spill(struct wisp_p2p_msg *msg)
+bool wisp_p2p_spill(struct wisp_p2p_msg *msg)
 {
     struct wisp_p2p_msg *copy = malloc(sizeof *copy + msg->size);
     struct wisp_p2p_req *fill = copy ? wisp_p2p_req_new(WISP_P2P_RECV) : NULL;
-    if (!fill) { /* the sender waits for the receive, as it would anyway */
+    if (!fill) {
         free(copy);
-        wisp_log(1, "no memory to copy a waiting message of %llu bytes",
-                 (unsigned long long)msg->size);
-        return;
+        wisp_log(1, "no memory to copy aside a waiting message of %llu bytes from node rank %d",
+                 (unsigned long long)msg->size, msg->from);
+        return false;
     }
     *copy = (struct wisp_p2p_msg){.source = msg->source,
                                   .tag = msg->tag,
@@ -1199,6 +1200,7 @@ void wisp_p2p_spill(struct wisp_p2p_msg *msg)
     fill->cap = msg->size;
     fill->msg = msg;
     wisp_p2p_recv_advance(fill);
+    return true;
 }
 
 /*

@@ -175,8 +175,8 @@ static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
     return n;
 }
 
-/* May synchronous message `msg`, just queued, whose first matching receive
- * is lent, go through the MPI? Only where the MPI then matches it as wisp
+/* May message `msg`, queued, whose first matching receive is lent, go
+ * through the MPI? Only where the MPI then matches it as wisp
  * would: lent_first, and every earlier message of its sender that stays
  * here and can match one of the same lent receives goes there first:
  * handed back to the sender (queued behind `msg`, in batches as records
@@ -191,17 +191,18 @@ static bool forwardable(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
     return true;
 }
 
-/* Rendezvous message `msg`, just queued, belongs to a lent receive: its
- * sender may be on its way into the same blocking call and must not wait
- * for that receive. A standard message is copied aside, a synchronous one
- * (which cannot complete before its match) goes through the MPI. */
+/* Rendezvous message `msg`, queued, belongs to a lent receive: its sender
+ * may be on its way into the same blocking call and must not wait for that
+ * receive. A standard message is copied aside; a synchronous one (which
+ * cannot complete before its match), or a standard one without memory for
+ * its copy, goes through the MPI. */
 static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     static bool told;
-    if (!wisp_p2p_msg_sync(msg)) {
-        wisp_p2p_spill(msg);
+    /* A standard message that fits the staging area completes without its
+     * receive even uncopied: staged, or staged late by its sender. */
+    if (!wisp_p2p_msg_sync(msg) && (wisp_p2p_spill(msg) || msg->size <= wisp_p2p.stage))
         return;
-    }
     if (forwardable(comm, msg)) {
         wisp_p2p_forward(msg);
         return;
@@ -209,10 +210,10 @@ static void unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
     if (!told) {
         told = true;
         wisp_log(1,
-                 "a synchronous send from node rank %d waits for a receive lent to the MPI during "
-                 "a blocking call and cannot go through the MPI in order (a receive that is not "
-                 "lent comes first for it or for an earlier message of its sender); if the sender "
-                 "must finish it before joining that call, the job hangs (docs/p2p.md)",
+                 "a send from node rank %d waits for a receive lent to the MPI during a blocking "
+                 "call and cannot go through the MPI in order (a receive that is not lent comes "
+                 "first for it or for an earlier message of its sender); if the sender must "
+                 "finish it before joining that call, the job hangs (docs/p2p.md)",
                  msg->from);
     }
 }
@@ -232,9 +233,9 @@ void wisp_p2p_spill_held(int from)
     wisp_p2p_comm_each_unexpected(spill_queue, &from);
 }
 
-/* Unexpected copy `copy` is whole: a synchronous message of its sender
- * behind it that could not go through the MPI while it was being copied
- * (wisp_p2p_returnable) may go now. */
+/* Unexpected copy `copy` is whole: a message of its sender behind it, still
+ * in its slot (synchronous, or without memory for a copy), that could not
+ * go through the MPI while the copy filled (wisp_p2p_returnable) may go now. */
 static void unblock_behind(struct wisp_p2p_msg *copy)
 {
     struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(copy->ctx);
@@ -242,7 +243,7 @@ static void unblock_behind(struct wisp_p2p_msg *copy)
         return;
     for (struct wisp_list *l = copy->link.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (msg->source != copy->source || wisp_p2p_routed(msg) || !wisp_p2p_msg_sync(msg))
+        if (msg->source != copy->source || wisp_p2p_routed(msg) || msg->slot < 0)
             continue;
         struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
         if (req && req->lent)

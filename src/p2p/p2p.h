@@ -486,8 +486,9 @@ void wisp_p2p_recv_advance(struct wisp_p2p_req *req);
 /* Done with a message of the ring/slot transport that no one will read. */
 void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
 /* Copy unexpected rendezvous message `msg` into a private buffer that takes
- * its place, so that its sender completes (match.c says when). Lock held. */
-void wisp_p2p_spill(struct wisp_p2p_msg *msg);
+ * its place, so that its sender completes (match.c says when); false, the
+ * message left as it was, where there is no memory for the copy. Lock held. */
+bool wisp_p2p_spill(struct wisp_p2p_msg *msg);
 /* Spill every unexpected rendezvous message from node rank `from` (the
  * synchronous ones complete at their match all the same), whose slots it
  * needs for sends waiting behind them. Lock held. */
