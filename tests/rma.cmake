@@ -69,6 +69,12 @@ wisp_add_mpi_test(rma_same_page NP 3 ENV WISP_GHOSTS=1 ${on} SUFFIX .ghosts1)
 
 # A thousand windows at once: past WISP_GHOST_WINDOWS_MAX (4 here, to keep
 # it short) they are the MPI's own, and the MPI's communicator contexts last.
+# Windows over the same processes in different orders, alive at once: the
+# kept internal communicator of the whole world serves only its own order
+# (operations routed to the target itself, WISP_ASYNC=off, name the process
+# by its rank there).
+wisp_add_rma_test(ghost_icomm USERS 3)
+wisp_add_mpi_test(ghost_icomm NP 4 ENV WISP_GHOSTS=1 WISP_ASYNC=off ${on} SUFFIX .ghosts1.off)
 wisp_add_mpi_test(rma_many_windows NP 2 SUFFIX .ghosts0)
 wisp_add_mpi_test(rma_many_windows NP 3 ENV WISP_GHOSTS=1 ${on} WISP_GHOST_WINDOWS_MAX=4
                   SUFFIX .ghosts1)

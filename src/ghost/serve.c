@@ -36,6 +36,7 @@
 #include "core/futex.h"
 #include "core/log.h"
 #include "ghost/board.h"
+#include "ghost/icomm.h"
 #include "ghost/profile.h"
 #include "ghost/win.h"
 #include "shm/heap.h"
@@ -109,7 +110,7 @@ static void create_window(void)
     s->nwins = msg.nwins;
     s->wins = wins;
     MPI_Comm icomm;
-    int ok = wisp_ghost_icomm_create(members, msg.nmembers, &icomm);
+    int ok = wisp_ghost_icomm_get(members, msg.nmembers, &icomm);
     free(members);
     s->heap = msg.heap;
     if (s->heap) /* MPI_Win_create on the heap, which this ghost maps at the same address */
@@ -122,7 +123,7 @@ static void create_window(void)
     if (!all_ok) {
         if (!s->heap)
             wisp_ghost_segment_unmap(&s->seg);
-        PMPI_Comm_free(&icomm);
+        wisp_ghost_icomm_put(&icomm);
         free(wins);
         free(s);
         return;
@@ -132,7 +133,7 @@ static void create_window(void)
          * self-lock (win.h), then every application process's memory; or the whole heap. */
         PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, icomm, &wins[i]);
     }
-    PMPI_Comm_free(&icomm); /* as the application's side does (win.c) */
+    wisp_ghost_icomm_put(&icomm); /* as the application's side does (win.c) */
     s->next = served;
     served = s;
     wisp_log(3, "ghost %d: serving window %u (%d internal windows, %zu bytes)", ghost_index,

@@ -26,10 +26,11 @@
 #include "ghost/async.h"
 #include "ghost/board.h"
 #include "ghost/hints.h"
+#include "ghost/icomm.h"
 #include "shm/heap.h"
 #include "shm/segment.h"
 
-enum { ALIGN = 64, TAG_ICOMM = 0x5749 };
+enum { ALIGN = 64 };
 
 _Atomic int wisp_ghost_nserved;
 bool wisp_ghost_threaded;
@@ -110,17 +111,6 @@ void wisp_ghost_segment_unmap(struct wisp_ghost_segment *seg)
     if (seg->base)
         munmap(seg->base, seg->len);
     seg->base = NULL;
-}
-
-bool wisp_ghost_icomm_create(const int *members, int n, MPI_Comm *icomm)
-{
-    MPI_Group world, group;
-    PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    PMPI_Group_incl(world, n, members, &group);
-    int rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, TAG_ICOMM, icomm);
-    PMPI_Group_free(&group);
-    PMPI_Group_free(&world);
-    return rc == MPI_SUCCESS && *icomm != MPI_COMM_NULL;
 }
 
 /* What each application process tells the others at creation. */
@@ -272,7 +262,7 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     PMPI_Bcast(members, nmembers, MPI_INT, 0, node->all);
     w->serial = msg.serial;
     MPI_Comm icomm; /* the processes (same ranks), then the ghosts of their nodes */
-    int ok = wisp_ghost_icomm_create(members, nmembers, &icomm);
+    int ok = wisp_ghost_icomm_get(members, nmembers, &icomm);
     if (!w->heap)
         ok = wisp_ghost_segment_map(&w->seg, seglen, (size_t)w->t[w->rank].off,
                                     (size_t)w->t[w->rank].size, ok) &&
@@ -281,7 +271,7 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, icomm);
     if (!all_ok) {
         wisp_ghost_segment_unmap(&w->seg);
-        PMPI_Comm_free(&icomm);
+        wisp_ghost_icomm_put(&icomm);
         return false;
     }
     if (!w->heap)
@@ -294,7 +284,7 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     }
     /* The windows keep what they need of it: one communicator context less
      * per served window (the MPI has few: 2048 in MPICH). */
-    PMPI_Comm_free(&icomm);
+    wisp_ghost_icomm_put(&icomm);
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, w->global);
     return true;
 }

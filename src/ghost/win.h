@@ -50,10 +50,6 @@ bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, size_t m
                             size_t mine_len, bool ok);
 void wisp_ghost_segment_unmap(struct wisp_ghost_segment *seg);
 
-/* Collective over the processes `members` (real world ranks, in the order
- * they get in the new communicator). Returns whether it worked. */
-bool wisp_ghost_icomm_create(const int *members, int n, MPI_Comm *icomm);
-
 /* What node rank 0 broadcasts on wisp_ghost_node.all after posting
  * WISP_GHOST_CMD_WIN_CREATE; the member list (nmembers ints) follows. */
 struct wisp_ghost_create_msg {

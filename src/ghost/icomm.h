@@ -1,0 +1,18 @@
+/*
+ * The communicators over which a served window's internal windows are
+ * created: its application processes, then the ghosts of their nodes.
+ */
+#ifndef WISP_GHOST_ICOMM_H
+#define WISP_GHOST_ICOMM_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+/* Collective over the processes `members` (real world ranks, in the order
+ * they get in the communicator). Returns whether it worked. */
+bool wisp_ghost_icomm_get(const int *members, int n, MPI_Comm *icomm);
+/* Done with a communicator of wisp_ghost_icomm_get (the windows created over
+ * it keep what they need). Local. */
+void wisp_ghost_icomm_put(MPI_Comm *icomm);
+
+#endif
