@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/gen/config_words.h" /* the WORD variables' enums */
+
 #pragma GCC visibility push(hidden)
 
 enum wisp_config_type {

@@ -69,16 +69,13 @@ int wisp_core_query_thread(int *provided)
  * in them yield, docs/ult.md). */
 static int level_for_application(int required, bool *nonblocking_collectives)
 {
-    enum { AUTO, ON, OFF };
     bool ult_level = required == WISP_THREAD_ULT;
     *nonblocking_collectives =
-        wisp_config.ULT_COLLECTIVES == ON || (wisp_config.ULT_COLLECTIVES == AUTO && ult_level);
+        wisp_config.ULT_COLLECTIVES == WISP_ULT_COLLECTIVES_ON || (wisp_config.ULT_COLLECTIVES == WISP_ULT_COLLECTIVES_AUTO && ult_level);
     if (ult_level)
         return MPI_THREAD_SERIALIZED;
     return required < 0 ? MPI_THREAD_SINGLE : required;
 }
-
-enum { PROGRESS_OFF, PROGRESS_THREAD, PROGRESS_AUTO };
 
 /* The thread levels of one process (docs/ult.md, "Thread levels"). */
 struct levels {
@@ -98,7 +95,7 @@ struct levels {
  * which the application's level allows (one flow at a time). */
 static void choose_mpi_level(struct levels *l)
 {
-    bool progress = wisp_config.PROGRESS != PROGRESS_OFF;
+    bool progress = wisp_config.PROGRESS != WISP_PROGRESS_OFF;
     l->streams = wisp_config.ULT_THREADS > 1;
     l->mpi = l->app;
     if (l->app >= MPI_THREAD_MULTIPLE || !(progress || l->streams))
@@ -112,10 +109,10 @@ static void choose_mpi_level(struct levels *l)
              progress ? "no progress thread" : "", progress && l->streams ? " and " : "",
              l->streams ? "user-level threads on one kernel thread" : "", why,
              !progress                               ? ""
-             : wisp_config.PROGRESS == PROGRESS_AUTO ? "WISP_PROGRESS=auto"
+             : wisp_config.PROGRESS == WISP_PROGRESS_AUTO ? "WISP_PROGRESS=auto"
                                                      : "WISP_PROGRESS=thread",
              progress && l->streams ? " and " : "", l->streams ? "WISP_ULT_THREADS>1" : "");
-    wisp_config.PROGRESS = PROGRESS_OFF;
+    wisp_config.PROGRESS = WISP_PROGRESS_OFF;
     if (l->streams)
         atomic_store(&wisp_core_ult_one_thread, true);
     l->streams = false;

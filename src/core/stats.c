@@ -9,8 +9,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/account.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -34,23 +34,17 @@ struct rank_record {
 
 static uint64_t start_ns;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void wisp_core_stats_start(void)
 {
-    start_ns = now_ns();
+    start_ns = wisp_core_clock_ns();
     if (wisp_config.STATS)
         wisp_core_account_start(true, UINT64_MAX);
 }
 
 static void condense(struct rank_record *r)
 {
-    *r = (struct rank_record){.wall_ns = now_ns() - start_ns,
+    *r = (struct rank_record){.wall_ns = wisp_core_clock_ns() - start_ns,
                               .shm = wisp_stats_shm,
                               .heap_mpi = atomic_load(&wisp_stats_heap_mpi)};
     wisp_dt_team_counts(&r->team);

@@ -16,16 +16,15 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "core/config.h"
 #include "ghost/win.h"
 
 #pragma GCC visibility push(hidden)
 
-/* WISP_ASYNC and the info key async_config, as config.def lists their words. */
-enum wisp_async_mode { WISP_ASYNC_AUTO, WISP_ASYNC_ON, WISP_ASYNC_OFF };
-
-/* The mode `info` gives with async_config, else `fallback`; a value that is
- * not understood keeps `fallback` and is said once when `say`. */
-enum wisp_async_mode wisp_ghost_async_mode(MPI_Info info, enum wisp_async_mode fallback, bool say);
+/* The mode `info` gives with async_config (the words of WISP_ASYNC, enum
+ * wisp_async), else `fallback`; a value that is not understood keeps
+ * `fallback` and is said once when `say`. */
+enum wisp_async wisp_ghost_async_mode(MPI_Info info, enum wisp_async fallback, bool say);
 
 /* What this process tells the others at a safe point (an int, allgathered). */
 int wisp_ghost_async_wish(const struct wisp_ghost_win *w);

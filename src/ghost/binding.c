@@ -43,7 +43,7 @@ int wisp_ghost_owner(const struct wisp_ghost_win *w, const struct wisp_ghost_tar
 {
     (void)w;
     int G = wisp_ghost_node.ghosts;
-    if (G == 1 || wisp_config.GHOST_BINDING == WISP_GHOST_BY_RANK || t->chunk == 0)
+    if (G == 1 || wisp_config.GHOST_BINDING == WISP_GHOST_BINDING_RANK || t->chunk == 0)
         return t->ghost - t->ghost0;
     MPI_Aint v = t->vbase + at;
     MPI_Aint g = v < 0 ? 0 : v / t->chunk;

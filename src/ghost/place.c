@@ -19,8 +19,6 @@
 #include "ghost/board.h"
 #include "ghost/place.h"
 
-enum { BIND_NONE, BIND_NUMA, BIND_CORE }; /* WISP_GHOST_BIND, as config.def lists them */
-
 static hwloc_topology_t load(void)
 {
     hwloc_topology_t topo;
@@ -120,7 +118,7 @@ void wisp_ghost_place(int ghost, const int *numa, int users, int ghosts)
             hwloc_bitmap_copy(target, mine);
     }
     hwloc_bitmap_free(mine);
-    if (wisp_config.GHOST_BIND == BIND_CORE && target) {
+    if (wisp_config.GHOST_BIND == WISP_GHOST_BIND_CORE && target) {
         /* Ghosts of this node placed on the same NUMA node before this one take the cores
          * before it. */
         int before = 0;
@@ -134,9 +132,9 @@ void wisp_ghost_place(int ghost, const int *numa, int users, int ghosts)
             hwloc_bitmap_copy(target, core->cpuset);
         }
     }
-    if (wisp_config.GHOST_BIND != BIND_NONE) {
+    if (wisp_config.GHOST_BIND != WISP_GHOST_BIND_NONE) {
         if (target && !hwloc_set_cpubind(topo, target, HWLOC_CPUBIND_PROCESS))
-            how = wisp_config.GHOST_BIND == BIND_CORE ? "bound to one of its cores"
+            how = wisp_config.GHOST_BIND == WISP_GHOST_BIND_CORE ? "bound to one of its cores"
                                                       : "bound to its cores";
         else
             how = "not bound: hwloc could not bind it";

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/futex.h"
 #include "core/log.h"
@@ -63,12 +64,6 @@ static struct served *served;
 static int ghost_index;
 static uint32_t seen_seq;
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static bool command_pending(void *ctx)
 {
@@ -183,11 +178,11 @@ static bool poll_progress(void)
 {
     int flag;
     unsigned long events = atomic_load_explicit(&wisp_ghost_ucx_events, memory_order_relaxed);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = wisp_core_clock_ns();
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, wisp_ghost_node.all, &flag, MPI_STATUS_IGNORE);
     if (wisp_ghost_ucx_seen)
         return atomic_load_explicit(&wisp_ghost_ucx_events, memory_order_relaxed) != events;
-    return now_ns() - t0 >= ACTIVE_NS;
+    return wisp_core_clock_ns() - t0 >= ACTIVE_NS;
 }
 
 /* Tell an origin that sleeps for this ghost (async.c, wisp_ghost_async_flushing). */
@@ -227,12 +222,12 @@ _Noreturn void wisp_ghost_serve(int ghost)
     const long sleep_max_ns = (long)wisp_config.GHOST_SLEEP * 1000;
     wisp_log(2, "ghost %d of its node, waiting for commands", ghost);
 
-    uint64_t last_active = now_ns();
+    uint64_t last_active = wisp_core_clock_ns();
     for (;;) {
         if (command_pending(NULL)) {
             if (!run_command())
                 break;
-            last_active = now_ns();
+            last_active = wisp_core_clock_ns();
             continue;
         }
         if (!served) {
@@ -250,22 +245,22 @@ _Noreturn void wisp_ghost_serve(int ghost)
              * flush may wait for without ringing) keeps the ghost polling
              * until it has been idle as long as a wanted one spins. */
             if (poll_progress()) {
-                last_active = now_ns();
+                last_active = wisp_core_clock_ns();
                 served_something();
                 continue;
             }
-            if (now_ns() - last_active < 2 * spin_ns)
+            if (wisp_core_clock_ns() - last_active < 2 * spin_ns)
                 continue;
             wisp_doorbell_wait_for(&wisp_ghost_node.board->bells[ghost_index], command_or_wanted,
                                    NULL, judge_in < UNWANTED_NS ? judge_in : UNWANTED_NS);
             continue;
         }
         if (poll_progress()) {
-            last_active = now_ns();
+            last_active = wisp_core_clock_ns();
             served_something();
             continue;
         }
-        uint64_t idle = now_ns() - last_active;
+        uint64_t idle = wisp_core_clock_ns() - last_active;
         if (idle < spin_ns)
             continue;
         if (idle < 2 * spin_ns) {

@@ -23,14 +23,12 @@
 #include "core/log.h"
 #include "core/topo.h"
 
-enum { AUTO, ON, OFF };
-
 static bool target_helps = true;
 static char because[160] = "";
 
 bool wisp_ghost_windows_served(void)
 {
-    return wisp_config.GHOST_WINDOWS == ON || (wisp_config.GHOST_WINDOWS == AUTO && target_helps);
+    return wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_ON || (wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_AUTO && target_helps);
 }
 
 const char *wisp_ghost_windows_because(void)
@@ -88,7 +86,7 @@ static bool component_needs_target(const char *osc)
 
 void wisp_ghost_windows_decide(void)
 {
-    if (wisp_config.GHOST_WINDOWS != AUTO)
+    if (wisp_config.GHOST_WINDOWS != WISP_GHOST_WINDOWS_AUTO)
         return;
 #ifdef OPEN_MPI
     char osc[MPI_MAX_OBJECT_NAME];

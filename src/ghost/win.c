@@ -326,7 +326,7 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
     struct wisp_ghost_hints hints = wisp_ghost_read_hints(info, w->rank == 0);
     w->no_local_load_store = hints.no_local_load_store;
     w->async_mode =
-        (int)wisp_ghost_async_mode(info, (enum wisp_async_mode)wisp_config.ASYNC, w->rank == 0);
+        (int)wisp_ghost_async_mode(info, (enum wisp_async)wisp_config.ASYNC, w->rank == 0);
     w->seed = (unsigned)wisp_ghost_node.world_rank * 2654435761u + 1;
 
     int64_t *m = malloc(sizeof *m * (size_t)stride * (size_t)n);
@@ -469,8 +469,10 @@ static bool can_serve(const char *name, int inter, MPI_Aint size, int disp_unit,
         if (!atomic_exchange_explicit(&said, true, memory_order_relaxed) &&
             wisp_ghost_node.world_rank == wisp_ghost_node.leader && wisp_ghost_node.leader == 0)
             wisp_log(1, "%s: windows not served by ghosts (WISP_GHOST_WINDOWS=%s%s)", name,
-                     wisp_config.GHOST_WINDOWS ? "off" : "auto: ",
-                     wisp_config.GHOST_WINDOWS ? "" : wisp_ghost_windows_because());
+                     wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_OFF ? "off" : "auto: ",
+                     wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_OFF
+                         ? ""
+                         : wisp_ghost_windows_because());
         return false;
     }
     /* Arguments the MPI rejects get its own error. */

@@ -85,15 +85,6 @@ struct wisp_ghost_tstate {
     _Atomic uint32_t served; /* its bound ghost's served count before the last operation */
 };
 
-/* WISP_GHOST_BINDING and WISP_GHOST_LOAD, as config.def lists their words. */
-enum wisp_ghost_binding { WISP_GHOST_BY_RANK, WISP_GHOST_BY_SEGMENT };
-enum wisp_ghost_load {
-    WISP_GHOST_LOAD_STATIC,
-    WISP_GHOST_LOAD_RANDOM,
-    WISP_GHOST_LOAD_OP,
-    WISP_GHOST_LOAD_BYTE
-};
-
 /* The application runs MPI_THREAD_MULTIPLE: state that threads share takes locks. */
 extern bool wisp_ghost_threaded;
 
@@ -127,7 +118,7 @@ struct wisp_ghost_win {
     /* Adaptive progress (async.h): per target, whether its operations go to
      * a ghost (1) or to it directly (0), changed only at safe points. */
     unsigned char *route;
-    int async_mode;      /* this process's enum wisp_async_mode for the window */
+    int async_mode;      /* this process's enum wisp_async for the window */
     bool adaptive;       /* some process decides from its profile: fences exchange wishes */
     int *wishes;         /* room for everyone's, by rank */
     unsigned nswitch[3]; /* switches of the route to this process, by enum wisp_async_point */

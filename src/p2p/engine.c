@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/topo.h"
@@ -381,9 +382,8 @@ void wisp_p2p_init(int thread_level)
     for (int i = 0; i < SLOTS; i++)
         mine.free[mine.nfree++] = SLOTS - 1 - i;
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
-    enum { PROGRESS_OFF };
     /* n > 1: the rescuer; and the progress thread (src/progress) */
-    wisp_p2p_lock_init(n > 1 || wisp_config.PROGRESS != PROGRESS_OFF, wisp_p2p.threads);
+    wisp_p2p_lock_init(n > 1 || wisp_config.PROGRESS != WISP_PROGRESS_OFF, wisp_p2p.threads);
     wisp_p2p.on = true;
     atomic_store(&rescuer_stop, false);
     if (n > 1)
@@ -1404,12 +1404,6 @@ void wisp_p2p_back_sent(struct wisp_p2p_msg *msg)
     route_move(msg, ROUTE(HANDED), WISP_P2P_ROUTE_SENT);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Senders that sent a batch (HANDING): their records sent are free again,
  * and the next batch is named. One that could name nothing stays HANDING
@@ -1417,7 +1411,7 @@ static uint64_t now_ns(void)
 static bool name_next_batches(void)
 {
     static uint64_t retry_at;
-    if (retry_at && now_ns() < retry_at)
+    if (retry_at && wisp_core_clock_ns() < retry_at)
         return false;
     retry_at = 0;
     bool moved = false;
@@ -1431,7 +1425,7 @@ static bool name_next_batches(void)
         if (name_batch(msg) || msg->route != WISP_P2P_ROUTE_BATCHED)
             moved = true;
         else
-            retry_at = now_ns() + 1000000u;
+            retry_at = wisp_core_clock_ns() + 1000000u;
     }
     return moved;
 }
@@ -1644,9 +1638,7 @@ static bool progress_local(void)
 static void call_rescuers(void)
 {
     static uint64_t last;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t now = wisp_core_clock_ns();
     if (now - last < CALL_EVERY_NS)
         return;
     last = now;

@@ -17,7 +17,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/account.h"
@@ -69,12 +68,6 @@ static void on_event(enum wisp_core_event event)
         wake(); /* a window's target side needs looks from now on */
 }
 
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
 
 /* What the thread last saw of the application. */
 struct seen {
@@ -135,7 +128,7 @@ static void *run(void *unused)
     struct seen seen = {0};
     long nap = pt.interval_ns;
     while (!atomic_load(&pt.stop)) {
-        long now = now_ns();
+        long now = (long)wisp_core_clock_ns();
         if (armed(&seen, now) && pt.adaptive && !app_computing()) {
             /* With MPI: asleep for a profile interval; a finalize cuts it
              * short. */
@@ -220,12 +213,11 @@ static void *start_here(void *arg)
 
 void wisp_progress_start(int thread_level)
 {
-    enum { OFF, THREAD, AUTO };
     int mpi_level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&mpi_level);
-    if (wisp_config.PROGRESS == OFF)
+    if (wisp_config.PROGRESS == WISP_PROGRESS_OFF)
         return;
-    pt.adaptive = wisp_config.PROGRESS == AUTO;
+    pt.adaptive = wisp_config.PROGRESS == WISP_PROGRESS_AUTO;
     if (mpi_level != MPI_THREAD_MULTIPLE) { /* every process has the same */
         if (wisp_core_log_rank == 0)
             wisp_log_error("no progress thread: the MPI gave no MPI_THREAD_MULTIPLE, which "

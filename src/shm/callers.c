@@ -34,7 +34,6 @@
 #include "core/config.h"
 #include "core/log.h"
 
-enum { HEAP_MPI_PRIVATE, HEAP_MPI_SHARED }; /* WISP_HEAP_MPI, as config.def lists them */
 enum { MAX_OBJECTS = 512, MAX_EDGES = 8192, MAX_RANGES = 256 };
 
 struct object {
@@ -178,7 +177,7 @@ static int object_of(const void *code)
 void wisp_shm_callers_init(void)
 {
     nobjects = nranges = 0;
-    if (wisp_config.HEAP_MPI == HEAP_MPI_SHARED)
+    if (wisp_config.HEAP_MPI == WISP_HEAP_MPI_SHARED)
         return;
     dl_iterate_phdr(collect, NULL);
     /* The MPI's PMPI_Init: the next after libwisp, which exports one too. */

@@ -44,7 +44,6 @@
 #include "shm/callers.h"
 #include "shm/segment.h"
 
-enum { HEAP_NUMA_LOCAL, HEAP_NUMA_INTERLEAVE }; /* WISP_HEAP_NUMA, as config.def lists them */
 enum {
     MAX_NUMA_NODES = 1024,   /* bits of the node masks given to the kernel */
     HEAP_ALIGN = 2 << 20,    /* partitions start on huge-page boundaries */
@@ -125,7 +124,7 @@ static int commit_pages(char *start, size_t size)
 /* The NUMA nodes to interleave over: those this process may allocate from. */
 static void interleave_init(void)
 {
-    if (wisp_config.HEAP_NUMA != HEAP_NUMA_INTERLEAVE)
+    if (wisp_config.HEAP_NUMA != WISP_HEAP_NUMA_INTERLEAVE)
         return;
     if (syscall(SYS_get_mempolicy, NULL, interleave_nodes, (unsigned long)MAX_NUMA_NODES, NULL,
                 MPOL_F_MEMS_ALLOWED)) {
