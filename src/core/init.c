@@ -71,7 +71,8 @@ static int level_for_application(int required, bool *nonblocking_collectives)
 {
     bool ult_level = required == WISP_THREAD_ULT;
     *nonblocking_collectives =
-        wisp_config.ULT_COLLECTIVES == WISP_ULT_COLLECTIVES_ON || (wisp_config.ULT_COLLECTIVES == WISP_ULT_COLLECTIVES_AUTO && ult_level);
+        wisp_config.ULT_COLLECTIVES == WISP_ULT_COLLECTIVES_ON ||
+        (wisp_config.ULT_COLLECTIVES == WISP_ULT_COLLECTIVES_AUTO && ult_level);
     if (ult_level)
         return MPI_THREAD_SERIALIZED;
     return required < 0 ? MPI_THREAD_SINGLE : required;
@@ -108,9 +109,9 @@ static void choose_mpi_level(struct levels *l)
     snprintf(l->off, sizeof l->off, "%s%s%s: %s, which %s%s%s would need",
              progress ? "no progress thread" : "", progress && l->streams ? " and " : "",
              l->streams ? "user-level threads on one kernel thread" : "", why,
-             !progress                               ? ""
+             !progress                                    ? ""
              : wisp_config.PROGRESS == WISP_PROGRESS_AUTO ? "WISP_PROGRESS=auto"
-                                                     : "WISP_PROGRESS=thread",
+                                                          : "WISP_PROGRESS=thread",
              progress && l->streams ? " and " : "", l->streams ? "WISP_ULT_THREADS>1" : "");
     wisp_config.PROGRESS = WISP_PROGRESS_OFF;
     if (l->streams)

@@ -34,7 +34,6 @@ struct rank_record {
 
 static uint64_t start_ns;
 
-
 void wisp_core_stats_start(void)
 {
     start_ns = wisp_core_clock_ns();

@@ -135,7 +135,7 @@ void wisp_ghost_place(int ghost, const int *numa, int users, int ghosts)
     if (wisp_config.GHOST_BIND != WISP_GHOST_BIND_NONE) {
         if (target && !hwloc_set_cpubind(topo, target, HWLOC_CPUBIND_PROCESS))
             how = wisp_config.GHOST_BIND == WISP_GHOST_BIND_CORE ? "bound to one of its cores"
-                                                      : "bound to its cores";
+                                                                 : "bound to its cores";
         else
             how = "not bound: hwloc could not bind it";
     }

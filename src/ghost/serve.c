@@ -64,7 +64,6 @@ static struct served *served;
 static int ghost_index;
 static uint32_t seen_seq;
 
-
 static bool command_pending(void *ctx)
 {
     (void)ctx;

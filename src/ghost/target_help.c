@@ -28,7 +28,8 @@ static char because[160] = "";
 
 bool wisp_ghost_windows_served(void)
 {
-    return wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_ON || (wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_AUTO && target_helps);
+    return wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_ON ||
+           (wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_AUTO && target_helps);
 }
 
 const char *wisp_ghost_windows_because(void)

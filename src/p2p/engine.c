@@ -1404,7 +1404,6 @@ void wisp_p2p_back_sent(struct wisp_p2p_msg *msg)
     route_move(msg, ROUTE(HANDED), WISP_P2P_ROUTE_SENT);
 }
 
-
 /* Senders that sent a batch (HANDING): their records sent are free again,
  * and the next batch is named. One that could name nothing stays HANDING
  * and is tried again a millisecond later (its pipe busy). */

@@ -68,7 +68,6 @@ static void on_event(enum wisp_core_event event)
         wake(); /* a window's target side needs looks from now on */
 }
 
-
 /* What the thread last saw of the application. */
 struct seen {
     unsigned ends; /* the application's count of waits and tests */
