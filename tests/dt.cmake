@@ -6,10 +6,12 @@ foreach(seed 1 2)
   wisp_add_mpi_test(dt_random NP 1 SUFFIX .seed${seed} ARGS ${seed})
 endforeach()
 file(GLOB wisp_dt_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/dt/*.c")
+# and of the idle-thread team it uses, without its component (never started)
+list(APPEND wisp_dt_sources "${PROJECT_SOURCE_DIR}/src/team/team.c" "${PROJECT_SOURCE_DIR}/src/team/ompt.c")
 target_sources(t_dt_random PRIVATE ${wisp_dt_sources})
 target_include_directories(t_dt_random PRIVATE "${PROJECT_SOURCE_DIR}/src")
 
-# Idle threads inside a parallel region (src/dt/ompt.c): the program is
+# Idle threads inside a parallel region (src/team/ompt.c): the program is
 # compiled with -fopenmp but linked against LLVM's libomp, whose OMPT lets
 # wisp park threads waiting at a barrier; 2 threads, one process. `help`:
 # parked threads must do part of the packs (and WISP_VERBOSE=1 says OMPT is
@@ -58,7 +60,7 @@ else()
   message(STATUS "libomp not found (Debian: libomp-dev): no test of idle threads inside regions")
 endif()
 
-# src/dt/ompt.h against the runtime's omp-tools.h, where one is installed.
+# src/team/ompt.h against the runtime's omp-tools.h, where one is installed.
 file(GLOB wisp_omp_tools_h /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h)
 if(wisp_omp_tools_h)
   list(GET wisp_omp_tools_h 0 wisp_omp_tools_h)
@@ -69,7 +71,7 @@ if(wisp_omp_tools_h)
   target_compile_definitions(unit_ompt_abi_theirs PRIVATE WISP_OMP_TOOLS_H)
   target_include_directories(unit_ompt_abi_theirs PRIVATE "${wisp_omp_tools_dir}")
   add_test(NAME unit.ompt_abi
-           COMMAND bash -c [[diff <("$1") <("$2") && echo "ok: src/dt/ompt.h matches $3"]]
+           COMMAND bash -c [[diff <("$1") <("$2") && echo "ok: src/team/ompt.h matches $3"]]
                    -- $<TARGET_FILE:unit_ompt_abi_ours> $<TARGET_FILE:unit_ompt_abi_theirs>
                    "${wisp_omp_tools_h}")
   set_tests_properties(unit.ompt_abi PROPERTIES LABELS "${WISP_MPI};unit" TIMEOUT 30)

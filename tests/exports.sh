@@ -3,7 +3,7 @@
 # what wisp defines (the MPI_* wrappers, the PMPI_* entries that profiling
 # tools call, wisp.h's wisp_* functions, the malloc family that serves from
 # the shared heap, ucp_worker_progress for the ghosts, ompt_start_tool for
-# the datatype engine's idle threads (src/dt/ompt.c), the Fortran entry
+# the datatype engine's idle threads (src/team/ompt.c), the Fortran entry
 # points), nothing of the jemalloc linked into it; every Fortran entry point
 # (ompi_x_f, mpi_x_, mpi_x__, mpi_x, MPI_X, mpi_x_f08_) is a symbol that the
 # MPI's own Fortran libraries export, so that wisp interposes theirs and

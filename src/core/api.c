@@ -1,9 +1,9 @@
 /* The public queries of include/wisp.h, answered from the topology. */
 #include "wisp.h"
 
+#include "core/component.h"
 #include "core/stats.h"
 #include "core/topo.h"
-#include "dt/dt.h"
 #include <stddef.h>
 #include <string.h>
 
@@ -94,12 +94,5 @@ unsigned long long wisp_shm_counter(const char *name)
 
 unsigned long long wisp_dt_counter(const char *name)
 {
-    static const struct counter counters[] = {
-        {"shared_inside", offsetof(struct wisp_dt_team_counts, shared)},
-        {"parked_ranges", offsetof(struct wisp_dt_team_counts, ranges)},
-        {"parked_bytes", offsetof(struct wisp_dt_team_counts, bytes)},
-    };
-    struct wisp_dt_team_counts c;
-    wisp_dt_team_counts(&c);
-    return counter_of(counters, sizeof counters / sizeof counters[0], &c, name);
+    return wisp_core_component_counter("team", name);
 }

@@ -12,9 +12,9 @@
 
 #include "core/clock.h"
 #include "core/account.h"
+#include "core/component.h"
 #include "core/config.h"
 #include "core/log.h"
-#include "dt/dt.h"
 
 struct wisp_stats_shm wisp_stats_shm;
 _Atomic uint64_t wisp_stats_heap_mpi;
@@ -27,9 +27,11 @@ struct rank_record {
         int32_t id; /* -1: empty */
         uint64_t calls, ns;
     } top[TOP];
-    struct wisp_stats_shm shm;       /* what came in through shared memory */
-    struct wisp_dt_team_counts team; /* packs shared inside parallel regions */
-    uint64_t heap_mpi;               /* the MPI's allocations left to glibc */
+    struct wisp_stats_shm shm; /* what came in through shared memory */
+    struct {
+        uint64_t shared, ranges, bytes;
+    } team;            /* packs shared inside parallel regions (the idle-thread team) */
+    uint64_t heap_mpi; /* the MPI's allocations left to glibc */
 };
 
 static uint64_t start_ns;
@@ -46,7 +48,9 @@ static void condense(struct rank_record *r)
     *r = (struct rank_record){.wall_ns = wisp_core_clock_ns() - start_ns,
                               .shm = wisp_stats_shm,
                               .heap_mpi = atomic_load(&wisp_stats_heap_mpi)};
-    wisp_dt_team_counts(&r->team);
+    r->team.shared = wisp_core_component_counter("team", "shared_inside");
+    r->team.ranges = wisp_core_component_counter("team", "parked_ranges");
+    r->team.bytes = wisp_core_component_counter("team", "parked_bytes");
     for (int t = 0; t < TOP; t++)
         r->top[t].id = -1;
     for (int id = 0; id < WISP_FN_COUNT; id++) {

@@ -170,51 +170,7 @@ size_t wisp_dt_layout_copy(const void *src, MPI_Count scount, const wisp_dt_desc
 size_t wisp_dt_layout_iov(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc,
                           size_t first, size_t len, struct iovec *iov, int max, int *n);
 
-/* ---- idle threads (team.c, ompt.c) ----
- * The application's OpenMP threads share an operation: the pool, while its
- * main thread is outside a parallel region (team.c); inside a region, the
- * threads of the caller's region that wait at a barrier (ompt.c, libomp). */
-
-/* Find the OpenMP runtime the program loaded; `want` threads in a team (0:
- * the runtime's omp_get_max_threads, but no more than `share`, the cores
- * of the machine per process, where known; 1: never), each with `min`
- * units of work at least (wisp_dt_team_run). Never more than the cores the
- * process may run on. Returns
- * the team's size (1: no team); *runtime names the runtime found
- * ("libgomp", "libomp") or NULL. Call once, from the thread that
- * initialized MPI: its pool is the one used. */
-int wisp_dt_team_init(int want, int share, uint64_t min, const char **runtime);
-
-/* A function of a byte range of a stream. */
-typedef void wisp_dt_range_fn(void *arg, size_t first, size_t len);
-
-/* fn over [first, first + len), which lies in `runs` runs of memory:
- * split among a team when it may, else at once. The work is counted in
- * units, a byte each and WISP_DT_RUN_UNITS a run, and the team has at
- * most one thread per `min` units (wisp_dt_team_init): a team costs every thread it
- * starts (16 threads made a 512 KiB face of contiguous rows 2.9x slower),
- * and runs of a few bytes cost far more than their bytes. */
-enum { WISP_DT_RUN_UNITS = 128 };
-void wisp_dt_team_run(size_t first, size_t len, double runs, wisp_dt_range_fn *fn, void *arg);
-
-/* Inside a parallel region: fn over [first, first + len) shared with the
- * threads of the caller's innermost region parked at a barrier, if any
- * (false: none, or the runtime has no OMPT; the caller does it alone). */
-bool wisp_dt_ompt_share(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg);
-
-/* Let regions begun from now park their threads at barriers, for jobs of
- * `most` threads at most (the poster too); below 2, never. */
-void wisp_dt_ompt_enable(int most);
-
-/* NULL when wisp's OMPT tool runs in the process's OpenMP runtime, else why not. */
-const char *wisp_dt_ompt_why_not(void);
-
-/* What the team did: operations shared inside regions, and the ranges and
- * bytes that parked threads did of them (WISP_STATS, wisp_dt_counter). */
-struct wisp_dt_team_counts {
-    uint64_t shared, ranges, bytes;
-};
-void wisp_dt_team_counts(struct wisp_dt_team_counts *counts);
+/* ---- shared by the idle-thread team (shared.c, src/team) ---- */
 
 /* wisp_dt_layout_pack, _unpack and _copy, shared among a team when they may be. */
 size_t wisp_dt_team_pack(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc, size_t first,

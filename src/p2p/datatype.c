@@ -16,9 +16,6 @@
 
 #include <string.h>
 
-#include "core/config.h"
-#include "core/log.h"
-#include "core/topo.h"
 #include "dt/dt.h"
 
 enum { CACHE = 64 };
@@ -133,39 +130,6 @@ void wisp_p2p_type_init(void)
 {
     PMPI_Comm_dup(MPI_COMM_SELF, &probe_comm);
     PMPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
-    const char *runtime;
-    int share = 0; /* unknown */
-    if (wisp_topo.machine_procs > 0)
-        share = wisp_topo.machine_cores > wisp_topo.machine_procs
-                    ? wisp_topo.machine_cores / wisp_topo.machine_procs
-                    : 1;
-    int team = wisp_dt_team_init((int)wisp_config.DT_THREADS, share,
-                                 (uint64_t)wisp_config.DT_THREADS_MIN, &runtime);
-    int level = wisp_topo.node_rank == 0 ? 1 : 2; /* level 1: the node's leader speaks */
-    if (team > 1 && share > 0 && team > share)
-        wisp_log(level,
-                 "datatype engine: WISP_DT_THREADS=%d is more than this process's share of the "
-                 "machine's cores (%d): its threads take turns with the other processes' (auto "
-                 "would take %d)",
-                 team, share, share);
-    const char *inside = wisp_dt_ompt_why_not();
-    if (team > 1 && !inside)
-        wisp_log(level,
-                 "datatype engine: %d threads of %s's pool share packs, one per %lld bytes of "
-                 "work, outside parallel regions, and inside them threads waiting at a "
-                 "barrier (OMPT)",
-                 team, runtime, (long long)wisp_config.DT_THREADS_MIN);
-    else if (team > 1)
-        wisp_log(level,
-                 "datatype engine: %d threads of %s's pool share packs, one per %lld bytes of "
-                 "work, outside parallel regions only (%s)",
-                 team, runtime, (long long)wisp_config.DT_THREADS_MIN,
-                 !strcmp(runtime, "libgomp") ? "libgomp has no OMPT to find idle threads inside"
-                                             : inside);
-    else if (wisp_config.DT_THREADS != 1)
-        wisp_log(level, "datatype engine: %s: packs on the calling thread alone",
-                 runtime ? "one OpenMP thread, or one core per process"
-                         : "no OpenMP runtime in the process");
     null_type_empty =
         PMPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 0, probe_comm) == MPI_SUCCESS;
 }
@@ -197,7 +161,6 @@ int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, boo
 
 void wisp_p2p_type_fini(void)
 {
-    wisp_dt_ompt_enable(1); /* no thread parks at barriers after MPI_Finalize */
     if (probe_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&probe_comm);
 }

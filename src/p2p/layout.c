@@ -7,11 +7,13 @@
  * message, so the receiver copies from layout to layout at once. Out of
  * another process's private memory (cross-memory attach) the kernel scatters
  * the bytes into the layout's pieces itself. A large copy is shared among
- * idle threads (wisp_dt_team_run), contiguous ones too.
+ * idle threads (wisp_team_run), contiguous ones too.
  */
 #include "p2p/p2p.h"
 
 #include <string.h>
+
+#include "team/team.h"
 
 enum { PIECES = 128 }; /* iovecs per process_vm_readv: 2 KiB of stack */
 
@@ -29,7 +31,7 @@ static void copy_range(void *arg, size_t first, size_t len)
 void wisp_p2p_copy(char *dst, const char *src, uint64_t n)
 {
     struct span s = {dst, src};
-    wisp_dt_team_run(0, n, 1, copy_range, &s);
+    wisp_team_run(0, n, 1, copy_range, &s);
 }
 
 void wisp_p2p_recv_put(struct wisp_p2p_req *req, uint64_t at, const void *src, uint64_t n)

@@ -1,5 +1,5 @@
 /*
- * Idle OpenMP threads inside a parallel region (src/dt/ompt.c): compiled
+ * Idle OpenMP threads inside a parallel region (src/team/ompt.c): compiled
  * with -fopenmp, linked against LLVM's libomp (OMPT), 2 threads. Thread 0
  * packs and unpacks a Y face of a 128^3 grid (128 KiB, 128 runs) while
  * thread 1 waits at a barrier, every byte checked against a plain loop;

@@ -6,8 +6,8 @@
  * and use it again only for the same member list; a window over the
  * reversed world must get its own, or its ranks would name the wrong
  * processes where operations go to the target itself (WISP_ASYNC=off or
- * auto: with a ghost in between only the ghosts' ranks count). Each round creates the windows in one order, puts each
- * process's tag into its right neighbour's memory in every window (passive
+ * auto: with a ghost in between only the ghosts' ranks count). Each round creates the windows in
+ * one order, puts each process's tag into its right neighbour's memory in every window (passive
  * target), checks what arrived and what a get reads back, and frees them
  * in another order.
  *

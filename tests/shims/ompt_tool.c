@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dt/ompt.h" /* the specification's declarations, as wisp's */
+#include "team/ompt.h" /* the specification's declarations, as wisp's */
 
 #define EXPORT __attribute__((visibility("default"))) /* the build hides by default */
 

@@ -1,5 +1,5 @@
 /*
- * src/dt/ompt.h declares the few OMPT types and values wisp uses, written
+ * src/team/ompt.h declares the few OMPT types and values wisp uses, written
  * from the OpenMP specification so that wisp builds without omp-tools.h.
  * Compiled twice, against our header and against the runtime's omp-tools.h
  * (-DWISP_OMP_TOOLS_H): both programs must print the same values and sizes.
@@ -7,7 +7,7 @@
 #ifdef WISP_OMP_TOOLS_H
 #include <omp-tools.h>
 #else
-#include "dt/ompt.h"
+#include "team/ompt.h"
 #endif
 #include <stddef.h>
 #include <stdio.h>

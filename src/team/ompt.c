@@ -6,7 +6,8 @@
  * registers callbacks that see each region begin and end, each thread's
  * implicit task, explicit tasks, and each thread that begins to wait at a
  * barrier. Such a thread parks in the callback, before it enters the
- * runtime's barrier: it sleeps on a futex (after polling 50 us) until another
+ * runtime's barrier: it sleeps on a futex (after polling as long as the
+ * runtime's own waiter would spin, its blocktime: below) until another
  * thread of its region posts a job, whose chunks it then takes, or until
  * the last thread of the team arrives at the barrier and lets every parked
  * thread go on into it. Parking never changes what the barrier does: it
@@ -19,13 +20,13 @@
  *   runtime's barrier would run (undeferred ones count too: one too many
  *   only stops parking a moment, one too few could starve a barrier);
  * - each region has its own state (parallel_data->ptr), made only while
- *   the team is enabled (wisp_dt_ompt_enable, at MPI_Init); a region begun
+ *   the team is enabled (wisp_team_ompt_enable, at MPI_Init); a region begun
  *   before has none and is left alone; a nested region is a region;
  * - a cancelled region never parks again (threads may skip a barrier);
  * - a thread parks at most PARK_MAX_NS (1 s): a barrier that does not
  *   count its threads as wisp assumes costs time, never a hang.
  */
-#include "dt/ompt.h"
+#include "team/ompt.h"
 
 #include <assert.h>
 #include <dlfcn.h>
@@ -36,7 +37,7 @@
 #include "core/clock.h"
 #include "core/export.h"
 #include "core/futex.h"
-#include "dt/dt.h"
+#include "team/team.h"
 
 enum {
     CHUNK_ALIGN = 64,   /* chunks start on cache lines of the stream */
@@ -77,7 +78,7 @@ struct region {
     _Atomic int helpers;         /* parked threads inside the job */
     _Atomic uint32_t done_bell;  /* futex: the poster waits for helpers on it */
     int most;                    /* helpers a job takes at most */
-    wisp_dt_range_fn *fn;
+    wisp_team_range_fn *fn;
     void *arg;
     size_t first, len, chunk, nchunks;
     alignas(64) _Atomic size_t next; /* next chunk to take */
@@ -220,7 +221,7 @@ static void park(struct region *r)
 
 /* ---- a poster ---- */
 
-bool wisp_dt_ompt_share(size_t first, size_t len, wisp_dt_range_fn *fn, void *arg)
+bool wisp_team_ompt_share(size_t first, size_t len, wisp_team_range_fn *fn, void *arg)
 {
     ompt_data_t *data = NULL;
     int size = 0;
@@ -429,7 +430,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
     return &ours;
 }
 
-void wisp_dt_ompt_enable(int most)
+void wisp_team_ompt_enable(int most)
 {
     int (*blocktime_ms)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "kmp_get_blocktime");
     if (blocktime_ms && most > 1) {
@@ -445,12 +446,12 @@ void wisp_dt_ompt_enable(int most)
     atomic_store(&tool.enabled, most > 1);
 }
 
-const char *wisp_dt_ompt_why_not(void)
+const char *wisp_team_ompt_why_not(void)
 {
     return tool.active && atomic_load(&tool.enabled) ? NULL : tool.why_not;
 }
 
-void wisp_dt_team_counts(struct wisp_dt_team_counts *c)
+void wisp_team_ompt_counts(struct wisp_team_ompt_counts *c)
 {
     c->shared = atomic_load(&count_shared);
     c->ranges = atomic_load(&count_ranges);

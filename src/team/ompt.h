@@ -5,8 +5,8 @@
  * it only with libomp-dev, in a versioned clang folder). Names, values and
  * signatures are the specification's; only what wisp registers is here.
  */
-#ifndef WISP_DT_OMPT_H
-#define WISP_DT_OMPT_H
+#ifndef WISP_TEAM_OMPT_H
+#define WISP_TEAM_OMPT_H
 
 #include <stdint.h>
 

@@ -10,11 +10,11 @@
  *   at a barrier, parked there by wisp's OMPT tool (ompt.c, libomp only;
  *   libgomp has no OMPT), take chunks as they come.
  * Without a runtime, with one core to run on, for less work than two
- * threads' minimum (wisp_dt_team_run), or inside a region where no thread
+ * threads' minimum (wisp_team_run), or inside a region where no thread
  * is parked, the calling thread does it alone; outside a region the team
  * has one thread per minimum of work, up to the pool's size.
  */
-#include "dt/dt.h"
+#include "team/team.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -32,7 +32,7 @@ static struct {
     pthread_t owner;
 } pool;
 
-int wisp_dt_team_init(int want, int share, uint64_t min, const char **runtime)
+int wisp_team_init(int want, int share, uint64_t min, const char **runtime)
 {
     *runtime = NULL;
     pool.threads = 1;
@@ -61,12 +61,12 @@ int wisp_dt_team_init(int want, int share, uint64_t min, const char **runtime)
     cpu_set_t cores;
     if (sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_COUNT(&cores) < pool.threads)
         pool.threads = CPU_COUNT(&cores);
-    wisp_dt_ompt_enable(pool.threads);
+    wisp_team_ompt_enable(pool.threads);
     return pool.threads;
 }
 
 struct job {
-    wisp_dt_range_fn *fn;
+    wisp_team_range_fn *fn;
     void *arg;
     size_t first, len;
 };
@@ -81,9 +81,9 @@ static void member(void *data)
         j->fn(j->arg, j->first + at, j->len - at < part ? j->len - at : part);
 }
 
-void wisp_dt_team_run(size_t first, size_t len, double runs, wisp_dt_range_fn *fn, void *arg)
+void wisp_team_run(size_t first, size_t len, double runs, wisp_team_range_fn *fn, void *arg)
 {
-    double units = (double)len + runs * WISP_DT_RUN_UNITS;
+    double units = (double)len + runs * WISP_TEAM_RUN_UNITS;
     double worth = pool.min ? units / (double)pool.min : pool.threads;
     unsigned threads = worth < pool.threads ? (unsigned)worth : (unsigned)pool.threads;
     if (threads < 2 || len < 2 * SPLIT_ALIGN) {
@@ -96,80 +96,7 @@ void wisp_dt_team_run(size_t first, size_t len, double runs, wisp_dt_range_fn *f
     if (pthread_equal(pthread_self(), pool.owner) && !pool.in_parallel()) {
         struct job j = {fn, arg, first, len};
         pool.parallel(member, &j, threads, 0);
-    } else if (!wisp_dt_ompt_share(first, len, fn, arg)) {
+    } else if (!wisp_team_ompt_share(first, len, fn, arg)) {
         fn(arg, first, len);
     }
-}
-
-/* The engine's operations as ranges a team shares. */
-struct layout_op {
-    const void *src;
-    MPI_Count scount;
-    const wisp_dt_desc_t *sdesc;
-    void *dst;
-    MPI_Count dcount;
-    const wisp_dt_desc_t *ddesc;
-    size_t base; /* the contiguous side's offset for the caller's range start */
-};
-
-static void pack_range(void *arg, size_t first, size_t len)
-{
-    const struct layout_op *op = arg;
-    wisp_dt_layout_pack(op->src, op->scount, op->sdesc, first, len,
-                        (char *)op->dst + (first - op->base));
-}
-
-static void unpack_range(void *arg, size_t first, size_t len)
-{
-    const struct layout_op *op = arg;
-    wisp_dt_layout_unpack((const char *)op->src + (first - op->base), first, len, op->dst,
-                          op->dcount, op->ddesc);
-}
-
-static void copy_range(void *arg, size_t first, size_t len)
-{
-    const struct layout_op *op = arg;
-    wisp_dt_layout_copy(op->src, op->scount, op->sdesc, op->dst, op->dcount, op->ddesc, first, len);
-}
-
-/* The bytes of [first, first + len) the stream of `count` elements holds. */
-static size_t clip(MPI_Count count, const wisp_dt_desc_t *desc, size_t first, size_t len)
-{
-    uint64_t all = count > 0 ? (uint64_t)count * desc->size : 0;
-    return first >= all ? 0 : all - first < len ? (size_t)(all - first) : len;
-}
-
-/* The runs of memory `len` bytes of the stream of `desc` lie in. */
-static double runs_of(const wisp_dt_desc_t *desc, size_t len)
-{
-    return desc->size ? desc->segments * (double)len / (double)desc->size : 1;
-}
-
-size_t wisp_dt_team_pack(const void *buf, MPI_Count count, const wisp_dt_desc_t *desc, size_t first,
-                         size_t len, void *out)
-{
-    len = clip(count, desc, first, len);
-    struct layout_op op = {.src = buf, .scount = count, .sdesc = desc, .dst = out, .base = first};
-    wisp_dt_team_run(first, len, runs_of(desc, len), pack_range, &op);
-    return len;
-}
-
-size_t wisp_dt_team_unpack(const void *in, size_t first, size_t len, void *buf, MPI_Count count,
-                           const wisp_dt_desc_t *desc)
-{
-    len = clip(count, desc, first, len);
-    struct layout_op op = {.src = in, .dst = buf, .dcount = count, .ddesc = desc, .base = first};
-    wisp_dt_team_run(first, len, runs_of(desc, len), unpack_range, &op);
-    return len;
-}
-
-size_t wisp_dt_team_copy(const void *src, MPI_Count scount, const wisp_dt_desc_t *sdesc, void *dst,
-                         MPI_Count dcount, const wisp_dt_desc_t *ddesc, size_t first, size_t len)
-{
-    size_t s = clip(scount, sdesc, first, len), d = clip(dcount, ddesc, first, len);
-    len = s < d ? s : d;
-    struct layout_op op = {
-        .src = src, .scount = scount, .sdesc = sdesc, .dst = dst, .dcount = dcount, .ddesc = ddesc};
-    wisp_dt_team_run(first, len, runs_of(sdesc, len) + runs_of(ddesc, len), copy_range, &op);
-    return len;
 }
