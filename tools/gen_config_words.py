@@ -3,7 +3,7 @@
 
 Each WORD variable of src/core/config.def holds the index of the word the
 user gave in its field of wisp_config; this writes, for each, an enum of its
-words in the table's order (WISP_<NAME>_<WORD>), so that the code names the
+words in the table's order (enum wisp_config_<name>, WISP_<NAME>_<WORD>), so that the code names the
 words the table lists and no list is copied by hand.
 
 Usage: gen_config_words.py [--check] OUTDIR
@@ -30,7 +30,7 @@ def header(table):
            ""]
     for name, words in ENTRY.findall(table):
         items = ", ".join(f"WISP_{name}_{w.upper()}" for w in words.split("|"))
-        out.append(f"enum wisp_{name.lower()} {{ {items} }}; /* WISP_{name} */")
+        out.append(f"enum wisp_config_{name.lower()} {{ {items} }}; /* WISP_{name} */")
     out += ["", "#endif", ""]
     return "\n".join(out)
 

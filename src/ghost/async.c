@@ -65,7 +65,8 @@ void wisp_ghost_async_start(void)
     wisp_ghost_profile_start();
 }
 
-enum wisp_async wisp_ghost_async_mode(MPI_Info info, enum wisp_async fallback, bool say)
+enum wisp_config_async wisp_ghost_async_mode(MPI_Info info, enum wisp_config_async fallback,
+                                             bool say)
 {
     char value[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
@@ -74,7 +75,7 @@ enum wisp_async wisp_ghost_async_mode(MPI_Info info, enum wisp_async fallback, b
         return fallback;
     for (int m = 0; m < 3; m++)
         if (strcasecmp(value, mode_words[m]) == 0)
-            return (enum wisp_async)m;
+            return (enum wisp_config_async)m;
     if (say)
         wisp_log(1, "window info async_config='%s' is not understood (auto, on or off): ignored",
                  value);

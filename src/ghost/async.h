@@ -22,9 +22,10 @@
 #pragma GCC visibility push(hidden)
 
 /* The mode `info` gives with async_config (the words of WISP_ASYNC, enum
- * wisp_async), else `fallback`; a value that is not understood keeps
+ * wisp_config_async), else `fallback`; a value that is not understood keeps
  * `fallback` and is said once when `say`. */
-enum wisp_async wisp_ghost_async_mode(MPI_Info info, enum wisp_async fallback, bool say);
+enum wisp_config_async wisp_ghost_async_mode(MPI_Info info, enum wisp_config_async fallback,
+                                             bool say);
 
 /* What this process tells the others at a safe point (an int, allgathered). */
 int wisp_ghost_async_wish(const struct wisp_ghost_win *w);

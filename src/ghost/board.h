@@ -85,6 +85,16 @@ void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg);
 /* In a ghost: serve commands until the application finalizes; never returns. */
 _Noreturn void wisp_ghost_serve(int ghost);
 
+/* What node rank 0 broadcasts on wisp_ghost_node.all after posting
+ * WISP_GHOST_CMD_WIN_CREATE; the member list (nmembers ints) follows. */
+struct wisp_ghost_create_msg {
+    uint32_t serial;
+    int32_t nmembers;
+    int32_t nwins;
+    int32_t heap; /* the ghosts expose the node's shared heap, not a new segment */
+    uint64_t seglen;
+};
+
 #pragma GCC visibility pop
 
 #endif

@@ -16,14 +16,6 @@
 
 #include "ghost/async.h"
 #include "ghost/board.h"
-#include "wisp_have.h" /* WISP_HAVE_MPI_*_c */
-
-int wisp_ghost_win_error(struct wisp_ghost_win *w, int rc)
-{
-    if (rc != MPI_SUCCESS)
-        PMPI_Win_call_errhandler(w->win, rc);
-    return rc;
-}
 
 int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin)
 {
@@ -44,75 +36,6 @@ int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin)
     default:
         return MPI_ERR_RMA_SYNC;
     }
-}
-
-#if defined(WISP_HAVE_MPI_Put_c) && defined(WISP_HAVE_MPI_Rput_c) &&                               \
-    defined(WISP_HAVE_MPI_Get_c) && defined(WISP_HAVE_MPI_Rget_c) &&                               \
-    defined(WISP_HAVE_MPI_Accumulate_c) && defined(WISP_HAVE_MPI_Raccumulate_c) &&                 \
-    defined(WISP_HAVE_MPI_Get_accumulate_c) && defined(WISP_HAVE_MPI_Rget_accumulate_c)
-static int issue_large(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI_Win win)
-{
-    MPI_Request *r = o->request;
-    switch (o->kind) {
-    case WISP_GHOST_PUT:
-        return r ? PMPI_Rput_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount, o->ttype, win,
-                               r)
-                 : PMPI_Put_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount, o->ttype, win);
-    case WISP_GHOST_GET:
-        return r ? PMPI_Rget_c((void *)o->origin, o->ocount, o->otype, rank, disp, o->tcount,
-                               o->ttype, win, r)
-                 : PMPI_Get_c((void *)o->origin, o->ocount, o->otype, rank, disp, o->tcount,
-                              o->ttype, win);
-    case WISP_GHOST_ACC:
-        return r ? PMPI_Raccumulate_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount,
-                                      o->ttype, o->op, win, r)
-                 : PMPI_Accumulate_c(o->origin, o->ocount, o->otype, rank, disp, o->tcount,
-                                     o->ttype, o->op, win);
-    case WISP_GHOST_GET_ACC:
-        return r ? PMPI_Rget_accumulate_c(o->origin, o->ocount, o->otype, o->result, o->rcount,
-                                          o->rtype, rank, disp, o->tcount, o->ttype, o->op, win, r)
-                 : PMPI_Get_accumulate_c(o->origin, o->ocount, o->otype, o->result, o->rcount,
-                                         o->rtype, rank, disp, o->tcount, o->ttype, o->op, win);
-    default:
-        return MPI_ERR_INTERN;
-    }
-}
-#else
-static int issue_large(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI_Win win)
-{
-    (void)o, (void)rank, (void)disp, (void)win;
-    return MPI_ERR_INTERN; /* no _c forms in this MPI: never called */
-}
-#endif
-
-int wisp_ghost_issue(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI_Win win)
-{
-    if (o->large)
-        return issue_large(o, rank, disp, win);
-    MPI_Request *r = o->request;
-    int oc = (int)o->ocount, tc = (int)o->tcount, rc = (int)o->rcount;
-    switch (o->kind) {
-    case WISP_GHOST_PUT:
-        return r ? PMPI_Rput(o->origin, oc, o->otype, rank, disp, tc, o->ttype, win, r)
-                 : PMPI_Put(o->origin, oc, o->otype, rank, disp, tc, o->ttype, win);
-    case WISP_GHOST_GET:
-        return r ? PMPI_Rget((void *)o->origin, oc, o->otype, rank, disp, tc, o->ttype, win, r)
-                 : PMPI_Get((void *)o->origin, oc, o->otype, rank, disp, tc, o->ttype, win);
-    case WISP_GHOST_ACC:
-        return r ? PMPI_Raccumulate(o->origin, oc, o->otype, rank, disp, tc, o->ttype, o->op, win,
-                                    r)
-                 : PMPI_Accumulate(o->origin, oc, o->otype, rank, disp, tc, o->ttype, o->op, win);
-    case WISP_GHOST_GET_ACC:
-        return r ? PMPI_Rget_accumulate(o->origin, oc, o->otype, o->result, rc, o->rtype, rank,
-                                        disp, tc, o->ttype, o->op, win, r)
-                 : PMPI_Get_accumulate(o->origin, oc, o->otype, o->result, rc, o->rtype, rank, disp,
-                                       tc, o->ttype, o->op, win);
-    case WISP_GHOST_FOP:
-        return PMPI_Fetch_and_op(o->origin, o->result, o->ttype, rank, disp, o->op, win);
-    case WISP_GHOST_CAS:
-        return PMPI_Compare_and_swap(o->origin, o->compare, o->result, o->ttype, rank, disp, win);
-    }
-    return MPI_ERR_INTERN;
 }
 
 /* A Get_accumulate that Open MPI must get element by element (getacc_split.c);

@@ -39,7 +39,7 @@
 #include "ghost/board.h"
 #include "ghost/icomm.h"
 #include "ghost/profile.h"
-#include "ghost/win.h"
+#include "ghost/segment.h"
 #include "shm/heap.h"
 
 enum {

@@ -12,14 +12,10 @@
  */
 #include "ghost/win.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "core/config.h"
 #include "core/log.h"
@@ -28,7 +24,6 @@
 #include "ghost/hints.h"
 #include "ghost/icomm.h"
 #include "shm/heap.h"
-#include "shm/segment.h"
 
 enum { ALIGN = 64 };
 
@@ -80,37 +75,6 @@ static void remove_served(struct wisp_ghost_win *w)
         atomic_fetch_sub_explicit(&wisp_ghost_nserved, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&served_lock);
-}
-
-bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, size_t mine,
-                            size_t mine_len, bool ok)
-{
-    seg->base = NULL;
-    seg->len = len;
-    int fd = wisp_shm_segment_open(wisp_ghost_node.all, "win", len);
-    if (fd < 0)
-        return false;
-    /* Commit the memory now: a full /dev/shm fails here, not with SIGBUS at
-     * first touch. Each process commits its own part, so that its pages come
-     * from its NUMA node as a first touch would place them; the node's first
-     * process also commits the hidden bytes that only ghosts touch. */
-    if (ok && wisp_ghost_node.all_rank == 0)
-        ok = wisp_shm_segment_commit(fd, 0, WISP_GHOST_HIDDEN, "ghost-served window");
-    if (ok && mine_len)
-        ok = wisp_shm_segment_commit(fd, mine, mine_len, "ghost-served window");
-    void *p = ok ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (p == MAP_FAILED)
-        return false;
-    seg->base = p;
-    return true;
-}
-
-void wisp_ghost_segment_unmap(struct wisp_ghost_segment *seg)
-{
-    if (seg->base)
-        munmap(seg->base, seg->len);
-    seg->base = NULL;
 }
 
 /* What each application process tells the others at creation. */
@@ -326,7 +290,7 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
     struct wisp_ghost_hints hints = wisp_ghost_read_hints(info, w->rank == 0);
     w->no_local_load_store = hints.no_local_load_store;
     w->async_mode =
-        (int)wisp_ghost_async_mode(info, (enum wisp_async)wisp_config.ASYNC, w->rank == 0);
+        (int)wisp_ghost_async_mode(info, (enum wisp_config_async)wisp_config.ASYNC, w->rank == 0);
     w->seed = (unsigned)wisp_ghost_node.world_rank * 2654435761u + 1;
 
     int64_t *m = malloc(sizeof *m * (size_t)stride * (size_t)n);

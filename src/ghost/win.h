@@ -27,37 +27,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ghost/segment.h"
+
 #pragma GCC visibility push(hidden)
 
 enum {
-    WISP_GHOST_HIDDEN = 64,    /* bytes at the start of a segment that no application sees */
     WISP_GHOST_SEG_ALIGN = 16, /* segment boundaries: the largest common basic datatype */
     WISP_GHOST_TAG_POST = 1,
     WISP_GHOST_TAG_DONE = 2,
-};
-
-/* A window's memory on one node, mapped in its application processes and ghosts. */
-struct wisp_ghost_segment {
-    char *base;
-    size_t len;
-};
-
-/* Collective over wisp_ghost_node.all: create, open and map a segment of `len`
- * bytes, committing [mine, mine + mine_len) in this process (its own part) and
- * the hidden bytes in node rank 0; `ok` false in a process skips its mapping.
- * Returns whether this process has it. */
-bool wisp_ghost_segment_map(struct wisp_ghost_segment *seg, size_t len, size_t mine,
-                            size_t mine_len, bool ok);
-void wisp_ghost_segment_unmap(struct wisp_ghost_segment *seg);
-
-/* What node rank 0 broadcasts on wisp_ghost_node.all after posting
- * WISP_GHOST_CMD_WIN_CREATE; the member list (nmembers ints) follows. */
-struct wisp_ghost_create_msg {
-    uint32_t serial;
-    int32_t nmembers;
-    int32_t nwins;
-    int32_t heap; /* the ghosts expose the node's shared heap, not a new segment */
-    uint64_t seglen;
 };
 
 /* One application process of a served window, as every origin sees it. */
@@ -118,7 +95,7 @@ struct wisp_ghost_win {
     /* Adaptive progress (async.h): per target, whether its operations go to
      * a ghost (1) or to it directly (0), changed only at safe points. */
     unsigned char *route;
-    int async_mode;      /* this process's enum wisp_async for the window */
+    int async_mode;      /* this process's enum wisp_config_async for the window */
     bool adaptive;       /* some process decides from its profile: fences exchange wishes */
     int *wishes;         /* room for everyone's, by rank */
     unsigned nswitch[3]; /* switches of the route to this process, by enum wisp_async_point */

@@ -21,8 +21,8 @@ void wisp_team_start(int thread_level)
         share = wisp_topo.machine_cores > wisp_topo.machine_procs
                     ? wisp_topo.machine_cores / wisp_topo.machine_procs
                     : 1;
-    int team = wisp_team_init((int)wisp_config.DT_THREADS, share, (uint64_t)wisp_config.DT_THREADS_MIN,
-                    &runtime);
+    int team = wisp_team_init((int)wisp_config.DT_THREADS, share,
+                              (uint64_t)wisp_config.DT_THREADS_MIN, &runtime);
     int level = wisp_topo.node_rank == 0 ? 1 : 2; /* level 1: the node's leader speaks */
     if (team > 1 && share > 0 && team > share)
         wisp_log(level,

@@ -4,9 +4,9 @@
  * ranges of its stream. Outside a parallel region, from the thread that
  * initialized MPI, a team of the runtime's pool (team.c); inside a region,
  * the threads of the caller's region that wait at a barrier (ompt.c,
- * libomp); start.c makes it a component. The datatype engine (src/dt) and the point-to-point engine's
- * plain copies (src/p2p) use it; core reads its counters through the
- * component table (wisp_team_counter).
+ * libomp); start.c makes it a component. The datatype engine (src/dt) and the point-to-point
+ * engine's plain copies (src/p2p) use it; core reads its counters through the component table
+ * (wisp_team_counter).
  */
 #ifndef WISP_TEAM_TEAM_H
 #define WISP_TEAM_TEAM_H
