@@ -10,7 +10,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/account.h"
 #include "core/component.h"
@@ -226,12 +225,4 @@ int wisp_core_finalize(void)
     int rc = PMPI_Finalize();
     wisp_core_config_free(&wisp_config);
     return rc;
-}
-
-uint64_t wisp_core_component_counter(const char *component, const char *counter)
-{
-    for (const struct wisp_component *c = wisp_components; c->name; c++)
-        if (!strcmp(c->name, component))
-            return c->counter ? c->counter(counter) : 0;
-    return 0;
 }

@@ -83,4 +83,3 @@ int wisp_ghost_issue(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI
     }
     return MPI_ERR_INTERN;
 }
-

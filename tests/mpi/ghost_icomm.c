@@ -86,8 +86,11 @@ int main(int argc, char **argv)
     }
     for (int c = 1; c < NCOMMS; c++)
         MPI_Comm_free(&comms[c]);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("ghost_icomm: %d rounds of %d windows on %d processes OK\n", rounds, NCOMMS, size);
+        printf("ghost_icomm: %d rounds of %d windows on %d processes: %s\n", rounds, NCOMMS, size,
+               all ? "FAILED" : "OK");
     MPI_Finalize();
-    return 0;
+    return all ? 1 : 0;
 }
