@@ -21,6 +21,7 @@
 #include "core/world.h"
 #include "ghost/async.h"
 #include "ghost/board.h"
+#include "ghost/icomm.h"
 #include "ghost/errhandler.h"
 #include "ghost/place.h"
 #include "ghost/win.h"
@@ -132,6 +133,7 @@ void wisp_ghost_release(void)
     if (!n->board)
         return;
     wisp_ghost_win_free_all(); /* windows the application left: collective, as MPI_Finalize */
+    wisp_ghost_icomm_release();
     if (n->all_rank == 0)
         wisp_ghost_post(WISP_GHOST_CMD_FINALIZE, 0);
     wisp_core_account_share(NULL); /* the live profile was in the board */

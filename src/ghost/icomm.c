@@ -60,3 +60,12 @@ void wisp_ghost_icomm_put(MPI_Comm *icomm)
         PMPI_Comm_free(icomm);
     *icomm = MPI_COMM_NULL;
 }
+
+void wisp_ghost_icomm_release(void)
+{
+    if (kept.comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&kept.comm);
+    free(kept.members);
+    kept.members = NULL;
+    kept.n = 0;
+}

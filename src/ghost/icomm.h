@@ -14,5 +14,7 @@ bool wisp_ghost_icomm_get(const int *members, int n, MPI_Comm *icomm);
 /* Done with a communicator of wisp_ghost_icomm_get (the windows created over
  * it keep what they need). Local. */
 void wisp_ghost_icomm_put(MPI_Comm *icomm);
+/* At MPI_Finalize, in every process and ghost: the kept one goes too. */
+void wisp_ghost_icomm_release(void);
 
 #endif

@@ -275,6 +275,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
                                                 : sleep_ns);
     }
     /* The application finalizes; windows it never freed are freed by then (win.c). */
+    wisp_ghost_icomm_release();
     PMPI_Finalize();
     fflush(NULL);
     _exit(0); /* the application's code after MPI_Init never runs here */

@@ -38,6 +38,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/states.h"
 #include "core/topo.h"
 #include "core/world.h"
 #include "shm/fastbox.h"
@@ -1284,20 +1285,12 @@ static void matched(uint64_t seq)
 
 /* ---- a copy's life (p2p.h, enum wisp_p2p_copy) ----------------------- */
 
-/* A copy's and a route's transitions are checked in these builds. */
-#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
-enum { STATES_CHECKED = 1 };
-#else
-enum { STATES_CHECKED = 0 };
-#endif
-
 /* Every change of a copy's state: from one of the states in `from` (a mask
  * of COPY(...)), checked in the debug and sanitizer builds. */
 static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_copy to)
 {
     static const char *const names[] = {"NONE", "FILLING", "TAKEN", "DROPPED", "WHOLE"};
-    if (STATES_CHECKED && !(from & 1u << msg->copy))
-        wisp_fatal("point-to-point engine: a copy went %s -> %s", names[msg->copy], names[to]);
+    wisp_state_check("a message's copy aside", names, msg->copy, from, to);
     msg->copy = to;
 }
 
@@ -1323,9 +1316,7 @@ enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
 static void route_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_route to)
 {
     static const char *const names[] = {"HERE", "QUEUED", "HANDED", "SENT", "ASKED", "BATCHED"};
-    if (STATES_CHECKED && !(from & 1u << msg->route))
-        wisp_fatal("point-to-point engine: a message's route went %s -> %s", names[msg->route],
-                   names[to]);
+    wisp_state_check("a message's route to the MPI", names, msg->route, from, to);
     msg->route = to;
 }
 

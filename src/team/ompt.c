@@ -28,7 +28,6 @@
  */
 #include "team/ompt.h"
 
-#include <assert.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdalign.h>
@@ -37,6 +36,7 @@
 #include "core/clock.h"
 #include "core/export.h"
 #include "core/futex.h"
+#include "core/states.h"
 #include "team/team.h"
 
 enum {
@@ -126,8 +126,14 @@ enum park_state { ARRIVING, PARKED, HELPING, LEAVING };
 
 static void move(enum park_state *s, enum park_state to)
 {
-    assert((*s == ARRIVING && (to == PARKED || to == LEAVING)) ||
-           (*s == PARKED && (to == HELPING || to == LEAVING)) || (*s == HELPING && to == PARKED));
+    static const char *const names[] = {"ARRIVING", "PARKED", "HELPING", "LEAVING"};
+    static const unsigned from[] = {
+        [ARRIVING] = 0,
+        [PARKED] = 1u << ARRIVING | 1u << HELPING,
+        [HELPING] = 1u << PARKED,
+        [LEAVING] = 1u << ARRIVING | 1u << PARKED,
+    };
+    wisp_state_check("a parked thread", names, *s, from[to], to);
     *s = to;
 }
 
