@@ -185,13 +185,13 @@ void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank)
                               memory_order_relaxed);
 }
 
-int wisp_ghost_async_flush_all(MPI_Win win, bool local)
+int wisp_ghost_async_flush_all(const struct wisp_ghost_win *w, MPI_Win iwin, bool local)
 {
     struct wisp_ghost_board *b = wisp_ghost_node.board;
     atomic_fetch_add_explicit(&b->busy, 1, memory_order_seq_cst);
     for (int g = 0; g < wisp_ghost_node.ghosts; g++)
         wisp_doorbell_ring(&b->bells[g]);
-    int rc = local ? PMPI_Win_flush_local_all(win) : PMPI_Win_flush_all(win);
+    int rc = wisp_ghost_flush_each(w, iwin, local);
     atomic_fetch_sub_explicit(&b->busy, 1, memory_order_seq_cst);
     return rc;
 }
@@ -230,7 +230,7 @@ int wisp_ghost_win_set_info(MPI_Win win, MPI_Info info)
     /* The hint says that this process's operations are complete; after a
      * fence they may still be in flight in `global`. */
     if (w->access == WISP_GHOST_FENCE)
-        rc = wisp_ghost_async_flush_all(w->global, false);
+        rc = wisp_ghost_async_flush_all(w, w->global, false);
     int rc2 = wisp_ghost_async_exchange(w, WISP_ASYNC_AT_HINT);
     return wisp_ghost_win_error(w, rc == MPI_SUCCESS ? rc2 : rc);
 }

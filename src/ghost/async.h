@@ -67,10 +67,11 @@ int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info);
  * through the target's bound ghost, and before a flush of the target. */
 void wisp_ghost_async_issuing(struct wisp_ghost_win *w, int rank);
 void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank);
-/* MPI_Win_flush_all (or _local_all) of `win`, with the node's ghosts
- * polling, awake, until it returns: a ghost nobody wants sleeps between
- * polls, and operations a live profile sent it may be pending. */
-int wisp_ghost_async_flush_all(MPI_Win win, bool local);
+/* MPI_Win_flush_all (or _local_all) of internal window `iwin` of `w`
+ * (wisp_ghost_flush_each), with the node's ghosts polling, awake, until it
+ * returns: a ghost nobody wants sleeps between polls, and operations a live
+ * profile sent it may be pending. */
+int wisp_ghost_async_flush_all(const struct wisp_ghost_win *w, MPI_Win iwin, bool local);
 
 /* At the ghost layer's start, in every process before the ghosts are set
  * aside: stop the job with one line when the thresholds contradict. */

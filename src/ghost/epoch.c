@@ -133,7 +133,7 @@ int wisp_ghost_win_unlock_all(MPI_Win win)
     int rc = MPI_SUCCESS;
     if (w->lock_all_global) {
         /* The epoch stays open in `global`: complete this origin's operations. */
-        rc = wisp_ghost_async_flush_all(w->global, false);
+        rc = wisp_ghost_async_flush_all(w, w->global, false);
         int rc2 = PMPI_Win_sync(w->global);
         rc = rc == MPI_SUCCESS ? rc2 : rc;
     } else {
@@ -177,7 +177,7 @@ int wisp_ghost_win_fence(int assert, MPI_Win win)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
     int rc = MPI_SUCCESS;
     if (!(assert &MPI_MODE_NOPRECEDE) && w->access == WISP_GHOST_FENCE)
-        rc = wisp_ghost_async_flush_all(w->global, false);
+        rc = wisp_ghost_async_flush_all(w, w->global, false);
     wisp_ghost_flushed(w, -1);
     bool nothing = (assert &MPI_MODE_NOPRECEDE) && (assert &MPI_MODE_NOSUCCEED);
     if (rc == MPI_SUCCESS && !nothing) {

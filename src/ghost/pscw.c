@@ -76,7 +76,7 @@ int wisp_ghost_win_complete(MPI_Win win)
         return PMPI_Win_complete(win);
     if (w->access != WISP_GHOST_PSCW)
         return wisp_ghost_win_error(w, MPI_ERR_RMA_SYNC);
-    int rc = wisp_ghost_async_flush_all(w->global, false);
+    int rc = wisp_ghost_async_flush_all(w, w->global, false);
     wisp_ghost_flushed(w, -1);
     for (int i = 0; i < w->nstart && rc == MPI_SUCCESS; i++) {
         MPI_Request req;

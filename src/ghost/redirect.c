@@ -239,7 +239,9 @@ static int flush_global(struct wisp_ghost_win *w, bool local)
     uint64_t sent = w->nghost;
     bool wake = sent != w->nghost_flushed[local];
     wisp_ghost_books_unlock(w);
-    int rc = wake ? wisp_ghost_async_flush_all(w->global, local)
+    /* Nothing went to a ghost since: the MPI's own flush_all, cheaper than
+     * one per target (NWChem polls it millions of times). */
+    int rc = wake ? wisp_ghost_async_flush_all(w, w->global, local)
                   : (local ? PMPI_Win_flush_local_all : PMPI_Win_flush_all)(w->global);
     if (rc == MPI_SUCCESS) {
         wisp_ghost_books_lock(w);
@@ -252,7 +254,6 @@ static int flush_global(struct wisp_ghost_win *w, bool local)
 
 int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
 {
-    int (*flush_all)(MPI_Win) = local ? PMPI_Win_flush_local_all : PMPI_Win_flush_all;
     int rc = MPI_SUCCESS;
     struct wisp_ghost_mark mark;
     wisp_ghost_flush_begin(w, -1, &mark);
@@ -261,7 +262,7 @@ int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
     } else if (w->access == WISP_GHOST_LOCK || w->access == WISP_GHOST_LOCK_ALL) {
         for (int i = 0; i < w->nlock; i++)
             if (w->held[i]) {
-                int rc2 = flush_all(w->lockwin[i]);
+                int rc2 = wisp_ghost_flush_each(w, w->lockwin[i], local);
                 rc = rc == MPI_SUCCESS ? rc2 : rc;
             }
     } else {

@@ -345,6 +345,7 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
         w->lockwin = calloc((size_t)w->nlock + 1, sizeof *w->lockwin);
         w->locked = calloc((size_t)n, 1);
         w->ts = calloc((size_t)n, sizeof *w->ts);
+        w->nranks = n + nodes * G;
         w->ops = calloc((size_t)(nodes * G), sizeof *w->ops);
         w->bytes = calloc((size_t)(nodes * G), sizeof *w->bytes);
         w->held = calloc((size_t)w->nlock + 1, sizeof *w->held);

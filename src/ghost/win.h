@@ -88,6 +88,7 @@ struct wisp_ghost_win {
     bool heap;                   /* MPI_Win_create on the shared heap: ghosts expose the heap */
     uint32_t serial;
     uint64_t *ops, *bytes; /* issued by this origin to each ghost (icomm rank - size) */
+    int nranks;            /* of the internal windows: the processes, then the ghosts */
     unsigned seed;         /* WISP_GHOST_LOAD=random */
     uint64_t nsplit;       /* operations split across segments (WISP_VERBOSE=3 tells) */
     uint64_t nmoved;       /* puts and gets sent to another ghost than the static one */
@@ -257,6 +258,10 @@ int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *op);
 
 /* The operation as the MPI's call on `win`, to `rank` at `disp`. */
 int wisp_ghost_issue(const struct wisp_ghost_op *op, int rank, MPI_Aint disp, MPI_Win win);
+
+/* MPI_Win_flush_all (local false) or _local_all on internal window `iwin`,
+ * done as a flush of each of its ranks (issue.c says why). */
+int wisp_ghost_flush_each(const struct wisp_ghost_win *w, MPI_Win iwin, bool local);
 
 /* MPI_Win_flush (local false) or MPI_Win_flush_local on any window. */
 int wisp_ghost_flush(MPI_Win win, int rank, bool local);

@@ -2,11 +2,11 @@
  * Gets of single ints in a fence epoch on MPI_Win_create windows of
  * MPI_Alloc_mem memory, as MPICH's rma/test5_am makes them, many rounds:
  * after the closing fence every get must have landed. Under WISP_GHOSTS=1
- * (MPICH, UCX) some of rank 1's gets had not, in about a tenth of the
- * rounds (the rest of the buffer still -1); never natively, never with
- * WISP_ASYNC=off, nor with UCX_TLS=sm,self or tcp,self; with
- * UCX_TLS=posix,self in most runs. An open bug (tests/rma.cmake, where the
- * test is registered but disabled until it is fixed).
+ * (MPICH 4.0.2, UCX 1.13) some of rank 1's gets had not, in about a tenth
+ * of the rounds (the rest of the buffer still -1) after MPI_Win_flush_all
+ * of the internal window had returned; never natively, never with
+ * WISP_ASYNC=off. wisp now flushes internal windows target by target
+ * (src/ghost/issue.c, wisp_ghost_flush_each).
  *
  * usage: ghost_fence_gets [rounds]   (default 50)
  */
