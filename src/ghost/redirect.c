@@ -262,7 +262,8 @@ int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
     } else if (w->access == WISP_GHOST_LOCK || w->access == WISP_GHOST_LOCK_ALL) {
         for (int i = 0; i < w->nlock; i++)
             if (w->held[i]) {
-                int rc2 = wisp_ghost_flush_each(w, w->lockwin[i], local);
+                /* not rank by rank: only the ranks locked in it may be flushed */
+                int rc2 = (local ? PMPI_Win_flush_local_all : PMPI_Win_flush_all)(w->lockwin[i]);
                 rc = rc == MPI_SUCCESS ? rc2 : rc;
             }
     } else {

@@ -259,8 +259,9 @@ int wisp_ghost_rma(MPI_Win win, const struct wisp_ghost_op *op);
 /* The operation as the MPI's call on `win`, to `rank` at `disp`. */
 int wisp_ghost_issue(const struct wisp_ghost_op *op, int rank, MPI_Aint disp, MPI_Win win);
 
-/* MPI_Win_flush_all (local false) or _local_all on internal window `iwin`,
- * done as a flush of each of its ranks (issue.c says why). */
+/* MPI_Win_flush_all (local false) or _local_all on internal window `iwin`
+ * in a lock_all epoch (`global`), done as a flush of each of its ranks
+ * (issue.c says why). */
 int wisp_ghost_flush_each(const struct wisp_ghost_win *w, MPI_Win iwin, bool local);
 
 /* MPI_Win_flush (local false) or MPI_Win_flush_local on any window. */
