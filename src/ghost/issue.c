@@ -94,7 +94,8 @@ int wisp_ghost_issue(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI
  * A target with nothing to complete costs the MPI a test and one poll; so
  * where no operation went to a ghost since the last flush, the MPI's own
  * flush_all stays (redirect.c, flush_global: none went wrong without ghost
- * routes, WISP_ASYNC=off). */
+ * routes, WISP_ASYNC=off), as it does for the lock windows, where only the
+ * ranks locked may be flushed (Open MPI refuses the others). */
 int wisp_ghost_flush_each(const struct wisp_ghost_win *w, MPI_Win iwin, bool local)
 {
     int rc = MPI_SUCCESS;
