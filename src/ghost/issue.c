@@ -85,7 +85,7 @@ int wisp_ghost_issue(const struct wisp_ghost_op *o, int rank, MPI_Aint disp, MPI
     return MPI_ERR_INTERN;
 }
 
-/* Every flush of all targets of an internal window goes target by target.
+/* A flush of all targets of `global` goes target by target (below, where not).
  * MPICH 4.0.2's MPI_Win_flush_all with UCX 1.13 (one flush of the whole UCX
  * worker) returned, in about a tenth of the fence epochs on 2 cores, before
  * single-int gets served by a ghost had all landed (MPICH's rma/test5_am,
