@@ -6,7 +6,8 @@ foreach(seed 1 2)
   wisp_add_mpi_test(dt_random NP 1 SUFFIX .seed${seed} ARGS ${seed})
 endforeach()
 file(GLOB wisp_dt_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/dt/*.c")
-# and of the idle-thread team it uses, without its component (never started)
+# and of the idle-thread team it uses, without its component (never started);
+# tests/ghost_binding.cmake compiles the same list
 list(APPEND wisp_dt_sources "${PROJECT_SOURCE_DIR}/src/team/team.c" "${PROJECT_SOURCE_DIR}/src/team/ompt.c")
 target_sources(t_dt_random PRIVATE ${wisp_dt_sources})
 target_include_directories(t_dt_random PRIVATE "${PROJECT_SOURCE_DIR}/src")

@@ -46,7 +46,6 @@ wisp_add_script_test(ghost_bind NP 3 "${CMAKE_CURRENT_SOURCE_DIR}/ghost_bind.sh"
 foreach(seed 1 2)
   wisp_add_mpi_test(ghost_elements NP 1 SUFFIX .seed${seed} ARGS ${seed})
 endforeach()
-file(GLOB wisp_dt_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/dt/*.c")
-list(APPEND wisp_dt_sources "${PROJECT_SOURCE_DIR}/src/team/team.c" "${PROJECT_SOURCE_DIR}/src/team/ompt.c")
+# wisp_dt_sources: the engine's copy and its team's, as tests/dt.cmake lists them
 target_sources(t_ghost_elements PRIVATE ${wisp_dt_sources} "${PROJECT_SOURCE_DIR}/src/ghost/elements.c")
 target_include_directories(t_ghost_elements PRIVATE "${PROJECT_SOURCE_DIR}/src")
