@@ -7,7 +7,9 @@
 #     most of `use mpi_f08` calls) -> WISP_F_MPIF_MPI_X; libmpi_usempif08
 #     exports mpi_x_f08_ and calls pmpi_x_ itself -> WISP_F_F08_MPI_X;
 #   MPICH: libmpichfort exports mpi_x_f08_ (`use mpi_f08` without choice
-#     buffers, which calls PMPI_X itself) -> WISP_F_F08_MPI_X.
+#     buffers, which calls PMPI_X itself) -> WISP_F_F08_MPI_X; and pmpi_x_
+#     behind mpif.h's weak mpi_x_ -> WISP_F_MPICH_MPIF_MPI_X (used by the
+#     attribute calls only, whose mpif.h entries bypass the C functions).
 # Writes <out_dir>/wisp_fortran_have.h; without the MPI's Fortran libraries
 # it defines nothing and libwisp has no Fortran entry points.
 
@@ -66,6 +68,10 @@ function(wisp_probe_fortran functions_file out_dir)
       if(at GREATER -1)
         string(APPEND have "#define WISP_F_F08_${fn} 1\n")
         math(EXPR count_f08 "${count_f08} + 1")
+      endif()
+      string(FIND "${fort}" "\npmpi_${lower}_\n" at_mpif)
+      if(at_mpif GREATER -1)
+        string(APPEND have "#define WISP_F_MPICH_MPIF_${fn} 1\n")
       endif()
     endforeach()
   endif()

@@ -16,15 +16,19 @@ exports that symbol (docs/fortran.md says which and why):
   WISP_F_F08_MPI_X   `use mpi_f08` entries that call PMPI_X (MPICH) or
                      pmpi_x_ (Open MPI) themselves: mpi_x_f08_
 
-MPICH's mpif.h / `use mpi` need nothing: they call the C MPI_X already.
+  WISP_F_MPICH_MPIF_MPI_X  MPICH's mpif.h / `use mpi`: mpi_x_, mpi_x__, mpi_x,
+                     MPI_X, for the attribute calls only (ATTRIBUTE_CALLS):
+                     the others call the C MPI_X already.
 
 Functions left out (strings the call writes, callbacks, attribute values,
 sessions, arrays whose length the call does not give) are listed with the
 reason in src/fortran/gen/left_out.txt. Those that wisp needs to see when
 ghost processes are on (a communicator argument that may be MPI_COMM_WORLD,
 or a function a routes.def serves) get an entry point all the same, which
-forwards the call to the MPI's own (dlsym RTLD_NEXT) or, with ghosts and the
-application's world, stops the job with one line naming the function.
+forwards the call to the MPI's own (dlsym RTLD_NEXT) with the application's
+world in place of MPI_COMM_WORLD, or, for a routed function without a
+communicator, stops the job with ghosts with one line naming the function.
+The attribute calls go through src/fortran/attr.c (ATTRIBUTE_CALLS).
 
 Usage: gen_fortran.py [--check] OUTDIR
 """
@@ -329,27 +333,61 @@ def routed_by_wisp():
 
 
 def unserved_check(c, routed):
-    """For a function left out: the C expression naming the Fortran
-    communicator argument that must not be the application's world while
-    ghosts are on ("NULL": the call itself needs wisp with ghosts), or None
-    when the MPI can serve it alone whatever wisp does."""
+    """For a function left out: the C expression naming the argument slot of
+    its Fortran communicator, which gets the application's world in place of
+    MPI_COMM_WORLD ("NULL": none, and the call itself needs wisp with ghosts,
+    so it is refused with them), or None when the MPI can serve it alone
+    whatever wisp does."""
+    if c.name in ATTRIBUTE_CALLS:
+        return "attr.c"
     params = [p for p in c.parameters if p.kind.name != "VARARGS"]
     for i, p in enumerate(params):
         if p.kind.name == "COMMUNICATOR" and p.direction is std.Direction.IN and \
                 p.pointer_level == 0 and "[" not in str(p):
-            return f"(const MPI_Fint *)a{i}"
+            return f"&a{i}"
     return "NULL" if c.name in routed else None
+
+
+# Left out and served by hand with ghosts (src/fortran/attr.c): the MPI
+# keeps an attribute value set from Fortran itself, so the call goes on to
+# the MPI's own entry point through wisp_f_x(next, arguments...), which
+# passes the application's world and answers what the ghosts change. MPICH's
+# mpif.h entries of these call MPICH's internals (MPII_Comm_set_attr, ...),
+# not the C functions, so they get entry points under MPICH too. The count
+# of arguments (none has a hidden length).
+ATTRIBUTE_CALLS = {"MPI_Attr_get": 5, "MPI_Attr_put": 4, "MPI_Comm_get_attr": 5,
+                   "MPI_Comm_set_attr": 4, "MPI_Win_get_attr": 5}
 
 
 def render_unserved(c, check):
     lower = c.name[4:].lower()
-    return [f"#ifdef WISP_F_MPIF_{c.name}",
-            f"WISP_EXPORT void ompi_{lower}_f(WISP_F_ANY_PARAMS)", "{",
-            f'    WISP_F_UNSERVED("{c.name.upper()}", "ompi_{lower}_f", {check});', "}",
-            f"WISP_F_MPIF_ALIASES({lower}, {lower.upper()}, (WISP_F_ANY_PARAMS))", "#endif",
-            f"#ifdef WISP_F_F08_{c.name}",
-            f"WISP_EXPORT void mpi_{lower}_f08_(WISP_F_ANY_PARAMS)", "{",
-            f'    WISP_F_UNSERVED("{c.name}", "mpi_{lower}_f08_", {check});', "}", "#endif", ""]
+    # (guard, symbol, other spellings, the name as the binding spells it)
+    entries = [(f"WISP_F_MPIF_{c.name}", f"ompi_{lower}_f",
+                f"WISP_F_MPIF_ALIASES({lower}, {lower.upper()}, (WISP_F_ANY_PARAMS))",
+                c.name.upper()),
+               (f"WISP_F_F08_{c.name}", f"mpi_{lower}_f08_", None, c.name)]
+    if c.name in ATTRIBUTE_CALLS:
+        entries.append((f"WISP_F_MPICH_MPIF_{c.name}", f"mpi_{lower}_",
+                        f"WISP_F_MPICH_ALIASES({lower}, {lower.upper()}, (WISP_F_ANY_PARAMS))",
+                        c.name.upper()))
+    params = "WISP_F_ANY_PARAMS"
+    if c.name in ATTRIBUTE_CALLS:
+        params = ", ".join(f"long a{i}" for i in range(ATTRIBUTE_CALLS[c.name]))
+    out = []
+    for guard, symbol, aliases, name in entries:
+        if aliases:
+            aliases = aliases.replace("(WISP_F_ANY_PARAMS)", f"({params})")
+        out += [f"#ifdef {guard}", f"WISP_EXPORT void {symbol}({params})", "{"]
+        if c.name in ATTRIBUTE_CALLS:
+            # MPICH's strong pmpi_x_ behind its weak mpi_x_ (ours, here).
+            next_symbol = f"p{symbol}" if symbol == f"mpi_{lower}_" else symbol
+            args = ", ".join(f"(void *)a{i}" for i in range(ATTRIBUTE_CALLS[c.name]))
+            out += ["    static wisp_f_any_fn next;",
+                    f'    wisp_f_{lower}(wisp_f_next("{name}", "{next_symbol}", &next), {args});']
+        else:
+            out.append(f'    WISP_F_UNSERVED("{name}", "{symbol}", {check});')
+        out += ["}"] + ([aliases] if aliases else []) + ["#endif"]
+    return out + [""]
 
 
 def render(funcs):
@@ -363,7 +401,9 @@ def render(funcs):
             b = build(c)
         except Skip as why:
             check = unserved_check(c, routed)
-            refused = " (refused with ghosts)" if check else ""
+            refused = {None: "", "NULL": " (refused with ghosts)",
+                       "attr.c": " (served by src/fortran/attr.c)"}.get(
+                check, " (the application's world passed on with ghosts)")
             left.append(f"{c.name}: {why}{refused}")
             if check:
                 unserved += render_unserved(c, check)
@@ -389,7 +429,8 @@ def render(funcs):
         out.append("#endif")
         out.append("#endif")
         out.append("")
-    out.append("/* Left out, and needed by wisp with ghosts: forwarded to the MPI, or refused. */")
+    out.append("/* Left out, and needed by wisp with ghosts: forwarded to the MPI with the")
+    out.append(" * application's world, served by attr.c, or refused. */")
     out += unserved
     functions = HEADER.replace("/*", "#").replace(" */", "") + "".join(
         f"{n}\n" for n in served)

@@ -218,14 +218,18 @@ char *wisp_f_string_in(const char *string, size_t len)
     return c;
 }
 
-wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, const MPI_Fint *comm,
-                              wisp_f_any_fn *cache)
+const MPI_Fint *wisp_f_comm_in(const MPI_Fint *comm)
 {
-    bool ghosts = wisp_core_user_world != MPI_COMM_WORLD;
-    if (ghosts && (!comm || *comm == PMPI_Comm_c2f(MPI_COMM_WORLD)))
-        wisp_fatal("%s from Fortran is not served by wisp and would see the ghost processes "
-                   "(WISP_GHOSTS); run without ghosts (docs/fortran.md)",
-                   name);
+    static MPI_Fint world = -1;
+    if (wisp_core_user_world == MPI_COMM_WORLD || *comm != PMPI_Comm_c2f(MPI_COMM_WORLD))
+        return comm;
+    /* The same value whoever writes it; a stable address to pass on. */
+    __atomic_store_n(&world, PMPI_Comm_c2f(wisp_core_user_world), __ATOMIC_RELAXED);
+    return &world;
+}
+
+wisp_f_any_fn wisp_f_next(const char *name, const char *symbol, wisp_f_any_fn *cache)
+{
     wisp_f_any_fn next = __atomic_load_n(cache, __ATOMIC_RELAXED);
     if (!next) {
         next = (wisp_f_any_fn)dlsym(RTLD_NEXT, symbol);
@@ -235,4 +239,17 @@ wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, const MPI_Fi
         __atomic_store_n(cache, next, __ATOMIC_RELAXED);
     }
     return next;
+}
+
+wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, long *comm,
+                              wisp_f_any_fn *cache)
+{
+    bool ghosts = wisp_core_user_world != MPI_COMM_WORLD;
+    if (ghosts && !comm)
+        wisp_fatal("%s from Fortran is not served by wisp and would see the ghost processes "
+                   "(WISP_GHOSTS); run without ghosts (docs/fortran.md)",
+                   name);
+    if (comm)
+        *comm = (long)wisp_f_comm_in((const MPI_Fint *)*comm);
+    return wisp_f_next(name, symbol, cache);
 }

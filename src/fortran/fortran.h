@@ -104,9 +104,19 @@ int wisp_f_comm_size(MPI_Comm comm);
         long a10, long a11, long a12, long a13, long a14, long a15
 typedef void (*wisp_f_any_fn)(WISP_F_ANY_PARAMS);
 
-/* The MPI's own `symbol`, after stopping the job with one line if ghosts
- * are on and `comm` is NULL or the application's MPI_COMM_WORLD. */
-wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, const MPI_Fint *comm,
+/* The Fortran handle to pass on for `comm`: the application's world's
+ * in place of MPI_COMM_WORLD's once ghosts are set aside, `comm` itself
+ * otherwise. */
+const MPI_Fint *wisp_f_comm_in(const MPI_Fint *comm);
+
+/* The MPI's own `symbol` (dlsym RTLD_NEXT), looked up once into `cache`. */
+wisp_f_any_fn wisp_f_next(const char *name, const char *symbol, wisp_f_any_fn *cache);
+
+/* The MPI's own `symbol` for a call wisp does not convert. `comm` is the
+ * argument slot of its communicator, which gets the application's world in
+ * place of MPI_COMM_WORLD (wisp_f_comm_in); a call without one (NULL) that
+ * wisp would serve stops the job with one line if ghosts are on. */
+wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, long *comm,
                               wisp_f_any_fn *cache);
 #define WISP_F_UNSERVED(name, symbol, comm)                                                        \
     do {                                                                                           \
@@ -114,6 +124,26 @@ wisp_f_any_fn wisp_f_unserved(const char *name, const char *symbol, const MPI_Fi
         wisp_f_unserved(name, symbol, comm, &next_)(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,   \
                                                     a11, a12, a13, a14, a15);                      \
     } while (0)
+
+/* The attribute calls (src/fortran/attr.c): each MPI keeps the values set
+ * from Fortran itself, so these pass the call on to the MPI's own `next`,
+ * with the application's world, and answer what the ghosts change. */
+void wisp_f_attr_get(wisp_f_any_fn next, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value,
+                     MPI_Fint *flag, MPI_Fint *ierror);
+void wisp_f_attr_put(wisp_f_any_fn next, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value,
+                     MPI_Fint *ierror);
+void wisp_f_comm_get_attr(wisp_f_any_fn next, MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value,
+                          MPI_Fint *flag, MPI_Fint *ierror);
+void wisp_f_comm_set_attr(wisp_f_any_fn next, MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value,
+                          MPI_Fint *ierror);
+void wisp_f_win_get_attr(wisp_f_any_fn next, MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value,
+                         MPI_Fint *flag, MPI_Fint *ierror);
+
+/* The other spellings of MPICH's mpif.h entry mpi_x_. */
+#define WISP_F_MPICH_ALIASES(lower, upper, params)                                                 \
+    WISP_EXPORT void mpi_##lower##__ params __attribute__((alias("mpi_" #lower "_")));             \
+    WISP_EXPORT void mpi_##lower params __attribute__((alias("mpi_" #lower "_")));                 \
+    WISP_EXPORT void MPI_##upper params __attribute__((alias("mpi_" #lower "_")));
 
 #pragma GCC visibility pop
 

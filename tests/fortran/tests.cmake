@@ -43,6 +43,9 @@ wisp_add_fortran_test(c_main NP 2 SOURCES "${dir}/c_main.c" "${dir}/kernel.f90" 
 # strings, status fields the call leaves alone, a probe that finds nothing).
 wisp_add_fortran_test(arguments NP 2 SOURCES "${dir}/arguments.f90")
 wisp_add_fortran_test(arguments_f08 NP 2 SOURCES "${dir}/arguments_f08.f90")
+# Attributes, which the MPI's Fortran library keeps itself (src/fortran/attr.c).
+wisp_add_fortran_test(attributes NP 3 SOURCES "${dir}/attributes.f90" "${dir}/attributes_c.c")
+wisp_add_fortran_test(attributes_f08 NP 3 SOURCES "${dir}/attributes_f08.f90" "${dir}/attributes_c.c")
 
 # WISP_STATS=1 counts the Fortran calls as the C functions they are.
 wisp_add_script_test(fortran_stats NP 2 "${dir}/stats.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_pingpong>
@@ -57,7 +60,8 @@ add_test(NAME preload.fortran_pingpong.np2
 set_tests_properties(preload.fortran_pingpong.np2 PROPERTIES PASS_REGULAR_EXPRESSION "MPI_Send 6x"
                      FAIL_REGULAR_EXPRESSION "FAILED")
 wisp_test_properties(preload.fortran_pingpong.np2 2 fortran preload)
-# A function left out (an attribute value): forwarded, and refused with ghosts.
+# A function left out without a communicator (a callback): forwarded, and
+# refused with ghosts.
 add_executable(tf_unserved "${dir}/unserved.f90")
 target_link_libraries(tf_unserved PRIVATE MPI::MPI_C)
 set_target_properties(tf_unserved PROPERTIES Fortran_MODULE_DIRECTORY
@@ -65,7 +69,7 @@ set_target_properties(tf_unserved PROPERTIES Fortran_MODULE_DIRECTORY
 if(WISP_MPI STREQUAL "openmpi")
   set(expect refused)
 else()
-  set(expect served) # MPICH's mpif.h calls the C MPI_Comm_get_attr: wisp serves it
+  set(expect served) # MPICH's mpif.h calls the C MPI_Comm_create_errhandler: wisp serves it
 endif()
 wisp_add_script_test(fortran_unserved NP 3 "${dir}/unserved.sh" "${WISP_WISPRUN}" $<TARGET_FILE:tf_unserved>
                      ${expect})

@@ -10092,33 +10092,54 @@ WISP_EXPORT void mpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror)
 #endif
 #endif
 
-/* Left out, and needed by wisp with ghosts: forwarded to the MPI, or refused. */
+/* Left out, and needed by wisp with ghosts: forwarded to the MPI with the
+ * application's world, served by attr.c, or refused. */
 #ifdef WISP_F_MPIF_MPI_Attr_get
-WISP_EXPORT void ompi_attr_get_f(WISP_F_ANY_PARAMS)
+WISP_EXPORT void ompi_attr_get_f(long a0, long a1, long a2, long a3, long a4)
 {
-    WISP_F_UNSERVED("MPI_ATTR_GET", "ompi_attr_get_f", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_attr_get(wisp_f_next("MPI_ATTR_GET", "ompi_attr_get_f", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
 }
-WISP_F_MPIF_ALIASES(attr_get, ATTR_GET, (WISP_F_ANY_PARAMS))
+WISP_F_MPIF_ALIASES(attr_get, ATTR_GET, (long a0, long a1, long a2, long a3, long a4))
 #endif
 #ifdef WISP_F_F08_MPI_Attr_get
-WISP_EXPORT void mpi_attr_get_f08_(WISP_F_ANY_PARAMS)
+WISP_EXPORT void mpi_attr_get_f08_(long a0, long a1, long a2, long a3, long a4)
 {
-    WISP_F_UNSERVED("MPI_Attr_get", "mpi_attr_get_f08_", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_attr_get(wisp_f_next("MPI_Attr_get", "mpi_attr_get_f08_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
 }
+#endif
+#ifdef WISP_F_MPICH_MPIF_MPI_Attr_get
+WISP_EXPORT void mpi_attr_get_(long a0, long a1, long a2, long a3, long a4)
+{
+    static wisp_f_any_fn next;
+    wisp_f_attr_get(wisp_f_next("MPI_ATTR_GET", "pmpi_attr_get_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
+}
+WISP_F_MPICH_ALIASES(attr_get, ATTR_GET, (long a0, long a1, long a2, long a3, long a4))
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Attr_put
-WISP_EXPORT void ompi_attr_put_f(WISP_F_ANY_PARAMS)
+WISP_EXPORT void ompi_attr_put_f(long a0, long a1, long a2, long a3)
 {
-    WISP_F_UNSERVED("MPI_ATTR_PUT", "ompi_attr_put_f", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_attr_put(wisp_f_next("MPI_ATTR_PUT", "ompi_attr_put_f", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3);
 }
-WISP_F_MPIF_ALIASES(attr_put, ATTR_PUT, (WISP_F_ANY_PARAMS))
+WISP_F_MPIF_ALIASES(attr_put, ATTR_PUT, (long a0, long a1, long a2, long a3))
 #endif
 #ifdef WISP_F_F08_MPI_Attr_put
-WISP_EXPORT void mpi_attr_put_f08_(WISP_F_ANY_PARAMS)
+WISP_EXPORT void mpi_attr_put_f08_(long a0, long a1, long a2, long a3)
 {
-    WISP_F_UNSERVED("MPI_Attr_put", "mpi_attr_put_f08_", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_attr_put(wisp_f_next("MPI_Attr_put", "mpi_attr_put_f08_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3);
 }
+#endif
+#ifdef WISP_F_MPICH_MPIF_MPI_Attr_put
+WISP_EXPORT void mpi_attr_put_(long a0, long a1, long a2, long a3)
+{
+    static wisp_f_any_fn next;
+    wisp_f_attr_put(wisp_f_next("MPI_ATTR_PUT", "pmpi_attr_put_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3);
+}
+WISP_F_MPICH_ALIASES(attr_put, ATTR_PUT, (long a0, long a1, long a2, long a3))
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Comm_create_errhandler
@@ -10136,114 +10157,134 @@ WISP_EXPORT void mpi_comm_create_errhandler_f08_(WISP_F_ANY_PARAMS)
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Comm_get_attr
-WISP_EXPORT void ompi_comm_get_attr_f(WISP_F_ANY_PARAMS)
+WISP_EXPORT void ompi_comm_get_attr_f(long a0, long a1, long a2, long a3, long a4)
 {
-    WISP_F_UNSERVED("MPI_COMM_GET_ATTR", "ompi_comm_get_attr_f", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_comm_get_attr(wisp_f_next("MPI_COMM_GET_ATTR", "ompi_comm_get_attr_f", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
 }
-WISP_F_MPIF_ALIASES(comm_get_attr, COMM_GET_ATTR, (WISP_F_ANY_PARAMS))
+WISP_F_MPIF_ALIASES(comm_get_attr, COMM_GET_ATTR, (long a0, long a1, long a2, long a3, long a4))
 #endif
 #ifdef WISP_F_F08_MPI_Comm_get_attr
-WISP_EXPORT void mpi_comm_get_attr_f08_(WISP_F_ANY_PARAMS)
+WISP_EXPORT void mpi_comm_get_attr_f08_(long a0, long a1, long a2, long a3, long a4)
 {
-    WISP_F_UNSERVED("MPI_Comm_get_attr", "mpi_comm_get_attr_f08_", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_comm_get_attr(wisp_f_next("MPI_Comm_get_attr", "mpi_comm_get_attr_f08_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
 }
+#endif
+#ifdef WISP_F_MPICH_MPIF_MPI_Comm_get_attr
+WISP_EXPORT void mpi_comm_get_attr_(long a0, long a1, long a2, long a3, long a4)
+{
+    static wisp_f_any_fn next;
+    wisp_f_comm_get_attr(wisp_f_next("MPI_COMM_GET_ATTR", "pmpi_comm_get_attr_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
+}
+WISP_F_MPICH_ALIASES(comm_get_attr, COMM_GET_ATTR, (long a0, long a1, long a2, long a3, long a4))
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Comm_get_name
 WISP_EXPORT void ompi_comm_get_name_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_COMM_GET_NAME", "ompi_comm_get_name_f", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_COMM_GET_NAME", "ompi_comm_get_name_f", &a0);
 }
 WISP_F_MPIF_ALIASES(comm_get_name, COMM_GET_NAME, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Comm_get_name
 WISP_EXPORT void mpi_comm_get_name_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Comm_get_name", "mpi_comm_get_name_f08_", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_Comm_get_name", "mpi_comm_get_name_f08_", &a0);
 }
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Comm_set_attr
-WISP_EXPORT void ompi_comm_set_attr_f(WISP_F_ANY_PARAMS)
+WISP_EXPORT void ompi_comm_set_attr_f(long a0, long a1, long a2, long a3)
 {
-    WISP_F_UNSERVED("MPI_COMM_SET_ATTR", "ompi_comm_set_attr_f", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_comm_set_attr(wisp_f_next("MPI_COMM_SET_ATTR", "ompi_comm_set_attr_f", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3);
 }
-WISP_F_MPIF_ALIASES(comm_set_attr, COMM_SET_ATTR, (WISP_F_ANY_PARAMS))
+WISP_F_MPIF_ALIASES(comm_set_attr, COMM_SET_ATTR, (long a0, long a1, long a2, long a3))
 #endif
 #ifdef WISP_F_F08_MPI_Comm_set_attr
-WISP_EXPORT void mpi_comm_set_attr_f08_(WISP_F_ANY_PARAMS)
+WISP_EXPORT void mpi_comm_set_attr_f08_(long a0, long a1, long a2, long a3)
 {
-    WISP_F_UNSERVED("MPI_Comm_set_attr", "mpi_comm_set_attr_f08_", (const MPI_Fint *)a0);
+    static wisp_f_any_fn next;
+    wisp_f_comm_set_attr(wisp_f_next("MPI_Comm_set_attr", "mpi_comm_set_attr_f08_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3);
 }
+#endif
+#ifdef WISP_F_MPICH_MPIF_MPI_Comm_set_attr
+WISP_EXPORT void mpi_comm_set_attr_(long a0, long a1, long a2, long a3)
+{
+    static wisp_f_any_fn next;
+    wisp_f_comm_set_attr(wisp_f_next("MPI_COMM_SET_ATTR", "pmpi_comm_set_attr_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3);
+}
+WISP_F_MPICH_ALIASES(comm_set_attr, COMM_SET_ATTR, (long a0, long a1, long a2, long a3))
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Comm_spawn
 WISP_EXPORT void ompi_comm_spawn_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_COMM_SPAWN", "ompi_comm_spawn_f", (const MPI_Fint *)a5);
+    WISP_F_UNSERVED("MPI_COMM_SPAWN", "ompi_comm_spawn_f", &a5);
 }
 WISP_F_MPIF_ALIASES(comm_spawn, COMM_SPAWN, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Comm_spawn
 WISP_EXPORT void mpi_comm_spawn_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Comm_spawn", "mpi_comm_spawn_f08_", (const MPI_Fint *)a5);
+    WISP_F_UNSERVED("MPI_Comm_spawn", "mpi_comm_spawn_f08_", &a5);
 }
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Comm_spawn_multiple
 WISP_EXPORT void ompi_comm_spawn_multiple_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_COMM_SPAWN_MULTIPLE", "ompi_comm_spawn_multiple_f", (const MPI_Fint *)a6);
+    WISP_F_UNSERVED("MPI_COMM_SPAWN_MULTIPLE", "ompi_comm_spawn_multiple_f", &a6);
 }
 WISP_F_MPIF_ALIASES(comm_spawn_multiple, COMM_SPAWN_MULTIPLE, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Comm_spawn_multiple
 WISP_EXPORT void mpi_comm_spawn_multiple_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Comm_spawn_multiple", "mpi_comm_spawn_multiple_f08_", (const MPI_Fint *)a6);
+    WISP_F_UNSERVED("MPI_Comm_spawn_multiple", "mpi_comm_spawn_multiple_f08_", &a6);
 }
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Dist_graph_create
 WISP_EXPORT void ompi_dist_graph_create_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_DIST_GRAPH_CREATE", "ompi_dist_graph_create_f", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_DIST_GRAPH_CREATE", "ompi_dist_graph_create_f", &a0);
 }
 WISP_F_MPIF_ALIASES(dist_graph_create, DIST_GRAPH_CREATE, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Dist_graph_create
 WISP_EXPORT void mpi_dist_graph_create_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Dist_graph_create", "mpi_dist_graph_create_f08_", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_Dist_graph_create", "mpi_dist_graph_create_f08_", &a0);
 }
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Dist_graph_create_adjacent
 WISP_EXPORT void ompi_dist_graph_create_adjacent_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_DIST_GRAPH_CREATE_ADJACENT", "ompi_dist_graph_create_adjacent_f", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_DIST_GRAPH_CREATE_ADJACENT", "ompi_dist_graph_create_adjacent_f", &a0);
 }
 WISP_F_MPIF_ALIASES(dist_graph_create_adjacent, DIST_GRAPH_CREATE_ADJACENT, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Dist_graph_create_adjacent
 WISP_EXPORT void mpi_dist_graph_create_adjacent_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Dist_graph_create_adjacent", "mpi_dist_graph_create_adjacent_f08_", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_Dist_graph_create_adjacent", "mpi_dist_graph_create_adjacent_f08_", &a0);
 }
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Dist_graph_neighbors
 WISP_EXPORT void ompi_dist_graph_neighbors_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_DIST_GRAPH_NEIGHBORS", "ompi_dist_graph_neighbors_f", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_DIST_GRAPH_NEIGHBORS", "ompi_dist_graph_neighbors_f", &a0);
 }
 WISP_F_MPIF_ALIASES(dist_graph_neighbors, DIST_GRAPH_NEIGHBORS, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Dist_graph_neighbors
 WISP_EXPORT void mpi_dist_graph_neighbors_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Dist_graph_neighbors", "mpi_dist_graph_neighbors_f08_", (const MPI_Fint *)a0);
+    WISP_F_UNSERVED("MPI_Dist_graph_neighbors", "mpi_dist_graph_neighbors_f08_", &a0);
 }
 #endif
 
@@ -10264,42 +10305,42 @@ WISP_EXPORT void mpi_group_from_session_pset_f08_(WISP_F_ANY_PARAMS)
 #ifdef WISP_F_MPIF_MPI_Ineighbor_alltoallw
 WISP_EXPORT void ompi_ineighbor_alltoallw_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_INEIGHBOR_ALLTOALLW", "ompi_ineighbor_alltoallw_f", (const MPI_Fint *)a8);
+    WISP_F_UNSERVED("MPI_INEIGHBOR_ALLTOALLW", "ompi_ineighbor_alltoallw_f", &a8);
 }
 WISP_F_MPIF_ALIASES(ineighbor_alltoallw, INEIGHBOR_ALLTOALLW, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Ineighbor_alltoallw
 WISP_EXPORT void mpi_ineighbor_alltoallw_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Ineighbor_alltoallw", "mpi_ineighbor_alltoallw_f08_", (const MPI_Fint *)a8);
+    WISP_F_UNSERVED("MPI_Ineighbor_alltoallw", "mpi_ineighbor_alltoallw_f08_", &a8);
 }
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Neighbor_alltoallw
 WISP_EXPORT void ompi_neighbor_alltoallw_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_NEIGHBOR_ALLTOALLW", "ompi_neighbor_alltoallw_f", (const MPI_Fint *)a8);
+    WISP_F_UNSERVED("MPI_NEIGHBOR_ALLTOALLW", "ompi_neighbor_alltoallw_f", &a8);
 }
 WISP_F_MPIF_ALIASES(neighbor_alltoallw, NEIGHBOR_ALLTOALLW, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Neighbor_alltoallw
 WISP_EXPORT void mpi_neighbor_alltoallw_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Neighbor_alltoallw", "mpi_neighbor_alltoallw_f08_", (const MPI_Fint *)a8);
+    WISP_F_UNSERVED("MPI_Neighbor_alltoallw", "mpi_neighbor_alltoallw_f08_", &a8);
 }
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Neighbor_alltoallw_init
 WISP_EXPORT void ompi_neighbor_alltoallw_init_f(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_NEIGHBOR_ALLTOALLW_INIT", "ompi_neighbor_alltoallw_init_f", (const MPI_Fint *)a8);
+    WISP_F_UNSERVED("MPI_NEIGHBOR_ALLTOALLW_INIT", "ompi_neighbor_alltoallw_init_f", &a8);
 }
 WISP_F_MPIF_ALIASES(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT, (WISP_F_ANY_PARAMS))
 #endif
 #ifdef WISP_F_F08_MPI_Neighbor_alltoallw_init
 WISP_EXPORT void mpi_neighbor_alltoallw_init_f08_(WISP_F_ANY_PARAMS)
 {
-    WISP_F_UNSERVED("MPI_Neighbor_alltoallw_init", "mpi_neighbor_alltoallw_init_f08_", (const MPI_Fint *)a8);
+    WISP_F_UNSERVED("MPI_Neighbor_alltoallw_init", "mpi_neighbor_alltoallw_init_f08_", &a8);
 }
 #endif
 
@@ -10332,15 +10373,25 @@ WISP_EXPORT void mpi_session_init_f08_(WISP_F_ANY_PARAMS)
 #endif
 
 #ifdef WISP_F_MPIF_MPI_Win_get_attr
-WISP_EXPORT void ompi_win_get_attr_f(WISP_F_ANY_PARAMS)
+WISP_EXPORT void ompi_win_get_attr_f(long a0, long a1, long a2, long a3, long a4)
 {
-    WISP_F_UNSERVED("MPI_WIN_GET_ATTR", "ompi_win_get_attr_f", NULL);
+    static wisp_f_any_fn next;
+    wisp_f_win_get_attr(wisp_f_next("MPI_WIN_GET_ATTR", "ompi_win_get_attr_f", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
 }
-WISP_F_MPIF_ALIASES(win_get_attr, WIN_GET_ATTR, (WISP_F_ANY_PARAMS))
+WISP_F_MPIF_ALIASES(win_get_attr, WIN_GET_ATTR, (long a0, long a1, long a2, long a3, long a4))
 #endif
 #ifdef WISP_F_F08_MPI_Win_get_attr
-WISP_EXPORT void mpi_win_get_attr_f08_(WISP_F_ANY_PARAMS)
+WISP_EXPORT void mpi_win_get_attr_f08_(long a0, long a1, long a2, long a3, long a4)
 {
-    WISP_F_UNSERVED("MPI_Win_get_attr", "mpi_win_get_attr_f08_", NULL);
+    static wisp_f_any_fn next;
+    wisp_f_win_get_attr(wisp_f_next("MPI_Win_get_attr", "mpi_win_get_attr_f08_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
 }
+#endif
+#ifdef WISP_F_MPICH_MPIF_MPI_Win_get_attr
+WISP_EXPORT void mpi_win_get_attr_(long a0, long a1, long a2, long a3, long a4)
+{
+    static wisp_f_any_fn next;
+    wisp_f_win_get_attr(wisp_f_next("MPI_WIN_GET_ATTR", "pmpi_win_get_attr_", &next), (void *)a0, (void *)a1, (void *)a2, (void *)a3, (void *)a4);
+}
+WISP_F_MPICH_ALIASES(win_get_attr, WIN_GET_ATTR, (long a0, long a1, long a2, long a3, long a4))
 #endif
