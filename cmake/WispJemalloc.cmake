@@ -1,32 +1,20 @@
-# jemalloc for the shared heap (src/shm/heap.c), built from Debian's source
-# package and linked into libwisp: static, position-independent, every
-# symbol prefixed (wispje_) and hidden, no malloc/free or operator new of
-# its own, and no initial-exec TLS, so the heap serves however libwisp got
-# into the process (LD_PRELOAD, -lwisp, wisprun) with nothing set in the
-# environment. The source is fetched at build time (tools/debsrc_fetch.sh:
-# apt-get source jemalloc, with a deb-src entry added if apt has none) into
-# this build tree, never committed; it is fetched and built once per build
-# tree (ExternalProject's stamps). WISP_JEMALLOC_SOURCE names an unpacked
-# source tree to build instead, for machines without the network.
+# jemalloc for the shared heap (src/shm/heap.c), built from source and
+# linked into libwisp: static, position-independent, every symbol prefixed
+# (wispje_) and hidden, no malloc/free or operator new of its own, and no
+# initial-exec TLS, so the heap serves however libwisp got into the process
+# (LD_PRELOAD, -lwisp, wisprun) with nothing set in the environment. The
+# source is Debian's package, fetched at build time into this build tree
+# (never committed), or a local tarball or tree given with
+# WISP_JEMALLOC_SOURCE, for machines without the network or without apt
+# (cmake/WispJemallocSource.cmake); it is unpacked and built once per build
+# tree (ExternalProject's stamps).
 include(ExternalProject)
 
 set(WISP_JEMALLOC_VERSION 5.3.0)
-set(WISP_JEMALLOC_SOURCE "" CACHE PATH
-    "an unpacked jemalloc ${WISP_JEMALLOC_VERSION} source tree to build instead of fetching Debian's")
+include(${CMAKE_CURRENT_LIST_DIR}/WispJemallocSource.cmake)
+wisp_jemalloc_source(je_source je_download)
 set(je_prefix "${PROJECT_BINARY_DIR}/jemalloc")
 set(je_build "${je_prefix}/build")
-if(WISP_JEMALLOC_SOURCE)
-  if(NOT EXISTS "${WISP_JEMALLOC_SOURCE}/configure")
-    message(FATAL_ERROR "WISP_JEMALLOC_SOURCE='${WISP_JEMALLOC_SOURCE}' has no configure script")
-  endif()
-  set(je_source "${WISP_JEMALLOC_SOURCE}")
-  set(je_download DOWNLOAD_COMMAND "")
-else()
-  set(je_source "${je_prefix}/src/jemalloc-${WISP_JEMALLOC_VERSION}")
-  set(je_download DOWNLOAD_COMMAND bash "${PROJECT_SOURCE_DIR}/tools/debsrc_fetch.sh"
-      "wisp: cannot build the shared heap's jemalloc" jemalloc ${WISP_JEMALLOC_VERSION}
-      "${je_prefix}/src" configure)
-endif()
 find_program(WISP_GNU_MAKE NAMES make gmake REQUIRED)
 cmake_host_system_information(RESULT je_jobs QUERY NUMBER_OF_LOGICAL_CORES)
 
@@ -50,7 +38,9 @@ ExternalProject_Add(jemalloc
                     --without-export --disable-initial-exec-tls --disable-shared --enable-static
                     --disable-cxx --disable-doc --disable-stats --disable-libdl --with-lg-hugepage=21
                     --with-malloc-conf=tcache_max:131072,dss:disabled
-  BUILD_COMMAND "${WISP_GNU_MAKE}" -j${je_jobs} build_lib_static
+  # Only the position-independent archive: build_lib_static would compile
+  # every file a second time for the non-PIC one, which nothing uses.
+  BUILD_COMMAND "${WISP_GNU_MAKE}" -j${je_jobs} lib/libjemalloc_pic.a
         COMMAND "${CMAKE_LINKER}" -r --whole-archive lib/libjemalloc_pic.a -o "${WISP_JEMALLOC_OBJECT}"
   INSTALL_COMMAND ""
   BUILD_BYPRODUCTS "${WISP_JEMALLOC_OBJECT}"
@@ -58,4 +48,6 @@ ExternalProject_Add(jemalloc
   LOG_BUILD ON
   LOG_OUTPUT_ON_FAILURE ON)
 set(WISP_JEMALLOC_INCLUDE_DIR "${je_build}/include")
+# The tree it was configured from (tests/jemalloc_archive.sh packs it).
+set(WISP_JEMALLOC_SOURCE_DIR "${je_source}")
 set_source_files_properties("${WISP_JEMALLOC_OBJECT}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# debsrc_fetch.sh WHAT PACKAGE VERSION DIR CHECK: put Debian's source package
-# PACKAGE (upstream VERSION) under DIR, once, and print the path of its tree,
-# DIR/PACKAGE-VERSION. CHECK is a file relative to that tree whose presence
-# says the tree is complete; WHAT starts every error message. Sources are fetched at build or test time, never
-# kept in the repository: this adds a deb-src entry for bookworm main
-# (/etc/apt/sources.list.d/wisp-src.sources) when apt knows no source for
-# PACKAGE VERSION, runs apt-get update and apt-get source PACKAGE. Needs root
-# and the network on first use; a failure says why and exits with status 1.
+# debsrc_fetch.sh WHAT PACKAGE VERSION DIR CHECK [HINT]: put Debian's source
+# package PACKAGE (upstream VERSION) under DIR, once, and print the path of
+# its tree, DIR/PACKAGE-VERSION. CHECK is a file relative to that tree whose
+# presence says the tree is complete. Sources are fetched at build or test
+# time, never kept in the repository: this adds a deb-src entry for bookworm
+# main (/etc/apt/sources.list.d/wisp-src.sources) when apt knows no source
+# for PACKAGE VERSION, runs apt-get update and apt-get source PACKAGE. Needs
+# root and the network on first use. A failure prints one line, "WHAT: why;
+# HINT" (HINT: what to do instead, such as the build option that takes a
+# local copy), then what apt said, and exits with status 1: the first line
+# alone tells the user what to do, above apt's own errors.
 set -euo pipefail
-what=$1 package=$2 version=$3 dir=$4 check=$5
+what=$1 package=$2 version=$3 dir=$4 check=$5 hint=${6:-}
 tree="$dir/$package-$version"
 list=/etc/apt/sources.list.d/wisp-src.sources
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 fail() {
-    echo "$what: $*" >&2
+    echo "$what: $*${hint:+; $hint}" >&2
+    sed 's/^/    /' "$log" >&2
     exit 1
 }
 
@@ -35,13 +41,13 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
         fi
         # apt's lists are shared by every build of the machine: one update at a time.
-        (flock 8 && apt-get update -qq) 8>/tmp/wisp-apt-update.lock >&2 ||
+        (flock 8 && apt-get update -qq) 8>/tmp/wisp-apt-update.lock >"$log" 2>&1 ||
             fail "apt-get update failed (is the network reachable?)"
         apt-get source --print-uris "$package" 2>/dev/null | grep -q "${package}_$version" ||
             fail "apt knows no source of $package $version after apt-get update (is deb.debian.org reachable? see $list)"
     fi
     rm -rf "$tree"
-    (cd "$dir" && apt-get source -qq -o APT::Sandbox::User=root "$package" >&2) ||
+    (cd "$dir" && apt-get source -qq -o APT::Sandbox::User=root "$package") >"$log" 2>&1 ||
         fail "apt-get source $package failed (is the network reachable? see $list)"
     [ -e "$tree/$check" ] || fail "apt-get source $package gave no $package-$version (the archive has another version?)"
 fi
