@@ -1,5 +1,6 @@
 # install: the library (shared and static), wisp.h, wisprun, wisp-info,
-# wisp.pc for pkg-config and a CMake package for find_package(wisp).
+# wisp.pc for pkg-config, a CMake package for find_package(wisp) and the
+# manual pages wisprun(1) and wisp(7) (man/CMakeLists.txt).
 include(CMakePackageConfigHelpers)
 
 install(TARGETS wisp wisp_static EXPORT wispTargets
@@ -7,6 +8,8 @@ install(TARGETS wisp wisp_static EXPORT wispTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS wisp-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES "${WISP_MAN_DIR}/wisprun.1" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES "${WISP_MAN_DIR}/wisp.7" DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
 install(EXPORT wispTargets NAMESPACE wisp:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/wisp)
 
 configure_package_config_file(cmake/wispConfig.cmake.in "${PROJECT_BINARY_DIR}/wispConfig.cmake"

@@ -2,8 +2,9 @@
 # install.sh BUILD-DIR MPI
 # `cmake --install` into a scratch prefix, then use wisp as a user would:
 # pkg-config with -lwisp (shared), find_package(wisp) with the shared and the
-# static library, and the installed wisprun. Linked programs run under the
-# plain mpiexec: wisp must be active without LD_PRELOAD.
+# static library, the installed wisprun (and its --version) and the manual
+# pages, found by man in the prefix. Linked programs run under the plain
+# mpiexec: wisp must be active without LD_PRELOAD.
 set -u
 build=$1 mpi=$2
 src=$(cd "$(dirname "$0")" && pwd)/install
@@ -15,7 +16,9 @@ mpiexec=(mpiexec.$mpi -n 2)
 [ "$mpi" = mpich ] || mpiexec+=(--oversubscribe --allow-run-as-root)
 
 cmake --install "$build" --prefix "$prefix" >/dev/null || fail "cmake --install"
-for f in include/wisp.h bin/wisprun bin/wisp-info; do [ -e "$prefix/$f" ] || fail "$f not installed"; done
+for f in include/wisp.h bin/wisprun bin/wisp-info share/man/man1/wisprun.1 share/man/man7/wisp.7; do
+    [ -e "$prefix/$f" ] || fail "$f not installed"
+done
 libdir=$(dirname "$(find "$prefix" -name libwisp.so | head -n 1)")
 [ -e "$libdir/libwisp.a" ] || fail "libwisp.a not installed"
 
@@ -35,5 +38,16 @@ dry=$("$prefix/bin/wisprun" --dry-run -n 2 ./app)
 out=$("$prefix/bin/wisprun" -n 2 "$prefix/consumer/app_shared") && [[ "$out" == "linked: ok"* ]] ||
     fail "installed wisprun: $out"
 "$prefix/bin/wisprun" --help-env | grep -q '^WISP_STATS' || fail "installed wisprun --help-env"
-[ $failed = 1 ] || echo "ok: installed to a scratch prefix and used through pkg-config, find_package, wisprun"
+version=$("$prefix/bin/wisprun" --version)
+[[ "$version" == "wisp "*$'\n'"built for $mpi ("* ]] || fail "installed wisprun --version: $version"
+# man, told only the prefix's share/man (as a module sets MANPATH), finds
+# both pages there and shows wisp(7) with the variables.
+for page in "1 wisprun" "7 wisp"; do
+    # shellcheck disable=SC2086
+    found=$(man -M "$prefix/share/man" -w $page 2>&1)
+    [ "$found" = "$prefix/share/man/man${page% *}/${page#* }.${page% *}" ] || fail "man -w $page in the prefix: $found"
+done
+MANPATH="$prefix/share/man" MANWIDTH=80 man 7 wisp 2>/dev/null | grep -q '^ *WISP_VNODE_SIZE$' ||
+    fail "man wisp (MANPATH=$prefix/share/man) does not show WISP_VNODE_SIZE"
+[ $failed = 1 ] || echo "ok: installed to a scratch prefix and used through pkg-config, find_package, wisprun, man"
 exit $failed

@@ -1,20 +1,47 @@
 /*
  * wisp-info: prints the WISP_* configuration table, as text for
- * `wisprun --help-env` or as Markdown for docs/config.md (a test keeps that
- * file equal to this program's output). Also validates an environment:
- * `wisp-info --check` reports what MPI_Init would reject.
+ * `wisprun --help-env`, as Markdown for docs/config.md (a test keeps that
+ * file equal to this program's output) or as the manual page wisp(7)
+ * (wisp_man.c). Also validates an environment: `wisp-info --check` reports
+ * what MPI_Init would reject; and says which wisp this is and for which MPI
+ * (`--version`, which `wisprun --version` prints too).
  */
+#include <mpi.h> /* only its version macros: wisp-info is not linked with the MPI */
 #include <stdio.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "wisp_info.h"
+#include "wisp_version.h"
 
 extern char **environ;
 
-static const char *type_name(enum wisp_config_type type)
+const char *wisp_info_type_name(enum wisp_config_type type)
 {
     static const char *const names[] = {"integer", "size", "boolean", "string", "word"};
     return names[type];
+}
+
+/* The MPI whose mpi.h this build was compiled against (the library a
+ * process loads at run time may be a later release of the same ABI). */
+static void print_mpi(void)
+{
+#if defined(MPICH_VERSION)
+    printf("MPICH %s", MPICH_VERSION);
+#elif defined(OMPI_MAJOR_VERSION)
+    printf("Open MPI %d.%d.%d", OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, OMPI_RELEASE_VERSION);
+#else
+    printf("an MPI of unknown make");
+#endif
+    printf(", MPI standard %d.%d", MPI_VERSION, MPI_SUBVERSION);
+}
+
+static void print_version(void)
+{
+    printf("wisp %s%s%s%s\n", WISP_VERSION_STRING, *WISP_VERSION_REVISION ? " (" : "",
+           WISP_VERSION_REVISION, *WISP_VERSION_REVISION ? ")" : "");
+    printf("built for %s (", WISP_MPI_NAME);
+    print_mpi();
+    printf(")\n");
 }
 
 static void print_text(void)
@@ -25,8 +52,8 @@ static void print_text(void)
         const struct wisp_config_var *v = &wisp_config_vars[i];
         char accepted[160];
         wisp_core_config_accepted(v, accepted, sizeof accepted);
-        printf("%s (%s, default %s)\n    %s\n    accepts %s\n\n", v->name, type_name(v->type),
-               v->def ? v->def : "unset", v->doc, accepted);
+        printf("%s (%s, default %s)\n    %s\n    accepts %s\n\n", v->name,
+               wisp_info_type_name(v->type), v->def ? v->def : "unset", v->doc, accepted);
     }
 }
 
@@ -39,14 +66,14 @@ static void print_markdown(void)
            "rank, before any communication. A value that does not parse completely, or a\n"
            "`WISP_*` name that is not listed here, makes every rank print one line naming\n"
            "the variable, the value and what is accepted, and the job exits non-zero.\n"
-           "`wisprun --help-env` prints the same table.\n\n"
+           "`wisprun --help-env` and `man wisp` print the same table.\n\n"
            "| variable | type | default | accepts | meaning |\n"
            "|---|---|---|---|---|\n");
     for (size_t i = 0; i < wisp_config_nvars; i++) {
         const struct wisp_config_var *v = &wisp_config_vars[i];
         char accepted[160];
         wisp_core_config_accepted(v, accepted, sizeof accepted);
-        printf("| `%s` | %s | %s | %s | %s |\n", v->name, type_name(v->type),
+        printf("| `%s` | %s | %s | %s | %s |\n", v->name, wisp_info_type_name(v->type),
                v->def ? v->def : "unset", accepted, v->doc);
     }
 }
@@ -64,13 +91,17 @@ int main(int argc, char **argv)
         print_text();
     } else if (!strcmp(mode, "--markdown")) {
         print_markdown();
+    } else if (!strcmp(mode, "--man")) {
+        wisp_info_print_man();
+    } else if (!strcmp(mode, "--version")) {
+        print_version();
     } else if (!strcmp(mode, "--check")) {
         struct wisp_config cfg;
         int problems = wisp_core_config_parse(&cfg, environ, complain, NULL);
         wisp_core_config_free(&cfg);
         return problems ? 1 : 0;
     } else {
-        fprintf(stderr, "usage: wisp-info --env | --markdown | --check\n");
+        fprintf(stderr, "usage: wisp-info --env | --markdown | --man | --check | --version\n");
         return 2;
     }
     return 0;
