@@ -10,9 +10,10 @@ DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 pytho
                 gfortran mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
                 libboost-context-dev clang-format libomp-dev \
                 netpipe-mpich2 netpipe-openmpi scalapack-mpi-test nwchem-mpich nwchem-openmpi \
-                dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge
+                dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge groff-base man-db
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
 # jemalloc, built into each build tree, and for MPICH's test suite;
+# groff-base and man-db to render the manual pages, tests/man_pages.sh;
 # slurm-wlm and munge for the Slurm bed, tools/slurm.sh; libomp-dev, LLVM's
 # OpenMP runtime, for the test of idle threads inside parallel regions,
 # mpi.dt_ompt: wisp itself builds without it; nwchem-mpich and
@@ -90,10 +91,12 @@ conformance: build conformance-src
 conformance-src: deps
 	bash tools/conformance_fetch.sh $(CONFORMANCE)/src
 
-# Always run: CMake and ninja decide what is out of date.
+# Always run: CMake and ninja decide what is out of date. WISP_JEMALLOC_SOURCE
+# (a jemalloc 5.3.0 tarball or tree) builds without fetching jemalloc (README).
 $(addprefix build-,$(BUILDS)): build-%: deps
 	cmake -S . -B $(BUILD)/$* -G Ninja $(if $(findstring asan,$*),-DWISP_SANITIZE=ON) \
-	      -DWISP_MPI=$(firstword $(subst -, ,$*)) -DWISP_TOOLS_PYTHON=$(CURDIR)/$(VENV)/bin/python
+	      -DWISP_MPI=$(firstword $(subst -, ,$*)) -DWISP_TOOLS_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	      $(if $(WISP_JEMALLOC_SOURCE),-DWISP_JEMALLOC_SOURCE=$(abspath $(WISP_JEMALLOC_SOURCE)))
 	cmake --build $(BUILD)/$*
 
 deps: $(VENV)/stamp
