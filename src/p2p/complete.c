@@ -529,7 +529,8 @@ int wisp_p2p_request_free(MPI_Request *request)
         /* The MPI finishes it on its own; but a forwarded send's packed
          * bytes stay until the engine sees its request complete, and a
          * lent receive until it is taken back. */
-        if (!req->done && req->inner != MPI_REQUEST_NULL && !req->engine_holds && !req->lent) {
+        if (!req->done && req->inner != MPI_REQUEST_NULL && !req->engine_holds &&
+            !wisp_p2p_recv_lent(req)) {
             PMPI_Request_free(&req->inner);
             req->done = true;
         }

@@ -99,9 +99,14 @@ enum {
  * one, which ends in COPIED: the sender frees the slot but its send stays
  * incomplete (among the `unmatched`) until the receiver matches the copy
  * and says so in a MATCHED notice through the ring (wisp_p2p_sync_matched).
+ *
+ * Every change goes through slot_move (a change only this side makes now)
+ * or slot_swap (one the other side may race with), which name the states
+ * it may come from (core/states.h).
  */
 enum {
-    SLOT_POSTED = 1,
+    SLOT_FREE, /* never used yet (the segment starts zeroed) */
+    SLOT_POSTED,
     SLOT_MATCHED,
     SLOT_STAGING,
     SLOT_STAGED,
@@ -155,6 +160,24 @@ struct rendezvous {
 };
 
 struct wisp_p2p wisp_p2p;
+
+#define SLOT(state) (1u << SLOT_##state)
+static const char *const slot_names[] = {"FREE",    "POSTED",    "MATCHED", "STAGING", "STAGED",
+                                         "FORWARD", "FORWARDED", "HANDING", "COPIED",  "DONE"};
+
+static void slot_move(struct slot *s, unsigned from, uint32_t to, memory_order order)
+{
+    wisp_state_check("a rendezvous slot", slot_names,
+                     atomic_load_explicit(&s->state, memory_order_relaxed), from, to);
+    atomic_store_explicit(&s->state, to, order);
+}
+
+/* `to` if the slot is still in `*seen` (a failure updates it). */
+static bool slot_swap(struct slot *s, uint32_t *seen, unsigned from, uint32_t to)
+{
+    wisp_state_check("a rendezvous slot", slot_names, *seen, from, to);
+    return atomic_compare_exchange_strong(&s->state, seen, to);
+}
 
 static char *segment;
 static size_t segment_size, slot_stride;
@@ -634,7 +657,8 @@ static bool emit(struct wisp_p2p_req *req, int node)
     atomic_store_explicit(&s->copied, 0, memory_order_relaxed);
     atomic_store_explicit(&s->staged, 0, memory_order_relaxed);
     atomic_store_explicit(&s->drained, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->state, SLOT_POSTED, memory_order_relaxed);
+    uint32_t was = atomic_load_explicit(&s->state, memory_order_relaxed);
+    slot_move(s, SLOT(FREE) | SLOT(DONE) | SLOT(COPIED), SLOT_POSTED, memory_order_relaxed);
     /* One chunk is staged before the notice (the receiver finds it ready);
      * longer messages after it, so that a waiting receiver copies along. */
     bool one_chunk = !single && req->bytes <= chunk_size();
@@ -644,8 +668,11 @@ static bool emit(struct wisp_p2p_req *req, int node)
                              .staged = one_chunk ? (uint32_t)chunks_of(req->bytes) : 0,
                              .size = req->bytes,
                              .src = s->src};
-    if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_RENDEZVOUS), &rdv, sizeof rdv))
-        return false; /* the slot stays free; its fields are rewritten next time */
+    if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_RENDEZVOUS), &rdv, sizeof rdv)) {
+        /* The slot stays free (no receiver saw it); its fields are rewritten next time. */
+        slot_move(s, SLOT(POSTED), was, memory_order_relaxed);
+        return false;
+    }
     wake(node);
     if (!single && !one_chunk)
         stage_more(s, req);
@@ -843,7 +870,7 @@ static bool stages_late(struct slot *s, const struct wisp_p2p_req *req)
         atomic_load_explicit(&passes, memory_order_relaxed) - req->posted_pass < STAGE_LATE_PASSES)
         return false;
     uint32_t posted = SLOT_POSTED;
-    return atomic_compare_exchange_strong(&s->state, &posted, SLOT_STAGING);
+    return slot_swap(s, &posted, SLOT(POSTED), SLOT_STAGING);
 }
 
 /* Send a message that receiver `to` handed back (its record `index`,
@@ -888,11 +915,11 @@ static bool forward(int index)
         send_returned(s->to, s->before[k].index, s->before[k].gen, req);
     uint32_t asked = SLOT_FORWARD;
     if (s->more) { /* the receiver names the next batch */
-        if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_HANDING))
+        if (slot_swap(s, &asked, SLOT(FORWARD), SLOT_HANDING))
             wake(s->to);
         return true;
     }
-    if (!atomic_compare_exchange_strong(&s->state, &asked, SLOT_FORWARDED))
+    if (!slot_swap(s, &asked, SLOT(FORWARD), SLOT_FORWARDED))
         return true;
     if (!req->data) { /* read in place so far: the MPI needs it packed */
         if (!(req->tmp = malloc(req->bytes)))
@@ -941,7 +968,7 @@ static bool advance_slot(int i)
                 moved = true;
         } else if (state == SLOT_POSTED && stages_late(s, req)) {
             copy_out(req, staging(s), s->size);
-            atomic_store_explicit(&s->state, SLOT_STAGED, memory_order_relaxed);
+            slot_move(s, SLOT(STAGING), SLOT_STAGED, memory_order_relaxed);
             /* Last: the receiver that sees it sees the bytes and STAGED. */
             atomic_store_explicit(&s->staged, chunks_of(s->size), memory_order_release);
             wake(s->to);
@@ -1039,8 +1066,9 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
         /* A sender staging it late (STAGING) writes STAGED: DONE must come after. */
         uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
         unsigned rounds = 0;
-        while (state == SLOT_STAGING ||
-               !atomic_compare_exchange_weak(&s->state, &state, SLOT_DONE)) {
+        unsigned droppable = SLOT(POSTED) | SLOT(MATCHED) | SLOT(STAGED) | SLOT(FORWARD) |
+                             SLOT(FORWARDED) | SLOT(HANDING);
+        while (state == SLOT_STAGING || !slot_swap(s, &state, droppable, SLOT_DONE)) {
             if (state == SLOT_STAGING)
                 wisp_backoff(&rounds); /* the sender may be preempted mid-copy */
             state = atomic_load_explicit(&s->state, memory_order_acquire);
@@ -1153,8 +1181,8 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     }
     if (!req->spill) /* a private copy counts its bytes when delivered */
         wisp_stats_shm.bytes += n;
-    atomic_store_explicit(&s->state, req->spill && s->sync ? SLOT_COPIED : SLOT_DONE,
-                          memory_order_release);
+    slot_move(s, SLOT(POSTED) | SLOT(MATCHED) | SLOT(STAGED),
+              req->spill && s->sync ? SLOT_COPIED : SLOT_DONE, memory_order_release);
     wake(msg->from);
     wisp_list_remove(&req->link);
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
@@ -1376,7 +1404,7 @@ static uint32_t name_batch(struct wisp_p2p_msg *msg)
     }
     s->nbefore = n;
     s->more = more;
-    atomic_store_explicit(&s->state, SLOT_FORWARD, memory_order_release);
+    slot_move(s, SLOT(POSTED) | SLOT(HANDING), SLOT_FORWARD, memory_order_release);
     wake(msg->from);
     if (!more)
         unbatch(msg, WISP_P2P_ROUTE_ASKED);
@@ -1446,7 +1474,7 @@ bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg)
     uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
     bool recalled = false;
     while ((state == SLOT_FORWARD || state == SLOT_HANDING) &&
-           !(recalled = atomic_compare_exchange_weak(&s->state, &state, SLOT_POSTED)))
+           !(recalled = slot_swap(s, &state, SLOT(FORWARD) | SLOT(HANDING), SLOT_POSTED)))
         ;
     if (route == WISP_P2P_ROUTE_BATCHED)
         unbatch(msg, WISP_P2P_ROUTE_HERE);
@@ -1459,8 +1487,7 @@ void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
 {
     struct wisp_p2p_msg *msg = req->msg;
     uint32_t posted = SLOT_POSTED;
-    if (msg->src && !atomic_compare_exchange_strong(&slot_at(msg->from, msg->slot)->state, &posted,
-                                                    SLOT_MATCHED))
+    if (msg->src && !slot_swap(slot_at(msg->from, msg->slot), &posted, SLOT(POSTED), SLOT_MATCHED))
         msg->src = NULL; /* its sender took it back: it is (being) staged */
     wisp_list_push(&receiving, &req->link);
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/states.h"
 
 /* The communicators with `remote` work. */
 struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
@@ -35,6 +36,41 @@ struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remo
 _Atomic unsigned wisp_p2p_remote_count;
 /* Receives lent to the MPI at the moment, in the order posted there. */
 static struct wisp_list lent = {&lent, &lent};
+
+/* ---- where a receive waits (p2p.h, enum wisp_p2p_recv_where) ---------- */
+
+#define WHERE(w) (1u << WISP_P2P_RECV_##w)
+#define QUEUED   (WHERE(POSTED) | WHERE(WILDCARD) | WHERE(HELD))
+#define LENT     (WHERE(LENT_POSTED) | WHERE(LENT_WILDCARD) | WHERE(LENT_HELD))
+enum { LENT_APART = WISP_P2P_RECV_LENT_POSTED - WISP_P2P_RECV_POSTED };
+
+/* Every change of where a receive waits: from one of the states in `from`
+ * (a mask of WHERE(...)), checked in the debug and sanitizer builds. */
+static void recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to)
+{
+    static const char *const names[] = {
+        "IDLE",          "POSTED",    "WILDCARD", "HELD",      "LENT_POSTED",
+        "LENT_WILDCARD", "LENT_HELD", "MATCHED",  "FORWARDED", "MPI"};
+    wisp_state_check("a receive", names, req->where, from, to);
+    req->where = (uint8_t)to;
+}
+
+static bool in_posted(const struct wisp_p2p_req *req)
+{
+    return (WHERE(POSTED) | WHERE(WILDCARD) | WHERE(LENT_POSTED) | WHERE(LENT_WILDCARD)) &
+           1u << req->where;
+}
+
+static bool in_remote(const struct wisp_p2p_req *req)
+{
+    return (WHERE(WILDCARD) | WHERE(HELD) | WHERE(LENT_WILDCARD) | WHERE(LENT_HELD)) &
+           1u << req->where;
+}
+
+static bool is_wildcard(const struct wisp_p2p_req *req)
+{
+    return req->where == WISP_P2P_RECV_WILDCARD || req->where == WISP_P2P_RECV_LENT_WILDCARD;
+}
 
 static bool matches(int want_source, int want_tag, int source, int tag)
 {
@@ -68,14 +104,13 @@ static void unhold(struct wisp_p2p_req *req)
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
 }
 
+/* Out of `posted` (and `remote`, a wildcard); the caller says where to. */
 static void unpost(struct wisp_p2p_req *req)
 {
     wisp_list_remove(&req->link);
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
-    if (req->wildcard) {
+    if (in_remote(req))
         leave_remote(req);
-        req->wildcard = false;
-    }
 }
 
 static struct wisp_p2p_req *first_posted(struct wisp_p2p_comm *comm, int source, int tag)
@@ -112,7 +147,8 @@ static bool wanted_earlier(struct wisp_p2p_comm *comm, const struct wisp_p2p_req
  * message waits for (only while some are lent). */
 static bool may_take(struct wisp_p2p_comm *comm, const struct wisp_p2p_req *req)
 {
-    return !req->lent && (wisp_list_empty(&lent) || !wanted_earlier(comm, req, &comm->unexpected));
+    return !wisp_p2p_recv_lent(req) &&
+           (wisp_list_empty(&lent) || !wanted_earlier(comm, req, &comm->unexpected));
 }
 
 struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag)
@@ -133,9 +169,9 @@ static bool lent_first(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *ms
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
         if (!matches(req->peer, req->tag, msg->source, msg->tag))
             continue;
-        if (req->lent && unlent)
+        if (wisp_p2p_recv_lent(req) && unlent)
             return false;
-        unlent |= !req->lent;
+        unlent |= !wisp_p2p_recv_lent(req);
     }
     return true;
 }
@@ -146,7 +182,7 @@ static bool share_lent(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *a,
 {
     for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
-        if (req->lent && matches(req->peer, req->tag, a->source, a->tag) &&
+        if (wisp_p2p_recv_lent(req) && matches(req->peer, req->tag, a->source, a->tag) &&
             matches(req->peer, req->tag, b->source, b->tag))
             return true;
     }
@@ -246,7 +282,7 @@ static void unblock_behind(struct wisp_p2p_msg *copy)
         if (msg->source != copy->source || wisp_p2p_routed(msg) || msg->slot < 0)
             continue;
         struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
-        if (req && req->lent)
+        if (req && wisp_p2p_recv_lent(req))
             unblock_sender(comm, msg);
     }
 }
@@ -357,13 +393,16 @@ static int post_to_mpi_from(struct wisp_p2p_req *req, int source, int tag)
                         req->handle, &req->inner);
 }
 
-static int post_to_mpi(struct wisp_p2p_req *req)
+/* Receive `req`, out of every queue, goes to the MPI for good. */
+static int to_mpi(struct wisp_p2p_req *req, unsigned from)
 {
+    recv_move(req, from, WISP_P2P_RECV_MPI);
     return post_to_mpi_from(req, req->peer, req->tag);
 }
 
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
 {
+    unsigned from = WHERE(IDLE) | WHERE(POSTED) | WHERE(WILDCARD) | WHERE(MATCHED);
     uint64_t n = msg->size < req->cap ? msg->size : req->cap;
     req->st_source = msg->source;
     req->st_tag = msg->tag;
@@ -372,6 +411,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
     if (msg->waiter)
         wisp_p2p_send_matched(msg->waiter);
     if (wisp_p2p_copy_filling(msg)) { /* delivered when whole: wisp_p2p_spilled */
+        recv_move(req, from, WISP_P2P_RECV_MATCHED);
         wisp_p2p_copy_take(msg, req);
         req->msg = msg;
         return;
@@ -382,11 +422,12 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         /* Its sender sent it through the MPI: receive it there, exactly. */
         free(req->tmp);
         req->tmp = NULL;
-        req->forwarded = true;
+        recv_move(req, from, WISP_P2P_RECV_FORWARDED);
         wisp_p2p_req_fail_on(req, post_to_mpi_from(req, msg->source, msg->tag));
         wisp_p2p_msg_drop(msg);
         return;
     }
+    recv_move(req, from, WISP_P2P_RECV_MATCHED);
     if (msg->slot >= 0) {
         req->msg = msg;
         wisp_p2p_recv_advance(req);
@@ -437,6 +478,8 @@ static void queue_remote(struct wisp_p2p_req *req)
 int wisp_p2p_recv_start(struct wisp_p2p_req *req)
 {
     struct wisp_p2p_comm *comm = req->comm;
+    recv_move(req, WHERE(IDLE) | WHERE(MATCHED) | WHERE(FORWARDED) | WHERE(MPI),
+              WISP_P2P_RECV_IDLE); /* a persistent one's next round */
     req->done = false;
     req->inner = MPI_REQUEST_NULL;
     req->from_inner = false;
@@ -451,12 +494,13 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
     }
     if (req->peer != MPI_ANY_SOURCE && comm->node_of[req->peer] < 0) {
         if (wisp_list_empty(&comm->remote))
-            return post_to_mpi(req);
+            return to_mpi(req, WHERE(IDLE));
+        recv_move(req, WHERE(IDLE), WISP_P2P_RECV_HELD);
         queue_remote(req); /* maybe behind a wildcard */
         wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
         if (!held_back(req)) {
             unhold(req);
-            return post_to_mpi(req);
+            return to_mpi(req, WHERE(HELD));
         }
         return MPI_SUCCESS;
     }
@@ -474,8 +518,10 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
     wisp_list_push(&comm->posted, &req->link);
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     if (req->peer == MPI_ANY_SOURCE && comm->has_remote) {
-        req->wildcard = true;
+        recv_move(req, WHERE(IDLE), WISP_P2P_RECV_WILDCARD);
         queue_remote(req);
+    } else {
+        recv_move(req, WHERE(IDLE), WISP_P2P_RECV_POSTED);
     }
     return MPI_SUCCESS;
 }
@@ -516,15 +562,14 @@ static struct wisp_p2p_req *first_taker(struct wisp_p2p_comm *comm, int source, 
     if (local_source(comm, source)) {
         for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
             struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
-            if (!req->lent && matches(req->peer, req->tag, source, tag))
+            if (!wisp_p2p_recv_lent(req) && matches(req->peer, req->tag, source, tag))
                 return req;
         }
         return NULL;
     }
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
-        if (!req->lent &&
-            matches(req->wildcard ? MPI_ANY_SOURCE : req->peer, req->tag, source, tag))
+        if (!wisp_p2p_recv_lent(req) && matches(req->peer, req->tag, source, tag))
             return req;
     }
     return NULL;
@@ -533,13 +578,14 @@ static struct wisp_p2p_req *first_taker(struct wisp_p2p_comm *comm, int source, 
 /* Receive `req` is the MPI's now: out of `posted` and/or `remote`. */
 static void hand_over(struct wisp_p2p_req *req)
 {
-    if (req->wildcard || local_source(req->comm, req->peer)) {
+    if (in_posted(req)) {
         unpost(req);
         free(req->tmp);
         req->tmp = NULL;
     } else {
         unhold(req);
     }
+    recv_move(req, QUEUED, WISP_P2P_RECV_MPI);
 }
 
 /* Hand a message the MPI matched for us (MPI_Improbe), from `source` with
@@ -617,14 +663,14 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
     struct asked asked = {.n = 0};
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
-        if (req->lent)
+        if (wisp_p2p_recv_lent(req))
             continue; /* another thread's blocking call has it in the MPI */
-        if (!req->wildcard && !held_back(req)) {
+        if (req->where == WISP_P2P_RECV_HELD && !held_back(req)) {
             unhold(req);
-            wisp_p2p_req_fail_on(req, post_to_mpi(req));
+            wisp_p2p_req_fail_on(req, to_mpi(req, WHERE(HELD)));
             return true;
         }
-        int source = req->wildcard ? MPI_ANY_SOURCE : req->peer, flag = 0;
+        int source = req->peer, flag = 0;
         if (asked_covers(&asked, source, req->tag))
             continue;
         MPI_Status status;
@@ -695,29 +741,33 @@ static void rematch(struct wisp_p2p_comm *comm);
 
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
 {
-    if (req->done || req->msg || req->forwarded)
+    if (req->done)
         return false;
     /* Lent for another thread's blocking call: settled with the MPI now.
      * Local messages it was owed go to their next match at once (that
      * receive's thread may be what lets the blocking call return). */
-    bool was_lent = req->lent;
+    bool was_lent = wisp_p2p_recv_lent(req);
     if (was_lent && !unlend(req)) {
         rematch(req->comm);
         return true;
     }
-    if (req->inner != MPI_REQUEST_NULL) {
+    switch ((enum wisp_p2p_recv_where)req->where) {
+    case WISP_P2P_RECV_MPI:
         PMPI_Cancel(&req->inner);
         return true; /* the MPI's status will say */
-    }
-    if (req->link.next != &req->link) { /* posted */
+    case WISP_P2P_RECV_POSTED:
+    case WISP_P2P_RECV_WILDCARD:
         unpost(req);
         free(req->tmp);
         req->tmp = NULL;
-    } else if (req->rlink.next != &req->rlink) { /* held back in `remote` */
+        break;
+    case WISP_P2P_RECV_HELD:
         unhold(req);
-    } else {
+        break;
+    default: /* matched, or not waiting at all */
         return false;
     }
+    recv_move(req, QUEUED, WISP_P2P_RECV_IDLE);
     req->st_cancelled = true;
     req->st_source = MPI_ANY_SOURCE;
     req->st_tag = MPI_ANY_TAG;
@@ -767,21 +817,21 @@ static size_t lend_order(struct wisp_p2p_comm *comm, struct wisp_p2p_req ***orde
     bool after_wildcard = false;
     for (struct wisp_list *l = comm->remote.next; l != &comm->remote; l = l->next) {
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, rlink);
-        for (; req->wildcard && p != &comm->posted; p = p->next) {
+        for (; is_wildcard(req) && p != &comm->posted; p = p->next) {
             struct wisp_p2p_req *local = wisp_list_entry(p, struct wisp_p2p_req, link);
             if (local == req) {
                 p = p->next;
                 break;
             }
-            if (after_wildcard && !local->wildcard && local->peer != comm->rank)
+            if (after_wildcard && !is_wildcard(local) && local->peer != comm->rank)
                 v[n++] = local;
         }
-        after_wildcard |= req->wildcard;
+        after_wildcard |= is_wildcard(req);
         v[n++] = req;
     }
     for (; after_wildcard && p != &comm->posted; p = p->next) {
         struct wisp_p2p_req *local = wisp_list_entry(p, struct wisp_p2p_req, link);
-        if (!local->wildcard && local->peer != comm->rank)
+        if (!is_wildcard(local) && local->peer != comm->rank)
             v[n++] = local;
     }
     *order = v;
@@ -798,9 +848,10 @@ bool wisp_p2p_lend_waiting(void)
         size_t n = lend_order(comm, &order);
         for (size_t i = 0; i < n; i++) {
             struct wisp_p2p_req *req = order[i];
-            if (req->lent || post_to_mpi(req) != MPI_SUCCESS)
+            if (wisp_p2p_recv_lent(req) ||
+                post_to_mpi_from(req, req->peer, req->tag) != MPI_SUCCESS)
                 continue; /* a receive the MPI refuses stays wisp's */
-            req->lent = true;
+            recv_move(req, QUEUED, req->where + LENT_APART);
             wisp_list_push(&lent, &req->llink);
         }
     }
@@ -814,7 +865,7 @@ bool wisp_p2p_lend_waiting(void)
  * for the user. */
 static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
 {
-    req->lent = false;
+    recv_move(req, LENT, req->where - LENT_APART);
     wisp_list_remove(&req->llink);
     int source = status.MPI_SOURCE, cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled); /* by the user: no message taken */
@@ -836,7 +887,7 @@ static bool unlend(struct wisp_p2p_req *req)
     int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
     if (rc == MPI_SUCCESS && cancelled) {
-        req->lent = false;
+        recv_move(req, LENT, req->where - LENT_APART);
         wisp_list_remove(&req->llink);
         return true;
     }
@@ -852,7 +903,7 @@ static void rematch(struct wisp_p2p_comm *comm)
         next = l->next;
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
         struct wisp_p2p_req *req = first_posted(comm, msg->source, msg->tag);
-        if (req && !req->lent && !wanted_earlier(comm, req, &msg->link)) {
+        if (req && !wisp_p2p_recv_lent(req) && !wanted_earlier(comm, req, &msg->link)) {
             unpost(req);
             wisp_list_remove(&msg->link);
             wisp_p2p_deliver(req, msg);

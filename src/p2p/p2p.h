@@ -216,12 +216,10 @@ struct wisp_p2p_req {
     bool done;         /* the operation completed; the result is below */
     bool user_freed;   /* MPI_Request_free while active */
     bool engine_holds; /* a rendezvous slot still refers to it */
-    bool wildcard;     /* MPI_ANY_SOURCE receive in both `posted` and `remote` */
-    bool lent;         /* posted to the MPI for a blocking call (match.c, lend_order) */
+    uint8_t where;     /* a receive: where it waits, enum wisp_p2p_recv_where */
     bool shared;       /* wisp_p2p_req_sent(): never released */
     bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
     bool holds_type;   /* `type` is wisp's own reference (wisp_p2p_type_hold) */
-    bool forwarded;    /* receives a forwarded message from the MPI: matched, no cancel */
     /* the arguments */
     const void *sbuf;
     void *rbuf;
@@ -267,6 +265,50 @@ struct wisp_p2p_req {
     MPI_Status inner_status; /* filled when `inner` completed */
     bool from_inner;
 };
+
+/*
+ * Where a receive waits, and so which of match.c's lists hold it (match.c,
+ * recv_move, has every transition; each checks where it comes from in the
+ * debug and sanitizer builds):
+ *
+ *   IDLE       not started, or not in any list: completed at once
+ *   POSTED     in its communicator's `posted` (for a process of this node,
+ *              or MPI_ANY_SOURCE where every process is on this node)
+ *   WILDCARD   MPI_ANY_SOURCE where other nodes belong: in `posted` and in
+ *              `remote`, asking the MPI with matched probes
+ *   HELD       for another node, held in `remote` behind a wildcard
+ *   LENT_*     the same three, and posted to the MPI for a blocking call
+ *              (in match.c's `lent` too): back when the MPI cancels it
+ *   MATCHED    a local message is copied in (`msg`), or was
+ *   FORWARDED  receives from the MPI a local message its sender sent
+ *              there (matched: no cancel)
+ *   MPI        the MPI has it (`inner`): for another node, or a message a
+ *              matched probe found, or a lent one the MPI completed
+ *
+ *   IDLE -> POSTED | WILDCARD | HELD | MATCHED | FORWARDED | MPI  (start)
+ *   POSTED | WILDCARD -> MATCHED | FORWARDED   a local message came
+ *   POSTED | WILDCARD | HELD -> MPI            handed to the MPI
+ *   POSTED | WILDCARD | HELD -> IDLE           cancelled
+ *   X <-> LENT_X                               lent, taken back
+ *   MATCHED -> MATCHED                         its copy aside filled
+ */
+enum wisp_p2p_recv_where {
+    WISP_P2P_RECV_IDLE,
+    WISP_P2P_RECV_POSTED,
+    WISP_P2P_RECV_WILDCARD,
+    WISP_P2P_RECV_HELD,
+    WISP_P2P_RECV_LENT_POSTED, /* the LENT_ ones in the same order, 3 apart */
+    WISP_P2P_RECV_LENT_WILDCARD,
+    WISP_P2P_RECV_LENT_HELD,
+    WISP_P2P_RECV_MATCHED,
+    WISP_P2P_RECV_FORWARDED,
+    WISP_P2P_RECV_MPI,
+};
+/* Is receive `req` posted to the MPI for a blocking call (LENT_*)? */
+static inline bool wisp_p2p_recv_lent(const struct wisp_p2p_req *req)
+{
+    return req->where >= WISP_P2P_RECV_LENT_POSTED && req->where <= WISP_P2P_RECV_LENT_HELD;
+}
 
 /* request.c. wisp's requests and messages are objects of one pool, handed
  * out as handles the MPI never produces (request.c explains); the lookups

@@ -311,7 +311,7 @@ bool wisp_p2p_req_test_more(struct wisp_p2p_req *req)
         return test_pair(req);
     if (req->inner == MPI_REQUEST_NULL)
         return false;
-    if (req->lent)
+    if (wisp_p2p_recv_lent(req))
         return wisp_p2p_lent_test(req);
     int flag = 0;
     int rc = PMPI_Test(&req->inner, &flag, &req->inner_status);
