@@ -99,10 +99,13 @@ function(wisp_jemalloc_source source_var download_var)
     set(${download_var} DOWNLOAD_COMMAND "" PARENT_SCOPE)
   elseif(source MATCHES "\\.(tar|tar\\.gz|tgz|tar\\.xz|txz|tar\\.bz2|tbz2?)$")
     wisp_jemalloc_check_archive("${prefix}/check")
-    # Unpacked by ExternalProject at build time, again when the path changes;
-    # the archive's times are kept so that make never thinks configure stale.
+    # Unpacked by ExternalProject at build time, again when the path or
+    # (seen at the next configure) the content changes: its hash is part of
+    # the step, and checked. The archive's times are kept so that make never
+    # thinks configure stale.
+    file(SHA256 "${source}" hash)
     set(${source_var} "${prefix}/src/jemalloc-archive" PARENT_SCOPE)
-    set(${download_var} URL "${source}" DOWNLOAD_EXTRACT_TIMESTAMP TRUE PARENT_SCOPE)
+    set(${download_var} URL "${source}" URL_HASH SHA256=${hash} DOWNLOAD_EXTRACT_TIMESTAMP TRUE PARENT_SCOPE)
   else()
     wisp_jemalloc_bad("is neither a directory nor a .tar.bz2, .tar.xz or .tar.gz archive")
   endif()

@@ -27,6 +27,7 @@ grep -q "CMake Warning" <<<"$out" && fail "configure warned:"$'\n'"$out"
 
 start=$(date +%s)
 out=$(cmake --build "$build" --target jemalloc 2>&1) || { echo "FAIL: building jemalloc:"$'\n'"$out"; exit 1; }
+grep -q "CMake Warning" <<<"$out" && fail "the build warned:"$'\n'"$out"
 echo "jemalloc unpacked, configured and built from the tarball in $(($(date +%s) - start)) s"
 
 unpacked=$build/jemalloc/src/jemalloc-archive
