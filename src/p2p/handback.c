@@ -1,5 +1,5 @@
 /*
- * Messages handed back to their sender (engine.c, wisp_p2p_forward): an
+ * Messages handed back to their sender (lend.c, wisp_p2p_forward): an
  * earlier message of a synchronous one's sender that this process holds
  * must reach the MPI before it, so its sender sends it there. Each process
  * has records for them in the node's segment, apart from its rendezvous

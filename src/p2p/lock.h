@@ -1,6 +1,6 @@
 /*
  * The engine lock. Application threads (MPI_THREAD_MULTIPLE) share a mutex.
- * The rescuer thread (engine.c) is kept out without a locked instruction on
+ * The rescuer thread (progress.c) is kept out without a locked instruction on
  * the application's side, which takes the lock on every MPI call: a thread
  * inside the engine says so with a plain store, and the rescuer, before it
  * looks, makes every thread of the process execute a memory barrier

@@ -216,7 +216,7 @@ static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
  * would: lent_first, and every earlier message of its sender that stays
  * here and can match one of the same lent receives goes there first:
  * handed back to the sender (queued behind `msg`, in batches as records
- * free up: engine.c), which sends it just before. (A message forwarded
+ * free up: lend.c), which sends it just before. (A message forwarded
  * that no lent receive took waits in the MPI, where a matched probe of
  * another thread may find it: first_taker.) */
 static bool forwardable(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)

@@ -5,7 +5,8 @@
  * local message can travel through wisp, every receive, probe and request
  * function on that communicator looks at wisp's queues too.
  *
- * Transport (engine.c): per ordered pair of node processes a fastbox ring
+ * Transport (transport.h; start.c, send.c, recv.c, blocks.c, progress.c):
+ * per ordered pair of node processes a fastbox ring
  * (src/shm/fastbox.h); per process a set of rendezvous slots with a staging
  * area, in one node segment. Protocols, by size and by where the send buffer
  * lives: immediate (payload in the ring cells), staged (pipelined two copies
@@ -18,12 +19,17 @@
  * the MPI, wildcards through matched probes (queue `remote`), never as a
  * wildcard receive the MPI would have to cancel.
  *
+ * Lending (match.c's lending section, lend.c, handback.c): around a
+ * blocking call the MPI serves alone, the receives that wait for the MPI
+ * are posted there; a local message one of them matches is copied aside
+ * or sent through the MPI by its sender, so that no sender waits for it.
+ *
  * Requests (request.c): wisp's requests travel as MPI_Request values the MPI
  * never produces; complete.c serves every MPI_Wait / MPI_Test form on arrays
  * that mix them with the MPI's.
  *
  * Locking (lock.h): one engine lock, taken when a second thread may enter
- * (the rescuer of engine.c, or the application's under MPI_THREAD_MULTIPLE).
+ * (the rescuer of progress.c, or the application's under MPI_THREAD_MULTIPLE).
  */
 #ifndef WISP_P2P_P2P_H
 #define WISP_P2P_P2P_H
@@ -202,7 +208,7 @@ struct wisp_p2p_msg {
     uint8_t route;     /* its way to the MPI: enum wisp_p2p_route */
     uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
     struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
-    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in engine.c's list of those */
+    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in lend.c's list of those */
     unsigned char data[];
 };
 
@@ -421,7 +427,7 @@ static inline void wisp_p2p_req_fail_on(struct wisp_p2p_req *req, int rc)
 /* After completion was reported to the user: free or make inactive. */
 void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 
-/* ---- the engine (engine.c) -------------------------------------------- */
+/* ---- the engine (transport.h and its files) ---------------------------- */
 
 struct wisp_p2p {
     bool on;      /* between MPI_Init and MPI_Finalize, WISP_SHM on */
@@ -539,7 +545,7 @@ void wisp_p2p_spill_held(int from);
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 /*
  * A message copied aside into private memory (wisp_p2p_spill: its receive
- * is lent, or its sender is out of slots), while the copy fills (engine.c,
+ * is lent, or its sender is out of slots), while the copy fills (lend.c,
  * "a copy's life", has every transition; each checks where it comes from
  * in the debug and sanitizer builds):
  *
@@ -576,7 +582,7 @@ bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
  * keeps per sender (handback.c). */
 #define WISP_P2P_RETURN_MAX 64
 /*
- * A local message's way to the MPI, for a receive lent there (engine.c,
+ * A local message's way to the MPI, for a receive lent there (lend.c,
  * "a message's route", has every transition; each checks where it comes
  * from in the debug and sanitizer builds):
  *
@@ -644,7 +650,7 @@ void wisp_p2p_handback_reclaim(int sender);
  * /dev/shm had no room for their files (that many): true if some moved. */
 bool wisp_p2p_handback_pump(void);
 extern int wisp_p2p_handback_npiped;
-/* Message `msg` handed back went through the MPI; its record goes (engine.c). */
+/* Message `msg` handed back went through the MPI; its record goes (lend.c). */
 void wisp_p2p_back_sent(struct wisp_p2p_msg *msg);
 /* The sender claims receiver `owner`'s record: a malloc'd copy of the
  * bytes with their size and tag, or NULL if the receiver took it back. */

@@ -1,0 +1,245 @@
+/*
+ * Lending's share of the engine (transport.h): a waiting message copied
+ * aside into private memory (a receive of it is lent to the MPI, or its
+ * sender is out of slots), the copy's life, and a message's route to the
+ * MPI when its sender must send it there (forwarded, and the earlier ones
+ * handed back first: handback.c). match.c says when (its lending section).
+ */
+#include "p2p/transport.h"
+
+#include <stdlib.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+
+/* Synchronous messages from local senders forwarded ahead of more earlier
+ * messages than one batch of records names (wisp_p2p_forward), in the
+ * order they were asked for. */
+static struct wisp_list batched = {&batched, &batched};
+
+/*
+ * The sender of a rendezvous message waits until a receiver copies it. When
+ * the receive it belongs to is lent to the MPI for a blocking call (match.c),
+ * the sender may be on its way to that same call (a collective both enter):
+ * it would never get there. A standard message is then copied into a
+ * private buffer, which takes its place among the unexpected messages, and
+ * the sender completes, as the MPI's eager protocol lets a standard send do.
+ */
+bool wisp_p2p_spill(struct wisp_p2p_msg *msg)
+{
+    struct wisp_p2p_msg *copy = malloc(sizeof *copy + msg->size);
+    struct wisp_p2p_req *fill = copy ? wisp_p2p_req_new(WISP_P2P_RECV) : NULL;
+    if (!fill) {
+        free(copy);
+        wisp_log(1, "no memory to copy aside a waiting message of %llu bytes from node rank %d",
+                 (unsigned long long)msg->size, msg->from);
+        return false;
+    }
+    *copy = (struct wisp_p2p_msg){.source = msg->source,
+                                  .tag = msg->tag,
+                                  .size = msg->size,
+                                  .from = msg->from,
+                                  .ctx = msg->ctx,
+                                  .slot = -1,
+                                  .copy = WISP_P2P_COPY_FILLING};
+    struct slot *s = slot_at(msg->from, msg->slot);
+    if (s->sync)
+        copy->sync_seq = s->seq;             /* its sender hears of the match: SLOT_COPIED */
+    wisp_list_push(&msg->link, &copy->link); /* just before it */
+    wisp_list_remove(&msg->link);
+    fill->spill = copy;
+    fill->dst = (char *)copy->data;
+    fill->cap = msg->size;
+    fill->msg = msg;
+    wisp_p2p_recv_advance(fill);
+    return true;
+}
+
+/* ---- a copy's life (p2p.h, enum wisp_p2p_copy) ----------------------- */
+
+#define COPY(s) (1u << WISP_P2P_COPY_##s)
+
+/* Every change of a copy's state: from one of the states in `from` (a mask
+ * of COPY(...)), checked in the debug and sanitizer builds. */
+static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_copy to)
+{
+    static const char *const names[] = {"NONE", "FILLING", "TAKEN", "DROPPED", "WHOLE"};
+    wisp_state_check("a message's copy aside", names, msg->copy, from, to);
+    msg->copy = to;
+}
+
+void wisp_p2p_copy_drop(struct wisp_p2p_msg *msg)
+{
+    copy_move(msg, COPY(FILLING), WISP_P2P_COPY_DROPPED);
+}
+
+void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req)
+{
+    copy_move(copy, COPY(FILLING), WISP_P2P_COPY_TAKEN);
+    copy->taker = req;
+}
+
+enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
+{
+    enum wisp_p2p_copy was = copy->copy;
+    copy_move(copy, COPY(FILLING) | COPY(TAKEN) | COPY(DROPPED), WISP_P2P_COPY_WHOLE);
+    return was;
+}
+
+/* ---- a message's route to the MPI (p2p.h, enum wisp_p2p_route) --------- */
+
+#define ROUTE(s) (1u << WISP_P2P_ROUTE_##s)
+
+/* Every change of a message's route: from one of the states in `from` (a
+ * mask of ROUTE(...)), checked in the debug and sanitizer builds. */
+static void route_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_route to)
+{
+    static const char *const names[] = {"HERE", "QUEUED", "HANDED", "SENT", "ASKED", "BATCHED"};
+    wisp_state_check("a message's route to the MPI", names, msg->route, from, to);
+    msg->route = to;
+}
+
+void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg)
+{
+    route_move(earlier, ROUTE(HERE), WISP_P2P_ROUTE_QUEUED);
+    earlier->behind = msg;
+}
+
+/* `msg` no longer waits for earlier messages to be named (BATCHED ->
+ * `to`): those still QUEUED before it are plain unexpected ones again. */
+static void unbatch(struct wisp_p2p_msg *msg, enum wisp_p2p_route to)
+{
+    route_move(msg, ROUTE(BATCHED), to);
+    wisp_list_remove(&msg->hlink);
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
+    if (!comm)
+        return;
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (m->route == WISP_P2P_ROUTE_QUEUED && m->behind == msg) {
+            route_move(m, ROUTE(QUEUED), WISP_P2P_ROUTE_HERE);
+            m->behind = NULL;
+        }
+    }
+}
+
+/* Name in BATCHED `msg`'s slot the next batch of the earlier messages
+ * queued before it (QUEUED -> HANDED), as many as its sender's records free
+ * here allow, and ask the sender (FORWARD); `more` when some are left,
+ * else `msg` is ASKED. Only the first message of a sender in `batched`
+ * takes records: its sender sends in order, so a later one that held
+ * records would keep them from the first, which it waits for. The number
+ * named. */
+static uint32_t name_batch(struct wisp_p2p_msg *msg)
+{
+    struct slot *s = slot_at(msg->from, msg->slot);
+    struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
+    bool first = true, more = false;
+    for (struct wisp_list *l = batched.next; l != &msg->hlink; l = l->next)
+        first &= wisp_list_entry(l, struct wisp_p2p_msg, hlink)->from != msg->from;
+    uint32_t n = 0;
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (m->route != WISP_P2P_ROUTE_QUEUED || m->behind != msg)
+            continue;
+        if (!first || n == WISP_P2P_RETURN_MAX || !wisp_p2p_handback_put(m)) {
+            more = true;
+            break;
+        }
+        route_move(m, ROUTE(QUEUED), WISP_P2P_ROUTE_HANDED);
+        m->behind = NULL;
+        s->before[n].index = m->ret_index;
+        s->before[n].gen = m->ret_gen;
+        n++;
+    }
+    s->nbefore = n;
+    s->more = more;
+    slot_move(s, SLOT(POSTED) | SLOT(HANDING), SLOT_FORWARD, memory_order_release);
+    wake(msg->from);
+    if (!more)
+        unbatch(msg, WISP_P2P_ROUTE_ASKED);
+    return n;
+}
+
+/*
+ * A synchronous message cannot complete before its match, so copying it
+ * aside would not free a sender on its way to a blocking call: for a lent
+ * receive, the receiver asks its sender to send it through the MPI
+ * instead, where the lent receive may take it. The message stays among the
+ * unexpected ones, marked: a receive that takes it later recalls it
+ * here if its sender has not sent it yet, else receives it from the MPI.
+ */
+void wisp_p2p_forward(struct wisp_p2p_msg *msg)
+{
+    route_move(msg, ROUTE(HERE), WISP_P2P_ROUTE_BATCHED);
+    wisp_list_push(&batched, &msg->hlink);
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
+    name_batch(msg);
+}
+
+void wisp_p2p_back_sent(struct wisp_p2p_msg *msg)
+{
+    route_move(msg, ROUTE(HANDED), WISP_P2P_ROUTE_SENT);
+}
+
+/* Senders that sent a batch (HANDING): their records sent are free again,
+ * and the next batch is named. One that could name nothing stays HANDING
+ * and is tried again a millisecond later (its pipe busy). */
+bool wisp_p2p_name_next_batches(void)
+{
+    static uint64_t retry_at;
+    if (wisp_list_empty(&batched))
+        return false;
+    if (retry_at && wisp_core_clock_ns() < retry_at)
+        return false;
+    retry_at = 0;
+    bool moved = false;
+    for (struct wisp_list *l = batched.next, *next; l != &batched; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, hlink);
+        struct slot *s = slot_at(msg->from, msg->slot);
+        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_HANDING)
+            continue;
+        wisp_p2p_handback_reclaim(msg->from);
+        if (name_batch(msg) || msg->route != WISP_P2P_ROUTE_BATCHED)
+            moved = true;
+        else
+            retry_at = wisp_core_clock_ns() + 1000000u;
+    }
+    return moved;
+}
+
+bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg)
+{
+    enum wisp_p2p_route route = msg->route;
+    msg->behind = NULL;
+    switch (route) {
+    case WISP_P2P_ROUTE_HERE:
+        route_move(msg, 0, WISP_P2P_ROUTE_HERE); /* never asked for */
+        return true;
+    case WISP_P2P_ROUTE_QUEUED: /* never named to its sender */
+        route_move(msg, ROUTE(QUEUED), WISP_P2P_ROUTE_HERE);
+        return true;
+    case WISP_P2P_ROUTE_HANDED:
+        route_move(msg, ROUTE(HANDED), WISP_P2P_ROUTE_HERE);
+        return wisp_p2p_handback_recall(msg);
+    case WISP_P2P_ROUTE_SENT:
+        route_move(msg, ROUTE(SENT), WISP_P2P_ROUTE_HERE);
+        return false;
+    case WISP_P2P_ROUTE_ASKED:
+    case WISP_P2P_ROUTE_BATCHED:
+        break;
+    }
+    struct slot *s = slot_at(msg->from, msg->slot);
+    uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+    bool recalled = false;
+    while ((state == SLOT_FORWARD || state == SLOT_HANDING) &&
+           !(recalled = slot_swap(s, &state, SLOT(FORWARD) | SLOT(HANDING), SLOT_POSTED)))
+        ;
+    if (route == WISP_P2P_ROUTE_BATCHED)
+        unbatch(msg, WISP_P2P_ROUTE_HERE);
+    else
+        route_move(msg, ROUTE(ASKED), WISP_P2P_ROUTE_HERE);
+    return recalled;
+}
