@@ -214,7 +214,6 @@ static bool emit(struct wisp_p2p_req *req, int node)
     atomic_store_explicit(&s->copied, 0, memory_order_relaxed);
     atomic_store_explicit(&s->staged, 0, memory_order_relaxed);
     atomic_store_explicit(&s->drained, 0, memory_order_relaxed);
-    uint32_t was = atomic_load_explicit(&s->state, memory_order_relaxed);
     slot_move(s, SLOT(FREE) | SLOT(DONE) | SLOT(COPIED), SLOT_POSTED, memory_order_relaxed);
     /* One chunk is staged before the notice (the receiver finds it ready);
      * longer messages after it, so that a waiting receiver copies along. */
@@ -227,7 +226,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
                              .src = s->src};
     if (!wisp_fastbox_put(r, match_word(ctx, req->tag, KIND_RENDEZVOUS), &rdv, sizeof rdv)) {
         /* The slot stays free (no receiver saw it); its fields are rewritten next time. */
-        slot_move(s, SLOT(POSTED), was, memory_order_relaxed);
+        slot_move(s, SLOT(POSTED), SLOT_DONE, memory_order_relaxed); /* free, as before */
         return false;
     }
     wake(node);
