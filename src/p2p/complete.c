@@ -13,6 +13,70 @@
 
 #include "core/log.h"
 
+/* A part of a persistent or paired request (wisp's or the MPI's): is it
+ * complete? Then its result is req's, and *part is MPI_REQUEST_NULL. */
+static bool part_done(struct wisp_p2p_req *req, MPI_Request *part)
+{
+    struct wisp_p2p_req *child = wisp_p2p_req_of(*part);
+    if (child) {
+        if (!wisp_p2p_req_test(child))
+            return false;
+        req->st_source = child->st_source;
+        req->st_tag = child->st_tag;
+        req->st_error = child->st_error;
+        req->st_bytes = child->st_bytes;
+        req->st_cancelled = child->st_cancelled;
+        req->from_inner = child->from_inner;
+        req->inner_status = child->inner_status;
+        wisp_p2p_req_retire(child, part);
+        return true;
+    }
+    int flag = 1, rc = MPI_SUCCESS;
+    if (*part != MPI_REQUEST_NULL)
+        rc = PMPI_Test(part, &flag, &req->inner_status);
+    else
+        wisp_p2p_status_set(&req->inner_status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, false);
+    if (rc != MPI_SUCCESS || flag) {
+        req->st_error = rc;
+        req->from_inner = true;
+    }
+    return rc != MPI_SUCCESS || flag;
+}
+
+/* MPI_Isendrecv: the send first (its error kept), then the receive, whose
+ * status is the request's. */
+static bool test_pair(struct wisp_p2p_req *req)
+{
+    if (req->partner != MPI_REQUEST_NULL) {
+        if (!part_done(req, &req->partner))
+            return false;
+        req->partner_error = req->st_error;
+        req->partner = MPI_REQUEST_NULL;
+    }
+    if (!part_done(req, &req->child))
+        return false;
+    if (req->st_error == MPI_SUCCESS)
+        req->st_error = req->partner_error;
+    return req->done = true;
+}
+
+bool wisp_p2p_req_test_more(struct wisp_p2p_req *req)
+{
+    if (req->unpack_later) {
+        wisp_p2p_recv_finish(req);
+        return true;
+    }
+    if (req->persistent)
+        return req->done = part_done(req, &req->child);
+    if (req->pair)
+        return test_pair(req);
+    if (req->inner == MPI_REQUEST_NULL)
+        return false;
+    if (wisp_p2p_recv_lent(req))
+        return wisp_p2p_lent_test(req);
+    return wisp_p2p_req_test_inner(req);
+}
+
 static bool inactive(const struct wisp_p2p_req *req)
 {
     return req->persistent && !req->active;

@@ -54,12 +54,6 @@ static int mpi_send(int mode, const void *buf, MPI_Count count, MPI_Datatype typ
     return BY_MODE(mpi_sends, mode, count, buf, count, type, dest, tag, comm);
 }
 
-int wisp_p2p_error(MPI_Comm comm, int code)
-{
-    PMPI_Comm_call_errhandler(comm, code);
-    return code;
-}
-
 /* The served communicator when wisp carries a message to or from `peer`
  * with `tag` (MPI_ANY_* allowed for receives); NULL: the MPI does. */
 static struct wisp_p2p_comm *carrier(MPI_Comm comm, int peer, int tag, MPI_Count count,

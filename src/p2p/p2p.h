@@ -405,7 +405,19 @@ void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes
 /* A finished request's status, into `status` (may be MPI_STATUS_IGNORE);
  * returns its error code. */
 int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status);
-/* Is it complete (progressing `inner` if any)? Engine lock held. */
+/* Is a request whose `inner` the MPI has complete (progressing it)? */
+static inline bool wisp_p2p_req_test_inner(struct wisp_p2p_req *req)
+{
+    int flag = 0;
+    int rc = PMPI_Test(&req->inner, &flag, &req->inner_status);
+    if (rc != MPI_SUCCESS || flag) {
+        req->st_error = rc;
+        req->from_inner = true;
+        req->done = true;
+    }
+    return req->done;
+}
+/* Is it complete (progressing `inner` if any)? Engine lock held (complete.c). */
 bool wisp_p2p_req_test_more(struct wisp_p2p_req *req);
 static inline bool wisp_p2p_req_test(struct wisp_p2p_req *req)
 {
@@ -811,7 +823,11 @@ int wisp_p2p_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, in
 /* Wait for one of the MPI's requests while the engine keeps moving. */
 int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status);
 /* Report `code` through the communicator's error handler. */
-int wisp_p2p_error(MPI_Comm comm, int code);
+static inline int wisp_p2p_error(MPI_Comm comm, int code)
+{
+    PMPI_Comm_call_errhandler(comm, code);
+    return code;
+}
 
 /* complete.c: MPI_Wait and MPI_Test, and their all/any/some forms (`test`:
  * the Test form, which sets *flag) over arrays that hold a request of wisp,

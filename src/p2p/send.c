@@ -504,7 +504,7 @@ bool wisp_p2p_finish_forwarded(void)
     for (struct wisp_list *l = forwarded.next, *next; l != &forwarded; l = next) {
         next = l->next;
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
-        if (wisp_p2p_req_test(req)) {
+        if (req->done || wisp_p2p_req_test_inner(req)) {
             wisp_list_remove(&req->link);
             let_go(req);
             moved = true;
