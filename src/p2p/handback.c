@@ -148,16 +148,18 @@ int wisp_p2p_handback_free(int sender)
     return nfree[sender];
 }
 
-void wisp_p2p_handback_reclaim(int sender)
+int wisp_p2p_handback_reclaim(int sender, struct wisp_p2p_msg *sent[WISP_P2P_RETURN_MAX])
 {
+    int n = 0;
     for (uint32_t i = 0; i < (uint32_t)share; i++) {
         struct wisp_p2p_msg *msg = holder[sender * share + (int)i];
         if (msg &&
             atomic_load_explicit(&record_at(me, sender, i)->state, memory_order_acquire) == SENT) {
-            wisp_p2p_back_sent(msg);
+            sent[n++] = msg;
             release(sender, i);
         }
     }
+    return n;
 }
 
 /* A file's length: a mapping of 0 bytes fails. */

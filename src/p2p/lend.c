@@ -68,11 +68,6 @@ static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_cop
     msg->copy = to;
 }
 
-void wisp_p2p_copy_drop(struct wisp_p2p_msg *msg)
-{
-    copy_move(msg, COPY(FILLING), WISP_P2P_COPY_DROPPED);
-}
-
 void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req)
 {
     copy_move(copy, COPY(FILLING), WISP_P2P_COPY_TAKEN);
@@ -178,11 +173,6 @@ void wisp_p2p_forward(struct wisp_p2p_msg *msg)
     name_batch(msg);
 }
 
-void wisp_p2p_back_sent(struct wisp_p2p_msg *msg)
-{
-    route_move(msg, ROUTE(HANDED), WISP_P2P_ROUTE_SENT);
-}
-
 /* Senders that sent a batch (HANDING): their records sent are free again,
  * and the next batch is named. One that could name nothing stays HANDING
  * and is tried again a millisecond later (its pipe busy). */
@@ -201,7 +191,9 @@ bool wisp_p2p_name_next_batches(void)
         struct slot *s = slot_at(msg->from, msg->slot);
         if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_HANDING)
             continue;
-        wisp_p2p_handback_reclaim(msg->from);
+        struct wisp_p2p_msg *sent[WISP_P2P_RETURN_MAX];
+        for (int i = 0, n = wisp_p2p_handback_reclaim(msg->from, sent); i < n; i++)
+            route_move(sent[i], ROUTE(HANDED), WISP_P2P_ROUTE_SENT); /* through the MPI */
         if (name_batch(msg) || msg->route != WISP_P2P_ROUTE_BATCHED)
             moved = true;
         else
@@ -242,4 +234,31 @@ bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg)
     else
         route_move(msg, ROUTE(ASKED), WISP_P2P_ROUTE_HERE);
     return recalled;
+}
+
+void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
+{
+    if (wisp_p2p_copy_filling(msg)) { /* freed when whole */
+        copy_move(msg, COPY(FILLING), WISP_P2P_COPY_DROPPED);
+        return;
+    }
+    /* A record named to its sender: copied out, or too late now. A
+     * synchronous one still waiting for batches: the rest stay here. */
+    if (msg->route == WISP_P2P_ROUTE_HANDED || msg->route == WISP_P2P_ROUTE_BATCHED)
+        wisp_p2p_forward_recall(msg);
+    if (msg->slot >= 0) {
+        struct slot *s = slot_at(msg->from, msg->slot);
+        /* A sender staging it late (STAGING) writes STAGED: DONE must come after. */
+        uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+        unsigned rounds = 0;
+        unsigned droppable = SLOT(POSTED) | SLOT(MATCHED) | SLOT(STAGED) | SLOT(FORWARD) |
+                             SLOT(FORWARDED) | SLOT(HANDING);
+        while (state == SLOT_STAGING || !slot_swap(s, &state, droppable, SLOT_DONE)) {
+            if (state == SLOT_STAGING)
+                wisp_backoff(&rounds); /* the sender may be preempted mid-copy */
+            state = atomic_load_explicit(&s->state, memory_order_acquire);
+        }
+        wake(msg->from);
+    }
+    free(msg);
 }

@@ -30,10 +30,8 @@
 #include "core/log.h"
 #include "core/states.h"
 
-/* The communicators with `remote` work. */
-struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
-/* Their number, for wisp_p2p_remote_waiting's look without the lock. */
-_Atomic unsigned wisp_p2p_remote_count;
+/* The communicators with `remote` work; their number is wisp_p2p_remote_count. */
+static struct wisp_list remote_comms = {&remote_comms, &remote_comms};
 /* Receives lent to the MPI at the moment, in the order posted there. */
 static struct wisp_list lent = {&lent, &lent};
 
@@ -324,68 +322,6 @@ int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
     return MPI_SUCCESS;
 }
 
-/* Unpack the bytes received, also a last partial element (a message of
- * basic elements need not fill whole elements of the receive type): that
- * one is packed from the buffer, completed and unpacked again. */
-static void unpack(struct wisp_p2p_req *req)
-{
-    MPI_Count size = 0, position = 0, lb, extent;
-    if (PMPI_Type_size_x(req->type, &size) != MPI_SUCCESS || size <= 0 ||
-        PMPI_Type_get_extent_x(req->type, &lb, &extent) != MPI_SUCCESS)
-        return;
-    MPI_Count whole = (MPI_Count)(req->st_bytes / (uint64_t)size);
-    int rest = (int)(req->st_bytes % (uint64_t)size);
-    wisp_p2p_unpack(req->tmp, (MPI_Count)req->st_bytes, &position, req->rbuf, whole, req->type);
-    if (!rest)
-        return;
-    char *last = (char *)req->rbuf + whole * extent;
-    char *element = malloc((size_t)size);
-    if (!element)
-        wisp_fatal("out of memory to unpack a message");
-    MPI_Count at = 0;
-    wisp_p2p_pack(last, 1, req->type, element, size, &at);
-    memcpy(element, (char *)req->tmp + (size_t)whole * (size_t)size, (size_t)rest);
-    at = 0;
-    wisp_p2p_unpack(element, size, &at, last, 1, req->type);
-    free(element);
-}
-
-/* Receives the rescuer completed that need the MPI, which it never calls. */
-static struct wisp_list deferred = {&deferred, &deferred};
-
-void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
-{
-    if (wisp_p2p.rescuing && (req->unpack || req->holds_type)) {
-        req->unpack_later = true;
-        wisp_list_push(&deferred, &req->link);
-        wisp_p2p_count_add(&wisp_p2p.deferred, 1);
-        return;
-    }
-    if (req->unpack_later) {
-        wisp_list_remove(&req->link);
-        wisp_p2p_count_add(&wisp_p2p.deferred, -1);
-    }
-    req->unpack_later = false;
-    if (req->layout) {
-        wisp_dt_desc_release(req->layout);
-        req->layout = NULL;
-    }
-    if (req->unpack) {
-        unpack(req);
-        free(req->tmp);
-        req->tmp = NULL;
-    }
-    req->done = true;
-    if (req->user_freed && !req->engine_holds)
-        wisp_p2p_req_release(req);
-}
-
-void wisp_p2p_finish_deferred(void)
-{
-    while (!wisp_list_empty(&deferred))
-        wisp_p2p_recv_finish(wisp_list_entry(deferred.next, struct wisp_p2p_req, link));
-}
-
 /* Post receive `req` to the MPI for a message from `source` with `tag`. */
 static int post_to_mpi_from(struct wisp_p2p_req *req, int source, int tag)
 {
@@ -469,7 +405,7 @@ static bool held_back(const struct wisp_p2p_req *req)
 static void queue_remote(struct wisp_p2p_req *req)
 {
     if (wisp_list_empty(&req->comm->remote)) {
-        wisp_list_push(&wisp_p2p_remote_comms, &req->comm->remote_link);
+        wisp_list_push(&remote_comms, &req->comm->remote_link);
         wisp_p2p_count_add(&wisp_p2p_remote_count, 1);
     }
     wisp_list_push(&req->comm->remote, &req->rlink);
@@ -685,8 +621,7 @@ static bool advance_remote(struct wisp_p2p_comm *comm)
 bool wisp_p2p_remote_pass(void)
 {
     bool moved = false;
-    for (struct wisp_list *c = wisp_p2p_remote_comms.next, *cnext; c != &wisp_p2p_remote_comms;
-         c = cnext) {
+    for (struct wisp_list *c = remote_comms.next, *cnext; c != &remote_comms; c = cnext) {
         cnext = c->next;
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         /* Each pass changes the queue: start over until nothing moves. */
@@ -841,8 +776,7 @@ static size_t lend_order(struct wisp_p2p_comm *comm, struct wisp_p2p_req ***orde
 bool wisp_p2p_lend_waiting(void)
 {
     wisp_p2p_lock();
-    for (struct wisp_list *c = wisp_p2p_remote_comms.next; c != &wisp_p2p_remote_comms;
-         c = c->next) {
+    for (struct wisp_list *c = remote_comms.next; c != &remote_comms; c = c->next) {
         struct wisp_p2p_comm *comm = wisp_list_entry(c, struct wisp_p2p_comm, remote_link);
         struct wisp_p2p_req **order;
         size_t n = lend_order(comm, &order);

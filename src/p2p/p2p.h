@@ -655,15 +655,13 @@ bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg);
 /* A receive here takes it: true if recalled before its sender claimed it
  * (else wait until the sender copied it); the record is free again. */
 bool wisp_p2p_handback_recall(const struct wisp_p2p_msg *msg);
-/* Free the records of `sender` that it sent: each message's
- * wisp_p2p_back_sent is called. */
-void wisp_p2p_handback_reclaim(int sender);
+/* Free the records of `sender` that it sent; their messages into `sent`
+ * (a share is at most WISP_P2P_RETURN_MAX), their number returned. */
+int wisp_p2p_handback_reclaim(int sender, struct wisp_p2p_msg *sent[WISP_P2P_RETURN_MAX]);
 /* Stream the bytes of messages handed back through the pipes, where
  * /dev/shm had no room for their files (that many): true if some moved. */
 bool wisp_p2p_handback_pump(void);
 extern int wisp_p2p_handback_npiped;
-/* Message `msg` handed back went through the MPI; its record goes (lend.c). */
-void wisp_p2p_back_sent(struct wisp_p2p_msg *msg);
 /* The sender claims receiver `owner`'s record: a malloc'd copy of the
  * bytes with their size and tag, or NULL if the receiver took it back. */
 void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t *size, int *tag);
@@ -711,9 +709,8 @@ static inline void wisp_p2p_recv_hold_type(struct wisp_p2p_req *req)
 }
 /* Post a receive (req->peer may be MPI_ANY_SOURCE). */
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
-/* The communicators with receives waiting in their `remote` queues. */
-extern struct wisp_list wisp_p2p_remote_comms;
-extern _Atomic unsigned wisp_p2p_remote_count; /* their number */
+/* The number of communicators with receives waiting in their `remote` queues (state.c). */
+extern _Atomic unsigned wisp_p2p_remote_count;
 /* Are receives waiting in `remote` queues (a look without the lock)? */
 static inline bool wisp_p2p_remote_waiting(void)
 {

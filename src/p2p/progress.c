@@ -132,7 +132,7 @@ static void spill_for_starved(void)
     for (int i = 0; i < ninbox; i++)
         if (inbox[i].starved_news) {
             inbox[i].starved_news = false;
-            wisp_p2p_spill_held(inbox[i].from);
+            wisp_p2p_up.spill_held(inbox[i].from);
         }
 }
 
@@ -183,7 +183,7 @@ bool wisp_p2p_progress(void)
     bool moved = progress_local();
     if (wisp_p2p_count(&wisp_p2p.deferred))
         wisp_p2p_finish_deferred();
-    moved |= wisp_p2p_remote_advance();
+    moved |= wisp_p2p_remote_waiting() && wisp_p2p_up.remote_pass();
     moved |= wisp_p2p_finish_forwarded();
     if (moved)
         idle_passes = 0;

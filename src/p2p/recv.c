@@ -20,31 +20,66 @@ static struct matched_notice {
 } * notices;
 static size_t nnotices, notices_cap;
 
-void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
+/* Unpack the bytes received, also a last partial element (a message of
+ * basic elements need not fill whole elements of the receive type): that
+ * one is packed from the buffer, completed and unpacked again. */
+static void unpack(struct wisp_p2p_req *req)
 {
-    if (wisp_p2p_copy_filling(msg)) { /* freed when whole */
-        wisp_p2p_copy_drop(msg);
+    MPI_Count size = 0, position = 0, lb, extent;
+    if (PMPI_Type_size_x(req->type, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent_x(req->type, &lb, &extent) != MPI_SUCCESS)
+        return;
+    MPI_Count whole = (MPI_Count)(req->st_bytes / (uint64_t)size);
+    int rest = (int)(req->st_bytes % (uint64_t)size);
+    wisp_p2p_unpack(req->tmp, (MPI_Count)req->st_bytes, &position, req->rbuf, whole, req->type);
+    if (!rest)
+        return;
+    char *last = (char *)req->rbuf + whole * extent;
+    char *element = malloc((size_t)size);
+    if (!element)
+        wisp_fatal("out of memory to unpack a message");
+    MPI_Count at = 0;
+    wisp_p2p_pack(last, 1, req->type, element, size, &at);
+    memcpy(element, (char *)req->tmp + (size_t)whole * (size_t)size, (size_t)rest);
+    at = 0;
+    wisp_p2p_unpack(element, size, &at, last, 1, req->type);
+    free(element);
+}
+
+/* Receives the rescuer completed that need the MPI, which it never calls. */
+static struct wisp_list deferred = {&deferred, &deferred};
+
+void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
+{
+    if (wisp_p2p.rescuing && (req->unpack || req->holds_type)) {
+        req->unpack_later = true;
+        wisp_list_push(&deferred, &req->link);
+        wisp_p2p_count_add(&wisp_p2p.deferred, 1);
         return;
     }
-    /* A record named to its sender: copied out, or too late now. A
-     * synchronous one still waiting for batches: the rest stay here. */
-    if (msg->route == WISP_P2P_ROUTE_HANDED || msg->route == WISP_P2P_ROUTE_BATCHED)
-        wisp_p2p_forward_recall(msg);
-    if (msg->slot >= 0) {
-        struct slot *s = slot_at(msg->from, msg->slot);
-        /* A sender staging it late (STAGING) writes STAGED: DONE must come after. */
-        uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
-        unsigned rounds = 0;
-        unsigned droppable = SLOT(POSTED) | SLOT(MATCHED) | SLOT(STAGED) | SLOT(FORWARD) |
-                             SLOT(FORWARDED) | SLOT(HANDING);
-        while (state == SLOT_STAGING || !slot_swap(s, &state, droppable, SLOT_DONE)) {
-            if (state == SLOT_STAGING)
-                wisp_backoff(&rounds); /* the sender may be preempted mid-copy */
-            state = atomic_load_explicit(&s->state, memory_order_acquire);
-        }
-        wake(msg->from);
+    if (req->unpack_later) {
+        wisp_list_remove(&req->link);
+        wisp_p2p_count_add(&wisp_p2p.deferred, -1);
     }
-    free(msg);
+    req->unpack_later = false;
+    if (req->layout) {
+        wisp_dt_desc_release(req->layout);
+        req->layout = NULL;
+    }
+    if (req->unpack) {
+        unpack(req);
+        free(req->tmp);
+        req->tmp = NULL;
+    }
+    req->done = true;
+    if (req->user_freed && !req->engine_holds)
+        wisp_p2p_req_release(req);
+}
+
+void wisp_p2p_finish_deferred(void)
+{
+    while (!wisp_list_empty(&deferred))
+        wisp_p2p_recv_finish(wisp_list_entry(deferred.next, struct wisp_p2p_req, link));
 }
 
 /* Whether the sender of a layout read in place copies blocks of it too:
@@ -158,7 +193,7 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     req->msg = NULL;
     free(msg);
     if (req->spill)
-        wisp_p2p_spilled(req);
+        wisp_p2p_up.spilled(req);
     else
         wisp_p2p_recv_finish(req);
     return true;
@@ -226,7 +261,7 @@ void wisp_p2p_recv_advance(struct wisp_p2p_req *req)
 static void arrived(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     if (comm)
-        wisp_p2p_incoming(comm, msg);
+        wisp_p2p_up.incoming(comm, msg);
     else
         wisp_p2p_comm_keep_early(msg);
 }
@@ -270,7 +305,7 @@ bool wisp_p2p_drain(struct wisp_fastbox_ring *r, int from)
             wisp_fastbox_read(r, cell, &seq, 0, sizeof seq);
             wisp_p2p_sync_done(seq);
         } else if (kind == KIND_IMMEDIATE) {
-            struct wisp_p2p_req *req = comm ? wisp_p2p_match_posted(comm, source, tag) : NULL;
+            struct wisp_p2p_req *req = comm ? wisp_p2p_up.match_posted(comm, source, tag) : NULL;
             if (req) { /* straight from the cells into the receive buffer */
                 uint64_t n = cell->size < req->cap ? cell->size : req->cap;
                 read_cells(r, cell, req, n);

@@ -296,7 +296,7 @@ static void send_to_self(struct wisp_p2p_req *req)
     } else {
         send_complete(req);
     }
-    wisp_p2p_incoming(req->comm, msg);
+    wisp_p2p_up.incoming(req->comm, msg);
 }
 
 void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)

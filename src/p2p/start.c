@@ -15,12 +15,6 @@
 #include "core/world.h"
 #include "shm/segment.h"
 
-struct wisp_p2p_segment wisp_p2p_seg;
-
-struct wisp_p2p wisp_p2p;
-
-/* ---- life cycle -------------------------------------------------------- */
-
 /* Cells of a fastbox ring among `n` processes (a power of two, rounded down). */
 static uint32_t cells_for(int n)
 {
@@ -37,6 +31,11 @@ static uint32_t cells_for(int n)
 
 void wisp_p2p_init(int thread_level)
 {
+    wisp_p2p_up = (struct wisp_p2p_upcalls){.incoming = wisp_p2p_incoming,
+                                            .match_posted = wisp_p2p_match_posted,
+                                            .spilled = wisp_p2p_spilled,
+                                            .spill_held = wisp_p2p_spill_held,
+                                            .remote_pass = wisp_p2p_remote_pass};
     wisp_p2p_type_init(); /* MPI_Pack and MPI_Unpack use the datatype engine also without */
     int mine_on = wisp_config.SHM, all_on = 0;
     PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_core_user_world);

@@ -266,6 +266,27 @@ static inline int tag_of(uint64_t match)
 
 /* ---- between the engine's files ------------------------------------------ */
 
+/*
+ * What the engine hands up to matching (match.c), through pointers that
+ * start.c fills in: the engine's files call nothing above them by name.
+ */
+struct wisp_p2p_upcalls {
+    /* A message came for served communicator `comm` (wisp_p2p_incoming). */
+    void (*incoming)(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
+    /* The posted receive that takes a message from `source` with `tag`
+     * now, out of its queue; NULL: none (wisp_p2p_match_posted). */
+    struct wisp_p2p_req *(*match_posted)(struct wisp_p2p_comm *comm, int source, int tag);
+    /* Copy aside `fill->spill` is whole (wisp_p2p_spilled). */
+    void (*spilled)(struct wisp_p2p_req *fill);
+    /* Copy aside what sender `from` waits for: it ran out of slots
+     * (wisp_p2p_spill_held). */
+    void (*spill_held)(int from);
+    /* One pass over the receives that wait for the MPI; true if any moved
+     * (wisp_p2p_remote_pass). */
+    bool (*remote_pass)(void);
+};
+extern struct wisp_p2p_upcalls wisp_p2p_up;
+
 /* send.c */
 void wisp_p2p_sends_init(int node_size);
 void wisp_p2p_sends_fini(void);
@@ -288,8 +309,6 @@ bool wisp_p2p_copy_receiving(void);
 bool wisp_p2p_send_notices(void);
 
 /* lend.c */
-/* No one will read copy `msg` while it fills: FILLING -> DROPPED. */
-void wisp_p2p_copy_drop(struct wisp_p2p_msg *msg);
 /* Senders that sent a batch of records: the next batch; true if any. */
 bool wisp_p2p_name_next_batches(void);
 

@@ -1,0 +1,13 @@
+/*
+ * The engine's settings and counters (p2p.h, struct wisp_p2p) and its node
+ * segment (transport.h), defined here at the bottom, so that every file of
+ * the engine reads them without depending on start.c, which fills them.
+ */
+#include "p2p/transport.h"
+
+struct wisp_p2p wisp_p2p;
+struct wisp_p2p_segment wisp_p2p_seg;
+struct wisp_p2p_upcalls wisp_p2p_up;
+/* Communicators with receives that wait for the MPI (match.c), for a look
+ * without the lock (wisp_p2p_remote_waiting). */
+_Atomic unsigned wisp_p2p_remote_count;
