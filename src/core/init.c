@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/launch.h"
 #include "core/log.h"
+#include "core/mpi_check.h"
 #include "core/quirks.h"
 #include "core/stats.h"
 #include "core/topo.h"
@@ -144,6 +145,8 @@ static int init_mpi(int *argc, char ***argv, int required, struct levels *l)
 
 int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 {
+    /* A library built for another MPI stops here (core/mpi_check.h). */
+    wisp_core_mpi_check_at_init();
     static struct problems problems; /* static: 4 KiB off the user's stack */
     int bad = wisp_core_config_parse(&wisp_config, environ, collect, &problems);
     bool ult_collectives;
