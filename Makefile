@@ -10,21 +10,28 @@ DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 pytho
                 gfortran mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
                 libboost-context-dev clang-format libomp-dev \
                 netpipe-mpich2 netpipe-openmpi scalapack-mpi-test nwchem-mpich nwchem-openmpi \
-                dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge groff-base man-db
+                dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge groff-base man-db \
+                lmod python3-mpi4py
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
 # jemalloc, built into each build tree, and for MPICH's test suite;
 # groff-base and man-db to render the manual pages, tests/man_pages.sh;
 # slurm-wlm and munge for the Slurm bed, tools/slurm.sh; libomp-dev, LLVM's
 # OpenMP runtime, for the test of idle threads inside parallel regions,
 # mpi.dt_ompt: wisp itself builds without it; nwchem-mpich and
-# nwchem-openmpi for the application test, tests/real/nwchem.sh.)
+# nwchem-openmpi for the application test, tests/real/nwchem.sh; lmod for
+# the environment modules, tests/module.sh and tests/easybuild.sh;
+# python3-mpi4py, Open MPI's, for wisprun reading a python program's MPI,
+# tests/wisprun_mpi.sh.)
 VENV        := .venv
+# EasyBuild, for tests/easybuild.sh only: from PyPI when it is reachable
+# (without it, that test skips and says why).
+EB_VENV     := .venv-easybuild
 CTEST_FLAGS := --output-on-failure --label-exclude bench
 
 BUILDS      := $(MPIS) mpich-asan
 
 .PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate fuzz \
-        format format-check clean conformance conformance-src $(addprefix build-,$(BUILDS))
+        format format-check clean conformance conformance-src install $(addprefix build-,$(BUILDS))
 
 # One screen of what wisp changed (tools/demo.sh); DEMO_FULL=1 also shows
 # what wisp sees of the machine and its WISP_STATS report.
@@ -35,6 +42,9 @@ check: check-mpich check-openmpi check-sanitize format-check
 
 check-mpich check-openmpi: check-%: build-%
 	cd $(BUILD)/$* && ctest $(CTEST_FLAGS)
+# The Open MPI suite installs the MPICH build beside its own (both MPIs in
+# one prefix: tests/install_both.sh, module.sh).
+check-openmpi: build-mpich
 
 check-sanitize: build-mpich-asan
 	cd $(BUILD)/mpich-asan && ctest $(CTEST_FLAGS)
@@ -43,6 +53,15 @@ bench: build
 	for mpi in $(MPIS); do ctest --test-dir $(BUILD)/$$mpi --label-regex bench --verbose || exit 1; done
 
 build: $(addprefix build-,$(MPIS))
+
+# Both MPIs' builds into one prefix, side by side (cmake/WispInstall.cmake):
+# the libraries libwisp-mpich and libwisp-openmpi, one wisprun, the manual
+# pages, pkg-config and CMake files, and the environment modules wisp/<version>
+# (share/modulefiles/lmod for Lmod, share/modulefiles/tcl for Environment
+# Modules). DESTDIR stages it elsewhere.
+PREFIX      ?= /usr/local
+install: build
+	for mpi in $(MPIS); do DESTDIR=$(DESTDIR) cmake --install $(BUILD)/$$mpi --prefix $(PREFIX) || exit 1; done
 
 # The application experiments (bench/apps/, docs/benchmarks.md): natively,
 # under wisp and (MPICH) with MPICH's progress thread, alternating; a
@@ -99,7 +118,7 @@ $(addprefix build-,$(BUILDS)): build-%: deps
 	      $(if $(WISP_JEMALLOC_SOURCE),-DWISP_JEMALLOC_SOURCE=$(abspath $(WISP_JEMALLOC_SOURCE)))
 	cmake --build $(BUILD)/$*
 
-deps: $(VENV)/stamp
+deps: $(VENV)/stamp $(EB_VENV)/stamp
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -113,6 +132,11 @@ $(VENV)/stamp: tools/requirements.txt bench/requirements.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -r tools/requirements.txt -r bench/requirements.txt
 	touch $@
+
+$(EB_VENV)/stamp: packaging/easybuild/requirements.txt | $(VENV)/stamp
+	@python3 -m venv $(EB_VENV) && \
+	$(EB_VENV)/bin/pip install --quiet --retries 1 --timeout 30 -r $< && touch $@ || \
+	echo "make: EasyBuild not installed from PyPI (is it reachable?): script.easybuild will be skipped"
 
 # Regenerate the committed generated sources (tests fail while they are stale).
 generate: build-mpich

@@ -24,7 +24,7 @@ dry=$(WISP_JOB=tag1 WISP_VERBOSE=1 "$wisprun" --dry-run --env FOO=bar -n 3 ./app
 native=$("$wisprun" --dry-run --native -n 3 ./app a1)
 echo "wisp:   $dry"
 echo "native: $native"
-grep -q 'libwisp\.so' <<<"$dry" || fail "no libwisp in LD_PRELOAD"
+grep -q "libwisp-$mpi\.so" <<<"$dry" || fail "no libwisp-$mpi in LD_PRELOAD"
 grep -q 'GLIBC_TUNABLES' <<<"$dry" && fail "GLIBC_TUNABLES set: the shared heap needs nothing in the environment"
 grep -q 'libwisp' <<<"$native" && fail "--native still preloads wisp"
 grep -q 'WISP_JOB' <<<"$native" && fail "--native still sets WISP_JOB"

@@ -1,0 +1,79 @@
+# Run by `cmake --install` of either build, after that build's own files
+# (cmake/WispInstall.cmake sets WISP_VERSION, the WISP_*DIR install
+# directories and WISP_TEMPLATES): the shared files that
+# depend on the prefix or on what it holds, the same from either build.
+#
+#  - lib/pkgconfig/wisp.pc: `pkg-config wisp` is the prefix's one MPI's
+#    wisp-<mpi>.pc when it holds one; with both, it asks for a choice:
+#    `pkg-config --define-variable=mpi=openmpi wisp`, or wisp-openmpi itself
+#    (without one, pkg-config says that wisp-choose-mpich-or-openmpi is
+#    not found).
+#  - the environment modules wisp/<version>, for Lmod (Lua) and for
+#    Environment Modules (Tcl; Lmod reads it too): PATH, MANPATH,
+#    PKG_CONFIG_PATH, CMAKE_PREFIX_PATH and LD_LIBRARY_PATH (for programs
+#    linked with -lwisp-<mpi>). They name the prefix, the one given at
+#    install time (not DESTDIR's staging copy).
+
+foreach(dir BINDIR LIBDIR MANDIR DATADIR)
+  if(IS_ABSOLUTE "${WISP_${dir}}")
+    set(abs_${dir} "${WISP_${dir}}")
+  else()
+    set(abs_${dir} "${CMAKE_INSTALL_PREFIX}/${WISP_${dir}}")
+  endif()
+endforeach()
+
+# wisp_install_text(DEST CONTENT): DEST (absolute, under the prefix) holds
+# CONTENT, written directly (file(INSTALL) would leave it "up to date" when
+# the other build wrote its version in the same second) and listed in the
+# install manifest as file(INSTALL) lists what it installs.
+function(wisp_install_text dest content)
+  set(real "$ENV{DESTDIR}${dest}")
+  get_filename_component(real_dir "${real}" DIRECTORY)
+  file(MAKE_DIRECTORY "${real_dir}")
+  message(STATUS "Installing: ${real}")
+  file(WRITE "${real}" "${content}")
+  list(APPEND CMAKE_INSTALL_MANIFEST_FILES "${real}")
+  set(CMAKE_INSTALL_MANIFEST_FILES "${CMAKE_INSTALL_MANIFEST_FILES}" PARENT_SCOPE)
+endfunction()
+
+set(pc_dir "$ENV{DESTDIR}${abs_LIBDIR}/pkgconfig")
+set(installed)
+foreach(mpi mpich openmpi)
+  if(EXISTS "${pc_dir}/wisp-${mpi}.pc")
+    list(APPEND installed ${mpi})
+  endif()
+endforeach()
+list(LENGTH installed count)
+if(count EQUAL 1)
+  set(wisp_mpi "${installed}")
+  set(pc_about "the library for ${installed}, the only MPI installed here (wisp-<mpi> names one)")
+else()
+  set(wisp_mpi "choose-mpich-or-openmpi")
+  set(pc_about "give the MPI: --define-variable=mpi=mpich or =openmpi, or ask for wisp-mpich or wisp-openmpi")
+endif()
+wisp_install_text("${abs_LIBDIR}/pkgconfig/wisp.pc"
+"# wisp.pc: written by `cmake --install` from what this prefix holds (cmake/WispInstallShared.cmake)
+mpi=${wisp_mpi}
+
+Name: wisp
+Description: MPI runtime layer for many-core nodes: ${pc_about}
+Version: ${WISP_VERSION}
+Requires: wisp-\${mpi}
+")
+
+set(WISP_PREFIX "${CMAKE_INSTALL_PREFIX}")
+set(WISP_BIN "${abs_BINDIR}")
+set(WISP_LIB "${abs_LIBDIR}")
+set(WISP_MAN "${abs_MANDIR}")
+foreach(kind lmod tcl)
+  if(kind STREQUAL "lmod")
+    set(name "${WISP_VERSION}.lua")
+    set(template wisp-module.lua.in)
+  else()
+    set(name "${WISP_VERSION}")
+    set(template wisp-module.tcl.in)
+  endif()
+  file(READ "${WISP_TEMPLATES}/${template}" text)
+  string(CONFIGURE "${text}" text @ONLY)
+  wisp_install_text("${abs_DATADIR}/modulefiles/${kind}/wisp/${name}" "${text}")
+endforeach()
