@@ -587,6 +587,8 @@ int wisp_p2p_request_free(MPI_Request *request)
             free_part(&req->partner);
             req->tmp = NULL; /* the send may still read it: left to leak */
         }
+        if (req->persistent && req->comm)
+            wisp_p2p_comm_unhold(req->comm); /* held since MPI_*_init (ops.c) */
         wisp_p2p_req_release(req);
     } else {
         req->user_freed = true;

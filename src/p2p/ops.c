@@ -220,9 +220,8 @@ static int irecv_locked(struct wisp_p2p_comm *c, void *buf, MPI_Count count, MPI
         return rc;
     }
     wisp_p2p_recv_hold_type(req);
-    if (req->inner != MPI_REQUEST_NULL && !req->done && req->link.next == &req->link &&
-        req->rlink.next == &req->rlink) {
-        *request = req->inner; /* posted straight to the MPI: hand its request over */
+    if ((req->where == WISP_P2P_RECV_MPI || req->where == WISP_P2P_RECV_FORWARDED) && !req->done) {
+        *request = req->inner; /* straight to the MPI: hand its request over */
         wisp_p2p_req_release(req);
         return MPI_SUCCESS;
     }

@@ -27,7 +27,6 @@ enum {
     CALL_EVERY_NS = 1000000,  /* and then at most this often */
 };
 
-_Atomic unsigned long wisp_p2p_passes;
 static MPI_Comm poke_comm = MPI_COMM_NULL;
 /* The rings into this process, one per peer of the node: every poll looks
  * at each, so their addresses are kept, not computed from the layout. */

@@ -209,8 +209,6 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         wisp_dt_desc_release(req->send_layout);
     if (req->holds_type)
         wisp_p2p_type_unhold(req->type);
-    if (req->persistent && req->comm)
-        wisp_p2p_comm_unhold(req->comm);
     if (req->anchor != MPI_REQUEST_NULL)
         PMPI_Request_free(&req->anchor);
     req->kind = 0;

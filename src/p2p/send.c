@@ -518,7 +518,7 @@ bool wisp_p2p_finish_forwarded(void)
  * ones must be staged whole, and single-copy ones be copied or staged late:
  * the receiver may still be on its way to them, and MPI_Finalize lets the
  * user reuse every buffer. */
-static bool sends_delivered(void *unused)
+bool wisp_p2p_sends_delivered(void *unused)
 {
     (void)unused;
     if (npending || !wisp_list_empty(&forwarded))
@@ -539,7 +539,7 @@ static bool sends_delivered(void *unused)
 /* Once the sends are delivered, no receiver reads a sender's bytes any
  * more (they are staged whole, or copied): the private copies that the
  * slots' requests hold go, and the requests the user freed with them. */
-static void drop_slot_holds(void)
+void wisp_p2p_drop_slot_holds(void)
 {
     for (int i = 0; i < mine.nbusy; i++)
         let_go(mine.req[mine.busy[i]]);
@@ -567,12 +567,6 @@ void wisp_p2p_sync_done(uint64_t seq)
     }
     wisp_fatal("a match for synchronous send %llu, which this process does not hold",
                (unsigned long long)seq);
-}
-
-void wisp_p2p_sends_finish(void)
-{
-    wisp_p2p_wait_until(sends_delivered, NULL);
-    drop_slot_holds();
 }
 
 bool wisp_p2p_advance_sends(void)

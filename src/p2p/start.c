@@ -117,7 +117,8 @@ void wisp_p2p_fini(void)
 {
     if (wisp_p2p_seg.base) { /* sends reported complete must still reach their receivers */
         wisp_p2p_lock();
-        wisp_p2p_sends_finish();
+        wisp_p2p_wait_until(wisp_p2p_sends_delivered, NULL);
+        wisp_p2p_drop_slot_holds();
         wisp_p2p_unlock();
     }
     wisp_p2p_poke_fini();

@@ -8,6 +8,7 @@
 struct wisp_p2p wisp_p2p;
 struct wisp_p2p_segment wisp_p2p_seg;
 struct wisp_p2p_upcalls wisp_p2p_up;
+_Atomic unsigned long wisp_p2p_passes;
 /* Communicators with receives that wait for the MPI (match.c), for a look
  * without the lock (wisp_p2p_remote_waiting). */
 _Atomic unsigned wisp_p2p_remote_count;

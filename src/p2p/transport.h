@@ -148,7 +148,7 @@ struct wisp_p2p_segment {
     uint32_t ring_cells; /* per fastbox ring, the same in every process of the node */
 };
 extern struct wisp_p2p_segment wisp_p2p_seg;
-/* Progress passes of the application's threads (progress.c). */
+/* Progress passes of the application's threads (counted by progress.c). */
 extern _Atomic unsigned long wisp_p2p_passes;
 
 #define SLOT(state) (1u << SLOT_##state)
@@ -290,9 +290,10 @@ extern struct wisp_p2p_upcalls wisp_p2p_up;
 /* send.c */
 void wisp_p2p_sends_init(int node_size);
 void wisp_p2p_sends_fini(void);
-/* Wait until no send needs this process (MPI_Finalize), then drop what
- * the slots hold. Lock held. */
-void wisp_p2p_sends_finish(void);
+/* Does no send need this process any more (MPI_Finalize waits for it)? */
+bool wisp_p2p_sends_delivered(void *unused);
+/* Then the private copies and freed requests that the slots hold go. */
+void wisp_p2p_drop_slot_holds(void);
 /* Queued sends into the rings, the slots' copies moved on; true if any. */
 bool wisp_p2p_advance_sends(void);
 /* Forwarded sends whose MPI request completed let go; true if any. */
