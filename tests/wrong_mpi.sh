@@ -10,11 +10,11 @@
 #   line and exit status 1 from MPI_Init, no crash;
 # - dlopen: a program without MPI that loads the other MPI later (as python
 #   loads mpi4py: a library linked with it; or its library itself, then
-#   MPI_Init found by dlsym): one line and exit status 1 from MPI_Init, no
-#   crash;
+#   MPI_Init found by dlsym; python with mpi4py where it is installed): one
+#   line and exit status 1 from MPI_Init, no crash;
 # - what must be left alone, silently: this MPI's program and this MPI
-#   loaded by dlopen (wisp serves), a program that needs both MPIs, and
-#   processes without MPI (bash, its children, python).
+#   loaded by dlopen (wisp serves; mpi4py too), a program that needs both
+#   MPIs, and processes without MPI (bash, its children, python).
 set -u
 mpi=$1 lib=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -107,6 +107,28 @@ if [ -n "$other_so" ]; then # the MPI's library itself, MPI_Init found by dlsym
         fail "dlopen, global: the native run failed"
     out=$(preload "$other" "$tmp/host" --global "$other_lib" 2>&1)
     stopped "dlopen, global" "the program loaded that MPI after libwisp" "$out" $?
+fi
+
+# python with mpi4py (Debian's, built for Open MPI), where it is installed:
+# for the other MPI stopped as above; for this one served, as natively.
+py=/usr/bin/python3
+mpi4py=$("$py" -c 'import mpi4py, glob, os; print(*glob.glob(os.path.dirname(mpi4py.__file__) + "/MPI.*.so"))' 2>/dev/null)
+script='from mpi4py import MPI; c = MPI.COMM_WORLD; print(f"rank {c.rank} of {c.size}: sum {c.allreduce(c.rank)}")'
+if [ -z "$mpi4py" ]; then
+    echo "note: no mpi4py for $py; its case is left out"
+elif readelf -d "$mpi4py" | grep -q "NEEDED.*\[$other_lib\]"; then
+    out=$(preload "$other" "$py" -c "$script" 2>&1)
+    stopped "python with mpi4py for $other_name" "the program loaded that MPI after libwisp" "$out" $?
+else
+    base=$(native "$mpi" "$py" -c "$script" 2>&1)
+    out=$(preload "$mpi" "$py" -c "$script" 2>&1)
+    rc=$?
+    echo "== python with mpi4py for $mpi_name (exit $rc)"
+    show "$out"
+    if [ $rc != 0 ] || [ "$(sort <<<"$out")" != "$(sort <<<"$base")" ]; then
+        fail "python with mpi4py for $mpi_name: not the native run's output and status 0; natively:"
+        show "$base"
+    fi
 fi
 
 # Left alone: wisp serves this MPI's programs, also when it is dlopened.
