@@ -18,7 +18,7 @@
 #include "core/world.h"
 #include "core/wrapper.h"
 
-enum { CONTEXTS = 4096, WORDS = CONTEXTS / 64, BUCKETS = 1024 };
+enum { CONTEXTS = WISP_P2P_CONTEXTS, WORDS = CONTEXTS / 64, BUCKETS = 1024 };
 
 struct entry {
     struct entry *next;
@@ -29,13 +29,8 @@ struct entry {
 static bool agreeing; /* the whole job takes part in context agreement */
 
 static uint64_t free_ctx[WORDS];
-static struct wisp_p2p_comm *by_ctx[CONTEXTS];
 static struct entry *buckets[BUCKETS];
 static struct entry *freed; /* freed by the application, still used by wisp */
-/* Messages that arrived (drained by another thread or the rescuer) while
- * their communicator was still being created here: the sender may finish
- * its agreement and send before this process has. In arrival order. */
-static struct wisp_list early = {&early, &early};
 
 static size_t bucket_of(MPI_Comm handle)
 {
@@ -65,28 +60,11 @@ bool wisp_p2p_serves(MPI_Comm comm)
     return served;
 }
 
-struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx)
-{
-    return ctx >= 0 && ctx < CONTEXTS ? by_ctx[ctx] : NULL;
-}
-
-void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg)
-{
-    wisp_list_push(&early, &msg->link);
-}
-
-void wisp_p2p_comm_each_unexpected(void (*visit)(struct wisp_list *queue, void *arg), void *arg)
-{
-    for (int ctx = 0; ctx < CONTEXTS; ctx++)
-        if (by_ctx[ctx])
-            visit(&by_ctx[ctx]->unexpected, arg);
-    visit(&early, arg);
-}
-
 /* The messages that came before `c` was served, in the order they came. */
 static void deliver_early(struct wisp_p2p_comm *c)
 {
-    for (struct wisp_list *l = early.next, *next; l != &early; l = next) {
+    struct wisp_list *early = wisp_p2p_comm_early();
+    for (struct wisp_list *l = early->next, *next; l != early; l = next) {
         next = l->next;
         struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
         if (msg->ctx != c->ctx)
@@ -177,7 +155,7 @@ static int serve(MPI_Comm handle, int ctx)
     size_t b = bucket_of(handle);
     e->next = buckets[b];
     buckets[b] = e;
-    by_ctx[ctx] = c;
+    wisp_p2p_comm_set_ctx(ctx, c);
     deliver_early(c);
     return MPI_SUCCESS;
 }
@@ -369,7 +347,7 @@ static void destroy(struct entry *e)
         wisp_p2p_comm_cache.last = NULL;
     if (c->anchor != MPI_REQUEST_NULL)
         PMPI_Request_free(&c->anchor);
-    by_ctx[c->ctx] = NULL;
+    wisp_p2p_comm_set_ctx(c->ctx, NULL);
     free_ctx[c->ctx / 64] |= 1ull << (c->ctx % 64);
     free(c->node_of);
     free(c->rank_of);
@@ -464,12 +442,12 @@ void wisp_p2p_comm_fini(void)
             buckets[b] = e->next;
             destroy(e);
         }
-    while (!wisp_list_empty(&early)) { /* for communicators never made here */
-        struct wisp_list *l = early.next;
+    struct wisp_list *early = wisp_p2p_comm_early();
+    while (!wisp_list_empty(early)) { /* for communicators never made here */
+        struct wisp_list *l = early->next;
         wisp_list_remove(l);
         wisp_p2p_msg_drop(wisp_list_entry(l, struct wisp_p2p_msg, link));
     }
-    memset(by_ctx, 0, sizeof by_ctx);
     wisp_p2p_comm_cache.last = NULL;
     wisp_p2p_comm_cache.unserved = MPI_COMM_NULL;
     agreeing = false;

@@ -128,14 +128,24 @@ static inline struct wisp_p2p_comm *wisp_p2p_comm_of(MPI_Comm comm)
 }
 /* Does wisp serve `comm` (takes the lock)? */
 bool wisp_p2p_serves(MPI_Comm comm);
+
+/* ---- communicators by context (contexts.c) ------------------------------ */
+
+enum { WISP_P2P_CONTEXTS = 4096 };
 /* The served communicator with context `ctx` here, or NULL. */
 struct wisp_p2p_comm *wisp_p2p_comm_of_ctx(int ctx);
+/* comm.c serves (`c`) or forgets (NULL) context `ctx`. */
+void wisp_p2p_comm_set_ctx(int ctx, struct wisp_p2p_comm *c);
 /* A message for a context not served here yet (its communicator is still
  * being created in this process): kept until it is, then delivered in order. */
 void wisp_p2p_comm_keep_early(struct wisp_p2p_msg *msg);
+/* Those messages, in arrival order (comm.c takes them). */
+struct wisp_list *wisp_p2p_comm_early(void);
 /* Call `visit` on every queue of unexpected local messages: each served
  * communicator's, and the one of those kept early. */
 void wisp_p2p_comm_each_unexpected(void (*visit)(struct wisp_list *queue, void *arg), void *arg);
+
+/* ---- communicators made and freed (comm.c) ------------------------------ */
 
 /* After the MPI created `comm` (collective over it, may be MPI_COMM_NULL):
  * agree on a context and serve it. Returns an MPI error code. */
