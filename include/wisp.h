@@ -1,6 +1,7 @@
 /*
  * wisp: a runtime that makes MPI fast on many-core nodes, loaded under an
- * unmodified MPI application (LD_PRELOAD=libwisp.so, or -lwisp before -lmpi).
+ * unmodified MPI application (LD_PRELOAD=libwisp-<mpi>.so, or -lwisp-<mpi> before
+ * the MPI; <mpi> is mpich or openmpi).
  *
  * Applications need none of this header. It lets a program or a tool ask
  * what wisp sees: which processes share its node (a virtual node when
