@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Check that no two files of one folder call each other in a loop.
+"""Check that no two files of a folder call each other in a loop.
 
 Reads the symbols of the compiled objects (nm): a file uses another when it
-needs a function or variable that the other defines. Within FOLDER the uses
-must form no loop, so that the folder reads from the bottom up
-(docs/p2p.md, "The files, from the bottom up"). Calls through pointers
-(the engine's upcalls to matching, transport.h) are not uses.
+needs a function or variable that the other defines. Within each folder the
+uses must form no loop, so that it reads from the bottom up (docs/design.md;
+docs/p2p.md, "The files, from the bottom up"). Calls through pointers (the
+engine's upcalls to matching, p2p/transport.h) are not uses.
 
-Usage: check_file_loops.py FOLDER OBJECT...   (exit 1 with the loop found;
-FOLDER as it appears in the objects' paths, e.g. src/p2p)
+Usage: check_file_loops.py FOLDER[,FOLDER...] OBJECT...   (exit 1 with each
+loop found; a folder as it appears in the objects' paths, e.g. src/p2p)
 """
 
 import os
@@ -53,27 +53,34 @@ def find_loop(uses):
     return None
 
 
-def main():
-    folder, objects = sys.argv[1].strip("/"), sys.argv[2:]
+def check(folder, objects):
+    """True if the files of `folder` among `objects` call in no loop."""
     mine = [o for o in objects if f"/{folder}/" in o]
     if not mine:
         sys.exit(f"check_file_loops: no object of {folder} among the {len(objects)} given")
     defined, needed = {}, {}
     for obj in mine:
-        name = os.path.basename(obj).removesuffix(".o")
+        name = os.path.relpath(obj, obj[:obj.index(f"/{folder}/") + len(folder) + 2]).removesuffix(".o")
         defined[name], needed[name] = symbols(obj)
     owner = {s: f for f, names in defined.items() for s in names}
     uses = {f: {owner[s] for s in names if s in owner and owner[s] != f}
             for f, names in needed.items()}
     loop = find_loop(uses)
-    if loop:
-        print(f"check_file_loops: files of {folder} call each other in a loop: "
-              + " -> ".join(loop))
-        for a, b in zip(loop, loop[1:]):
-            print(f"  {a} -> {b}: " + ", ".join(sorted(
-                s for s in needed[a] if owner.get(s) == b)))
-        sys.exit(1)
-    print(f"check_file_loops: {len(mine)} files of {folder}, no loop")
+    if not loop:
+        print(f"check_file_loops: {len(mine)} files of {folder}, no loop")
+        return True
+    print(f"check_file_loops: files of {folder} call each other in a loop: " + " -> ".join(loop))
+    for a, b in zip(loop, loop[1:]):
+        names = sorted(s for s in needed[a] if owner.get(s) == b)
+        more = f", and {len(names) - 6} more" if len(names) > 6 else ""
+        print(f"  {a} -> {b}: " + ", ".join(names[:6]) + more)
+    return False
+
+
+def main():
+    folders, objects = sys.argv[1].split(","), sys.argv[2:]
+    ok = [check(folder.strip("/"), objects) for folder in folders]
+    sys.exit(0 if all(ok) else 1)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@
 #include "ghost/win.h"
 #include "shm/segment.h"
 
-struct wisp_ghost_node wisp_ghost_node = {.all = MPI_COMM_NULL};
 static MPI_Comm users = MPI_COMM_NULL; /* the application's world */
 static int total_ghosts;
 
@@ -100,16 +99,6 @@ MPI_Comm wisp_ghost_carve(int ghosts)
     }
     wisp_ghost_ucx_count = true;
     wisp_ghost_serve(ghost); /* the application's code after MPI_Init never runs here */
-}
-
-void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg)
-{
-    struct wisp_ghost_board *b = wisp_ghost_node.board;
-    b->cmd = (uint32_t)cmd;
-    b->arg = arg;
-    atomic_fetch_add_explicit(&b->seq, 1, memory_order_release);
-    for (int g = 0; g < wisp_ghost_node.ghosts; g++)
-        wisp_doorbell_ring(&b->bells[g]);
 }
 
 void wisp_ghost_start(int thread_level)

@@ -1,6 +1,7 @@
 /*
  * Creating and freeing ghost-served windows on the application's side (see
- * win.h), and the table from the application's MPI_Win to wisp's state.
+ * win.h); served.c keeps the table from the application's MPI_Win to
+ * wisp's state.
  *
  * A window is served only when its communicator holds every application
  * process of each node it touches (one node for MPI_Win_allocate_shared).
@@ -27,10 +28,6 @@
 
 enum { ALIGN = 64 };
 
-_Atomic int wisp_ghost_nserved;
-bool wisp_ghost_threaded;
-static struct wisp_ghost_win *served; /* oldest first */
-static pthread_mutex_t served_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_serial; /* in node rank 0: the serial of the node's next window */
 
 /* A node runs one window creation or free at a time: the board has one
@@ -40,42 +37,6 @@ static uint32_t next_serial; /* in node rank 0: the serial of the node's next wi
  * together, before anything of the node's protocol); a free waits for it
  * in the node's first process, which posts the command. */
 static pthread_mutex_t protocol_gate = PTHREAD_MUTEX_INITIALIZER;
-
-struct wisp_ghost_win *wisp_ghost_win_lookup(MPI_Win win)
-{
-    if (wisp_ghost_threaded) /* another thread may be adding or removing a window */
-        pthread_mutex_lock(&served_lock);
-    struct wisp_ghost_win *w = served;
-    while (w && w->win != win)
-        w = w->next;
-    if (wisp_ghost_threaded)
-        pthread_mutex_unlock(&served_lock);
-    return w;
-}
-
-static void add_served(struct wisp_ghost_win *w)
-{
-    pthread_mutex_lock(&served_lock);
-    struct wisp_ghost_win **p = &served;
-    while (*p)
-        p = &(*p)->next;
-    *p = w;
-    atomic_fetch_add_explicit(&wisp_ghost_nserved, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&served_lock);
-}
-
-static void remove_served(struct wisp_ghost_win *w)
-{
-    pthread_mutex_lock(&served_lock);
-    struct wisp_ghost_win **p = &served;
-    while (*p && *p != w)
-        p = &(*p)->next;
-    if (*p) {
-        *p = w->next;
-        atomic_fetch_sub_explicit(&wisp_ghost_nserved, 1, memory_order_relaxed);
-    }
-    pthread_mutex_unlock(&served_lock);
-}
 
 /* What each application process tells the others at creation. */
 enum {
@@ -418,7 +379,7 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
     if (PMPI_Win_create(w->base, size, disp_unit, info, comm, &w->win) != MPI_SUCCESS)
         wisp_fatal("ghost-served window: the application's window could not be created");
     wisp_ghost_async_apply(w, w->wishes, WISP_ASYNC_AT_CREATE);
-    add_served(w);
+    wisp_ghost_served_add(w);
     if (w->rank == 0)
         wisp_log(2, "%s: served by ghosts, %d lock windows", flavor_name(flavor), w->nlock);
     return w;
@@ -518,7 +479,7 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
     wisp_log(3, "%s: %llu operations split across segments, %llu puts/gets moved to another ghost",
              flavor_name(w->flavor), (unsigned long long)w->nsplit, (unsigned long long)w->nmoved);
     int rc = PMPI_Win_free(&w->win); /* the application's: runs its attribute callbacks */
-    remove_served(w);
+    wisp_ghost_served_remove(w);
     wisp_ghost_async_forget(w);
     PMPI_Win_unlock_all(w->global);
     bool poster = wisp_ghost_node.all_rank == 0;
@@ -538,8 +499,7 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
 
 void wisp_ghost_win_free_all(void)
 {
-    while (served) {
-        struct wisp_ghost_win *w = served;
+    for (struct wisp_ghost_win *w; (w = wisp_ghost_served_first());) {
         w->access = WISP_GHOST_NO_ACCESS; /* MPI_Finalize ends every epoch */
         w->exposed = false;
         wisp_ghost_win_free(w);

@@ -161,9 +161,15 @@ static inline void *wisp_ghost_app_base(const struct wisp_ghost_win *w, int rank
     return w->seg.base + w->t[rank].off;
 }
 
-/* Number of served windows in this process: while 0 nothing is looked up. */
+/* served.c: the windows this process serves. Their number: while 0
+ * nothing is looked up. */
 extern _Atomic int wisp_ghost_nserved;
 struct wisp_ghost_win *wisp_ghost_win_lookup(MPI_Win win);
+/* win.c adds a window it created, and removes one before it frees it. */
+void wisp_ghost_served_add(struct wisp_ghost_win *w);
+void wisp_ghost_served_remove(struct wisp_ghost_win *w);
+/* The oldest one still served, or NULL (MPI_Finalize frees them all). */
+struct wisp_ghost_win *wisp_ghost_served_first(void);
 
 static inline struct wisp_ghost_win *wisp_ghost_win_find(MPI_Win win)
 {
