@@ -10,16 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "wisp_info.h"
+#include "wisp_man.h"
 #include "wisp_version.h"
 
 extern char **environ;
-
-const char *wisp_info_type_name(enum wisp_config_type type)
-{
-    static const char *const names[] = {"integer", "size", "boolean", "string", "word"};
-    return names[type];
-}
 
 /* The MPI whose mpi.h this build was compiled against (the library a
  * process loads at run time may be a later release of the same ABI). */

@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "wisp_info.h"
+#include "wisp_man.h"
 #include "wisp_version.h"
 
 /* Text from the table as roff prints it: a backslash escaped; every '-' as
