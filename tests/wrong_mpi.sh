@@ -113,7 +113,9 @@ fi
 # for the other MPI stopped as above; for this one served, as natively.
 py=/usr/bin/python3
 mpi4py=$("$py" -c 'import mpi4py, glob, os; print(*glob.glob(os.path.dirname(mpi4py.__file__) + "/MPI.*.so"))' 2>/dev/null)
-script='from mpi4py import MPI; c = MPI.COMM_WORLD; print(f"rank {c.rank} of {c.size}: sum {c.allreduce(c.rank)}")'
+# (one write per line: with PYTHONUNBUFFERED print's text and newline are
+# two writes, and two ranks' lines may interleave)
+script='import sys; from mpi4py import MPI; c = MPI.COMM_WORLD; sys.stdout.write(f"rank {c.rank} of {c.size}: sum {c.allreduce(c.rank)}\n")'
 if [ -z "$mpi4py" ]; then
     echo "note: no mpi4py for $py; its case is left out"
 elif readelf -d "$mpi4py" | grep -q "NEEDED.*\[$other_lib\]"; then
