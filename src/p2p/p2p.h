@@ -553,7 +553,7 @@ bool wisp_p2p_sends_on(const struct wisp_p2p_comm *comm);
 void wisp_p2p_send_matched(struct wisp_p2p_req *req);
 /* Move the bytes of a matched rendezvous message. Lock held. */
 void wisp_p2p_recv_advance(struct wisp_p2p_req *req);
-/* Done with a message of the ring/slot transport that no one will read. */
+/* Done with a message of the ring/slot transport that no one will read (lend.c). */
 void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
 /* Copy unexpected rendezvous message `msg` into a private buffer that takes
  * its place, so that its sender completes (match.c says when); false, the
@@ -561,9 +561,9 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
 bool wisp_p2p_spill(struct wisp_p2p_msg *msg);
 /* Spill every unexpected rendezvous message from node rank `from` (the
  * synchronous ones complete at their match all the same), whose slots it
- * needs for sends waiting behind them. Lock held. */
+ * needs for sends waiting behind them (match.c). Lock held. */
 void wisp_p2p_spill_held(int from);
-/* The copy of wisp_p2p_spill is whole: `fill` is done. Lock held. */
+/* The copy of wisp_p2p_spill is whole: `fill` is done (match.c). Lock held. */
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 /*
  * A message copied aside into private memory (wisp_p2p_spill: its receive
@@ -691,7 +691,7 @@ struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int sourc
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 /* Set the receive's destination from its buffer, count and type. */
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
-/* The receive finished copying: unpack, complete. */
+/* The receive finished copying: unpack, complete (recv.c). */
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
 /* memcpy, shared among idle threads when it is large (layout.c). */
 void wisp_p2p_copy(char *dst, const char *src, uint64_t n);
@@ -706,7 +706,7 @@ void wisp_p2p_recv_put_peer(struct wisp_p2p_req *req, uint64_t at, int from, con
 void wisp_p2p_recv_get_layout(struct wisp_p2p_req *req, const char *base, MPI_Count count,
                               const wisp_dt_desc_t *desc, uint64_t n);
 /* Finish the receives the rescuer completed that need the MPI (unpack, a
- * type to give back); the application's threads only. */
+ * type to give back); the application's threads only (recv.c). */
 void wisp_p2p_finish_deferred(void);
 /* A receive of wisp still pending after its call holds its derived type
  * (inline: the common receive, of a predefined type, pays one test). */
