@@ -72,7 +72,7 @@ static bool begun[2], hooked, watching;
 
 static void point(enum wisp_core_group group, bool mpi)
 {
-#define SLOT(f) SET(f, (mpi && !WATCHED(f)) ? P##f : BEGUN(f))
+#define SLOT(f) SET(f, (mpi && !WATCHED(f)) ? MPI_OWN(f) : BEGUN(f))
     if (group == WISP_CORE_REQUESTS) {
         SLOT(MPI_Test);
         SLOT(MPI_Testall);
