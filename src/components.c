@@ -14,7 +14,7 @@
 #include "core/wrapper.h"
 
 #include "ghost/ghost.h"
-#include "p2p/p2p.h"
+#include "p2p/start.h"
 #include "progress/progress.h"
 #include "shm/heap.h"
 #include "team/team.h"

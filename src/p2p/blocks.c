@@ -3,8 +3,11 @@
  * WISP_SHM_BLOCK-sized blocks from the slot's counter and copy them, in
  * their own address space or across by cross-memory attach (cma.c).
  */
-#include "p2p/transport.h"
+#include "p2p/blocks.h"
 
+#include "p2p/cma.h"
+#include "p2p/layout.h"
+#include "p2p/state.h"
 #include "shm/heap.h"
 
 void wisp_p2p_copy_here(int peer, char *dst, const char *src, uint64_t n)

@@ -7,7 +7,7 @@
  * ptrace is restricted (Yama, containers): MPI_Init tries it between
  * neighbours, and the node uses it only if every process succeeded.
  */
-#include "p2p/p2p.h"
+#include "p2p/cma.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "p2p/state.h"
 
 static pid_t *pids; /* per node rank */
 static const uint64_t probe_word = 0x5749535043d4a00dULL;

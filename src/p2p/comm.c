@@ -7,7 +7,7 @@
  * not served: all their traffic goes to the MPI, in every member alike; so
  * are those with no two members on one node (serve()).
  */
-#include "p2p/p2p.h"
+#include "p2p/comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,12 @@
 #include "core/topo.h"
 #include "core/world.h"
 #include "core/wrapper.h"
+#include "p2p/contexts.h"
+#include "p2p/lend.h"
+#include "p2p/lock.h"
+#include "p2p/match.h"
+#include "p2p/send.h"
+#include "p2p/state.h"
 
 enum { CONTEXTS = WISP_P2P_CONTEXTS, WORDS = CONTEXTS / 64, BUCKETS = 1024 };
 

@@ -6,12 +6,18 @@
  * sub-array, so null and inactive requests, error codes and statuses keep
  * the MPI's exact rules; wisp's part follows the same rules here.
  */
-#include "p2p/p2p.h"
+#include "p2p/complete.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "p2p/comm.h"
+#include "p2p/lock.h"
+#include "p2p/match.h"
+#include "p2p/progress.h"
+#include "p2p/recv.h"
+#include "p2p/request.h"
 
 /* A part of a persistent or paired request (wisp's or the MPI's): is it
  * complete? Then its result is req's, and *part is MPI_REQUEST_NULL. */
@@ -647,4 +653,31 @@ int wisp_p2p_cancel(MPI_Request *request)
     } /* a send of wisp is never cancelled: it completes, and the status says so */
     wisp_p2p_unlock();
     return MPI_SUCCESS;
+}
+
+/* ---- the MPI's requests while wisp has work in flight --------------------- */
+
+struct mpi_wait {
+    MPI_Request *request;
+    MPI_Status *status;
+    int rc;
+};
+
+static bool mpi_done(void *arg)
+{
+    struct mpi_wait *w = arg;
+    int flag = 0;
+    w->rc = PMPI_Test(w->request, &flag, w->status);
+    return flag || w->rc != MPI_SUCCESS;
+}
+
+int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status)
+{
+    if (!wisp_p2p_busy())
+        return PMPI_Wait(request, status);
+    struct mpi_wait w = {request, status, MPI_SUCCESS};
+    wisp_p2p_lock();
+    wisp_p2p_wait_until(mpi_done, &w);
+    wisp_p2p_unlock();
+    return w.rc;
 }

@@ -5,7 +5,7 @@
  * not served here yet (its sender finished the agreement first) waits in
  * `early` until comm.c serves it.
  */
-#include "p2p/p2p.h"
+#include "p2p/contexts.h"
 
 static struct wisp_p2p_comm *by_ctx[WISP_P2P_CONTEXTS];
 /* In arrival order (drained by another thread or the rescuer meanwhile). */

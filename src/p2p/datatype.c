@@ -12,11 +12,13 @@
  * duplicate (MPI_Type_dup), so that the user may free the type meanwhile as
  * MPI allows; predefined types need none.
  */
-#include "p2p/p2p.h"
+#include "p2p/datatype.h"
 
 #include <string.h>
 
 #include "dt/dt.h"
+#include "p2p/lock.h"
+#include "p2p/types.h"
 
 enum { CACHE = 64 };
 

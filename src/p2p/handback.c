@@ -21,7 +21,7 @@
  * owner sees it SENT (wisp_p2p_handback_reclaim), so that a sender with
  * more earlier messages than records gets them back in batches.
  */
-#include "p2p/p2p.h"
+#include "p2p/handback.h"
 
 #include <fcntl.h>
 #include <stdalign.h>
@@ -33,6 +33,9 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "p2p/cma.h"
+#include "p2p/lock.h"
+#include "p2p/state.h"
 #include "shm/heap.h"
 #include "shm/segment.h"
 

@@ -9,10 +9,12 @@
  * the bytes into the layout's pieces itself. A large copy is shared among
  * idle threads (wisp_team_run), contiguous ones too.
  */
-#include "p2p/p2p.h"
+#include "p2p/layout.h"
 
 #include <string.h>
 
+#include "p2p/cma.h"
+#include "p2p/state.h"
 #include "team/team.h"
 
 enum { PIECES = 128 }; /* iovecs per process_vm_readv: 2 KiB of stack */

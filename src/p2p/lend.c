@@ -5,12 +5,18 @@
  * MPI when its sender must send it there (forwarded, and the earlier ones
  * handed back first: handback.c). match.c says when (its lending section).
  */
-#include "p2p/transport.h"
+#include "p2p/lend.h"
 
 #include <stdlib.h>
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "p2p/contexts.h"
+#include "p2p/handback.h"
+#include "p2p/lock.h"
+#include "p2p/recv.h"
+#include "p2p/request.h"
+#include "p2p/transport.h"
 
 /* Synchronous messages from local senders forwarded ahead of more earlier
  * messages than one batch of records names (wisp_p2p_forward), in the
@@ -55,7 +61,7 @@ bool wisp_p2p_spill(struct wisp_p2p_msg *msg)
     return true;
 }
 
-/* ---- a copy's life (p2p.h, enum wisp_p2p_copy) ----------------------- */
+/* ---- a copy's life (types.h, enum wisp_p2p_copy) ----------------------- */
 
 #define COPY(s) (1u << WISP_P2P_COPY_##s)
 
@@ -81,7 +87,7 @@ enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
     return was;
 }
 
-/* ---- a message's route to the MPI (p2p.h, enum wisp_p2p_route) --------- */
+/* ---- a message's route to the MPI (types.h, enum wisp_p2p_route) --------- */
 
 #define ROUTE(s) (1u << WISP_P2P_ROUTE_##s)
 

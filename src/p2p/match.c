@@ -22,20 +22,29 @@
  * sender of such a message must not wait for it (unblock_sender): it may be
  * on its way into the same call.
  */
-#include "p2p/p2p.h"
+#include "p2p/match.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
 #include "core/states.h"
+#include "p2p/contexts.h"
+#include "p2p/datatype.h"
+#include "p2p/layout.h"
+#include "p2p/lend.h"
+#include "p2p/lock.h"
+#include "p2p/recv.h"
+#include "p2p/request.h"
+#include "p2p/send.h"
+#include "p2p/state.h"
 
 /* The communicators with `remote` work; their number is wisp_p2p_remote_count. */
 static struct wisp_list remote_comms = {&remote_comms, &remote_comms};
 /* Receives lent to the MPI at the moment, in the order posted there. */
 static struct wisp_list lent = {&lent, &lent};
 
-/* ---- where a receive waits (p2p.h, enum wisp_p2p_recv_where) ---------- */
+/* ---- where a receive waits (types.h, enum wisp_p2p_recv_where) ---------- */
 
 #define WHERE(w) (1u << WISP_P2P_RECV_##w)
 #define QUEUED   (WHERE(POSTED) | WHERE(WILDCARD) | WHERE(HELD))

@@ -5,7 +5,7 @@
  * malformed (a bad rank, tag, count or type), so its checks and error
  * messages stay exactly the MPI's.
  */
-#include "p2p/p2p.h"
+#include "p2p/ops.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -13,6 +13,25 @@
 
 #include "core/log.h"
 #include "core/status.h"
+#include "p2p/comm.h"
+#include "p2p/complete.h"
+#include "p2p/datatype.h"
+#include "p2p/lock.h"
+#include "p2p/match.h"
+#include "p2p/progress.h"
+#include "p2p/request.h"
+#include "p2p/send.h"
+#include "p2p/state.h"
+
+/* A receive of wisp still pending after its call holds its derived type
+ * (the common receive, of a predefined type, pays one test). */
+static void recv_hold_type(struct wisp_p2p_req *req)
+{
+    if (req->predefined_type || req->done || req->holds_type)
+        return;
+    if (req->link.next != &req->link || req->rlink.next != &req->rlink) /* pending */
+        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
+}
 
 /* The MPI's functions of each send mode, indexed by enum wisp_p2p_mode;
  * BY_MODE picks the large-count form when the count needs it. */
@@ -219,7 +238,7 @@ static int irecv_locked(struct wisp_p2p_comm *c, void *buf, MPI_Count count, MPI
         wisp_p2p_req_release(req);
         return rc;
     }
-    wisp_p2p_recv_hold_type(req);
+    recv_hold_type(req);
     if ((req->where == WISP_P2P_RECV_MPI || req->where == WISP_P2P_RECV_FORWARDED) && !req->done) {
         *request = req->inner; /* straight to the MPI: hand its request over */
         wisp_p2p_req_release(req);
@@ -671,31 +690,4 @@ int wisp_p2p_isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, in
         return rc;
     }
     return pair_request(r[0], r[1], copy, request);
-}
-
-/* ---- the MPI's requests while wisp has work in flight --------------------- */
-
-struct mpi_wait {
-    MPI_Request *request;
-    MPI_Status *status;
-    int rc;
-};
-
-static bool mpi_done(void *arg)
-{
-    struct mpi_wait *w = arg;
-    int flag = 0;
-    w->rc = PMPI_Test(w->request, &flag, w->status);
-    return flag || w->rc != MPI_SUCCESS;
-}
-
-int wisp_p2p_wait_mpi(MPI_Request *request, MPI_Status *status)
-{
-    if (!wisp_p2p_busy())
-        return PMPI_Wait(request, status);
-    struct mpi_wait w = {request, status, MPI_SUCCESS};
-    wisp_p2p_lock();
-    wisp_p2p_wait_until(mpi_done, &w);
-    wisp_p2p_unlock();
-    return w.rc;
 }

@@ -3,7 +3,7 @@
  * the slots and the copies; the rescuer thread; naps on the doorbell; the
  * calls into the MPI's own progress.
  */
-#include "p2p/transport.h"
+#include "p2p/progress.h"
 
 #include <sched.h>
 #include <signal.h>
@@ -14,6 +14,12 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/world.h"
+#include "p2p/handback.h"
+#include "p2p/lend.h"
+#include "p2p/lock.h"
+#include "p2p/recv.h"
+#include "p2p/send.h"
+#include "p2p/transport.h"
 
 enum {
     POKE_EVERY = 128,         /* idle polls between calls into the MPI's own progress */

@@ -4,12 +4,19 @@
  * in (single copy, synergistic blocks, staged chunks); MATCHED notices to
  * the sender of a synchronous copy.
  */
-#include "p2p/transport.h"
+#include "p2p/recv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "p2p/blocks.h"
+#include "p2p/contexts.h"
+#include "p2p/datatype.h"
+#include "p2p/layout.h"
+#include "p2p/request.h"
+#include "p2p/send.h"
+#include "p2p/transport.h"
 #include "shm/heap.h"
 
 static struct wisp_list receiving = {&receiving, &receiving}; /* copying a rendezvous message */

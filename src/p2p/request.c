@@ -6,7 +6,7 @@
  * so wisp's are 0x04000000 | index. Open MPI's are pointers, so wisp's are
  * addresses inside its pool.
  */
-#include "p2p/p2p.h"
+#include "p2p/request.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,8 @@
 
 #include "core/log.h"
 #include "core/wrapper.h"
+#include "p2p/datatype.h"
+#include "p2p/lock.h"
 
 struct wisp_p2p_pool wisp_p2p_pool;
 static struct wisp_p2p_req *free_list;
@@ -137,7 +139,7 @@ MPI_Message wisp_p2p_message_f2c(MPI_Fint message)
 /* The pool's address space; with Open MPI after the range of the sent
  * handles, in one reservation, so that one comparison tells a handle of
  * wisp's from a pointer of the MPI's (wisp_p2p_any_ours). Lock held: the
- * fields are stored one by one (p2p.h says why relaxed is enough). */
+ * fields are stored one by one (request.h says why relaxed is enough). */
 #define SET(field, value) atomic_store_explicit(&p->field, value, memory_order_relaxed)
 static void reserve(struct wisp_p2p_pool *p)
 {

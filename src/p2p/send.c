@@ -4,12 +4,17 @@
  * a slot's copies moved on (staged chunks, synergistic blocks, staged late,
  * forwarded through the MPI) until its receiver is done with it.
  */
-#include "p2p/transport.h"
+#include "p2p/send.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "p2p/blocks.h"
+#include "p2p/datatype.h"
+#include "p2p/handback.h"
+#include "p2p/request.h"
+#include "p2p/transport.h"
 #include "shm/heap.h"
 
 enum {

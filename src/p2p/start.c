@@ -2,7 +2,7 @@
  * The engine's start and end: the node's segment laid out and mapped, each
  * part of the engine started (transport.h says what lives where).
  */
-#include "p2p/transport.h"
+#include "p2p/start.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,15 @@
 #include "core/log.h"
 #include "core/topo.h"
 #include "core/world.h"
+#include "p2p/cma.h"
+#include "p2p/comm.h"
+#include "p2p/datatype.h"
+#include "p2p/handback.h"
+#include "p2p/lock.h"
+#include "p2p/match.h"
+#include "p2p/progress.h"
+#include "p2p/send.h"
+#include "p2p/transport.h"
 #include "shm/segment.h"
 
 /* Cells of a fastbox ring among `n` processes (a power of two, rounded down). */

@@ -1,9 +1,9 @@
 /*
- * The engine's settings and counters (p2p.h, struct wisp_p2p) and its node
- * segment (transport.h), defined here at the bottom, so that every file of
- * the engine reads them without depending on start.c, which fills them.
+ * The engine's settings and counters, its node segment and its upcalls
+ * (state.h), defined here at the bottom, so that every file of the engine
+ * reads them without depending on start.c, which fills them.
  */
-#include "p2p/transport.h"
+#include "p2p/state.h"
 
 struct wisp_p2p wisp_p2p;
 struct wisp_p2p_segment wisp_p2p_seg;

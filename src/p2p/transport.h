@@ -32,7 +32,9 @@
 #include <stdint.h>
 
 #include "core/states.h"
-#include "p2p/p2p.h"
+#include "p2p/handback.h" /* WISP_P2P_RETURN_MAX: the records a slot names */
+#include "p2p/state.h"
+#include "p2p/types.h"
 #include "shm/fastbox.h"
 
 #pragma GCC visibility push(hidden)
@@ -140,16 +142,6 @@ struct rendezvous {
     uint64_t size;
     const char *src; /* single copy: the send buffer in the heap */
 };
-
-/* The node's segment: rings, doorbells, slots, records (start.c lays it out). */
-struct wisp_p2p_segment {
-    char *base;
-    size_t size, slot_stride;
-    uint32_t ring_cells; /* per fastbox ring, the same in every process of the node */
-};
-extern struct wisp_p2p_segment wisp_p2p_seg;
-/* Progress passes of the application's threads (counted by progress.c). */
-extern _Atomic unsigned long wisp_p2p_passes;
 
 #define SLOT(state) (1u << SLOT_##state)
 static const char *const wisp_p2p_slot_names[] = {"FREE",   "POSTED",  "MATCHED",   "STAGING",
@@ -263,89 +255,6 @@ static inline int tag_of(uint64_t match)
 {
     return (int)(int32_t)(match >> 32);
 }
-
-/* ---- between the engine's files ------------------------------------------ */
-
-/*
- * What the engine hands up to matching (match.c), through pointers that
- * start.c fills in: the engine's files call nothing above them by name.
- */
-struct wisp_p2p_upcalls {
-    /* A message came for served communicator `comm` (wisp_p2p_incoming). */
-    void (*incoming)(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
-    /* The posted receive that takes a message from `source` with `tag`
-     * now, out of its queue; NULL: none (wisp_p2p_match_posted). */
-    struct wisp_p2p_req *(*match_posted)(struct wisp_p2p_comm *comm, int source, int tag);
-    /* Copy aside `fill->spill` is whole (wisp_p2p_spilled). */
-    void (*spilled)(struct wisp_p2p_req *fill);
-    /* Copy aside what sender `from` waits for: it ran out of slots
-     * (wisp_p2p_spill_held). */
-    void (*spill_held)(int from);
-    /* One pass over the receives that wait for the MPI; true if any moved
-     * (wisp_p2p_remote_pass). */
-    bool (*remote_pass)(void);
-};
-extern struct wisp_p2p_upcalls wisp_p2p_up;
-
-/* send.c */
-void wisp_p2p_sends_init(int node_size);
-void wisp_p2p_sends_fini(void);
-/* Does no send need this process any more (MPI_Finalize waits for it)? */
-bool wisp_p2p_sends_delivered(void *unused);
-/* Then the private copies and freed requests that the slots hold go. */
-void wisp_p2p_drop_slot_holds(void);
-/* Queued sends into the rings, the slots' copies moved on; true if any. */
-bool wisp_p2p_advance_sends(void);
-/* Forwarded sends whose MPI request completed let go; true if any. */
-bool wisp_p2p_finish_forwarded(void);
-/* The receiver matched the copy of synchronous send `seq` (a MATCHED notice). */
-void wisp_p2p_sync_done(uint64_t seq);
-
-/* recv.c */
-/* Take every message waiting in ring `r` from node rank `from`; true if any. */
-bool wisp_p2p_drain(struct wisp_fastbox_ring *r, int from);
-/* The receives copying a rendezvous message, moved on; true if any. */
-bool wisp_p2p_copy_receiving(void);
-/* The MATCHED notices that found a full ring, again; true if any went. */
-bool wisp_p2p_send_notices(void);
-
-/* lend.c */
-/* Senders that sent a batch of records: the next batch; true if any. */
-bool wisp_p2p_name_next_batches(void);
-
-/* blocks.c: the blocks of a synergistic message, which both sides copy. */
-
-/* How one side copies its blocks of a synergistic message: in its own
- * address space (both buffers reachable: its own and the shared heap), or
- * across into / out of the other process's private memory (cma.c). */
-typedef void wisp_p2p_copy_fn(int peer, char *dst, const char *src, uint64_t n);
-void wisp_p2p_copy_here(int peer, char *dst, const char *src, uint64_t n);
-void wisp_p2p_copy_from_peer(int peer, char *dst, const char *src, uint64_t n);
-void wisp_p2p_copy_to_peer(int peer, char *dst, const char *src, uint64_t n);
-
-/* A block, bytes [at, at + len) of the message: one run of each side, or
- * the sender's layout into the receiver's (or its one run). */
-struct wisp_p2p_blocks {
-    const char *src;
-    char *dst;
-    wisp_p2p_copy_fn *copy; /* one run each */
-    int peer;
-    MPI_Count scount, dcount;
-    const wisp_dt_desc_t *sdesc, *ddesc; /* sdesc: layouts; ddesc NULL: dst is one run */
-};
-/* Claim and copy blocks of a synergistic message; true if any. */
-bool wisp_p2p_claim_blocks(struct slot *s, const struct wisp_p2p_blocks *c);
-/* Whether every byte `count` elements of `desc` at `buf` may touch is in
- * the shared heap. */
-bool wisp_p2p_layout_in_heap(const char *buf, MPI_Count count, const wisp_dt_desc_t *desc);
-
-/* progress.c */
-void wisp_p2p_progress_init(int node_size);
-void wisp_p2p_progress_fini(void);
-void wisp_p2p_poke_init(void);
-void wisp_p2p_poke_fini(void);
-void wisp_p2p_rescuer_start(void);
-void wisp_p2p_rescuer_stop(void);
 
 #pragma GCC visibility pop
 

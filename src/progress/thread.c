@@ -28,7 +28,7 @@
 #include "core/profile.h"
 #include "core/topo.h"
 #include "core/world.h"
-#include "p2p/p2p.h"
+#include "p2p/progress.h"
 
 static struct {
     bool on; /* the thread runs */

@@ -1,0 +1,42 @@
+/*
+ * The receiving side of the engine's protocols (recv.c): the rings drained,
+ * each message matched (through wisp_p2p_up) or kept unexpected, and the
+ * bytes of a matched one copied in.
+ */
+#ifndef WISP_P2P_RECV_H
+#define WISP_P2P_RECV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "p2p/types.h"
+
+struct wisp_fastbox_ring;
+
+#pragma GCC visibility push(hidden)
+
+/* Move the bytes of a matched rendezvous message. Lock held. */
+void wisp_p2p_recv_advance(struct wisp_p2p_req *req);
+/* The receive finished copying: unpack, complete. */
+void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
+/* Finish the receives the rescuer completed that need the MPI (unpack, a
+ * type to give back); the application's threads only. */
+void wisp_p2p_finish_deferred(void);
+/* Tell the sender of synchronous `copy` (a spilled one: sync_seq) that a
+ * receive matched it. Lock held. */
+void wisp_p2p_sync_matched(const struct wisp_p2p_msg *copy);
+/* Is `msg` a synchronous rendezvous message? */
+bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
+/* Can this process hand unexpected message `msg` back to its sender (its
+ * bytes are here, whole)? */
+bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg);
+/* Take every message waiting in ring `r` from node rank `from`; true if any. */
+bool wisp_p2p_drain(struct wisp_fastbox_ring *r, int from);
+/* The receives copying a rendezvous message, moved on; true if any. */
+bool wisp_p2p_copy_receiving(void);
+/* The MATCHED notices that found a full ring, again; true if any went. */
+bool wisp_p2p_send_notices(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * The engine's settings and counters, its node segment (laid out in
+ * transport.h) and the pointers through which the engine hands up to
+ * matching, defined in state.c at the bottom so that every file reads them
+ * without depending on start.c, which fills them.
+ */
+#ifndef WISP_P2P_STATE_H
+#define WISP_P2P_STATE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/stats.h" /* wisp_stats_shm, which the engine counts */
+#include "p2p/types.h"
+
+#pragma GCC visibility push(hidden)
+
+struct wisp_p2p {
+    bool on;      /* between MPI_Init and MPI_Finalize, WISP_SHM on */
+    bool threads; /* MPI_THREAD_MULTIPLE: application threads share the lock */
+    bool sleepy;  /* more processes than cores here: wait in the kernel */
+    int node_rank, node_size;
+    int tag_ub; /* MPI_TAG_UB: larger tags go to the MPI, which reports them */
+    uint64_t immediate_max, stage, single_copy_min, cma_min, synergy_min, block;
+    /* Both counted under the lock and looked at without it (the rescuer,
+     * the progress thread, blocking calls choosing their path): relaxed
+     * atomics, whose loads and stores are plain ones on the machine. */
+    _Atomic unsigned outstanding; /* work that needs this process inside wisp */
+    _Atomic unsigned deferred;    /* receives the rescuer completed that still need the MPI */
+    bool rescuing;                /* the rescuer thread holds the lock: no calls into the MPI */
+    bool cma;                     /* private messages are read with process_vm_readv (cma.c) */
+    bool ring_always;   /* the node's processes run progress threads: ring after each put */
+    bool waitall_polls; /* MPI_Waitall of the MPI's requests polls (wisp_p2p_progress_thread) */
+};
+extern struct wisp_p2p wisp_p2p;
+
+/* A look at one of the engine's counters, with or without the lock. */
+static inline unsigned wisp_p2p_count(const _Atomic unsigned *counter)
+{
+    return atomic_load_explicit(counter, memory_order_relaxed);
+}
+/* Lock held (the only writer then): a load and a store, no locked
+ * instruction; a look without the lock sees the old or the new value. */
+static inline void wisp_p2p_count_add(_Atomic unsigned *counter, int delta)
+{
+    atomic_store_explicit(counter, wisp_p2p_count(counter) + (unsigned)delta, memory_order_relaxed);
+}
+
+/* Has this process work in flight that only it can move? Then its blocking
+ * calls into the MPI must keep the engine going. */
+static inline bool wisp_p2p_busy(void)
+{
+    return wisp_p2p.on && wisp_p2p_count(&wisp_p2p.outstanding);
+}
+
+/* The number of communicators with receives waiting in their `remote` queues (match.c). */
+extern _Atomic unsigned wisp_p2p_remote_count;
+/* Are receives waiting in `remote` queues (a look without the lock)? */
+static inline bool wisp_p2p_remote_waiting(void)
+{
+    return wisp_p2p_count(&wisp_p2p_remote_count) != 0; /* also without the lock */
+}
+
+/* The node's segment: rings, doorbells, slots, records (start.c lays it out). */
+struct wisp_p2p_segment {
+    char *base;
+    size_t size, slot_stride;
+    uint32_t ring_cells; /* per fastbox ring, the same in every process of the node */
+};
+extern struct wisp_p2p_segment wisp_p2p_seg;
+/* Progress passes of the application's threads (counted by progress.c). */
+extern _Atomic unsigned long wisp_p2p_passes;
+
+/*
+ * What the engine hands up to matching (match.c), through pointers that
+ * start.c fills in: the engine's files call nothing above them by name.
+ */
+struct wisp_p2p_upcalls {
+    /* A message came for served communicator `comm` (wisp_p2p_incoming). */
+    void (*incoming)(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
+    /* The posted receive that takes a message from `source` with `tag`
+     * now, out of its queue; NULL: none (wisp_p2p_match_posted). */
+    struct wisp_p2p_req *(*match_posted)(struct wisp_p2p_comm *comm, int source, int tag);
+    /* Copy aside `fill->spill` is whole (wisp_p2p_spilled). */
+    void (*spilled)(struct wisp_p2p_req *fill);
+    /* Copy aside what sender `from` waits for: it ran out of slots
+     * (wisp_p2p_spill_held). */
+    void (*spill_held)(int from);
+    /* One pass over the receives that wait for the MPI; true if any moved
+     * (wisp_p2p_remote_pass). */
+    bool (*remote_pass)(void);
+};
+extern struct wisp_p2p_upcalls wisp_p2p_up;
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * What the engine's files share, at the bottom of src/p2p: the list, and the
+ * three objects they hand each other (a served communicator, a message from
+ * a local sender, a request) with the states a receive and a message move
+ * through. Each state changes only in the file whose job it is: where a
+ * receive waits in match.c (recv_move), a message's copy aside and its
+ * route to the MPI in lend.c (copy_move, route_move).
+ */
+#ifndef WISP_P2P_TYPES_H
+#define WISP_P2P_TYPES_H
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dt/dt.h"
+#include "wisp_have.h" /* WISP_HAVE_MPI_*: what the underlying MPI has */
+
+/* MPI-4's large-count forms. MPICH 4 has them; Open MPI 4.1 has none, and
+ * then no entry point can pass wisp a count above INT_MAX. WISP_P2P_MPI
+ * calls the MPI's `fn`, or `fn_c` when `count` does not fit an int. */
+#ifdef WISP_HAVE_MPI_Send_c
+#define WISP_P2P_LARGE_COUNTS 1
+#define WISP_P2P_MPI(fn, count, ...)                                                               \
+    ((count) > INT_MAX ? PMPI_##fn##_c(__VA_ARGS__) : PMPI_##fn(__VA_ARGS__))
+#else
+#define WISP_P2P_MPI(fn, count, ...) PMPI_##fn(__VA_ARGS__)
+#endif
+
+#pragma GCC visibility push(hidden)
+
+/* An intrusive doubly linked list; a list is its own sentinel. */
+struct wisp_list {
+    struct wisp_list *prev, *next;
+};
+
+static inline void wisp_list_init(struct wisp_list *l)
+{
+    l->prev = l->next = l;
+}
+static inline bool wisp_list_empty(const struct wisp_list *l)
+{
+    return l->next == l;
+}
+static inline void wisp_list_push(struct wisp_list *l, struct wisp_list *item)
+{
+    item->prev = l->prev;
+    item->next = l;
+    l->prev->next = item;
+    l->prev = item;
+}
+static inline void wisp_list_remove(struct wisp_list *item)
+{
+    item->prev->next = item->next;
+    item->next->prev = item->prev;
+    item->prev = item->next = item;
+}
+#define wisp_list_entry(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+struct wisp_p2p_msg;
+
+/* A served communicator (comm.c makes and frees it; contexts.c finds it by
+ * its context). */
+struct wisp_p2p_comm {
+    MPI_Comm handle;
+    int ctx; /* the same in every member; unique among this process's comms */
+    int rank, size;
+    int *node_of;                 /* comm rank -> node rank, -1 when remote */
+    int *rank_of;                 /* node rank -> comm rank, -1 when not a member */
+    bool has_remote;              /* some member lives on another node */
+    struct wisp_list posted;      /* receives waiting for a local message */
+    struct wisp_list unexpected;  /* local messages no receive took yet */
+    struct wisp_list remote;      /* receives not yet handed to the MPI */
+    struct wisp_list remote_link; /* in the engine's list of comms with `remote` work */
+    unsigned holds;               /* persistent requests of wisp on it */
+    bool freed;                   /* by the user: wisp keeps it while it uses it */
+    MPI_Request anchor;           /* the MPI's request that keeps the MPI's comm alive meanwhile */
+};
+
+enum wisp_p2p_mode { WISP_P2P_STANDARD, WISP_P2P_SYNC, WISP_P2P_BUFFERED, WISP_P2P_READY };
+enum wisp_p2p_kind { WISP_P2P_SEND = 1, WISP_P2P_RECV, WISP_P2P_MESSAGE };
+
+/* A message from a local sender that has reached this process. */
+struct wisp_p2p_msg {
+    struct wisp_list link;
+    int source, tag;
+    uint64_t size;
+    int from;                    /* the sender's node rank */
+    int ctx;                     /* its communicator's context (until that is served here) */
+    int slot;                    /* its rendezvous slot, or -1: the payload is in data */
+    const char *src;             /* rendezvous, single copy: the send buffer */
+    uint64_t staged, drained;    /* rendezvous, staged: chunks known ready, chunks copied out */
+    struct wisp_p2p_req *waiter; /* a synchronous send to self, done at the match */
+    uint8_t copy;                /* a private copy's life: enum wisp_p2p_copy */
+    struct wisp_p2p_req *taker;  /* WISP_P2P_COPY_TAKEN: the receive that matched it */
+    uint64_t sync_seq; /* a synchronous one's copy: its sender's number, told at the match */
+    uint8_t route;     /* its way to the MPI: enum wisp_p2p_route */
+    uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
+    struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
+    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in lend.c's list of those */
+    unsigned char data[];
+};
+
+struct wisp_p2p_req {
+    struct wisp_list link;  /* posted, pending-send or transfer list */
+    struct wisp_list rlink; /* the communicator's `remote` queue */
+    struct wisp_list llink; /* the receives lent to the MPI (match.c) */
+    uint8_t kind, mode;
+    bool persistent;   /* MPI_*_init: survives completion, inactive until MPI_Start */
+    bool active;       /* started and not yet returned complete */
+    bool done;         /* the operation completed; the result is below */
+    bool user_freed;   /* MPI_Request_free while active */
+    bool engine_holds; /* a rendezvous slot still refers to it */
+    uint8_t where;     /* a receive: where it waits, enum wisp_p2p_recv_where */
+    bool shared;       /* wisp_p2p_req_sent(): never released */
+    bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
+    bool holds_type;   /* `type` is wisp's own reference (wisp_p2p_type_hold) */
+    /* the arguments */
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count count;
+    MPI_Datatype type;
+    int peer, tag;
+    MPI_Comm handle;
+    struct wisp_p2p_comm *comm;
+    /* when the MPI does the work (remote peer, or a matched probe) */
+    MPI_Request inner;
+    /* persistent: the request of the current round (wisp's or the MPI's);
+     * pair: the receive, and the send until it completed (with its error) */
+    MPI_Request child;
+    MPI_Request partner;
+    /* persistent, on a communicator wisp does not serve: the MPI's own
+     * inactive request, which keeps the communicator alive as long */
+    MPI_Request anchor;
+    int partner_error;
+    /* send: the bytes to send (the user's, or a packed copy in tmp), or
+     * NULL: the receiver reads send_layout in place */
+    const char *data;
+    wisp_dt_desc_t *send_layout;
+    uint64_t bytes;
+    void *tmp;
+    int slot;                  /* rendezvous slot in use, -1 */
+    uint64_t seq;              /* its number among this process's rendezvous messages */
+    bool sync_matched;         /* synchronous, copied aside: the receiver matched the copy */
+    unsigned long posted_pass; /* single copy: the progress pass its notice went out in */
+    /* receive: where the bytes go: the user's buffer from dst on, or its
+     * layout through the datatype engine, or tmp for the MPI to unpack */
+    char *dst;
+    wisp_dt_desc_t *layout;
+    uint64_t cap;
+    bool unpack;
+    bool unpack_later;          /* copied by the rescuer; the MPI unpacks it at the next test */
+    bool predefined_type;       /* set by wisp_p2p_recv_prepare: nothing to hold */
+    struct wisp_p2p_msg *msg;   /* the message being copied in */
+    struct wisp_p2p_msg *spill; /* wisp's own receive filling this private copy */
+    /* the result */
+    int st_source, st_tag, st_error;
+    bool st_cancelled;
+    uint64_t st_bytes;
+    MPI_Status inner_status; /* filled when `inner` completed */
+    bool from_inner;
+};
+
+/*
+ * Where a receive waits, and so which of match.c's lists hold it (match.c,
+ * recv_move, has every transition; each checks where it comes from in the
+ * debug and sanitizer builds):
+ *
+ *   IDLE       not started, or not in any list: completed at once
+ *   POSTED     in its communicator's `posted` (for a process of this node,
+ *              or MPI_ANY_SOURCE where every process is on this node)
+ *   WILDCARD   MPI_ANY_SOURCE where other nodes belong: in `posted` and in
+ *              `remote`, asking the MPI with matched probes
+ *   HELD       for another node, held in `remote` behind a wildcard
+ *   LENT_*     the same three, and posted to the MPI for a blocking call
+ *              (in match.c's `lent` too): back when the MPI cancels it
+ *   MATCHED    a local message is copied in (`msg`), or was
+ *   FORWARDED  receives from the MPI a local message its sender sent
+ *              there (matched: no cancel)
+ *   MPI        the MPI has it (`inner`): for another node, or a message a
+ *              matched probe found, or a lent one the MPI completed
+ *
+ *   IDLE -> POSTED | WILDCARD | HELD | MATCHED | FORWARDED | MPI  (start)
+ *   POSTED | WILDCARD -> MATCHED | FORWARDED   a local message came
+ *   POSTED | WILDCARD | HELD -> MPI            handed to the MPI
+ *   POSTED | WILDCARD | HELD -> IDLE           cancelled
+ *   X <-> LENT_X                               lent, taken back
+ *   MATCHED -> MATCHED                         its copy aside filled
+ */
+enum wisp_p2p_recv_where {
+    WISP_P2P_RECV_IDLE,
+    WISP_P2P_RECV_POSTED,
+    WISP_P2P_RECV_WILDCARD,
+    WISP_P2P_RECV_HELD,
+    WISP_P2P_RECV_LENT_POSTED, /* the LENT_ ones in the same order, 3 apart */
+    WISP_P2P_RECV_LENT_WILDCARD,
+    WISP_P2P_RECV_LENT_HELD,
+    WISP_P2P_RECV_MATCHED,
+    WISP_P2P_RECV_FORWARDED,
+    WISP_P2P_RECV_MPI,
+};
+/* Is receive `req` posted to the MPI for a blocking call (LENT_*)? */
+static inline bool wisp_p2p_recv_lent(const struct wisp_p2p_req *req)
+{
+    return req->where >= WISP_P2P_RECV_LENT_POSTED && req->where <= WISP_P2P_RECV_LENT_HELD;
+}
+
+/*
+ * A message copied aside into private memory (wisp_p2p_spill: its receive
+ * is lent, or its sender is out of slots), while the copy fills (lend.c,
+ * "a copy's life", has every transition; each checks where it comes from
+ * in the debug and sanitizer builds):
+ *
+ *   NONE                    not a copy: its bytes are in `data` or a slot
+ *   FILLING -> TAKEN        a receive matched it meanwhile (`taker`)
+ *   FILLING -> DROPPED      no one will read it (wisp_p2p_msg_drop)
+ *   FILLING | TAKEN | DROPPED -> WHOLE
+ *                           filled: an unexpected message like any other;
+ *                           TAKEN is then delivered, DROPPED freed
+ */
+enum wisp_p2p_copy {
+    WISP_P2P_COPY_NONE,
+    WISP_P2P_COPY_FILLING,
+    WISP_P2P_COPY_TAKEN,
+    WISP_P2P_COPY_DROPPED,
+    WISP_P2P_COPY_WHOLE,
+};
+/* Is `msg` a copy whose bytes are still on their way? */
+static inline bool wisp_p2p_copy_filling(const struct wisp_p2p_msg *msg)
+{
+    return msg->copy != WISP_P2P_COPY_NONE && msg->copy != WISP_P2P_COPY_WHOLE;
+}
+
+/*
+ * A local message's way to the MPI, for a receive lent there (lend.c,
+ * "a message's route", has every transition; each checks where it comes
+ * from in the debug and sanitizer builds):
+ *
+ *   HERE -> ASKED | BATCHED   a synchronous one: its sender is asked to
+ *                             send it through the MPI (wisp_p2p_forward);
+ *                             BATCHED while earlier ones still wait for
+ *                             records, then ASKED
+ *   HERE -> QUEUED            an earlier one of its sender, to go before it
+ *   QUEUED -> HANDED          named to its sender in a record (handback.c)
+ *   QUEUED -> HERE            the synchronous one was recalled
+ *   HANDED -> SENT            its sender sent it through the MPI
+ *   any -> HERE               recalled by a receive here
+ *                             (wisp_p2p_forward_recall)
+ *
+ * Every state but HERE marks the message among the unexpected ones: the
+ * MPI may hold it, or soon will.
+ */
+enum wisp_p2p_route {
+    WISP_P2P_ROUTE_HERE,
+    WISP_P2P_ROUTE_QUEUED,
+    WISP_P2P_ROUTE_HANDED,
+    WISP_P2P_ROUTE_SENT,
+    WISP_P2P_ROUTE_ASKED,
+    WISP_P2P_ROUTE_BATCHED,
+};
+/* Is `msg` on its way to the MPI (any route but HERE)? */
+static inline bool wisp_p2p_routed(const struct wisp_p2p_msg *msg)
+{
+    return msg->route != WISP_P2P_ROUTE_HERE;
+}
+
+#pragma GCC visibility pop
+
+#endif
