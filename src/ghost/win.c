@@ -287,11 +287,13 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
     int nodes = 0;
     if (all_ok) {
         PMPI_Allgather(mine, stride, MPI_INT64_T, m, stride, MPI_INT64_T, w->comm);
-        nodes = plan(w, m, stride, flavor, members, &seglen);
-        all_ok = nodes > 0;
         bool outside = false;
         for (int r = 0; w->heap && r < n; r++)
             outside |= m[(size_t)r * (size_t)stride + M_HEAP_OFF] < 0;
+        if (outside && flavor == MPI_WIN_FLAVOR_ALLOCATE) /* some heap was full: new segments */
+            w->heap = outside = false;
+        nodes = plan(w, m, stride, flavor, members, &seglen);
+        all_ok = nodes > 0;
         *why = outside
                    ? "some process's memory is not in wisp's shared heap, where only memory from "
                      "malloc and MPI_Alloc_mem after MPI_Init is"
@@ -361,7 +363,7 @@ static struct wisp_ghost_win *serve(MPI_Aint size, int disp_unit, MPI_Info info,
     if (!w)
         return NULL;
     w->flavor = flavor;
-    w->heap = flavor == MPI_WIN_FLAVOR_CREATE;
+    w->heap = flavor == MPI_WIN_FLAVOR_CREATE || mem;
     pthread_mutex_init(&w->books, NULL);
     PMPI_Comm_dup(comm, &w->comm);
     PMPI_Comm_rank(w->comm, &w->rank);
@@ -437,8 +439,17 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         inter = 1;
     if (!can_serve(flavor_name(flavor), inter, size, disp_unit, comm))
         return native(size, disp_unit, info, comm, baseptr, win);
+    /* MPI_Win_allocate's memory comes from the shared heap, which the
+     * ghosts map already: no segment to map. Where some process's heap is
+     * full, the window gets new segments; a shared window always does, as
+     * its processes' parts follow each other. */
+    void *mem = flavor == MPI_WIN_FLAVOR_ALLOCATE && wisp_shm_heap.base
+                    ? wisp_shm_heap_alloc(size ? (size_t)size : 1, ALIGN, false)
+                    : NULL;
     const char *why = "";
-    struct wisp_ghost_win *w = serve(size, disp_unit, info, comm, NULL, flavor, &why);
+    struct wisp_ghost_win *w = serve(size, disp_unit, info, comm, mem, flavor, &why);
+    if (!w || !w->heap)
+        wisp_shm_heap_free(mem);
     if (!w) {
         say_not_served(comm, flavor, why);
         return native(size, disp_unit, info, comm, baseptr, win);
@@ -493,6 +504,8 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
         pthread_mutex_unlock(&protocol_gate);
     PMPI_Comm_free(&w->comm);
     wisp_ghost_segment_unmap(&w->seg);
+    if (w->heap && w->flavor == MPI_WIN_FLAVOR_ALLOCATE)
+        wisp_shm_heap_free(w->base);
     free_state(w);
     return rc;
 }

@@ -85,7 +85,7 @@ struct wisp_ghost_win {
     MPI_Win *lockwin;
     struct wisp_ghost_target *t; /* by rank */
     bool no_local_load_store;    /* info hint: no load/store on the local memory */
-    bool heap;                   /* MPI_Win_create on the shared heap: ghosts expose the heap */
+    bool heap; /* memory in the shared heap (MPI_Win_create, or MPI_Win_allocate's from it): ghosts expose the heap */
     uint32_t serial;
     uint64_t *ops, *bytes; /* issued by this origin to each ghost (icomm rank - size) */
     int nranks;            /* of the internal windows: the processes, then the ghosts */
@@ -158,6 +158,8 @@ static inline void *wisp_ghost_app_base(const struct wisp_ghost_win *w, int rank
         return w->base;
     if (w->t[rank].size == 0 && empty_is_null)
         return NULL;
+    if (w->heap) /* an MPI_Win_allocate window in the heap: only its own part is asked for */
+        return w->base;
     return w->seg.base + w->t[rank].off;
 }
 
