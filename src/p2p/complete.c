@@ -13,6 +13,7 @@
 
 #include "core/log.h"
 #include "p2p/comm.h"
+#include "p2p/lend.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"
 #include "p2p/progress.h"
@@ -636,6 +637,16 @@ int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *stat
     return rc;
 }
 
+/* A receive of wisp, lent to the MPI for another thread's blocking call or
+ * not. */
+static void cancel_recv(struct wisp_p2p_req *req)
+{
+    if (wisp_p2p_recv_lent(req))
+        wisp_p2p_lent_cancel(req);
+    else
+        wisp_p2p_recv_cancel(req);
+}
+
 int wisp_p2p_cancel(MPI_Request *request)
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
@@ -645,11 +656,11 @@ int wisp_p2p_cancel(MPI_Request *request)
     if (req->persistent || req->pair) { /* the receive of a pair; a send completes */
         struct wisp_p2p_req *child = wisp_p2p_req_of(req->child);
         if (child && child->kind == WISP_P2P_RECV)
-            wisp_p2p_recv_cancel(child);
+            cancel_recv(child);
         else if (!child && req->child != MPI_REQUEST_NULL)
             PMPI_Cancel(&req->child);
     } else if (req->kind == WISP_P2P_RECV) {
-        wisp_p2p_recv_cancel(req);
+        cancel_recv(req);
     } /* a send of wisp is never cancelled: it completes, and the status says so */
     wisp_p2p_unlock();
     return MPI_SUCCESS;

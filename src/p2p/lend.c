@@ -1,9 +1,11 @@
 /*
- * Lending's share of the engine (transport.h): a waiting message copied
- * aside into private memory (a receive of it is lent to the MPI, or its
+ * Lending, a waiting message's side (lend.h tells the whole story): a
+ * message that a lent receive matches, so that its sender does not wait
+ * for it (unblock_sender), copied aside into private memory (or one whose
  * sender is out of slots), the copy's life, and a message's route to the
  * MPI when its sender must send it there (forwarded, and the earlier ones
- * handed back first: handback.c). match.c says when (its lending section).
+ * handed back first: handback.c). Matching (match.c) calls it; the
+ * receives lent are loan.c's.
  */
 #include "p2p/lend.h"
 
@@ -23,9 +25,122 @@
  * order they were asked for. */
 static struct wisp_list batched = {&batched, &batched};
 
+/* ---- a message for a lent receive: its sender must not wait ------------ */
+
+/* Does every lent receive that `msg` can match come before every other
+ * receive it can match? (The MPI sees only the lent ones.) */
+static bool lent_first(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *msg)
+{
+    bool unlent = false;
+    for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+        if (!wisp_p2p_matches(req->peer, req->tag, msg->source, msg->tag))
+            continue;
+        if (wisp_p2p_recv_lent(req) && unlent)
+            return false;
+        unlent |= !wisp_p2p_recv_lent(req);
+    }
+    return true;
+}
+
+/* Can messages `a` and `b` both match one lent receive? */
+static bool share_lent(struct wisp_p2p_comm *comm, const struct wisp_p2p_msg *a,
+                       const struct wisp_p2p_msg *b)
+{
+    for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
+        if (wisp_p2p_recv_lent(req) && wisp_p2p_matches(req->peer, req->tag, a->source, a->tag) &&
+            wisp_p2p_matches(req->peer, req->tag, b->source, b->tag))
+            return true;
+    }
+    return false;
+}
+
+/* The earlier messages of `msg`'s sender that stay here and can match one
+ * of the lent receives `msg` can match (the MPI would let `msg` overtake
+ * them): call `each` on each, in order, or only count them (`each` NULL).
+ * -1: one of them cannot go to the MPI as wisp would match it. */
+static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
+                           void (*each)(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg))
+{
+    int n = 0;
+    for (struct wisp_list *m = comm->unexpected.next; m != &msg->link; m = m->next) {
+        struct wisp_p2p_msg *earlier = wisp_list_entry(m, struct wisp_p2p_msg, link);
+        if (earlier->source != msg->source || wisp_p2p_routed(earlier) ||
+            !share_lent(comm, earlier, msg))
+            continue;
+        if (!wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
+            return -1;
+        if (each)
+            each(earlier, msg);
+        n++;
+    }
+    return n;
+}
+
+/* May message `msg`, queued, whose first matching receive is lent, go
+ * through the MPI? Only where the MPI then matches it as wisp
+ * would: lent_first, and every earlier message of its sender that stays
+ * here and can match one of the same lent receives goes there first:
+ * handed back to the sender (queued behind `msg`, in batches as records
+ * free up: below), which sends it just before. (A message forwarded
+ * that no lent receive took waits in the MPI, where a matched probe of
+ * another thread may find it: match.c, first_taker.) */
+static bool forwardable(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    if (!lent_first(comm, msg) || earlier_for_mpi(comm, msg, NULL) < 0)
+        return false;
+    earlier_for_mpi(comm, msg, wisp_p2p_route_queue);
+    return true;
+}
+
+/* Rendezvous message `msg`, queued, belongs to a lent receive: its sender
+ * may be on its way into the same blocking call and must not wait for that
+ * receive. A standard message is copied aside; a synchronous one (which
+ * cannot complete before its match), or a standard one without memory for
+ * its copy, goes through the MPI. */
+void wisp_p2p_unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
+{
+    static bool told;
+    /* A standard message that fits the staging area completes without its
+     * receive even uncopied: staged, or staged late by its sender. */
+    if (!wisp_p2p_msg_sync(msg) && (wisp_p2p_spill(msg) || msg->size <= wisp_p2p.stage))
+        return;
+    if (forwardable(comm, msg)) {
+        wisp_p2p_forward(msg);
+        return;
+    }
+    if (!told) {
+        told = true;
+        wisp_log(1,
+                 "a send from node rank %d waits for a receive lent to the MPI during a blocking "
+                 "call and cannot go through the MPI in order (a receive that is not lent comes "
+                 "first for it or for an earlier message of its sender); if the sender must "
+                 "finish it before joining that call, the job hangs (docs/p2p.md)",
+                 msg->from);
+    }
+}
+
+static void spill_queue(struct wisp_list *queue, void *from)
+{
+    for (struct wisp_list *l = queue->next, *next; l != queue; l = next) {
+        next = l->next;
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (msg->from == *(int *)from && msg->slot >= 0 && !wisp_p2p_routed(msg))
+            wisp_p2p_spill(msg); /* its copy takes its place, before `next` */
+    }
+}
+
+void wisp_p2p_spill_held(int from)
+{
+    wisp_p2p_comm_each_unexpected(spill_queue, &from);
+}
+
+/* ---- a copy aside -------------------------------------------------------- */
+
 /*
  * The sender of a rendezvous message waits until a receiver copies it. When
- * the receive it belongs to is lent to the MPI for a blocking call (match.c),
+ * the receive it belongs to is lent to the MPI for a blocking call (loan.c),
  * the sender may be on its way to that same call (a collective both enter):
  * it would never get there. A standard message is then copied into a
  * private buffer, which takes its place among the unexpected messages, and

@@ -1,6 +1,68 @@
 /*
- * Lending's share of the engine (lend.c): a waiting message copied aside,
- * and a message's route to the MPI.
+ * Lending: what happens when a wildcard receive is lent to the MPI.
+ *
+ * Why. A receive that may match a sender on another node waits in its
+ * communicator's `remote` queue when a wildcard (MPI_ANY_SOURCE) comes
+ * before it, asking the MPI with matched probes (match.c). While the
+ * process sits in a call that only the MPI serves (a blocking collective,
+ * communicator creation, a fence: the routes marked `lend` in routes.def),
+ * nobody asks, and a remote sender waiting for that wildcard would never
+ * reach the same collective. So around such a call the receives are lent:
+ * posted to the MPI for the call, taken back after it.
+ *
+ * A lent receive (loan.c; LENT_POSTED, LENT_WILDCARD, LENT_HELD in enum
+ * wisp_p2p_recv_where). wisp_p2p_lend (p2p.h) posts, per communicator, its
+ * `remote` queue and the receives for other processes of the node posted
+ * after its first wildcard (they can take a synchronous message forwarded
+ * for that wildcard when the wildcard took another one in the MPI), in an
+ * order that keeps both orders that decide a match: `remote`'s and
+ * `posted`'s (lend_order). A receive the MPI refuses stays wisp's.
+ *
+ * A local message for a lent receive (lend.c). It waits as unexpected: no
+ * later receive may take it, the MPI may be giving that receive another
+ * one. Its sender must not wait for it, as it may be on its way into the
+ * same call (wisp_p2p_unblock_sender):
+ *   - a standard one is copied aside into private memory that takes its
+ *     place (wisp_p2p_spill; the copy's life is enum wisp_p2p_copy), and
+ *     its sender completes, as the MPI's eager protocol would let it;
+ *   - a synchronous one, or a standard one without memory for its copy, is
+ *     forwarded: its sender is asked, through its rendezvous slot, to send
+ *     it through the MPI, where the lent receive can take it
+ *     (wisp_p2p_forward; its route is enum wisp_p2p_route). Only where the
+ *     MPI then matches it as wisp would: every lent receive it can match
+ *     comes before every other one it can match, and every earlier message
+ *     of its sender that stays here and could match one of those lent
+ *     receives goes to the MPI first.
+ *
+ * The hand-back records (handback.c, handback.h). Those earlier messages
+ * are here, not with their sender: the receiver hands each back through a
+ * record of its own in the node's segment (a share per sender, so a
+ * sender waits only for records it frees itself), named in the forwarded
+ * message's slot. The sender claims the records in the order named, sends
+ * their bytes through the MPI, then the synchronous message. More than a
+ * share go in batches (the slot's HANDING, then FORWARD again). A receive
+ * here that takes a routed message first recalls it (its record, or the
+ * slot's FORWARD back to POSTED) if the sender has not sent it yet, and
+ * else receives it from the MPI with its own buffer (FORWARDED).
+ *
+ * Taken back (loan.c). After the call, wisp_p2p_reclaim cancels each lent
+ * receive in the MPI, the last posted first: a message that arrives
+ * meanwhile then goes to the earliest receive still there, as MPI's order
+ * wants. Cancelled, a receive is wisp's again as before; completed, the
+ * MPI took a message for it (a local one: the first routed message of that
+ * sender and tag is gone). The local messages that waited are then matched
+ * again; while some receives are still lent, one already back takes no
+ * message that comes after one it matches that still waits for a lent
+ * receive (wisp_p2p_wanted_earlier). Another thread may test or cancel a
+ * lent receive meanwhile (wisp_p2p_lent_test, wisp_p2p_lent_cancel); the
+ * last of several threads' blocking calls takes them back.
+ *
+ * The files: lend.c (a waiting message's side: its copy aside, its route
+ * to the MPI, its sender unblocked; below matching, which calls it) and
+ * loan.c (the receives' side: which are lent, in what order, and taken
+ * back; above matching, whose queues it moves); handback.c has the
+ * records. docs/p2p.md, "Blocking collectives", tells the cases and the
+ * tests that hold them.
  */
 #ifndef WISP_P2P_LEND_H
 #define WISP_P2P_LEND_H
@@ -11,25 +73,31 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Done with a message of the ring/slot transport that no one will read (lend.c). */
-void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
+/* ---- a waiting message (lend.c) ------------------------------------------- */
+
+/* Rendezvous message `msg`, queued, belongs to a lent receive: copy it
+ * aside or forward it, so that its sender does not wait for it. Lock held. */
+void wisp_p2p_unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
 /* Copy unexpected rendezvous message `msg` into a private buffer that takes
- * its place, so that its sender completes (match.c says when); false, the
- * message left as it was, where there is no memory for the copy. Lock held. */
+ * its place, so that its sender completes; false, the message left as it
+ * was, where there is no memory for the copy. Lock held. */
 bool wisp_p2p_spill(struct wisp_p2p_msg *msg);
+/* Spill every unexpected rendezvous message from node rank `from` (the
+ * synchronous ones complete at their match all the same), whose slots it
+ * needs for sends waiting behind them (wisp_p2p_up.spill_held). Lock held. */
+void wisp_p2p_spill_held(int from);
 /* Receive `req` matched `copy` while it fills: FILLING -> TAKEN. */
 void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req);
 /* The copy is filled: -> WHOLE; returns the state it left. */
 enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy);
-/* Earlier message `earlier` of synchronous `msg`'s sender goes to the MPI
- * before it: HERE -> QUEUED (match.c, before wisp_p2p_forward). */
-void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg);
 /* Ask the sender of unexpected synchronous message `msg` to send it through
- * the MPI (match.c says when), after the earlier messages of the same
- * sender queued before it (wisp_p2p_route_queue), handed back to it in
- * batches as records free up; each stays among the unexpected ones,
- * routed. Lock held. */
+ * the MPI, after the earlier messages of the same sender queued before it
+ * (wisp_p2p_route_queue), handed back to it in batches as records free up;
+ * each stays among the unexpected ones, routed. Lock held. */
 void wisp_p2p_forward(struct wisp_p2p_msg *msg);
+/* Earlier message `earlier` of synchronous `msg`'s sender goes to the MPI
+ * before it: HERE -> QUEUED (before wisp_p2p_forward). */
+void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg);
 /* A receive takes routed `msg`: true if it was recalled (not sent to
  * the MPI yet: it is a rendezvous or returned message again), false if it
  * must be received from the MPI (then drop it). Lock held, from a thread
@@ -37,6 +105,26 @@ void wisp_p2p_forward(struct wisp_p2p_msg *msg);
 bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg);
 /* Senders that sent a batch of records: the next batch; true if any. */
 bool wisp_p2p_name_next_batches(void);
+/* Done with a message of the ring/slot transport that no one will read. */
+void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
+
+/* ---- the receives lent (loan.c) ------------------------------------------- */
+
+/* Around a blocking call that only the MPI serves (a collective): post the
+ * receives waiting in `remote` queues to the MPI (true if any; the routes
+ * ask through wisp_p2p_lend, p2p.h), and take them back afterwards. */
+bool wisp_p2p_lend_waiting(void);
+void wisp_p2p_reclaim(void);
+/* Is lent receive `req` complete (another thread tests it while the
+ * blocking call of the thread that lent it goes on)? Then it is wisp's
+ * again, done. */
+bool wisp_p2p_lent_test(struct wisp_p2p_req *req);
+/* Cancel lent receive `req` (another thread's blocking call lent it):
+ * false if it was done already. */
+bool wisp_p2p_lent_cancel(struct wisp_p2p_req *req);
+/* The copy of wisp_p2p_spill is whole: `fill` is done
+ * (wisp_p2p_up.spilled). Lock held. */
+void wisp_p2p_spilled(struct wisp_p2p_req *fill);
 
 #pragma GCC visibility pop
 

@@ -1,7 +1,9 @@
 /*
  * Matching, with MPI's rules (match.c): per communicator, posted receives
  * and unexpected local messages, and the `remote` queues of receives that
- * wait for the MPI behind wildcards.
+ * wait for the MPI behind wildcards. Lending those receives to the MPI
+ * around a blocking call is lend.h's story; its files use the queues
+ * through the second part below.
  */
 #ifndef WISP_P2P_MATCH_H
 #define WISP_P2P_MATCH_H
@@ -23,8 +25,6 @@ struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int sourc
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 /* Set the receive's destination from its buffer, count and type. */
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
-/* The receive finished copying: unpack, complete (recv.c). */
-void wisp_p2p_recv_finish(struct wisp_p2p_req *req);
 /* Post a receive (req->peer may be MPI_ANY_SOURCE). */
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* Hand receives blocked behind wildcards to the MPI when allowed (inline:
@@ -34,21 +34,6 @@ static inline bool wisp_p2p_remote_advance(void)
 {
     return wisp_p2p_remote_waiting() && wisp_p2p_remote_pass();
 }
-/* Around a blocking call that only the MPI serves (a collective): post the
- * receives waiting in `remote` queues to the MPI (true if any), and take
- * them back afterwards (match.c explains). Inline: every such call asks (a
- * program that polls MPI_Win_flush_local_all, millions of times), and
- * mostly nothing is in flight. */
-bool wisp_p2p_lend_waiting(void);
-static inline bool wisp_p2p_lend(void)
-{
-    return wisp_p2p_busy() && wisp_p2p_lend_waiting();
-}
-void wisp_p2p_reclaim(void);
-/* Is lent receive `req` complete (another thread tests it while the
- * blocking call of the thread that lent it goes on)? Then it is wisp's
- * again, done. */
-bool wisp_p2p_lent_test(struct wisp_p2p_req *req);
 /* Probe the MPI (MPI_Iprobe, or MPI_Improbe with `message`) on a
  * communicator whose `remote` queue is not empty: a message that an
  * earlier receive waiting there matches goes to it, not to the probe. */
@@ -56,14 +41,50 @@ int wisp_p2p_probe_remote(struct wisp_p2p_comm *comm, int source, int tag, int *
                           MPI_Message *message, MPI_Status *status);
 /* Probe: the first matching unexpected local message, or NULL. */
 struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source, int tag);
-/* Cancel a receive not yet matched; false when too late. */
+/* Cancel a receive not yet matched and not lent (a lent one:
+ * wisp_p2p_lent_cancel); false when too late. */
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req);
-/* Spill every unexpected rendezvous message from node rank `from` (the
- * synchronous ones complete at their match all the same), whose slots it
- * needs for sends waiting behind them (match.c). Lock held. */
-void wisp_p2p_spill_held(int from);
-/* The copy of wisp_p2p_spill is whole: `fill` is done (match.c). Lock held. */
-void wisp_p2p_spilled(struct wisp_p2p_req *fill);
+
+/* ---- the queues, for lending (loan.c) ------------------------------------ */
+
+/* The communicators with receives in their `remote` queue. */
+extern struct wisp_list wisp_p2p_remote_comms;
+/* The receives lent to the MPI at the moment, in the order posted there
+ * (by their `llink`). */
+extern struct wisp_list wisp_p2p_lent;
+
+/* Sets of where a receive waits, for wisp_p2p_recv_move. */
+#define WISP_P2P_WHERE(w) (1u << WISP_P2P_RECV_##w)
+#define WISP_P2P_QUEUED   (WISP_P2P_WHERE(POSTED) | WISP_P2P_WHERE(WILDCARD) | WISP_P2P_WHERE(HELD))
+#define WISP_P2P_LENT                                                                              \
+    (WISP_P2P_WHERE(LENT_POSTED) | WISP_P2P_WHERE(LENT_WILDCARD) | WISP_P2P_WHERE(LENT_HELD))
+/* X + WISP_P2P_LENT_APART is LENT_X. */
+enum { WISP_P2P_LENT_APART = WISP_P2P_RECV_LENT_POSTED - WISP_P2P_RECV_POSTED };
+
+/* Every change of where a receive waits: from one of the states in `from`
+ * (a set of WISP_P2P_WHERE), checked in the debug and sanitizer builds. */
+void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to);
+/* Is `source` a member of `comm` on this node? */
+static inline bool wisp_p2p_local_source(const struct wisp_p2p_comm *comm, int source)
+{
+    return source >= 0 && source < comm->size && comm->node_of[source] >= 0;
+}
+/* The first posted receive of `comm` that a message from `source` with
+ * `tag` matches, or NULL. */
+struct wisp_p2p_req *wisp_p2p_first_posted(struct wisp_p2p_comm *comm, int source, int tag);
+/* Can receive `req` match a message queued before `end` in the unexpected
+ * queue (one that waits for a lent receive)? */
+bool wisp_p2p_wanted_earlier(struct wisp_p2p_comm *comm, const struct wisp_p2p_req *req,
+                             const struct wisp_list *end);
+/* Out of `posted` (and `remote`, a wildcard); the caller says where to. */
+void wisp_p2p_unpost(struct wisp_p2p_req *req);
+/* Receive `req` is the MPI's now: out of `posted` and/or `remote`. */
+void wisp_p2p_hand_over(struct wisp_p2p_req *req);
+/* Post receive `req` to the MPI for a message from `source` with `tag`. */
+int wisp_p2p_post_to_mpi(struct wisp_p2p_req *req, int source, int tag);
+/* The MPI gave a local message from `source` with `tag` to a receive or
+ * probe here: the first routed one of that sender and tag is gone. */
+void wisp_p2p_forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag);
 
 #pragma GCC visibility pop
 

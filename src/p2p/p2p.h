@@ -42,11 +42,26 @@
 #include "p2p/comm.h"     /* communicators made and freed */
 #include "p2p/complete.h" /* MPI_Wait, MPI_Test and their forms */
 #include "p2p/datatype.h" /* MPI_Type_free, MPI_Pack, MPI_Unpack */
-#include "p2p/match.h"    /* lending around blocking calls */
+#include "p2p/lend.h"     /* lending around blocking calls */
 #include "p2p/ops.h"      /* sends, receives, probes */
 #include "p2p/progress.h" /* the progress thread */
 #include "p2p/request.h"  /* handles to and from Fortran */
 #include "p2p/start.h"    /* start and end */
-#include "p2p/types.h"    /* the send modes */
+#include "p2p/state.h"
+#include "p2p/types.h" /* the send modes */
+
+#pragma GCC visibility push(hidden)
+
+/* Around a blocking call that only the MPI serves (a routes.def route
+ * marked `lend`): lend the receives that wait for the MPI to it (true if
+ * any), wisp_p2p_reclaim after the call (lend.h tells the story). Inline:
+ * every such call asks (a program that polls MPI_Win_flush_local_all,
+ * millions of times), and mostly nothing is in flight. */
+static inline bool wisp_p2p_lend(void)
+{
+    return wisp_p2p_busy() && wisp_p2p_lend_waiting();
+}
+
+#pragma GCC visibility pop
 
 #endif

@@ -17,6 +17,7 @@
 #include "p2p/comm.h"
 #include "p2p/datatype.h"
 #include "p2p/handback.h"
+#include "p2p/lend.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"
 #include "p2p/progress.h"

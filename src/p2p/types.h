@@ -201,6 +201,13 @@ enum wisp_p2p_recv_where {
     WISP_P2P_RECV_FORWARDED,
     WISP_P2P_RECV_MPI,
 };
+/* Does a message from `source` with `tag` match the pattern `want_source`,
+ * `want_tag` (MPI_ANY_SOURCE, MPI_ANY_TAG allowed), by MPI's rules? */
+static inline bool wisp_p2p_matches(int want_source, int want_tag, int source, int tag)
+{
+    return (want_source == MPI_ANY_SOURCE || want_source == source) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
 /* Is receive `req` posted to the MPI for a blocking call (LENT_*)? */
 static inline bool wisp_p2p_recv_lent(const struct wisp_p2p_req *req)
 {
