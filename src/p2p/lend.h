@@ -84,7 +84,7 @@ void wisp_p2p_unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *ms
 bool wisp_p2p_spill(struct wisp_p2p_msg *msg);
 /* Spill every unexpected rendezvous message from node rank `from` (the
  * synchronous ones complete at their match all the same), whose slots it
- * needs for sends waiting behind them (wisp_p2p_up.spill_held). Lock held. */
+ * needs for sends waiting behind them (progress.c). Lock held. */
 void wisp_p2p_spill_held(int from);
 /* Receive `req` matched `copy` while it fills: FILLING -> TAKEN. */
 void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req);

@@ -14,13 +14,11 @@
  *
  * A blocking call the MPI serves alone (a collective) would leave those
  * probes unasked, and a remote sender waiting for its wildcard would wait
- * forever. Around such a call the `remote` queues are lent to the MPI:
- * every receive in them is posted there, in queue order; a local message
- * that a lent receive matches waits as unexpected (no later receive may
- * take it); afterwards each lent receive is cancelled, or was completed by
- * the MPI, and the waiting local messages are matched again. Meanwhile the
- * sender of such a message must not wait for it (unblock_sender): it may be
- * on its way into the same call.
+ * forever. Around such a call the receives are lent to the MPI: lend.h
+ * tells that story; loan.c moves the queues here through match.h's second
+ * part, and the matching here calls lend.c for a local message that a lent
+ * receive matches (its sender must not wait for it) or that a receive
+ * takes on its way to the MPI.
  */
 #include "p2p/match.h"
 

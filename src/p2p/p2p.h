@@ -24,7 +24,7 @@
  * the MPI, wildcards through matched probes (queue `remote`), never as a
  * wildcard receive the MPI would have to cancel.
  *
- * Lending (match.c's lending section, lend.c, handback.c): around a
+ * Lending (lend.h tells it; lend.c, loan.c, handback.c): around a
  * blocking call the MPI serves alone, the receives that wait for the MPI
  * are posted there; a local message one of them matches is copied aside
  * or sent through the MPI by its sender, so that no sender waits for it.

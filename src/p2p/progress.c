@@ -137,7 +137,7 @@ static void spill_for_starved(void)
     for (int i = 0; i < ninbox; i++)
         if (inbox[i].starved_news) {
             inbox[i].starved_news = false;
-            wisp_p2p_up.spill_held(inbox[i].from);
+            wisp_p2p_spill_held(inbox[i].from);
         }
 }
 

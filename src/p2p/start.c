@@ -44,7 +44,6 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p_up = (struct wisp_p2p_upcalls){.incoming = wisp_p2p_incoming,
                                             .match_posted = wisp_p2p_match_posted,
                                             .spilled = wisp_p2p_spilled,
-                                            .spill_held = wisp_p2p_spill_held,
                                             .remote_pass = wisp_p2p_remote_pass};
     wisp_p2p_type_init(); /* MPI_Pack and MPI_Unpack use the datatype engine also without */
     int mine_on = wisp_config.SHM, all_on = 0;

@@ -74,8 +74,9 @@ extern struct wisp_p2p_segment wisp_p2p_seg;
 extern _Atomic unsigned long wisp_p2p_passes;
 
 /*
- * What the engine hands up to matching (match.c), through pointers that
- * start.c fills in: the engine's files call nothing above them by name.
+ * What the engine hands up to matching (match.c) and lending (loan.c),
+ * through pointers that start.c fills in: the engine's files call nothing
+ * above them by name.
  */
 struct wisp_p2p_upcalls {
     /* A message came for served communicator `comm` (wisp_p2p_incoming). */
@@ -85,9 +86,6 @@ struct wisp_p2p_upcalls {
     struct wisp_p2p_req *(*match_posted)(struct wisp_p2p_comm *comm, int source, int tag);
     /* Copy aside `fill->spill` is whole (wisp_p2p_spilled). */
     void (*spilled)(struct wisp_p2p_req *fill);
-    /* Copy aside what sender `from` waits for: it ran out of slots
-     * (wisp_p2p_spill_held). */
-    void (*spill_held)(int from);
     /* One pass over the receives that wait for the MPI; true if any moved
      * (wisp_p2p_remote_pass). */
     bool (*remote_pass)(void);

@@ -61,7 +61,7 @@ enum {
  * area and completes, as an MPI's eager protocol would; the receiver then
  * copies from there. A synchronous message whose receive is lent to the MPI
  * (or a standard one too large to stage late, which its receiver has no
- * memory to copy aside: match.c, unblock_sender) goes POSTED -> FORWARD
+ * memory to copy aside: lend.c, unblock_sender) goes POSTED -> FORWARD
  * (the receiver asks for it through the MPI) -> FORWARDED (the sender sent
  * it there) -> DONE (the receiver took it), or back FORWARD -> POSTED when
  * the receiver takes it here after all (compare and swap with the sender's
