@@ -140,13 +140,13 @@ $(EB_VENV)/stamp: packaging/easybuild/requirements.txt | $(VENV)/stamp
 
 # Regenerate the committed generated sources (tests fail while they are stale).
 generate: build-mpich
-	$(VENV)/bin/python tools/gen_wrappers.py src/wrap/gen
+	$(VENV)/bin/python tools/gen_wrappers.py src
 	$(VENV)/bin/python tools/gen_fortran.py src/fortran/gen
 	$(VENV)/bin/python tools/gen_fortran_check.py tests/fortran/gen
 	$(VENV)/bin/python tools/gen_config_words.py src/core/gen
 	$(BUILD)/mpich/wisp-info --markdown > docs/config.md
 
-FORMATTED = $(shell git ls-files '*.c' '*.h' ':!:src/wrap/gen/*' ':!:src/fortran/gen/*' ':!:src/core/gen/*')
+FORMATTED = $(shell git ls-files '*.c' '*.h' ':!:src/wrap/gen/*' ':!:src/mpi/gen/*' ':!:src/fortran/gen/*' ':!:src/core/gen/*')
 format:
 	clang-format -i $(FORMATTED)
 format-check: deps

@@ -13,7 +13,7 @@ others=$(ls "$root"/src/*/routes.def | grep -v /p2p/)
 status=0
 
 expect() { # expect NAME MESSAGE: generate from $tmp/p2p.def, must fail with MESSAGE
-    out=$("$python" "$root/tools/gen_wrappers.py" --check "$root/src/wrap/gen" --tables "$tmp/p2p.def" \
+    out=$("$python" "$root/tools/gen_wrappers.py" --check "$root/src" --tables "$tmp/p2p.def" \
         $others 2>&1)
     if [ $? -ne 0 ] && grep -qF -- "$2" <<<"$out"; then
         echo "ok: $1"

@@ -10,7 +10,10 @@ else its prefix, as the names follow the layers (wisp_core_, wisp_shm_,
 ...); the public API of include/wisp.h is left out, as its functions live
 where core or a component answers them. Comments and strings are left out; generated code
 (src/*/gen/) counts as its folder's. ALLOWED names the exceptions, each with
-its reason: core's two tables, which the top fills in.
+its reason: core's two tables, which the top fills in. At the bottom, below
+core, `mpi` holds wisp's calls into the MPI: every other layer's calls of
+PMPI_X are renamed to its wisp_mpi_PMPI_X by a header forced into every
+file (src/mpi/calls.h), so they point down although no include shows them.
 
 Usage: check_layers.py [ROOT]   (exit 1 with one line per arrow that points up)
 """
@@ -21,6 +24,7 @@ import sys
 
 # From the bottom up; a tuple holds folders of one layer.
 LAYERS = [
+    ("mpi",),  # wisp's calls into the MPI (src/mpi/calls.h)
     ("core",),
     ("shm",),
     ("team",),

@@ -12,9 +12,10 @@ makes or frees a window) a third:
   - watched_MPI_X, which calls `wisp_impl` and records the event for the
     progress thread, when nothing else needs hooks.
 Every function also gets, in pmpi.c, the exported PMPI_X that profiling
-tools call (it serves as MPI_X does once a tool is found, src/wrap/pmpi.h)
-and wisp_mpi_PMPI_X, the MPI's own, which wisp's calls of PMPI_X reach
-(pmpi_names.h renames them).
+tools call (it serves as MPI_X does once a tool is found, src/wrap/pmpi.h);
+and, in the bottom layer's src/mpi/gen/, wisp_mpi_PMPI_X, the call into the
+MPI's own PMPI_X that wisp's calls of PMPI_X reach (calls.c; pmpi_names.h
+renames them, src/mpi/calls.h).
 `wisp_entry` starts equal to `wisp_impl` (PMPI_X, or wisp's implementation),
 so hooks cost nothing until a feature that needs them switches them on
 (src/wrap/wrap.h). The functions are guarded by WISP_HAVE_<name>, defined at
@@ -35,8 +36,9 @@ wait are listed in src/ult/yields.def (its format is described there): for
 those, wisp_impl_MPI_X checks the line's condition first and otherwise does
 what the route says (or calls the MPI).
 
-Usage: gen_wrappers.py [--check] OUTDIR [--tables FILE...] [--yields FILE]
-  (--check: fail if OUTDIR is stale; --tables: other route tables, for tests)
+Usage: gen_wrappers.py [--check] SRCDIR [--tables FILE...] [--yields FILE]
+  (writes SRCDIR/wrap/gen/ and SRCDIR/mpi/gen/; --check: fail if either is
+  stale; --tables: other route tables, for tests)
 """
 
 import argparse
@@ -387,36 +389,48 @@ def render_tables(funcs):
     return "\n".join(lines + ["};", ""])
 
 
+def render_initial(decl, what):
+    """A dispatch table that starts as PMPI_X and wisp's implementations
+    (src/wrap/implementations.inc), defined in the file its readers use, so
+    that the files of src/wrap call each other in no loop."""
+    return "\n".join([f"/* {what} */",
+                      '#pragma GCC diagnostic ignored "-Woverride-init" /* impls override defaults */',
+                      decl, '#include "wrap/implementations.inc"', "    ;", ""])
+
+
 def render_pmpi(funcs):
-    """The MPI's PMPI_X for wisp's own calls, and the PMPI_X that libwisp
-    exports for profiling tools (src/wrap/pmpi.h)."""
-    names = HEADER + PMPI_NAMES_DOC + ("#if !defined(WISP_GEN_PMPI_NAMES_H) && "
-                                       "!defined(WISP_NO_PMPI_NAMES)\n#define WISP_GEN_PMPI_NAMES_H\n")
-    names += "".join(f"#define P{f.name} wisp_mpi_P{f.name}\n" for f in funcs)
-    names += "#endif\n"
-    lines = [HEADER + '\n#include "wrap/pmpi.h"\n',
-             "struct wisp_mpi_functions wisp_mpi;\n"]
+    """The PMPI_X that libwisp exports for profiling tools (src/wrap/pmpi.h)."""
+    lines = [HEADER + '\n#include "wrap/pmpi.h"\n']
     for f in funcs:
         args = f"({f.call_args()})"
         lines += [f"#ifdef WISP_HAVE_{f.name}",
-                  "WISP_MPI_CALL " + f.declaration(f"wisp_mpi_P{f.name}"), "{",
-                  f"    return WISP_MPI(P{f.name}){args};", "}", "",
                   "WISP_EXPORT " + f.declaration(f"P{f.name}"), "{",
                   "    if (WISP_PMPI_STRAIGHT())",
                   f"        return WISP_MPI(P{f.name}){args};",
                   f"    return wisp_serve.{f.name}{args};", "}", "#endif", ""]
-    lines += ["void wisp_pmpi_resolve(void)", "{"]
+    return "\n".join(lines)
+
+
+def render_mpi_calls(funcs):
+    """The bottom layer's calls into the MPI (src/mpi/calls.h): wisp_mpi_PMPI_X,
+    and the header that renames wisp's calls of PMPI_X to them."""
+    names = HEADER + PMPI_NAMES_DOC + ("#if !defined(WISP_GEN_PMPI_NAMES_H) && "
+                                       "!defined(WISP_NO_PMPI_NAMES)\n#define WISP_GEN_PMPI_NAMES_H\n")
+    names += "".join(f"#define P{f.name} wisp_mpi_P{f.name}\n" for f in funcs)
+    names += "#endif\n"
+    lines = [HEADER + '\n#include "mpi/calls.h"\n']
     for f in funcs:
         lines += [f"#ifdef WISP_HAVE_{f.name}",
-                  f"    WISP_PMPI_RESOLVE({f.name});", "#endif"]
-    lines += ["}", ""]
+                  "WISP_MPI_CALL " + f.declaration(f"wisp_mpi_P{f.name}"), "{",
+                  f"    return WISP_MPI(P{f.name})({f.call_args()});", "}", "#endif", ""]
     return names, "\n".join(lines)
 
 
 PMPI_NAMES_DOC = """
-/* Forced into every file of libwisp but gen/pmpi.c (CMakeLists.txt): wisp's
- * own calls of PMPI_X go to the MPI through wisp_mpi_PMPI_X, not to the
- * PMPI_X that libwisp exports for profiling tools (src/wrap/pmpi.h). */
+/* Forced into every file of libwisp but src/mpi's and src/wrap/gen/pmpi.c
+ * (CMakeLists.txt): wisp's own calls of PMPI_X go to the MPI through
+ * wisp_mpi_PMPI_X (src/mpi/calls.h), not to the PMPI_X that libwisp exports
+ * for profiling tools (src/wrap/pmpi.h). */
 """
 
 
@@ -424,9 +438,11 @@ def render(funcs, tables, routes, yields):
     for f in funcs:  # a blocking call: the progress thread skips its looks meanwhile
         if not f.event and yields.of(f):
             f.event = "WISP_CORE_BLOCKS"
-    wrappers = HEADER + '\n#include "wrap/wrap.h"\n\n'
+    wrappers = HEADER + '\n#include "wrap/impls.h"\n#include "wrap/wrap.h"\n\n'
     wrappers += "\n".join(render_wrapper(f) for f in funcs)
     wrappers += "\n" + render_tables(funcs)
+    wrappers += "\n" + render_initial("struct wisp_dispatch wisp_entry =",
+                                      "What the exported MPI_X jump through (src/wrap/dispatch.c).")
     functions = HEADER + "".join(f"WISP_FN({f.name})\n" for f in funcs)
     served = [f for f in funcs if yields.of(f) or
               (f.name in routes and routes[f.name].kind != "pass")]
@@ -436,15 +452,20 @@ def render(funcs, tables, routes, yields):
         f'#include "{h}"\n' for h in tables.includes + yields.includes + ["wrap/impls.h"])
     routes_c += '\n#pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */\n\n'
     routes_c += "\n".join(render_route(f, routes.get(f.name), yields.of(f)) for f in served)
-    pmpi_names, pmpi_c = render_pmpi(funcs)
-    return {"wrappers.c": wrappers, "mpi_functions.def": functions, "impls.def": impl_def,
-            "routes.c": routes_c, "pmpi_names.h": pmpi_names, "pmpi.c": pmpi_c}
+    routes_c += "\n" + render_initial("struct wisp_dispatch wisp_impl =",
+                                      "The implementations (src/wrap/dispatch.c).")
+    pmpi_names, calls_c = render_mpi_calls(funcs)
+    wrap = {"wrappers.c": wrappers, "mpi_functions.def": functions, "impls.def": impl_def,
+            "routes.c": routes_c, "pmpi.c": render_pmpi(funcs)}
+    mpi = {"pmpi_names.h": pmpi_names, "calls.c": calls_c}
+    return {**{f"wrap/gen/{n}": t for n, t in wrap.items()},
+            **{f"mpi/gen/{n}": t for n, t in mpi.items()}}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("outdir", type=pathlib.Path)
-    ap.add_argument("--check", action="store_true", help="fail if OUTDIR differs")
+    ap.add_argument("srcdir", type=pathlib.Path, help="src/: writes its wrap/gen/ and mpi/gen/")
+    ap.add_argument("--check", action="store_true", help="fail if the output differs")
     ap.add_argument("--tables", nargs="+", type=pathlib.Path,
                     default=sorted(ROOT.glob("src/*/routes.def")),
                     help="the route tables (default: src/*/routes.def)")
@@ -457,7 +478,7 @@ def main():
     yields = Yields(args.yields.resolve(), funcs, tables)
     if tables.errors:
         sys.exit("gen_wrappers: the route tables are wrong:\n  " + "\n  ".join(tables.errors))
-    write_or_check(args.outdir, render(funcs, tables, routes, yields), args.check, "gen_wrappers")
+    write_or_check(args.srcdir, render(funcs, tables, routes, yields), args.check, "gen_wrappers")
 
 
 if __name__ == "__main__":

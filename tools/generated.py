@@ -6,8 +6,9 @@ import sys
 
 
 def write_or_check(outdir, files, check, tool):
-    """Write each {name: text} of `files` into `outdir` where it differs; with
-    `check`, write nothing, print the differences and exit with an error."""
+    """Write each {name: text} of `files` into `outdir` where it differs (a
+    name may name a folder below it too); with `check`, write nothing, print
+    the differences and exit with an error."""
     stale = False
     for name, text in files.items():
         path = outdir / name
@@ -19,7 +20,7 @@ def write_or_check(outdir, files, check, tool):
             sys.stdout.writelines(difflib.unified_diff(
                 old.splitlines(True), text.splitlines(True), str(path), "regenerated", n=1))
         else:
-            outdir.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
     if stale:
         sys.exit(f"{tool}: committed output is stale; run `make generate`")

@@ -5,24 +5,18 @@
  * and becomes `wisp_hooked` while hooks are on, or takes the slots of
  * `wisp_watched` while a watcher alone needs them; `wisp_entry`, what the
  * exported wrappers jump through, is `wisp_serve` but for the slots of a
- * profiling tool after libwisp (src/wrap/pmpi.h).
+ * profiling tool after libwisp (src/wrap/pmpi.h). This file moves their
+ * slots; `wisp_impl` is defined with the routes (gen/routes.c) and
+ * `wisp_entry` with the wrappers (gen/wrappers.c), the files that read them.
  */
 
+#include "mpi/calls.h"
 #include "wrap/impls.h"
-#include "wrap/pmpi.h"
 #include "wrap/wrap.h"
 
 #pragma GCC diagnostic ignored "-Woverride-init" /* impls override defaults */
 
-struct wisp_dispatch wisp_impl =
-#include "wrap/implementations.inc"
-    ;
-
 struct wisp_dispatch wisp_serve =
-#include "wrap/implementations.inc"
-    ;
-
-struct wisp_dispatch wisp_entry =
 #include "wrap/implementations.inc"
     ;
 
@@ -37,8 +31,9 @@ struct wisp_dispatch wisp_next; /* src/wrap/pmpi.h */
         __atomic_store_n(&wisp_entry.f, wisp_next.f ? wisp_next.f : v_, __ATOMIC_RELAXED);         \
     } while (0)
 
-/* The MPI's function itself where a slot holds its trampoline
- * (wisp_mpi_PMPI_X, which looks it up first): one jump per call. */
+/* The MPI's function itself where a slot holds wisp's call into it
+ * (wisp_mpi_PMPI_X, src/mpi/calls.h, which looks it up first): one jump per
+ * call. */
 #define MPI_OWN(f) (wisp_mpi.P##f)
 
 void wisp_wrap_mpi_found(void)

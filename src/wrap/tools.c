@@ -2,18 +2,17 @@
  * Where the dynamic linker finds each MPI function that wisp defines: the
  * definition a call binds to (RTLD_DEFAULT) is wisp's unless a tool is
  * ahead of libwisp; the next one after wisp (RTLD_NEXT) is the MPI's (in
- * the library of its PMPI_X) unless a tool is after it.
+ * the library of its PMPI_X, which src/mpi finds) unless a tool is after it.
  */
 #include "wrap/tools.h"
 
 #include <dlfcn.h>
 #include <link.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "mpi/calls.h"
 #include "wrap/pmpi.h"
 #include "wrap/wrap.h"
 
@@ -24,13 +23,6 @@ static struct found {
     char by[256];    /* the first library found */
     char names[160]; /* the first few functions, comma-separated */
 } ahead, after;
-
-static uintptr_t mpi_lo, mpi_hi; /* the MPI library's mapped range */
-
-/* A name the linker must find in the MPI's library: wisp reaches the MPI's
- * functions through dlsym, and with libwisp.a linked into a program nothing
- * else names the library, which --as-needed would then leave out. */
-__attribute__((used)) static void *const names_the_mpi = (void *)MPI_COMM_DUP_FN;
 
 /* The object that holds `f`, or NULL. _dl_find_object, not dladdr: dladdr
  * also looks for the nearest symbol, a walk of the object's whole symbol
@@ -57,21 +49,13 @@ static void note(struct found *t, const char *path, const char *name)
         snprintf(t->names + used, sizeof t->names - used, ", ...");
 }
 
-void *wisp_tools_mpi(const char *pname)
-{
-    void *f = dlsym(RTLD_NEXT, pname);
-    if (!f) { /* the MPI defines what its mpi.h declared at build time */
-        fprintf(stderr, "wisp: the MPI has no %s (libwisp was built for another MPI?)\n", pname);
-        abort();
-    }
-    return f;
-}
-
-void *wisp_tools_next(const char *name, const void *mpi_function)
+/* A tool's `name` (MPI_X) after libwisp, or NULL, noting one ahead of it
+ * too; `mpi_function` is the MPI's PMPI_X. */
+static void *tool_after(const char *name, const void *mpi_function)
 {
     static const void *self;
     if (!self)
-        self = object_of((const void *)wisp_tools_next, NULL);
+        self = object_of((const void *)tool_after, NULL);
     const void *mpi = object_of(mpi_function, NULL);
     const char *path = NULL;
     const void *where = object_of(dlsym(RTLD_DEFAULT, name), &path);
@@ -85,46 +69,17 @@ void *wisp_tools_next(const char *name, const void *mpi_function)
     return next;
 }
 
-static int mpi_range(struct dl_phdr_info *info, size_t size, void *base)
-{
-    (void)size;
-    if ((const void *)info->dlpi_addr != base)
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        mpi_lo = mpi_lo && mpi_lo < lo ? mpi_lo : lo;
-        mpi_hi = mpi_hi > hi ? mpi_hi : hi;
-    }
-    return 1;
-}
-
-bool wisp_pmpi_from_mpi(const void *caller)
-{
-    return (uintptr_t)caller >= mpi_lo && (uintptr_t)caller < mpi_hi;
-}
-
-void wisp_pmpi_resolve_once(void)
-{
-    static bool done;
-    if (done)
-        return;
-    done = true;
-    wisp_pmpi_resolve();
-    wisp_pmpi_serves = ahead.count || after.count;
-    wisp_wrap_mpi_found();
-    const void *mpi = object_of((const void *)wisp_mpi.PMPI_Init, NULL);
-    if (mpi)
-        dl_iterate_phdr(mpi_range, (void *)mpi);
-}
-
 /* At load, before the application's first call: a tool after libwisp must
  * get MPI_Init too. */
 __attribute__((constructor)) static void find_tools(void)
 {
-    wisp_pmpi_resolve_once();
+    wisp_mpi_resolve_once();
+#define WISP_FN(f)                                                                                 \
+    wisp_next.f = (__typeof__(wisp_next.f))tool_after(#f, (const void *)wisp_mpi.P##f);
+#include "present.def"
+#undef WISP_FN
+    wisp_pmpi_serves = ahead.count || after.count;
+    wisp_wrap_mpi_found();
 }
 
 void wisp_wrap_tools_report(void)

@@ -33,8 +33,9 @@
 extern struct wisp_dispatch wisp_entry; /* what the exported MPI_X call */
 extern struct wisp_dispatch wisp_serve; /* wisp_entry, but without a tool's slots */
 extern struct wisp_dispatch wisp_next;  /* a profiling tool's MPI_X after libwisp, else NULL */
-/* At load, once wisp_mpi and wisp_next are known (src/wrap/pmpi.h): the
- * MPI's functions, and a tool's after libwisp, into the tables. */
+/* At load, once wisp_mpi (src/mpi/calls.h) and wisp_next are known
+ * (tools.c): the MPI's functions, and a tool's after libwisp, into the
+ * tables. */
 void wisp_wrap_mpi_found(void);
 extern struct wisp_dispatch wisp_impl;          /* PMPI_X or wisp_impl_MPI_X */
 extern const struct wisp_dispatch wisp_hooked;  /* the generated hooked_MPI_X */

@@ -2,14 +2,7 @@
 
 #include "wrap/pmpi.h"
 
-struct wisp_mpi_functions wisp_mpi;
-
 #ifdef WISP_HAVE_MPI_Abi_get_fortran_booleans
-WISP_MPI_CALL int wisp_mpi_PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set)
-{
-    return WISP_MPI(PMPI_Abi_get_fortran_booleans)(logical_size, logical_true, logical_false, is_set);
-}
-
 WISP_EXPORT int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -19,11 +12,6 @@ WISP_EXPORT int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_tr
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_get_fortran_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Abi_get_fortran_info(MPI_Info* info)
-{
-    return WISP_MPI(PMPI_Abi_get_fortran_info)(info);
-}
-
 WISP_EXPORT int PMPI_Abi_get_fortran_info(MPI_Info* info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -33,11 +21,6 @@ WISP_EXPORT int PMPI_Abi_get_fortran_info(MPI_Info* info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Abi_get_info(MPI_Info* info)
-{
-    return WISP_MPI(PMPI_Abi_get_info)(info);
-}
-
 WISP_EXPORT int PMPI_Abi_get_info(MPI_Info* info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -47,11 +30,6 @@ WISP_EXPORT int PMPI_Abi_get_info(MPI_Info* info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_get_version
-WISP_MPI_CALL int wisp_mpi_PMPI_Abi_get_version(int* abi_major, int* abi_minor)
-{
-    return WISP_MPI(PMPI_Abi_get_version)(abi_major, abi_minor);
-}
-
 WISP_EXPORT int PMPI_Abi_get_version(int* abi_major, int* abi_minor)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -61,11 +39,6 @@ WISP_EXPORT int PMPI_Abi_get_version(int* abi_major, int* abi_minor)
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_set_fortran_booleans
-WISP_MPI_CALL int wisp_mpi_PMPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false)
-{
-    return WISP_MPI(PMPI_Abi_set_fortran_booleans)(logical_size, logical_true, logical_false);
-}
-
 WISP_EXPORT int PMPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -75,11 +48,6 @@ WISP_EXPORT int PMPI_Abi_set_fortran_booleans(int logical_size, void* logical_tr
 #endif
 
 #ifdef WISP_HAVE_MPI_Abi_set_fortran_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Abi_set_fortran_info(MPI_Info info)
-{
-    return WISP_MPI(PMPI_Abi_set_fortran_info)(info);
-}
-
 WISP_EXPORT int PMPI_Abi_set_fortran_info(MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -89,11 +57,6 @@ WISP_EXPORT int PMPI_Abi_set_fortran_info(MPI_Info info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Abort
-WISP_MPI_CALL int wisp_mpi_PMPI_Abort(MPI_Comm comm, int errorcode)
-{
-    return WISP_MPI(PMPI_Abort)(comm, errorcode);
-}
-
 WISP_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -103,11 +66,6 @@ WISP_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Accumulate
-WISP_MPI_CALL int wisp_mpi_PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Accumulate)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-}
-
 WISP_EXPORT int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -117,11 +75,6 @@ WISP_EXPORT int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Accumulate_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Accumulate_c)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-}
-
 WISP_EXPORT int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -131,11 +84,6 @@ WISP_EXPORT int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_coun
 #endif
 
 #ifdef WISP_HAVE_MPI_Add_error_class
-WISP_MPI_CALL int wisp_mpi_PMPI_Add_error_class(int* errorclass)
-{
-    return WISP_MPI(PMPI_Add_error_class)(errorclass);
-}
-
 WISP_EXPORT int PMPI_Add_error_class(int* errorclass)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -145,11 +93,6 @@ WISP_EXPORT int PMPI_Add_error_class(int* errorclass)
 #endif
 
 #ifdef WISP_HAVE_MPI_Add_error_code
-WISP_MPI_CALL int wisp_mpi_PMPI_Add_error_code(int errorclass, int* errorcode)
-{
-    return WISP_MPI(PMPI_Add_error_code)(errorclass, errorcode);
-}
-
 WISP_EXPORT int PMPI_Add_error_code(int errorclass, int* errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -159,11 +102,6 @@ WISP_EXPORT int PMPI_Add_error_code(int errorclass, int* errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Add_error_string
-WISP_MPI_CALL int wisp_mpi_PMPI_Add_error_string(int errorcode, const char* string)
-{
-    return WISP_MPI(PMPI_Add_error_string)(errorcode, string);
-}
-
 WISP_EXPORT int PMPI_Add_error_string(int errorcode, const char* string)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -173,11 +111,6 @@ WISP_EXPORT int PMPI_Add_error_string(int errorcode, const char* string)
 #endif
 
 #ifdef WISP_HAVE_MPI_Address
-WISP_MPI_CALL int wisp_mpi_PMPI_Address(void* location, MPI_Aint* address)
-{
-    return WISP_MPI(PMPI_Address)(location, address);
-}
-
 WISP_EXPORT int PMPI_Address(void* location, MPI_Aint* address)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -187,11 +120,6 @@ WISP_EXPORT int PMPI_Address(void* location, MPI_Aint* address)
 #endif
 
 #ifdef WISP_HAVE_MPI_Aint_add
-WISP_MPI_CALL MPI_Aint wisp_mpi_PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
-{
-    return WISP_MPI(PMPI_Aint_add)(base, disp);
-}
-
 WISP_EXPORT MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -201,11 +129,6 @@ WISP_EXPORT MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 #endif
 
 #ifdef WISP_HAVE_MPI_Aint_diff
-WISP_MPI_CALL MPI_Aint wisp_mpi_PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
-{
-    return WISP_MPI(PMPI_Aint_diff)(addr1, addr2);
-}
-
 WISP_EXPORT MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -215,11 +138,6 @@ WISP_EXPORT MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -229,11 +147,6 @@ WISP_EXPORT int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype 
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Allgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -243,11 +156,6 @@ WISP_EXPORT int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -257,11 +165,6 @@ WISP_EXPORT int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Data
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgather_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Allgather_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -271,11 +174,6 @@ WISP_EXPORT int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -285,11 +183,6 @@ WISP_EXPORT int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Allgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -299,11 +192,6 @@ WISP_EXPORT int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -313,11 +201,6 @@ WISP_EXPORT int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Allgatherv_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Allgatherv_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -327,11 +210,6 @@ WISP_EXPORT int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
 #endif
 
 #ifdef WISP_HAVE_MPI_Alloc_mem
-WISP_MPI_CALL int wisp_mpi_PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
-{
-    return WISP_MPI(PMPI_Alloc_mem)(size, info, baseptr);
-}
-
 WISP_EXPORT int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -341,11 +219,6 @@ WISP_EXPORT int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce
-WISP_MPI_CALL int wisp_mpi_PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Allreduce)(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -355,11 +228,6 @@ WISP_EXPORT int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Allreduce_c)(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -369,11 +237,6 @@ WISP_EXPORT int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count c
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Allreduce_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -383,11 +246,6 @@ WISP_EXPORT int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int coun
 #endif
 
 #ifdef WISP_HAVE_MPI_Allreduce_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Allreduce_init_c)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -397,11 +255,6 @@ WISP_EXPORT int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Co
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -411,11 +264,6 @@ WISP_EXPORT int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype s
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Alltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -425,11 +273,6 @@ WISP_EXPORT int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -439,11 +282,6 @@ WISP_EXPORT int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datat
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoall_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Alltoall_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -453,11 +291,6 @@ WISP_EXPORT int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, M
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -467,11 +300,6 @@ WISP_EXPORT int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], cons
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Alltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -481,11 +309,6 @@ WISP_EXPORT int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -495,11 +318,6 @@ WISP_EXPORT int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[],
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallv_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Alltoallv_init_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -509,11 +327,6 @@ WISP_EXPORT int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendc
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-}
-
 WISP_EXPORT int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -523,11 +336,6 @@ WISP_EXPORT int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], cons
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Alltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-}
-
 WISP_EXPORT int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -537,11 +345,6 @@ WISP_EXPORT int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -551,11 +354,6 @@ WISP_EXPORT int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[],
 #endif
 
 #ifdef WISP_HAVE_MPI_Alltoallw_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Alltoallw_init_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -565,11 +363,6 @@ WISP_EXPORT int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendc
 #endif
 
 #ifdef WISP_HAVE_MPI_Attr_delete
-WISP_MPI_CALL int wisp_mpi_PMPI_Attr_delete(MPI_Comm comm, int keyval)
-{
-    return WISP_MPI(PMPI_Attr_delete)(comm, keyval);
-}
-
 WISP_EXPORT int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -579,11 +372,6 @@ WISP_EXPORT int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Attr_get
-WISP_MPI_CALL int wisp_mpi_PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
-{
-    return WISP_MPI(PMPI_Attr_get)(comm, keyval, attribute_val, flag);
-}
-
 WISP_EXPORT int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -593,11 +381,6 @@ WISP_EXPORT int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Attr_put
-WISP_MPI_CALL int wisp_mpi_PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
-{
-    return WISP_MPI(PMPI_Attr_put)(comm, keyval, attribute_val);
-}
-
 WISP_EXPORT int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -607,11 +390,6 @@ WISP_EXPORT int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 #endif
 
 #ifdef WISP_HAVE_MPI_Barrier
-WISP_MPI_CALL int wisp_mpi_PMPI_Barrier(MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Barrier)(comm);
-}
-
 WISP_EXPORT int PMPI_Barrier(MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -621,11 +399,6 @@ WISP_EXPORT int PMPI_Barrier(MPI_Comm comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Barrier_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Barrier_init)(comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -635,11 +408,6 @@ WISP_EXPORT int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* req
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast
-WISP_MPI_CALL int wisp_mpi_PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Bcast)(buffer, count, datatype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -649,11 +417,6 @@ WISP_EXPORT int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int r
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Bcast_c)(buffer, count, datatype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -663,11 +426,6 @@ WISP_EXPORT int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Bcast_init)(buffer, count, datatype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -677,11 +435,6 @@ WISP_EXPORT int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Bcast_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Bcast_init_c)(buffer, count, datatype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -691,11 +444,6 @@ WISP_EXPORT int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend
-WISP_MPI_CALL int wisp_mpi_PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Bsend)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -705,11 +453,6 @@ WISP_EXPORT int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Bsend_c)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -719,11 +462,6 @@ WISP_EXPORT int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype data
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Bsend_init)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -733,11 +471,6 @@ WISP_EXPORT int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Bsend_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Bsend_init_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -747,11 +480,6 @@ WISP_EXPORT int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_attach
-WISP_MPI_CALL int wisp_mpi_PMPI_Buffer_attach(void* buffer, int size)
-{
-    return WISP_MPI(PMPI_Buffer_attach)(buffer, size);
-}
-
 WISP_EXPORT int PMPI_Buffer_attach(void* buffer, int size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -761,11 +489,6 @@ WISP_EXPORT int PMPI_Buffer_attach(void* buffer, int size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_attach_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Buffer_attach_c(void* buffer, MPI_Count size)
-{
-    return WISP_MPI(PMPI_Buffer_attach_c)(buffer, size);
-}
-
 WISP_EXPORT int PMPI_Buffer_attach_c(void* buffer, MPI_Count size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -775,11 +498,6 @@ WISP_EXPORT int PMPI_Buffer_attach_c(void* buffer, MPI_Count size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_detach
-WISP_MPI_CALL int wisp_mpi_PMPI_Buffer_detach(void* buffer_addr, int* size)
-{
-    return WISP_MPI(PMPI_Buffer_detach)(buffer_addr, size);
-}
-
 WISP_EXPORT int PMPI_Buffer_detach(void* buffer_addr, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -789,11 +507,6 @@ WISP_EXPORT int PMPI_Buffer_detach(void* buffer_addr, int* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_detach_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
-{
-    return WISP_MPI(PMPI_Buffer_detach_c)(buffer_addr, size);
-}
-
 WISP_EXPORT int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -803,11 +516,6 @@ WISP_EXPORT int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_flush
-WISP_MPI_CALL int wisp_mpi_PMPI_Buffer_flush(void)
-{
-    return WISP_MPI(PMPI_Buffer_flush)();
-}
-
 WISP_EXPORT int PMPI_Buffer_flush(void)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -817,11 +525,6 @@ WISP_EXPORT int PMPI_Buffer_flush(void)
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_iflush
-WISP_MPI_CALL int wisp_mpi_PMPI_Buffer_iflush(MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Buffer_iflush)(request);
-}
-
 WISP_EXPORT int PMPI_Buffer_iflush(MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -831,11 +534,6 @@ WISP_EXPORT int PMPI_Buffer_iflush(MPI_Request* request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Cancel
-WISP_MPI_CALL int wisp_mpi_PMPI_Cancel(MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Cancel)(request);
-}
-
 WISP_EXPORT int PMPI_Cancel(MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -845,11 +543,6 @@ WISP_EXPORT int PMPI_Cancel(MPI_Request* request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_coords
-WISP_MPI_CALL int wisp_mpi_PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
-{
-    return WISP_MPI(PMPI_Cart_coords)(comm, rank, maxdims, coords);
-}
-
 WISP_EXPORT int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -859,11 +552,6 @@ WISP_EXPORT int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coord
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
-{
-    return WISP_MPI(PMPI_Cart_create)(comm_old, ndims, dims, periods, reorder, comm_cart);
-}
-
 WISP_EXPORT int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -873,11 +561,6 @@ WISP_EXPORT int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_get
-WISP_MPI_CALL int wisp_mpi_PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
-{
-    return WISP_MPI(PMPI_Cart_get)(comm, maxdims, dims, periods, coords);
-}
-
 WISP_EXPORT int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -887,11 +570,6 @@ WISP_EXPORT int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int period
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_map
-WISP_MPI_CALL int wisp_mpi_PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
-{
-    return WISP_MPI(PMPI_Cart_map)(comm, ndims, dims, periods, newrank);
-}
-
 WISP_EXPORT int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -901,11 +579,6 @@ WISP_EXPORT int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const 
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_rank
-WISP_MPI_CALL int wisp_mpi_PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
-{
-    return WISP_MPI(PMPI_Cart_rank)(comm, coords, rank);
-}
-
 WISP_EXPORT int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -915,11 +588,6 @@ WISP_EXPORT int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_shift
-WISP_MPI_CALL int wisp_mpi_PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
-{
-    return WISP_MPI(PMPI_Cart_shift)(comm, direction, disp, rank_source, rank_dest);
-}
-
 WISP_EXPORT int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -929,11 +597,6 @@ WISP_EXPORT int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* ran
 #endif
 
 #ifdef WISP_HAVE_MPI_Cart_sub
-WISP_MPI_CALL int wisp_mpi_PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Cart_sub)(comm, remain_dims, newcomm);
-}
-
 WISP_EXPORT int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -943,11 +606,6 @@ WISP_EXPORT int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Cartdim_get
-WISP_MPI_CALL int wisp_mpi_PMPI_Cartdim_get(MPI_Comm comm, int* ndims)
-{
-    return WISP_MPI(PMPI_Cartdim_get)(comm, ndims);
-}
-
 WISP_EXPORT int PMPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -957,11 +615,6 @@ WISP_EXPORT int PMPI_Cartdim_get(MPI_Comm comm, int* ndims)
 #endif
 
 #ifdef WISP_HAVE_MPI_Close_port
-WISP_MPI_CALL int wisp_mpi_PMPI_Close_port(const char* port_name)
-{
-    return WISP_MPI(PMPI_Close_port)(port_name);
-}
-
 WISP_EXPORT int PMPI_Close_port(const char* port_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -971,11 +624,6 @@ WISP_EXPORT int PMPI_Close_port(const char* port_name)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_accept
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_accept)(port_name, info, root, comm, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -985,11 +633,6 @@ WISP_EXPORT int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root,
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_attach_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
-{
-    return WISP_MPI(PMPI_Comm_attach_buffer)(comm, buffer, size);
-}
-
 WISP_EXPORT int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -999,11 +642,6 @@ WISP_EXPORT int PMPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_attach_buffer_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
-{
-    return WISP_MPI(PMPI_Comm_attach_buffer_c)(comm, buffer, size);
-}
-
 WISP_EXPORT int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1013,11 +651,6 @@ WISP_EXPORT int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Comm_c2f(MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Comm_c2f)(comm);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Comm_c2f(MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1027,11 +660,6 @@ WISP_EXPORT MPI_Fint PMPI_Comm_c2f(MPI_Comm comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_call_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
-{
-    return WISP_MPI(PMPI_Comm_call_errhandler)(comm, errorcode);
-}
-
 WISP_EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1041,11 +669,6 @@ WISP_EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_compare
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
-{
-    return WISP_MPI(PMPI_Comm_compare)(comm1, comm2, result);
-}
-
 WISP_EXPORT int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1055,11 +678,6 @@ WISP_EXPORT int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_connect
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_connect)(port_name, info, root, comm, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1069,11 +687,6 @@ WISP_EXPORT int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_create)(comm, group, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1083,11 +696,6 @@ WISP_EXPORT int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newco
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Comm_create_errhandler)(comm_errhandler_fn, errhandler);
-}
-
 WISP_EXPORT int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1097,11 +705,6 @@ WISP_EXPORT int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_e
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_from_group
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_create_from_group)(group, stringtag, info, errhandler, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1111,11 +714,6 @@ WISP_EXPORT int PMPI_Comm_create_from_group(MPI_Group group, const char* stringt
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_group
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_create_group)(comm, group, tag, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1125,11 +723,6 @@ WISP_EXPORT int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_create_keyval
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
-{
-    return WISP_MPI(PMPI_Comm_create_keyval)(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-}
-
 WISP_EXPORT int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1139,11 +732,6 @@ WISP_EXPORT int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_a
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_delete_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
-{
-    return WISP_MPI(PMPI_Comm_delete_attr)(comm, comm_keyval);
-}
-
 WISP_EXPORT int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1153,11 +741,6 @@ WISP_EXPORT int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_detach_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
-{
-    return WISP_MPI(PMPI_Comm_detach_buffer)(comm, buffer_addr, size);
-}
-
 WISP_EXPORT int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1167,11 +750,6 @@ WISP_EXPORT int PMPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* s
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_detach_buffer_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
-{
-    return WISP_MPI(PMPI_Comm_detach_buffer_c)(comm, buffer_addr, size);
-}
-
 WISP_EXPORT int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1181,11 +759,6 @@ WISP_EXPORT int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_disconnect
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_disconnect(MPI_Comm* comm)
-{
-    return WISP_MPI(PMPI_Comm_disconnect)(comm);
-}
-
 WISP_EXPORT int PMPI_Comm_disconnect(MPI_Comm* comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1195,11 +768,6 @@ WISP_EXPORT int PMPI_Comm_disconnect(MPI_Comm* comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_dup
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_dup)(comm, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1209,11 +777,6 @@ WISP_EXPORT int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_dup_with_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_dup_with_info)(comm, info, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1223,11 +786,6 @@ WISP_EXPORT int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_f2c
-WISP_MPI_CALL MPI_Comm wisp_mpi_PMPI_Comm_f2c(MPI_Fint comm)
-{
-    return WISP_MPI(PMPI_Comm_f2c)(comm);
-}
-
 WISP_EXPORT MPI_Comm PMPI_Comm_f2c(MPI_Fint comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1237,11 +795,6 @@ WISP_EXPORT MPI_Comm PMPI_Comm_f2c(MPI_Fint comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_flush_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_flush_buffer(MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Comm_flush_buffer)(comm);
-}
-
 WISP_EXPORT int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1251,11 +804,6 @@ WISP_EXPORT int PMPI_Comm_flush_buffer(MPI_Comm comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_free(MPI_Comm* comm)
-{
-    return WISP_MPI(PMPI_Comm_free)(comm);
-}
-
 WISP_EXPORT int PMPI_Comm_free(MPI_Comm* comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1265,11 +813,6 @@ WISP_EXPORT int PMPI_Comm_free(MPI_Comm* comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_free_keyval
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_free_keyval(int* comm_keyval)
-{
-    return WISP_MPI(PMPI_Comm_free_keyval)(comm_keyval);
-}
-
 WISP_EXPORT int PMPI_Comm_free_keyval(int* comm_keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1279,11 +822,6 @@ WISP_EXPORT int PMPI_Comm_free_keyval(int* comm_keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_fromint
-WISP_MPI_CALL MPI_Comm wisp_mpi_PMPI_Comm_fromint(int comm)
-{
-    return WISP_MPI(PMPI_Comm_fromint)(comm);
-}
-
 WISP_EXPORT MPI_Comm PMPI_Comm_fromint(int comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1293,11 +831,6 @@ WISP_EXPORT MPI_Comm PMPI_Comm_fromint(int comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
-{
-    return WISP_MPI(PMPI_Comm_get_attr)(comm, comm_keyval, attribute_val, flag);
-}
-
 WISP_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1307,11 +840,6 @@ WISP_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribu
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Comm_get_errhandler)(comm, errhandler);
-}
-
 WISP_EXPORT int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1321,11 +849,6 @@ WISP_EXPORT int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandl
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
-{
-    return WISP_MPI(PMPI_Comm_get_info)(comm, info_used);
-}
-
 WISP_EXPORT int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1335,11 +858,6 @@ WISP_EXPORT int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
-{
-    return WISP_MPI(PMPI_Comm_get_name)(comm, comm_name, resultlen);
-}
-
 WISP_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1349,11 +867,6 @@ WISP_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultle
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_get_parent
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_get_parent(MPI_Comm* parent)
-{
-    return WISP_MPI(PMPI_Comm_get_parent)(parent);
-}
-
 WISP_EXPORT int PMPI_Comm_get_parent(MPI_Comm* parent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1363,11 +876,6 @@ WISP_EXPORT int PMPI_Comm_get_parent(MPI_Comm* parent)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_group
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_group(MPI_Comm comm, MPI_Group* group)
-{
-    return WISP_MPI(PMPI_Comm_group)(comm, group);
-}
-
 WISP_EXPORT int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1377,11 +885,6 @@ WISP_EXPORT int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_idup
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Comm_idup)(comm, newcomm, request);
-}
-
 WISP_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1391,11 +894,6 @@ WISP_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* re
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_idup_with_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Comm_idup_with_info)(comm, info, newcomm, request);
-}
-
 WISP_EXPORT int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1405,11 +903,6 @@ WISP_EXPORT int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm*
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Comm_iflush_buffer)(comm, request);
-}
-
 WISP_EXPORT int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1419,11 +912,6 @@ WISP_EXPORT int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_join
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_join(int fd, MPI_Comm* intercomm)
-{
-    return WISP_MPI(PMPI_Comm_join)(fd, intercomm);
-}
-
 WISP_EXPORT int PMPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1433,11 +921,6 @@ WISP_EXPORT int PMPI_Comm_join(int fd, MPI_Comm* intercomm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_rank
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_rank(MPI_Comm comm, int* rank)
-{
-    return WISP_MPI(PMPI_Comm_rank)(comm, rank);
-}
-
 WISP_EXPORT int PMPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1447,11 +930,6 @@ WISP_EXPORT int PMPI_Comm_rank(MPI_Comm comm, int* rank)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_remote_group
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
-{
-    return WISP_MPI(PMPI_Comm_remote_group)(comm, group);
-}
-
 WISP_EXPORT int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1461,11 +939,6 @@ WISP_EXPORT int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_remote_size
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_remote_size(MPI_Comm comm, int* size)
-{
-    return WISP_MPI(PMPI_Comm_remote_size)(comm, size);
-}
-
 WISP_EXPORT int PMPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1475,11 +948,6 @@ WISP_EXPORT int PMPI_Comm_remote_size(MPI_Comm comm, int* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
-{
-    return WISP_MPI(PMPI_Comm_set_attr)(comm, comm_keyval, attribute_val);
-}
-
 WISP_EXPORT int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1489,11 +957,6 @@ WISP_EXPORT int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribu
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    return WISP_MPI(PMPI_Comm_set_errhandler)(comm, errhandler);
-}
-
 WISP_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1503,11 +966,6 @@ WISP_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandle
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
-{
-    return WISP_MPI(PMPI_Comm_set_info)(comm, info);
-}
-
 WISP_EXPORT int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1517,11 +975,6 @@ WISP_EXPORT int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
-{
-    return WISP_MPI(PMPI_Comm_set_name)(comm, comm_name);
-}
-
 WISP_EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1531,11 +984,6 @@ WISP_EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_size
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_size(MPI_Comm comm, int* size)
-{
-    return WISP_MPI(PMPI_Comm_size)(comm, size);
-}
-
 WISP_EXPORT int PMPI_Comm_size(MPI_Comm comm, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1545,11 +993,6 @@ WISP_EXPORT int PMPI_Comm_size(MPI_Comm comm, int* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_spawn
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
-{
-    return WISP_MPI(PMPI_Comm_spawn)(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-}
-
 WISP_EXPORT int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1559,11 +1002,6 @@ WISP_EXPORT int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs,
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_spawn_multiple
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
-{
-    return WISP_MPI(PMPI_Comm_spawn_multiple)(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-}
-
 WISP_EXPORT int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1573,11 +1011,6 @@ WISP_EXPORT int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[], c
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_split
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_split)(comm, color, key, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1587,11 +1020,6 @@ WISP_EXPORT int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* new
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_split_type
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
-{
-    return WISP_MPI(PMPI_Comm_split_type)(comm, split_type, key, info, newcomm);
-}
-
 WISP_EXPORT int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1601,11 +1029,6 @@ WISP_EXPORT int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_test_inter
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_test_inter(MPI_Comm comm, int* flag)
-{
-    return WISP_MPI(PMPI_Comm_test_inter)(comm, flag);
-}
-
 WISP_EXPORT int PMPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1615,11 +1038,6 @@ WISP_EXPORT int PMPI_Comm_test_inter(MPI_Comm comm, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Comm_toint(MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Comm_toint)(comm);
-}
-
 WISP_EXPORT int PMPI_Comm_toint(MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1629,11 +1047,6 @@ WISP_EXPORT int PMPI_Comm_toint(MPI_Comm comm)
 #endif
 
 #ifdef WISP_HAVE_MPI_Compare_and_swap
-WISP_MPI_CALL int wisp_mpi_PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Compare_and_swap)(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-}
-
 WISP_EXPORT int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1643,11 +1056,6 @@ WISP_EXPORT int PMPI_Compare_and_swap(const void* origin_addr, const void* compa
 #endif
 
 #ifdef WISP_HAVE_MPI_Dims_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Dims_create(int nnodes, int ndims, int dims[])
-{
-    return WISP_MPI(PMPI_Dims_create)(nnodes, ndims, dims);
-}
-
 WISP_EXPORT int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1657,11 +1065,6 @@ WISP_EXPORT int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
-{
-    return WISP_MPI(PMPI_Dist_graph_create)(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-}
-
 WISP_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1671,11 +1074,6 @@ WISP_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sourc
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_create_adjacent
-WISP_MPI_CALL int wisp_mpi_PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
-{
-    return WISP_MPI(PMPI_Dist_graph_create_adjacent)(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-}
-
 WISP_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1685,11 +1083,6 @@ WISP_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_neighbors
-WISP_MPI_CALL int wisp_mpi_PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
-{
-    return WISP_MPI(PMPI_Dist_graph_neighbors)(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-}
-
 WISP_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1699,11 +1092,6 @@ WISP_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int so
 #endif
 
 #ifdef WISP_HAVE_MPI_Dist_graph_neighbors_count
-WISP_MPI_CALL int wisp_mpi_PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
-{
-    return WISP_MPI(PMPI_Dist_graph_neighbors_count)(comm, indegree, outdegree, weighted);
-}
-
 WISP_EXPORT int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1713,11 +1101,6 @@ WISP_EXPORT int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Errhandler_c2f(MPI_Errhandler errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_c2f)(errhandler);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1727,11 +1110,6 @@ WISP_EXPORT MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_create)(function, errhandler);
-}
-
 WISP_EXPORT int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1741,11 +1119,6 @@ WISP_EXPORT int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errha
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_f2c
-WISP_MPI_CALL MPI_Errhandler wisp_mpi_PMPI_Errhandler_f2c(MPI_Fint errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_f2c)(errhandler);
-}
-
 WISP_EXPORT MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1755,11 +1128,6 @@ WISP_EXPORT MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Errhandler_free(MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_free)(errhandler);
-}
-
 WISP_EXPORT int PMPI_Errhandler_free(MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1769,11 +1137,6 @@ WISP_EXPORT int PMPI_Errhandler_free(MPI_Errhandler* errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_fromint
-WISP_MPI_CALL MPI_Errhandler wisp_mpi_PMPI_Errhandler_fromint(int errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_fromint)(errhandler);
-}
-
 WISP_EXPORT MPI_Errhandler PMPI_Errhandler_fromint(int errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1783,11 +1146,6 @@ WISP_EXPORT MPI_Errhandler PMPI_Errhandler_fromint(int errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_get
-WISP_MPI_CALL int wisp_mpi_PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_get)(comm, errhandler);
-}
-
 WISP_EXPORT int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1797,11 +1155,6 @@ WISP_EXPORT int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_set
-WISP_MPI_CALL int wisp_mpi_PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_set)(comm, errhandler);
-}
-
 WISP_EXPORT int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1811,11 +1164,6 @@ WISP_EXPORT int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Errhandler_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Errhandler_toint(MPI_Errhandler errhandler)
-{
-    return WISP_MPI(PMPI_Errhandler_toint)(errhandler);
-}
-
 WISP_EXPORT int PMPI_Errhandler_toint(MPI_Errhandler errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1825,11 +1173,6 @@ WISP_EXPORT int PMPI_Errhandler_toint(MPI_Errhandler errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Error_class
-WISP_MPI_CALL int wisp_mpi_PMPI_Error_class(int errorcode, int* errorclass)
-{
-    return WISP_MPI(PMPI_Error_class)(errorcode, errorclass);
-}
-
 WISP_EXPORT int PMPI_Error_class(int errorcode, int* errorclass)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1839,11 +1182,6 @@ WISP_EXPORT int PMPI_Error_class(int errorcode, int* errorclass)
 #endif
 
 #ifdef WISP_HAVE_MPI_Error_string
-WISP_MPI_CALL int wisp_mpi_PMPI_Error_string(int errorcode, char* string, int* resultlen)
-{
-    return WISP_MPI(PMPI_Error_string)(errorcode, string, resultlen);
-}
-
 WISP_EXPORT int PMPI_Error_string(int errorcode, char* string, int* resultlen)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1853,11 +1191,6 @@ WISP_EXPORT int PMPI_Error_string(int errorcode, char* string, int* resultlen)
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan
-WISP_MPI_CALL int wisp_mpi_PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Exscan)(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1867,11 +1200,6 @@ WISP_EXPORT int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Exscan_c)(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1881,11 +1209,6 @@ WISP_EXPORT int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count coun
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Exscan_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1895,11 +1218,6 @@ WISP_EXPORT int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Exscan_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Exscan_init_c)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1909,11 +1227,6 @@ WISP_EXPORT int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count
 #endif
 
 #ifdef WISP_HAVE_MPI_Fetch_and_op
-WISP_MPI_CALL int wisp_mpi_PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Fetch_and_op)(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-}
-
 WISP_EXPORT int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1923,11 +1236,6 @@ WISP_EXPORT int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_File_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_File_c2f(MPI_File file)
-{
-    return WISP_MPI(PMPI_File_c2f)(file);
-}
-
 WISP_EXPORT MPI_Fint PMPI_File_c2f(MPI_File file)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1937,11 +1245,6 @@ WISP_EXPORT MPI_Fint PMPI_File_c2f(MPI_File file)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_call_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_File_call_errhandler(MPI_File fh, int errorcode)
-{
-    return WISP_MPI(PMPI_File_call_errhandler)(fh, errorcode);
-}
-
 WISP_EXPORT int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1951,11 +1254,6 @@ WISP_EXPORT int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_close
-WISP_MPI_CALL int wisp_mpi_PMPI_File_close(MPI_File* fh)
-{
-    return WISP_MPI(PMPI_File_close)(fh);
-}
-
 WISP_EXPORT int PMPI_File_close(MPI_File* fh)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1965,11 +1263,6 @@ WISP_EXPORT int PMPI_File_close(MPI_File* fh)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_create_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_File_create_errhandler)(file_errhandler_fn, errhandler);
-}
-
 WISP_EXPORT int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1979,11 +1272,6 @@ WISP_EXPORT int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_e
 #endif
 
 #ifdef WISP_HAVE_MPI_File_delete
-WISP_MPI_CALL int wisp_mpi_PMPI_File_delete(const char* filename, MPI_Info info)
-{
-    return WISP_MPI(PMPI_File_delete)(filename, info);
-}
-
 WISP_EXPORT int PMPI_File_delete(const char* filename, MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -1993,11 +1281,6 @@ WISP_EXPORT int PMPI_File_delete(const char* filename, MPI_Info info)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_f2c
-WISP_MPI_CALL MPI_File wisp_mpi_PMPI_File_f2c(MPI_Fint file)
-{
-    return WISP_MPI(PMPI_File_f2c)(file);
-}
-
 WISP_EXPORT MPI_File PMPI_File_f2c(MPI_Fint file)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2007,11 +1290,6 @@ WISP_EXPORT MPI_File PMPI_File_f2c(MPI_Fint file)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_fromint
-WISP_MPI_CALL MPI_File wisp_mpi_PMPI_File_fromint(int file)
-{
-    return WISP_MPI(PMPI_File_fromint)(file);
-}
-
 WISP_EXPORT MPI_File PMPI_File_fromint(int file)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2021,11 +1299,6 @@ WISP_EXPORT MPI_File PMPI_File_fromint(int file)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_amode
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_amode(MPI_File fh, int* amode)
-{
-    return WISP_MPI(PMPI_File_get_amode)(fh, amode);
-}
-
 WISP_EXPORT int PMPI_File_get_amode(MPI_File fh, int* amode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2035,11 +1308,6 @@ WISP_EXPORT int PMPI_File_get_amode(MPI_File fh, int* amode)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_atomicity
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_atomicity(MPI_File fh, int* flag)
-{
-    return WISP_MPI(PMPI_File_get_atomicity)(fh, flag);
-}
-
 WISP_EXPORT int PMPI_File_get_atomicity(MPI_File fh, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2049,11 +1317,6 @@ WISP_EXPORT int PMPI_File_get_atomicity(MPI_File fh, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_byte_offset
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
-{
-    return WISP_MPI(PMPI_File_get_byte_offset)(fh, offset, disp);
-}
-
 WISP_EXPORT int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2063,11 +1326,6 @@ WISP_EXPORT int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Of
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_File_get_errhandler)(file, errhandler);
-}
-
 WISP_EXPORT int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2077,11 +1335,6 @@ WISP_EXPORT int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandl
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_group
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_group(MPI_File fh, MPI_Group* group)
-{
-    return WISP_MPI(PMPI_File_get_group)(fh, group);
-}
-
 WISP_EXPORT int PMPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2091,11 +1344,6 @@ WISP_EXPORT int PMPI_File_get_group(MPI_File fh, MPI_Group* group)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_info(MPI_File fh, MPI_Info* info_used)
-{
-    return WISP_MPI(PMPI_File_get_info)(fh, info_used);
-}
-
 WISP_EXPORT int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2105,11 +1353,6 @@ WISP_EXPORT int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_position
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_position(MPI_File fh, MPI_Offset* offset)
-{
-    return WISP_MPI(PMPI_File_get_position)(fh, offset);
-}
-
 WISP_EXPORT int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2119,11 +1362,6 @@ WISP_EXPORT int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_position_shared
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
-{
-    return WISP_MPI(PMPI_File_get_position_shared)(fh, offset);
-}
-
 WISP_EXPORT int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2133,11 +1371,6 @@ WISP_EXPORT int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_size
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_size(MPI_File fh, MPI_Offset* size)
-{
-    return WISP_MPI(PMPI_File_get_size)(fh, size);
-}
-
 WISP_EXPORT int PMPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2147,11 +1380,6 @@ WISP_EXPORT int PMPI_File_get_size(MPI_File fh, MPI_Offset* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_type_extent
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
-{
-    return WISP_MPI(PMPI_File_get_type_extent)(fh, datatype, extent);
-}
-
 WISP_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2161,11 +1389,6 @@ WISP_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_type_extent_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
-{
-    return WISP_MPI(PMPI_File_get_type_extent_c)(fh, datatype, extent);
-}
-
 WISP_EXPORT int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2175,11 +1398,6 @@ WISP_EXPORT int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_get_view
-WISP_MPI_CALL int wisp_mpi_PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
-{
-    return WISP_MPI(PMPI_File_get_view)(fh, disp, etype, filetype, datarep);
-}
-
 WISP_EXPORT int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2189,11 +1407,6 @@ WISP_EXPORT int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2203,11 +1416,6 @@ WISP_EXPORT int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_all)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2217,11 +1425,6 @@ WISP_EXPORT int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datat
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_all_c)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2231,11 +1434,6 @@ WISP_EXPORT int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, M
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_at)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2245,11 +1443,6 @@ WISP_EXPORT int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, in
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_at_all)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2259,11 +1452,6 @@ WISP_EXPORT int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_at_all_c)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2273,11 +1461,6 @@ WISP_EXPORT int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* b
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_at_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_at_c)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2287,11 +1470,6 @@ WISP_EXPORT int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_c)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2301,11 +1479,6 @@ WISP_EXPORT int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_shared
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_shared)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2315,11 +1488,6 @@ WISP_EXPORT int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iread_shared_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iread_shared_c)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2329,11 +1497,6 @@ WISP_EXPORT int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2343,11 +1506,6 @@ WISP_EXPORT int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_all)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2357,11 +1515,6 @@ WISP_EXPORT int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_all_c)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2371,11 +1524,6 @@ WISP_EXPORT int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count c
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_at)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2385,11 +1533,6 @@ WISP_EXPORT int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_at_all)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2399,11 +1542,6 @@ WISP_EXPORT int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const vo
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_at_all_c)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2413,11 +1551,6 @@ WISP_EXPORT int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_at_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_at_c)(fh, offset, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2427,11 +1560,6 @@ WISP_EXPORT int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_c)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2441,11 +1569,6 @@ WISP_EXPORT int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_shared
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_shared)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2455,11 +1578,6 @@ WISP_EXPORT int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count,
 #endif
 
 #ifdef WISP_HAVE_MPI_File_iwrite_shared_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_File_iwrite_shared_c)(fh, buf, count, datatype, request);
-}
-
 WISP_EXPORT int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2469,11 +1587,6 @@ WISP_EXPORT int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Coun
 #endif
 
 #ifdef WISP_HAVE_MPI_File_open
-WISP_MPI_CALL int wisp_mpi_PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
-{
-    return WISP_MPI(PMPI_File_open)(comm, filename, amode, info, fh);
-}
-
 WISP_EXPORT int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2483,11 +1596,6 @@ WISP_EXPORT int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, M
 #endif
 
 #ifdef WISP_HAVE_MPI_File_preallocate
-WISP_MPI_CALL int wisp_mpi_PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
-{
-    return WISP_MPI(PMPI_File_preallocate)(fh, size);
-}
-
 WISP_EXPORT int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2497,11 +1605,6 @@ WISP_EXPORT int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2511,11 +1614,6 @@ WISP_EXPORT int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype d
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_all)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2525,11 +1623,6 @@ WISP_EXPORT int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_begin
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_read_all_begin)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2539,11 +1632,6 @@ WISP_EXPORT int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_begin_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_read_all_begin_c)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2553,11 +1641,6 @@ WISP_EXPORT int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count cou
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_all_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2567,11 +1650,6 @@ WISP_EXPORT int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_all_end
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_all_end)(fh, buf, status);
-}
-
 WISP_EXPORT int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2581,11 +1659,6 @@ WISP_EXPORT int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* statu
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_at)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2595,11 +1668,6 @@ WISP_EXPORT int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_at_all)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2609,11 +1677,6 @@ WISP_EXPORT int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf,
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_begin
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_read_at_all_begin)(fh, offset, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2623,11 +1686,6 @@ WISP_EXPORT int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_begin_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_read_at_all_begin_c)(fh, offset, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2637,11 +1695,6 @@ WISP_EXPORT int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, vo
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_at_all_c)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2651,11 +1704,6 @@ WISP_EXPORT int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* bu
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_all_end
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_at_all_end)(fh, buf, status);
-}
-
 WISP_EXPORT int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2665,11 +1713,6 @@ WISP_EXPORT int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* st
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_at_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_at_c)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2679,11 +1722,6 @@ WISP_EXPORT int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, M
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2693,11 +1731,6 @@ WISP_EXPORT int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_ordered)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2707,11 +1740,6 @@ WISP_EXPORT int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_begin
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_read_ordered_begin)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2721,11 +1749,6 @@ WISP_EXPORT int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_begin_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_read_ordered_begin_c)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2735,11 +1758,6 @@ WISP_EXPORT int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_ordered_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2749,11 +1767,6 @@ WISP_EXPORT int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_ordered_end
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_ordered_end)(fh, buf, status);
-}
-
 WISP_EXPORT int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2763,11 +1776,6 @@ WISP_EXPORT int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* s
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_shared
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_shared)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2777,11 +1785,6 @@ WISP_EXPORT int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_File_read_shared_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_read_shared_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2791,11 +1794,6 @@ WISP_EXPORT int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count,
 #endif
 
 #ifdef WISP_HAVE_MPI_File_seek
-WISP_MPI_CALL int wisp_mpi_PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
-{
-    return WISP_MPI(PMPI_File_seek)(fh, offset, whence);
-}
-
 WISP_EXPORT int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2805,11 +1803,6 @@ WISP_EXPORT int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_seek_shared
-WISP_MPI_CALL int wisp_mpi_PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
-{
-    return WISP_MPI(PMPI_File_seek_shared)(fh, offset, whence);
-}
-
 WISP_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2819,11 +1812,6 @@ WISP_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_atomicity
-WISP_MPI_CALL int wisp_mpi_PMPI_File_set_atomicity(MPI_File fh, int flag)
-{
-    return WISP_MPI(PMPI_File_set_atomicity)(fh, flag);
-}
-
 WISP_EXPORT int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2833,11 +1821,6 @@ WISP_EXPORT int PMPI_File_set_atomicity(MPI_File fh, int flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
-{
-    return WISP_MPI(PMPI_File_set_errhandler)(file, errhandler);
-}
-
 WISP_EXPORT int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2847,11 +1830,6 @@ WISP_EXPORT int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandle
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_info
-WISP_MPI_CALL int wisp_mpi_PMPI_File_set_info(MPI_File fh, MPI_Info info)
-{
-    return WISP_MPI(PMPI_File_set_info)(fh, info);
-}
-
 WISP_EXPORT int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2861,11 +1839,6 @@ WISP_EXPORT int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_size
-WISP_MPI_CALL int wisp_mpi_PMPI_File_set_size(MPI_File fh, MPI_Offset size)
-{
-    return WISP_MPI(PMPI_File_set_size)(fh, size);
-}
-
 WISP_EXPORT int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2875,11 +1848,6 @@ WISP_EXPORT int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_set_view
-WISP_MPI_CALL int wisp_mpi_PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
-{
-    return WISP_MPI(PMPI_File_set_view)(fh, disp, etype, filetype, datarep, info);
-}
-
 WISP_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2889,11 +1857,6 @@ WISP_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et
 #endif
 
 #ifdef WISP_HAVE_MPI_File_sync
-WISP_MPI_CALL int wisp_mpi_PMPI_File_sync(MPI_File fh)
-{
-    return WISP_MPI(PMPI_File_sync)(fh);
-}
-
 WISP_EXPORT int PMPI_File_sync(MPI_File fh)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2903,11 +1866,6 @@ WISP_EXPORT int PMPI_File_sync(MPI_File fh)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_File_toint(MPI_File file)
-{
-    return WISP_MPI(PMPI_File_toint)(file);
-}
-
 WISP_EXPORT int PMPI_File_toint(MPI_File file)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2917,11 +1875,6 @@ WISP_EXPORT int PMPI_File_toint(MPI_File file)
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2931,11 +1884,6 @@ WISP_EXPORT int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_all)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2945,11 +1893,6 @@ WISP_EXPORT int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_begin
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_write_all_begin)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2959,11 +1902,6 @@ WISP_EXPORT int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int coun
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_begin_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_write_all_begin_c)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2973,11 +1911,6 @@ WISP_EXPORT int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Co
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_all_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -2987,11 +1920,6 @@ WISP_EXPORT int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count co
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_all_end
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_all_end)(fh, buf, status);
-}
-
 WISP_EXPORT int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3001,11 +1929,6 @@ WISP_EXPORT int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_at)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3015,11 +1938,6 @@ WISP_EXPORT int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* b
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_at_all)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3029,11 +1947,6 @@ WISP_EXPORT int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const voi
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_begin
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_write_at_all_begin)(fh, offset, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3043,11 +1956,6 @@ WISP_EXPORT int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, con
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_begin_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_write_at_all_begin_c)(fh, offset, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3057,11 +1965,6 @@ WISP_EXPORT int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, c
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_at_all_c)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3071,11 +1974,6 @@ WISP_EXPORT int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const v
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_all_end
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_at_all_end)(fh, buf, status);
-}
-
 WISP_EXPORT int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3085,11 +1983,6 @@ WISP_EXPORT int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Sta
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_at_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_at_c)(fh, offset, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3099,11 +1992,6 @@ WISP_EXPORT int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void*
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3113,11 +2001,6 @@ WISP_EXPORT int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count,
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_ordered)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3127,11 +2010,6 @@ WISP_EXPORT int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count,
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_begin
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_write_ordered_begin)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3141,11 +2019,6 @@ WISP_EXPORT int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_begin_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_File_write_ordered_begin_c)(fh, buf, count, datatype);
-}
-
 WISP_EXPORT int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3155,11 +2028,6 @@ WISP_EXPORT int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_ordered_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3169,11 +2037,6 @@ WISP_EXPORT int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Coun
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_ordered_end
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_ordered_end)(fh, buf, status);
-}
-
 WISP_EXPORT int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3183,11 +2046,6 @@ WISP_EXPORT int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_St
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_shared
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_shared)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3197,11 +2055,6 @@ WISP_EXPORT int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, 
 #endif
 
 #ifdef WISP_HAVE_MPI_File_write_shared_c
-WISP_MPI_CALL int wisp_mpi_PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_File_write_shared_c)(fh, buf, count, datatype, status);
-}
-
 WISP_EXPORT int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3211,11 +2064,6 @@ WISP_EXPORT int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count
 #endif
 
 #ifdef WISP_HAVE_MPI_Finalize
-WISP_MPI_CALL int wisp_mpi_PMPI_Finalize(void)
-{
-    return WISP_MPI(PMPI_Finalize)();
-}
-
 WISP_EXPORT int PMPI_Finalize(void)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3225,11 +2073,6 @@ WISP_EXPORT int PMPI_Finalize(void)
 #endif
 
 #ifdef WISP_HAVE_MPI_Finalized
-WISP_MPI_CALL int wisp_mpi_PMPI_Finalized(int* flag)
-{
-    return WISP_MPI(PMPI_Finalized)(flag);
-}
-
 WISP_EXPORT int PMPI_Finalized(int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3239,11 +2082,6 @@ WISP_EXPORT int PMPI_Finalized(int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Free_mem
-WISP_MPI_CALL int wisp_mpi_PMPI_Free_mem(void* base)
-{
-    return WISP_MPI(PMPI_Free_mem)(base);
-}
-
 WISP_EXPORT int PMPI_Free_mem(void* base)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3253,11 +2091,6 @@ WISP_EXPORT int PMPI_Free_mem(void* base)
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather
-WISP_MPI_CALL int wisp_mpi_PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3267,11 +2100,6 @@ WISP_EXPORT int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sen
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Gather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3281,11 +2109,6 @@ WISP_EXPORT int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Gather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3295,11 +2118,6 @@ WISP_EXPORT int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Gather_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Gather_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3309,11 +2127,6 @@ WISP_EXPORT int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv
-WISP_MPI_CALL int wisp_mpi_PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3323,11 +2136,6 @@ WISP_EXPORT int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Gatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3337,11 +2145,6 @@ WISP_EXPORT int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Gatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3351,11 +2154,6 @@ WISP_EXPORT int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Gatherv_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Gatherv_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3365,11 +2163,6 @@ WISP_EXPORT int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Get
-WISP_MPI_CALL int wisp_mpi_PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Get)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-}
-
 WISP_EXPORT int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3379,11 +2172,6 @@ WISP_EXPORT int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origi
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_accumulate
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Get_accumulate)(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-}
-
 WISP_EXPORT int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3393,11 +2181,6 @@ WISP_EXPORT int PMPI_Get_accumulate(const void* origin_addr, int origin_count, M
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_accumulate_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Get_accumulate_c)(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-}
-
 WISP_EXPORT int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3407,11 +2190,6 @@ WISP_EXPORT int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_address
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_address(const void* location, MPI_Aint* address)
-{
-    return WISP_MPI(PMPI_Get_address)(location, address);
-}
-
 WISP_EXPORT int PMPI_Get_address(const void* location, MPI_Aint* address)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3421,11 +2199,6 @@ WISP_EXPORT int PMPI_Get_address(const void* location, MPI_Aint* address)
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Get_c)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-}
-
 WISP_EXPORT int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3435,11 +2208,6 @@ WISP_EXPORT int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_count
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
-{
-    return WISP_MPI(PMPI_Get_count)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3449,11 +2217,6 @@ WISP_EXPORT int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_count_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
-{
-    return WISP_MPI(PMPI_Get_count_c)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3463,11 +2226,6 @@ WISP_EXPORT int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_elements
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
-{
-    return WISP_MPI(PMPI_Get_elements)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3477,11 +2235,6 @@ WISP_EXPORT int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_elements_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
-{
-    return WISP_MPI(PMPI_Get_elements_c)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3491,11 +2244,6 @@ WISP_EXPORT int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datat
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_elements_x
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
-{
-    return WISP_MPI(PMPI_Get_elements_x)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3505,11 +2253,6 @@ WISP_EXPORT int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datat
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_hw_resource_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_hw_resource_info(MPI_Info* hw_info)
-{
-    return WISP_MPI(PMPI_Get_hw_resource_info)(hw_info);
-}
-
 WISP_EXPORT int PMPI_Get_hw_resource_info(MPI_Info* hw_info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3519,11 +2262,6 @@ WISP_EXPORT int PMPI_Get_hw_resource_info(MPI_Info* hw_info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_library_version
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_library_version(char* version, int* resultlen)
-{
-    return WISP_MPI(PMPI_Get_library_version)(version, resultlen);
-}
-
 WISP_EXPORT int PMPI_Get_library_version(char* version, int* resultlen)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3533,11 +2271,6 @@ WISP_EXPORT int PMPI_Get_library_version(char* version, int* resultlen)
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_processor_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_processor_name(char* name, int* resultlen)
-{
-    return WISP_MPI(PMPI_Get_processor_name)(name, resultlen);
-}
-
 WISP_EXPORT int PMPI_Get_processor_name(char* name, int* resultlen)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3547,11 +2280,6 @@ WISP_EXPORT int PMPI_Get_processor_name(char* name, int* resultlen)
 #endif
 
 #ifdef WISP_HAVE_MPI_Get_version
-WISP_MPI_CALL int wisp_mpi_PMPI_Get_version(int* version, int* subversion)
-{
-    return WISP_MPI(PMPI_Get_version)(version, subversion);
-}
-
 WISP_EXPORT int PMPI_Get_version(int* version, int* subversion)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3561,11 +2289,6 @@ WISP_EXPORT int PMPI_Get_version(int* version, int* subversion)
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
-{
-    return WISP_MPI(PMPI_Graph_create)(comm_old, nnodes, index, edges, reorder, comm_graph);
-}
-
 WISP_EXPORT int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3575,11 +2298,6 @@ WISP_EXPORT int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_get
-WISP_MPI_CALL int wisp_mpi_PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
-{
-    return WISP_MPI(PMPI_Graph_get)(comm, maxindex, maxedges, index, edges);
-}
-
 WISP_EXPORT int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3589,11 +2307,6 @@ WISP_EXPORT int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int in
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_map
-WISP_MPI_CALL int wisp_mpi_PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
-{
-    return WISP_MPI(PMPI_Graph_map)(comm, nnodes, index, edges, newrank);
-}
-
 WISP_EXPORT int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3603,11 +2316,6 @@ WISP_EXPORT int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], con
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_neighbors
-WISP_MPI_CALL int wisp_mpi_PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
-{
-    return WISP_MPI(PMPI_Graph_neighbors)(comm, rank, maxneighbors, neighbors);
-}
-
 WISP_EXPORT int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3617,11 +2325,6 @@ WISP_EXPORT int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Graph_neighbors_count
-WISP_MPI_CALL int wisp_mpi_PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
-{
-    return WISP_MPI(PMPI_Graph_neighbors_count)(comm, rank, nneighbors);
-}
-
 WISP_EXPORT int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3631,11 +2334,6 @@ WISP_EXPORT int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighb
 #endif
 
 #ifdef WISP_HAVE_MPI_Graphdims_get
-WISP_MPI_CALL int wisp_mpi_PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
-{
-    return WISP_MPI(PMPI_Graphdims_get)(comm, nnodes, nedges);
-}
-
 WISP_EXPORT int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3645,11 +2343,6 @@ WISP_EXPORT int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 #endif
 
 #ifdef WISP_HAVE_MPI_Grequest_complete
-WISP_MPI_CALL int wisp_mpi_PMPI_Grequest_complete(MPI_Request request)
-{
-    return WISP_MPI(PMPI_Grequest_complete)(request);
-}
-
 WISP_EXPORT int PMPI_Grequest_complete(MPI_Request request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3659,11 +2352,6 @@ WISP_EXPORT int PMPI_Grequest_complete(MPI_Request request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Grequest_start
-WISP_MPI_CALL int wisp_mpi_PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Grequest_start)(query_fn, free_fn, cancel_fn, extra_state, request);
-}
-
 WISP_EXPORT int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3673,11 +2361,6 @@ WISP_EXPORT int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_G
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Group_c2f(MPI_Group group)
-{
-    return WISP_MPI(PMPI_Group_c2f)(group);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Group_c2f(MPI_Group group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3687,11 +2370,6 @@ WISP_EXPORT MPI_Fint PMPI_Group_c2f(MPI_Group group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_compare
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
-{
-    return WISP_MPI(PMPI_Group_compare)(group1, group2, result);
-}
-
 WISP_EXPORT int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3701,11 +2379,6 @@ WISP_EXPORT int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* resu
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_difference
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_difference)(group1, group2, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3715,11 +2388,6 @@ WISP_EXPORT int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Gr
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_excl
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_excl)(group, n, ranks, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3729,11 +2397,6 @@ WISP_EXPORT int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_G
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_f2c
-WISP_MPI_CALL MPI_Group wisp_mpi_PMPI_Group_f2c(MPI_Fint group)
-{
-    return WISP_MPI(PMPI_Group_f2c)(group);
-}
-
 WISP_EXPORT MPI_Group PMPI_Group_f2c(MPI_Fint group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3743,11 +2406,6 @@ WISP_EXPORT MPI_Group PMPI_Group_f2c(MPI_Fint group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_free(MPI_Group* group)
-{
-    return WISP_MPI(PMPI_Group_free)(group);
-}
-
 WISP_EXPORT int PMPI_Group_free(MPI_Group* group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3757,11 +2415,6 @@ WISP_EXPORT int PMPI_Group_free(MPI_Group* group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_from_session_pset
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_from_session_pset)(session, pset_name, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3771,11 +2424,6 @@ WISP_EXPORT int PMPI_Group_from_session_pset(MPI_Session session, const char* ps
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_fromint
-WISP_MPI_CALL MPI_Group wisp_mpi_PMPI_Group_fromint(int group)
-{
-    return WISP_MPI(PMPI_Group_fromint)(group);
-}
-
 WISP_EXPORT MPI_Group PMPI_Group_fromint(int group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3785,11 +2433,6 @@ WISP_EXPORT MPI_Group PMPI_Group_fromint(int group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_incl
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_incl)(group, n, ranks, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3799,11 +2442,6 @@ WISP_EXPORT int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_G
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_intersection
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_intersection)(group1, group2, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3813,11 +2451,6 @@ WISP_EXPORT int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_range_excl
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_range_excl)(group, n, ranges, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3827,11 +2460,6 @@ WISP_EXPORT int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], M
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_range_incl
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_range_incl)(group, n, ranges, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3841,11 +2469,6 @@ WISP_EXPORT int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], M
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_rank
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_rank(MPI_Group group, int* rank)
-{
-    return WISP_MPI(PMPI_Group_rank)(group, rank);
-}
-
 WISP_EXPORT int PMPI_Group_rank(MPI_Group group, int* rank)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3855,11 +2478,6 @@ WISP_EXPORT int PMPI_Group_rank(MPI_Group group, int* rank)
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_size
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_size(MPI_Group group, int* size)
-{
-    return WISP_MPI(PMPI_Group_size)(group, size);
-}
-
 WISP_EXPORT int PMPI_Group_size(MPI_Group group, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3869,11 +2487,6 @@ WISP_EXPORT int PMPI_Group_size(MPI_Group group, int* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_toint(MPI_Group group)
-{
-    return WISP_MPI(PMPI_Group_toint)(group);
-}
-
 WISP_EXPORT int PMPI_Group_toint(MPI_Group group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3883,11 +2496,6 @@ WISP_EXPORT int PMPI_Group_toint(MPI_Group group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_translate_ranks
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
-{
-    return WISP_MPI(PMPI_Group_translate_ranks)(group1, n, ranks1, group2, ranks2);
-}
-
 WISP_EXPORT int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3897,11 +2505,6 @@ WISP_EXPORT int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ra
 #endif
 
 #ifdef WISP_HAVE_MPI_Group_union
-WISP_MPI_CALL int wisp_mpi_PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
-{
-    return WISP_MPI(PMPI_Group_union)(group1, group2, newgroup);
-}
-
 WISP_EXPORT int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3911,11 +2514,6 @@ WISP_EXPORT int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgather
-WISP_MPI_CALL int wisp_mpi_PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iallgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3925,11 +2523,6 @@ WISP_EXPORT int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgather_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iallgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3939,11 +2532,6 @@ WISP_EXPORT int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgatherv
-WISP_MPI_CALL int wisp_mpi_PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iallgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3953,11 +2541,6 @@ WISP_EXPORT int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallgatherv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iallgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3967,11 +2550,6 @@ WISP_EXPORT int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallreduce
-WISP_MPI_CALL int wisp_mpi_PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iallreduce)(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3981,11 +2559,6 @@ WISP_EXPORT int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, M
 #endif
 
 #ifdef WISP_HAVE_MPI_Iallreduce_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iallreduce_c)(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -3995,11 +2568,6 @@ WISP_EXPORT int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count 
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoall
-WISP_MPI_CALL int wisp_mpi_PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ialltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4009,11 +2577,6 @@ WISP_EXPORT int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype 
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoall_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ialltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4023,11 +2586,6 @@ WISP_EXPORT int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallv
-WISP_MPI_CALL int wisp_mpi_PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ialltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4037,11 +2595,6 @@ WISP_EXPORT int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], con
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ialltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4051,11 +2604,6 @@ WISP_EXPORT int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcount
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallw
-WISP_MPI_CALL int wisp_mpi_PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ialltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4065,11 +2613,6 @@ WISP_EXPORT int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], con
 #endif
 
 #ifdef WISP_HAVE_MPI_Ialltoallw_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ialltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4079,11 +2622,6 @@ WISP_EXPORT int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcount
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibarrier
-WISP_MPI_CALL int wisp_mpi_PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ibarrier)(comm, request);
-}
-
 WISP_EXPORT int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4093,11 +2631,6 @@ WISP_EXPORT int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibcast
-WISP_MPI_CALL int wisp_mpi_PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ibcast)(buffer, count, datatype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4107,11 +2640,6 @@ WISP_EXPORT int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int 
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibcast_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ibcast_c)(buffer, count, datatype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4121,11 +2649,6 @@ WISP_EXPORT int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibsend
-WISP_MPI_CALL int wisp_mpi_PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ibsend)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4135,11 +2658,6 @@ WISP_EXPORT int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, i
 #endif
 
 #ifdef WISP_HAVE_MPI_Ibsend_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ibsend_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4149,11 +2667,6 @@ WISP_EXPORT int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Iexscan
-WISP_MPI_CALL int wisp_mpi_PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iexscan)(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4163,11 +2676,6 @@ WISP_EXPORT int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Iexscan_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iexscan_c)(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4177,11 +2685,6 @@ WISP_EXPORT int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count cou
 #endif
 
 #ifdef WISP_HAVE_MPI_Igather
-WISP_MPI_CALL int wisp_mpi_PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Igather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4191,11 +2694,6 @@ WISP_EXPORT int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype se
 #endif
 
 #ifdef WISP_HAVE_MPI_Igather_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Igather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4205,11 +2703,6 @@ WISP_EXPORT int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Igatherv
-WISP_MPI_CALL int wisp_mpi_PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Igatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4219,11 +2712,6 @@ WISP_EXPORT int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype s
 #endif
 
 #ifdef WISP_HAVE_MPI_Igatherv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Igatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4233,11 +2721,6 @@ WISP_EXPORT int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_Improbe
-WISP_MPI_CALL int wisp_mpi_PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Improbe)(source, tag, comm, flag, message, status);
-}
-
 WISP_EXPORT int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4247,11 +2730,6 @@ WISP_EXPORT int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Imrecv
-WISP_MPI_CALL int wisp_mpi_PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Imrecv)(buf, count, datatype, message, request);
-}
-
 WISP_EXPORT int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4261,11 +2739,6 @@ WISP_EXPORT int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Mes
 #endif
 
 #ifdef WISP_HAVE_MPI_Imrecv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Imrecv_c)(buf, count, datatype, message, request);
-}
-
 WISP_EXPORT int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4275,11 +2748,6 @@ WISP_EXPORT int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype,
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4289,11 +2757,6 @@ WISP_EXPORT int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_allgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4303,11 +2766,6 @@ WISP_EXPORT int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendco
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4317,11 +2775,6 @@ WISP_EXPORT int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_allgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4331,11 +2784,6 @@ WISP_EXPORT int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendc
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4345,11 +2793,6 @@ WISP_EXPORT int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_alltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4359,11 +2802,6 @@ WISP_EXPORT int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcou
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4373,11 +2811,6 @@ WISP_EXPORT int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcoun
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_alltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4387,11 +2820,6 @@ WISP_EXPORT int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count 
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4401,11 +2829,6 @@ WISP_EXPORT int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcoun
 #endif
 
 #ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ineighbor_alltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4415,11 +2838,6 @@ WISP_EXPORT int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count 
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Info_c2f(MPI_Info info)
-{
-    return WISP_MPI(PMPI_Info_c2f)(info);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Info_c2f(MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4429,11 +2847,6 @@ WISP_EXPORT MPI_Fint PMPI_Info_c2f(MPI_Info info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_create(MPI_Info* info)
-{
-    return WISP_MPI(PMPI_Info_create)(info);
-}
-
 WISP_EXPORT int PMPI_Info_create(MPI_Info* info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4443,11 +2856,6 @@ WISP_EXPORT int PMPI_Info_create(MPI_Info* info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_create_env
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info)
-{
-    return WISP_MPI(PMPI_Info_create_env)(argc, argv, info);
-}
-
 WISP_EXPORT int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4457,11 +2865,6 @@ WISP_EXPORT int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_delete
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_delete(MPI_Info info, const char* key)
-{
-    return WISP_MPI(PMPI_Info_delete)(info, key);
-}
-
 WISP_EXPORT int PMPI_Info_delete(MPI_Info info, const char* key)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4471,11 +2874,6 @@ WISP_EXPORT int PMPI_Info_delete(MPI_Info info, const char* key)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_dup
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
-{
-    return WISP_MPI(PMPI_Info_dup)(info, newinfo);
-}
-
 WISP_EXPORT int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4485,11 +2883,6 @@ WISP_EXPORT int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_f2c
-WISP_MPI_CALL MPI_Info wisp_mpi_PMPI_Info_f2c(MPI_Fint info)
-{
-    return WISP_MPI(PMPI_Info_f2c)(info);
-}
-
 WISP_EXPORT MPI_Info PMPI_Info_f2c(MPI_Fint info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4499,11 +2892,6 @@ WISP_EXPORT MPI_Info PMPI_Info_f2c(MPI_Fint info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_free(MPI_Info* info)
-{
-    return WISP_MPI(PMPI_Info_free)(info);
-}
-
 WISP_EXPORT int PMPI_Info_free(MPI_Info* info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4513,11 +2901,6 @@ WISP_EXPORT int PMPI_Info_free(MPI_Info* info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_fromint
-WISP_MPI_CALL MPI_Info wisp_mpi_PMPI_Info_fromint(int info)
-{
-    return WISP_MPI(PMPI_Info_fromint)(info);
-}
-
 WISP_EXPORT MPI_Info PMPI_Info_fromint(int info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4527,11 +2910,6 @@ WISP_EXPORT MPI_Info PMPI_Info_fromint(int info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
-{
-    return WISP_MPI(PMPI_Info_get)(info, key, valuelen, value, flag);
-}
-
 WISP_EXPORT int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4541,11 +2919,6 @@ WISP_EXPORT int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_nkeys
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_get_nkeys(MPI_Info info, int* nkeys)
-{
-    return WISP_MPI(PMPI_Info_get_nkeys)(info, nkeys);
-}
-
 WISP_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4555,11 +2928,6 @@ WISP_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_nthkey
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_get_nthkey(MPI_Info info, int n, char* key)
-{
-    return WISP_MPI(PMPI_Info_get_nthkey)(info, n, key);
-}
-
 WISP_EXPORT int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4569,11 +2937,6 @@ WISP_EXPORT int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_string
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
-{
-    return WISP_MPI(PMPI_Info_get_string)(info, key, buflen, value, flag);
-}
-
 WISP_EXPORT int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4583,11 +2946,6 @@ WISP_EXPORT int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_get_valuelen
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
-{
-    return WISP_MPI(PMPI_Info_get_valuelen)(info, key, valuelen, flag);
-}
-
 WISP_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4597,11 +2955,6 @@ WISP_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valu
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_set
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_set(MPI_Info info, const char* key, const char* value)
-{
-    return WISP_MPI(PMPI_Info_set)(info, key, value);
-}
-
 WISP_EXPORT int PMPI_Info_set(MPI_Info info, const char* key, const char* value)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4611,11 +2964,6 @@ WISP_EXPORT int PMPI_Info_set(MPI_Info info, const char* key, const char* value)
 #endif
 
 #ifdef WISP_HAVE_MPI_Info_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Info_toint(MPI_Info info)
-{
-    return WISP_MPI(PMPI_Info_toint)(info);
-}
-
 WISP_EXPORT int PMPI_Info_toint(MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4625,11 +2973,6 @@ WISP_EXPORT int PMPI_Info_toint(MPI_Info info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Init
-WISP_MPI_CALL int wisp_mpi_PMPI_Init(int* argc, char*** argv)
-{
-    return WISP_MPI(PMPI_Init)(argc, argv);
-}
-
 WISP_EXPORT int PMPI_Init(int* argc, char*** argv)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4639,11 +2982,6 @@ WISP_EXPORT int PMPI_Init(int* argc, char*** argv)
 #endif
 
 #ifdef WISP_HAVE_MPI_Init_thread
-WISP_MPI_CALL int wisp_mpi_PMPI_Init_thread(int* argc, char*** argv, int required, int* provided)
-{
-    return WISP_MPI(PMPI_Init_thread)(argc, argv, required, provided);
-}
-
 WISP_EXPORT int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4653,11 +2991,6 @@ WISP_EXPORT int PMPI_Init_thread(int* argc, char*** argv, int required, int* pro
 #endif
 
 #ifdef WISP_HAVE_MPI_Initialized
-WISP_MPI_CALL int wisp_mpi_PMPI_Initialized(int* flag)
-{
-    return WISP_MPI(PMPI_Initialized)(flag);
-}
-
 WISP_EXPORT int PMPI_Initialized(int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4667,11 +3000,6 @@ WISP_EXPORT int PMPI_Initialized(int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Intercomm_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
-{
-    return WISP_MPI(PMPI_Intercomm_create)(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-}
-
 WISP_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4681,11 +3009,6 @@ WISP_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Intercomm_create_from_groups
-WISP_MPI_CALL int wisp_mpi_PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
-{
-    return WISP_MPI(PMPI_Intercomm_create_from_groups)(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
-}
-
 WISP_EXPORT int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4695,11 +3018,6 @@ WISP_EXPORT int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int loc
 #endif
 
 #ifdef WISP_HAVE_MPI_Intercomm_merge
-WISP_MPI_CALL int wisp_mpi_PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
-{
-    return WISP_MPI(PMPI_Intercomm_merge)(intercomm, high, newintracomm);
-}
-
 WISP_EXPORT int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4709,11 +3027,6 @@ WISP_EXPORT int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* new
 #endif
 
 #ifdef WISP_HAVE_MPI_Iprobe
-WISP_MPI_CALL int wisp_mpi_PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Iprobe)(source, tag, comm, flag, status);
-}
-
 WISP_EXPORT int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4723,11 +3036,6 @@ WISP_EXPORT int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_S
 #endif
 
 #ifdef WISP_HAVE_MPI_Irecv
-WISP_MPI_CALL int wisp_mpi_PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Irecv)(buf, count, datatype, source, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4737,11 +3045,6 @@ WISP_EXPORT int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int sour
 #endif
 
 #ifdef WISP_HAVE_MPI_Irecv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Irecv_c)(buf, count, datatype, source, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4751,11 +3054,6 @@ WISP_EXPORT int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce
-WISP_MPI_CALL int wisp_mpi_PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ireduce)(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4765,11 +3063,6 @@ WISP_EXPORT int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ireduce_c)(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4779,11 +3072,6 @@ WISP_EXPORT int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count cou
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter
-WISP_MPI_CALL int wisp_mpi_PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ireduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4793,11 +3081,6 @@ WISP_EXPORT int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const i
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block
-WISP_MPI_CALL int wisp_mpi_PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ireduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4807,11 +3090,6 @@ WISP_EXPORT int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, i
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ireduce_scatter_block_c)(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4821,11 +3099,6 @@ WISP_EXPORT int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf,
 #endif
 
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ireduce_scatter_c)(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4835,11 +3108,6 @@ WISP_EXPORT int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const
 #endif
 
 #ifdef WISP_HAVE_MPI_Irsend
-WISP_MPI_CALL int wisp_mpi_PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Irsend)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4849,11 +3117,6 @@ WISP_EXPORT int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, i
 #endif
 
 #ifdef WISP_HAVE_MPI_Irsend_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Irsend_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4863,11 +3126,6 @@ WISP_EXPORT int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Is_thread_main
-WISP_MPI_CALL int wisp_mpi_PMPI_Is_thread_main(int* flag)
-{
-    return WISP_MPI(PMPI_Is_thread_main)(flag);
-}
-
 WISP_EXPORT int PMPI_Is_thread_main(int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4877,11 +3135,6 @@ WISP_EXPORT int PMPI_Is_thread_main(int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscan
-WISP_MPI_CALL int wisp_mpi_PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iscan)(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4891,11 +3144,6 @@ WISP_EXPORT int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscan_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iscan_c)(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4905,11 +3153,6 @@ WISP_EXPORT int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatter
-WISP_MPI_CALL int wisp_mpi_PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iscatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4919,11 +3162,6 @@ WISP_EXPORT int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype s
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatter_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iscatter_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4933,11 +3171,6 @@ WISP_EXPORT int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatterv
-WISP_MPI_CALL int wisp_mpi_PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iscatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4947,11 +3180,6 @@ WISP_EXPORT int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], cons
 #endif
 
 #ifdef WISP_HAVE_MPI_Iscatterv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Iscatterv_c)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-
 WISP_EXPORT int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4961,11 +3189,6 @@ WISP_EXPORT int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts
 #endif
 
 #ifdef WISP_HAVE_MPI_Isend
-WISP_MPI_CALL int wisp_mpi_PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Isend)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4975,11 +3198,6 @@ WISP_EXPORT int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Isend_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Isend_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -4989,11 +3207,6 @@ WISP_EXPORT int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype data
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv
-WISP_MPI_CALL int wisp_mpi_PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Isendrecv)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5003,11 +3216,6 @@ WISP_EXPORT int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype 
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Isendrecv_c)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5017,11 +3225,6 @@ WISP_EXPORT int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_replace
-WISP_MPI_CALL int wisp_mpi_PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Isendrecv_replace)(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5031,11 +3234,6 @@ WISP_EXPORT int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Isendrecv_replace_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Isendrecv_replace_c)(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5045,11 +3243,6 @@ WISP_EXPORT int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Issend
-WISP_MPI_CALL int wisp_mpi_PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Issend)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5059,11 +3252,6 @@ WISP_EXPORT int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, i
 #endif
 
 #ifdef WISP_HAVE_MPI_Issend_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Issend_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5073,11 +3261,6 @@ WISP_EXPORT int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Keyval_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
-{
-    return WISP_MPI(PMPI_Keyval_create)(copy_fn, delete_fn, keyval, extra_state);
-}
-
 WISP_EXPORT int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5087,11 +3270,6 @@ WISP_EXPORT int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_functi
 #endif
 
 #ifdef WISP_HAVE_MPI_Keyval_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Keyval_free(int* keyval)
-{
-    return WISP_MPI(PMPI_Keyval_free)(keyval);
-}
-
 WISP_EXPORT int PMPI_Keyval_free(int* keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5101,11 +3279,6 @@ WISP_EXPORT int PMPI_Keyval_free(int* keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Lookup_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
-{
-    return WISP_MPI(PMPI_Lookup_name)(service_name, info, port_name);
-}
-
 WISP_EXPORT int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5115,11 +3288,6 @@ WISP_EXPORT int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Message_c2f(MPI_Message message)
-{
-    return WISP_MPI(PMPI_Message_c2f)(message);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Message_c2f(MPI_Message message)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5129,11 +3297,6 @@ WISP_EXPORT MPI_Fint PMPI_Message_c2f(MPI_Message message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_f2c
-WISP_MPI_CALL MPI_Message wisp_mpi_PMPI_Message_f2c(MPI_Fint message)
-{
-    return WISP_MPI(PMPI_Message_f2c)(message);
-}
-
 WISP_EXPORT MPI_Message PMPI_Message_f2c(MPI_Fint message)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5143,11 +3306,6 @@ WISP_EXPORT MPI_Message PMPI_Message_f2c(MPI_Fint message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_fromint
-WISP_MPI_CALL MPI_Message wisp_mpi_PMPI_Message_fromint(int message)
-{
-    return WISP_MPI(PMPI_Message_fromint)(message);
-}
-
 WISP_EXPORT MPI_Message PMPI_Message_fromint(int message)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5157,11 +3315,6 @@ WISP_EXPORT MPI_Message PMPI_Message_fromint(int message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Message_toint(MPI_Message message)
-{
-    return WISP_MPI(PMPI_Message_toint)(message);
-}
-
 WISP_EXPORT int PMPI_Message_toint(MPI_Message message)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5171,11 +3324,6 @@ WISP_EXPORT int PMPI_Message_toint(MPI_Message message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Mprobe
-WISP_MPI_CALL int wisp_mpi_PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Mprobe)(source, tag, comm, message, status);
-}
-
 WISP_EXPORT int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5185,11 +3333,6 @@ WISP_EXPORT int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mes
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv
-WISP_MPI_CALL int wisp_mpi_PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Mrecv)(buf, count, datatype, message, status);
-}
-
 WISP_EXPORT int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5199,11 +3342,6 @@ WISP_EXPORT int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Mess
 #endif
 
 #ifdef WISP_HAVE_MPI_Mrecv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Mrecv_c)(buf, count, datatype, message, status);
-}
-
 WISP_EXPORT int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5213,11 +3351,6 @@ WISP_EXPORT int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5227,11 +3360,6 @@ WISP_EXPORT int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_allgather_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5241,11 +3369,6 @@ WISP_EXPORT int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcou
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5255,11 +3378,6 @@ WISP_EXPORT int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount,
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_allgather_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5269,11 +3387,6 @@ WISP_EXPORT int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count se
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5283,11 +3396,6 @@ WISP_EXPORT int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_allgatherv_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5297,11 +3405,6 @@ WISP_EXPORT int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendco
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5311,11 +3414,6 @@ WISP_EXPORT int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_allgatherv_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5325,11 +3423,6 @@ WISP_EXPORT int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count s
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5339,11 +3432,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoall_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5353,11 +3441,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcoun
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5367,11 +3450,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoall_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5381,11 +3459,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sen
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5395,11 +3468,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcount
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallv_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5409,11 +3477,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count s
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5423,11 +3486,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int send
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallv_init_c)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5437,11 +3495,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Co
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5451,11 +3504,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcount
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallw_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5465,11 +3513,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count s
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5479,11 +3522,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int send
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Neighbor_alltoallw_init_c)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5493,11 +3531,6 @@ WISP_EXPORT int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Co
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Op_c2f(MPI_Op op)
-{
-    return WISP_MPI(PMPI_Op_c2f)(op);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Op_c2f(MPI_Op op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5507,11 +3540,6 @@ WISP_EXPORT MPI_Fint PMPI_Op_c2f(MPI_Op op)
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_commutative
-WISP_MPI_CALL int wisp_mpi_PMPI_Op_commutative(MPI_Op op, int* commute)
-{
-    return WISP_MPI(PMPI_Op_commutative)(op, commute);
-}
-
 WISP_EXPORT int PMPI_Op_commutative(MPI_Op op, int* commute)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5521,11 +3549,6 @@ WISP_EXPORT int PMPI_Op_commutative(MPI_Op op, int* commute)
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
-{
-    return WISP_MPI(PMPI_Op_create)(user_fn, commute, op);
-}
-
 WISP_EXPORT int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5535,11 +3558,6 @@ WISP_EXPORT int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_create_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
-{
-    return WISP_MPI(PMPI_Op_create_c)(user_fn, commute, op);
-}
-
 WISP_EXPORT int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5549,11 +3567,6 @@ WISP_EXPORT int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_f2c
-WISP_MPI_CALL MPI_Op wisp_mpi_PMPI_Op_f2c(MPI_Fint op)
-{
-    return WISP_MPI(PMPI_Op_f2c)(op);
-}
-
 WISP_EXPORT MPI_Op PMPI_Op_f2c(MPI_Fint op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5563,11 +3576,6 @@ WISP_EXPORT MPI_Op PMPI_Op_f2c(MPI_Fint op)
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Op_free(MPI_Op* op)
-{
-    return WISP_MPI(PMPI_Op_free)(op);
-}
-
 WISP_EXPORT int PMPI_Op_free(MPI_Op* op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5577,11 +3585,6 @@ WISP_EXPORT int PMPI_Op_free(MPI_Op* op)
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_fromint
-WISP_MPI_CALL MPI_Op wisp_mpi_PMPI_Op_fromint(int op)
-{
-    return WISP_MPI(PMPI_Op_fromint)(op);
-}
-
 WISP_EXPORT MPI_Op PMPI_Op_fromint(int op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5591,11 +3594,6 @@ WISP_EXPORT MPI_Op PMPI_Op_fromint(int op)
 #endif
 
 #ifdef WISP_HAVE_MPI_Op_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Op_toint(MPI_Op op)
-{
-    return WISP_MPI(PMPI_Op_toint)(op);
-}
-
 WISP_EXPORT int PMPI_Op_toint(MPI_Op op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5605,11 +3603,6 @@ WISP_EXPORT int PMPI_Op_toint(MPI_Op op)
 #endif
 
 #ifdef WISP_HAVE_MPI_Open_port
-WISP_MPI_CALL int wisp_mpi_PMPI_Open_port(MPI_Info info, char* port_name)
-{
-    return WISP_MPI(PMPI_Open_port)(info, port_name);
-}
-
 WISP_EXPORT int PMPI_Open_port(MPI_Info info, char* port_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5619,11 +3612,6 @@ WISP_EXPORT int PMPI_Open_port(MPI_Info info, char* port_name)
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Pack)(inbuf, incount, datatype, outbuf, outsize, position, comm);
-}
-
 WISP_EXPORT int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5633,11 +3621,6 @@ WISP_EXPORT int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype,
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Pack_c)(inbuf, incount, datatype, outbuf, outsize, position, comm);
-}
-
 WISP_EXPORT int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5647,11 +3630,6 @@ WISP_EXPORT int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype d
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
-{
-    return WISP_MPI(PMPI_Pack_external)(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-}
-
 WISP_EXPORT int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5661,11 +3639,6 @@ WISP_EXPORT int PMPI_Pack_external(const char datarep[], const void* inbuf, int 
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
-{
-    return WISP_MPI(PMPI_Pack_external_c)(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-}
-
 WISP_EXPORT int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5675,11 +3648,6 @@ WISP_EXPORT int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external_size
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
-{
-    return WISP_MPI(PMPI_Pack_external_size)(datarep, incount, datatype, size);
-}
-
 WISP_EXPORT int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5689,11 +3657,6 @@ WISP_EXPORT int PMPI_Pack_external_size(const char datarep[], int incount, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_external_size_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
-{
-    return WISP_MPI(PMPI_Pack_external_size_c)(datarep, incount, datatype, size);
-}
-
 WISP_EXPORT int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5703,11 +3666,6 @@ WISP_EXPORT int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incoun
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_size
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
-{
-    return WISP_MPI(PMPI_Pack_size)(incount, datatype, comm, size);
-}
-
 WISP_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5717,11 +3675,6 @@ WISP_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm
 #endif
 
 #ifdef WISP_HAVE_MPI_Pack_size_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
-{
-    return WISP_MPI(PMPI_Pack_size_c)(incount, datatype, comm, size);
-}
-
 WISP_EXPORT int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5731,11 +3684,6 @@ WISP_EXPORT int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_C
 #endif
 
 #ifdef WISP_HAVE_MPI_Parrived
-WISP_MPI_CALL int wisp_mpi_PMPI_Parrived(MPI_Request request, int partition, int* flag)
-{
-    return WISP_MPI(PMPI_Parrived)(request, partition, flag);
-}
-
 WISP_EXPORT int PMPI_Parrived(MPI_Request request, int partition, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5745,11 +3693,6 @@ WISP_EXPORT int PMPI_Parrived(MPI_Request request, int partition, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Pcontrol
-WISP_MPI_CALL int wisp_mpi_PMPI_Pcontrol(const int level, ...)
-{
-    return WISP_MPI(PMPI_Pcontrol)(level);
-}
-
 WISP_EXPORT int PMPI_Pcontrol(const int level, ...)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5759,11 +3702,6 @@ WISP_EXPORT int PMPI_Pcontrol(const int level, ...)
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready
-WISP_MPI_CALL int wisp_mpi_PMPI_Pready(int partition, MPI_Request request)
-{
-    return WISP_MPI(PMPI_Pready)(partition, request);
-}
-
 WISP_EXPORT int PMPI_Pready(int partition, MPI_Request request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5773,11 +3711,6 @@ WISP_EXPORT int PMPI_Pready(int partition, MPI_Request request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready_list
-WISP_MPI_CALL int wisp_mpi_PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
-{
-    return WISP_MPI(PMPI_Pready_list)(length, array_of_partitions, request);
-}
-
 WISP_EXPORT int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5787,11 +3720,6 @@ WISP_EXPORT int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Requ
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready_range
-WISP_MPI_CALL int wisp_mpi_PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
-{
-    return WISP_MPI(PMPI_Pready_range)(partition_low, partition_high, request);
-}
-
 WISP_EXPORT int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5801,11 +3729,6 @@ WISP_EXPORT int PMPI_Pready_range(int partition_low, int partition_high, MPI_Req
 #endif
 
 #ifdef WISP_HAVE_MPI_Precv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Precv_init)(buf, partitions, count, datatype, source, tag, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5815,11 +3738,6 @@ WISP_EXPORT int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Probe
-WISP_MPI_CALL int wisp_mpi_PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Probe)(source, tag, comm, status);
-}
-
 WISP_EXPORT int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5829,11 +3747,6 @@ WISP_EXPORT int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* statu
 #endif
 
 #ifdef WISP_HAVE_MPI_Psend_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Psend_init)(buf, partitions, count, datatype, dest, tag, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5843,11 +3756,6 @@ WISP_EXPORT int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count
 #endif
 
 #ifdef WISP_HAVE_MPI_Publish_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
-{
-    return WISP_MPI(PMPI_Publish_name)(service_name, info, port_name);
-}
-
 WISP_EXPORT int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5857,11 +3765,6 @@ WISP_EXPORT int PMPI_Publish_name(const char* service_name, MPI_Info info, const
 #endif
 
 #ifdef WISP_HAVE_MPI_Put
-WISP_MPI_CALL int wisp_mpi_PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Put)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-}
-
 WISP_EXPORT int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5871,11 +3774,6 @@ WISP_EXPORT int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Put_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Put_c)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-}
-
 WISP_EXPORT int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5885,11 +3783,6 @@ WISP_EXPORT int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Query_thread
-WISP_MPI_CALL int wisp_mpi_PMPI_Query_thread(int* provided)
-{
-    return WISP_MPI(PMPI_Query_thread)(provided);
-}
-
 WISP_EXPORT int PMPI_Query_thread(int* provided)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5899,11 +3792,6 @@ WISP_EXPORT int PMPI_Query_thread(int* provided)
 #endif
 
 #ifdef WISP_HAVE_MPI_Raccumulate
-WISP_MPI_CALL int wisp_mpi_PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Raccumulate)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-}
-
 WISP_EXPORT int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5913,11 +3801,6 @@ WISP_EXPORT int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Raccumulate_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Raccumulate_c)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-}
-
 WISP_EXPORT int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5927,11 +3810,6 @@ WISP_EXPORT int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_cou
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv
-WISP_MPI_CALL int wisp_mpi_PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Recv)(buf, count, datatype, source, tag, comm, status);
-}
-
 WISP_EXPORT int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5941,11 +3819,6 @@ WISP_EXPORT int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int sourc
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Recv_c)(buf, count, datatype, source, tag, comm, status);
-}
-
 WISP_EXPORT int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5955,11 +3828,6 @@ WISP_EXPORT int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Recv_init)(buf, count, datatype, source, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5969,11 +3837,6 @@ WISP_EXPORT int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int 
 #endif
 
 #ifdef WISP_HAVE_MPI_Recv_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Recv_init_c)(buf, count, datatype, source, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5983,11 +3846,6 @@ WISP_EXPORT int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Reduce)(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
 WISP_EXPORT int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -5997,11 +3855,6 @@ WISP_EXPORT int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_D
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Reduce_c)(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
 WISP_EXPORT int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6011,11 +3864,6 @@ WISP_EXPORT int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Reduce_init)(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6025,11 +3873,6 @@ WISP_EXPORT int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Reduce_init_c)(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6039,11 +3882,6 @@ WISP_EXPORT int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_local
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
-{
-    return WISP_MPI(PMPI_Reduce_local)(inbuf, inoutbuf, count, datatype, op);
-}
-
 WISP_EXPORT int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6053,11 +3891,6 @@ WISP_EXPORT int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_local_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
-{
-    return WISP_MPI(PMPI_Reduce_local_c)(inbuf, inoutbuf, count, datatype, op);
-}
-
 WISP_EXPORT int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6067,11 +3900,6 @@ WISP_EXPORT int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Reduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6081,11 +3909,6 @@ WISP_EXPORT int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const in
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Reduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6095,11 +3918,6 @@ WISP_EXPORT int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Reduce_scatter_block_c)(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6109,11 +3927,6 @@ WISP_EXPORT int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Reduce_scatter_block_init)(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6123,11 +3936,6 @@ WISP_EXPORT int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbu
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Reduce_scatter_block_init_c)(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6137,11 +3945,6 @@ WISP_EXPORT int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recv
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Reduce_scatter_c)(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6151,11 +3954,6 @@ WISP_EXPORT int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const 
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Reduce_scatter_init)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6165,11 +3963,6 @@ WISP_EXPORT int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, con
 #endif
 
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Reduce_scatter_init_c)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6179,11 +3972,6 @@ WISP_EXPORT int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, c
 #endif
 
 #ifdef WISP_HAVE_MPI_Register_datarep
-WISP_MPI_CALL int wisp_mpi_PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
-{
-    return WISP_MPI(PMPI_Register_datarep)(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-}
-
 WISP_EXPORT int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6193,11 +3981,6 @@ WISP_EXPORT int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversio
 #endif
 
 #ifdef WISP_HAVE_MPI_Register_datarep_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
-{
-    return WISP_MPI(PMPI_Register_datarep_c)(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-}
-
 WISP_EXPORT int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6207,11 +3990,6 @@ WISP_EXPORT int PMPI_Register_datarep_c(const char* datarep, MPI_Datarep_convers
 #endif
 
 #ifdef WISP_HAVE_MPI_Remove_error_class
-WISP_MPI_CALL int wisp_mpi_PMPI_Remove_error_class(int errorclass)
-{
-    return WISP_MPI(PMPI_Remove_error_class)(errorclass);
-}
-
 WISP_EXPORT int PMPI_Remove_error_class(int errorclass)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6221,11 +3999,6 @@ WISP_EXPORT int PMPI_Remove_error_class(int errorclass)
 #endif
 
 #ifdef WISP_HAVE_MPI_Remove_error_code
-WISP_MPI_CALL int wisp_mpi_PMPI_Remove_error_code(int errorcode)
-{
-    return WISP_MPI(PMPI_Remove_error_code)(errorcode);
-}
-
 WISP_EXPORT int PMPI_Remove_error_code(int errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6235,11 +4008,6 @@ WISP_EXPORT int PMPI_Remove_error_code(int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Remove_error_string
-WISP_MPI_CALL int wisp_mpi_PMPI_Remove_error_string(int errorcode)
-{
-    return WISP_MPI(PMPI_Remove_error_string)(errorcode);
-}
-
 WISP_EXPORT int PMPI_Remove_error_string(int errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6249,11 +4017,6 @@ WISP_EXPORT int PMPI_Remove_error_string(int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Request_c2f(MPI_Request request)
-{
-    return WISP_MPI(PMPI_Request_c2f)(request);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Request_c2f(MPI_Request request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6263,11 +4026,6 @@ WISP_EXPORT MPI_Fint PMPI_Request_c2f(MPI_Request request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_f2c
-WISP_MPI_CALL MPI_Request wisp_mpi_PMPI_Request_f2c(MPI_Fint request)
-{
-    return WISP_MPI(PMPI_Request_f2c)(request);
-}
-
 WISP_EXPORT MPI_Request PMPI_Request_f2c(MPI_Fint request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6277,11 +4035,6 @@ WISP_EXPORT MPI_Request PMPI_Request_f2c(MPI_Fint request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Request_free(MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Request_free)(request);
-}
-
 WISP_EXPORT int PMPI_Request_free(MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6291,11 +4044,6 @@ WISP_EXPORT int PMPI_Request_free(MPI_Request* request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_fromint
-WISP_MPI_CALL MPI_Request wisp_mpi_PMPI_Request_fromint(int request)
-{
-    return WISP_MPI(PMPI_Request_fromint)(request);
-}
-
 WISP_EXPORT MPI_Request PMPI_Request_fromint(int request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6305,11 +4053,6 @@ WISP_EXPORT MPI_Request PMPI_Request_fromint(int request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status
-WISP_MPI_CALL int wisp_mpi_PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Request_get_status)(request, flag, status);
-}
-
 WISP_EXPORT int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6319,11 +4062,6 @@ WISP_EXPORT int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Stat
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_all
-WISP_MPI_CALL int wisp_mpi_PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
-{
-    return WISP_MPI(PMPI_Request_get_status_all)(count, array_of_requests, flag, array_of_statuses);
-}
-
 WISP_EXPORT int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6333,11 +4071,6 @@ WISP_EXPORT int PMPI_Request_get_status_all(int count, const MPI_Request array_o
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_any
-WISP_MPI_CALL int wisp_mpi_PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Request_get_status_any)(count, array_of_requests, index, flag, status);
-}
-
 WISP_EXPORT int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6347,11 +4080,6 @@ WISP_EXPORT int PMPI_Request_get_status_any(int count, const MPI_Request array_o
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_some
-WISP_MPI_CALL int wisp_mpi_PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    return WISP_MPI(PMPI_Request_get_status_some)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-}
-
 WISP_EXPORT int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6361,11 +4089,6 @@ WISP_EXPORT int PMPI_Request_get_status_some(int incount, const MPI_Request arra
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Request_toint(MPI_Request request)
-{
-    return WISP_MPI(PMPI_Request_toint)(request);
-}
-
 WISP_EXPORT int PMPI_Request_toint(MPI_Request request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6375,11 +4098,6 @@ WISP_EXPORT int PMPI_Request_toint(MPI_Request request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget
-WISP_MPI_CALL int wisp_mpi_PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rget)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-}
-
 WISP_EXPORT int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6389,11 +4107,6 @@ WISP_EXPORT int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype orig
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_accumulate
-WISP_MPI_CALL int wisp_mpi_PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rget_accumulate)(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-}
-
 WISP_EXPORT int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6403,11 +4116,6 @@ WISP_EXPORT int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_accumulate_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rget_accumulate_c)(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-}
-
 WISP_EXPORT int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6417,11 +4125,6 @@ WISP_EXPORT int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rget_c)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-}
-
 WISP_EXPORT int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6431,11 +4134,6 @@ WISP_EXPORT int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datat
 #endif
 
 #ifdef WISP_HAVE_MPI_Rput
-WISP_MPI_CALL int wisp_mpi_PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rput)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-}
-
 WISP_EXPORT int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6445,11 +4143,6 @@ WISP_EXPORT int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Rput_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rput_c)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-}
-
 WISP_EXPORT int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6459,11 +4152,6 @@ WISP_EXPORT int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend
-WISP_MPI_CALL int wisp_mpi_PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Rsend)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6473,11 +4161,6 @@ WISP_EXPORT int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Rsend_c)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6487,11 +4170,6 @@ WISP_EXPORT int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype data
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rsend_init)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6501,11 +4179,6 @@ WISP_EXPORT int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Rsend_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Rsend_init_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6515,11 +4188,6 @@ WISP_EXPORT int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan
-WISP_MPI_CALL int wisp_mpi_PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Scan)(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6529,11 +4197,6 @@ WISP_EXPORT int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Scan_c)(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
 WISP_EXPORT int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6543,11 +4206,6 @@ WISP_EXPORT int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Scan_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6557,11 +4215,6 @@ WISP_EXPORT int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Scan_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Scan_init_c)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6571,11 +4224,6 @@ WISP_EXPORT int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count c
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6585,11 +4233,6 @@ WISP_EXPORT int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype se
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Scatter_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6599,11 +4242,6 @@ WISP_EXPORT int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Scatter_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6613,11 +4251,6 @@ WISP_EXPORT int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatter_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Scatter_init_c)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6627,11 +4260,6 @@ WISP_EXPORT int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6641,11 +4269,6 @@ WISP_EXPORT int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Scatterv_c)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
 WISP_EXPORT int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6655,11 +4278,6 @@ WISP_EXPORT int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Scatterv_init)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6669,11 +4287,6 @@ WISP_EXPORT int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], 
 #endif
 
 #ifdef WISP_HAVE_MPI_Scatterv_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Scatterv_init_c)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-}
-
 WISP_EXPORT int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6683,11 +4296,6 @@ WISP_EXPORT int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendco
 #endif
 
 #ifdef WISP_HAVE_MPI_Send
-WISP_MPI_CALL int wisp_mpi_PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Send)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6697,11 +4305,6 @@ WISP_EXPORT int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Send_c)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6711,11 +4314,6 @@ WISP_EXPORT int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datat
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Send_init)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6725,11 +4323,6 @@ WISP_EXPORT int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Send_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Send_init_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6739,11 +4332,6 @@ WISP_EXPORT int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype 
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv
-WISP_MPI_CALL int wisp_mpi_PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Sendrecv)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-}
-
 WISP_EXPORT int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6753,11 +4341,6 @@ WISP_EXPORT int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype s
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Sendrecv_c)(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-}
-
 WISP_EXPORT int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6767,11 +4350,6 @@ WISP_EXPORT int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_replace
-WISP_MPI_CALL int wisp_mpi_PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Sendrecv_replace)(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-
 WISP_EXPORT int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6781,11 +4359,6 @@ WISP_EXPORT int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Sendrecv_replace_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Sendrecv_replace_c)(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-
 WISP_EXPORT int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6795,11 +4368,6 @@ WISP_EXPORT int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_attach_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
-{
-    return WISP_MPI(PMPI_Session_attach_buffer)(session, buffer, size);
-}
-
 WISP_EXPORT int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6809,11 +4377,6 @@ WISP_EXPORT int PMPI_Session_attach_buffer(MPI_Session session, void* buffer, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_attach_buffer_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
-{
-    return WISP_MPI(PMPI_Session_attach_buffer_c)(session, buffer, size);
-}
-
 WISP_EXPORT int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6823,11 +4386,6 @@ WISP_EXPORT int PMPI_Session_attach_buffer_c(MPI_Session session, void* buffer, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Session_c2f(MPI_Session session)
-{
-    return WISP_MPI(PMPI_Session_c2f)(session);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Session_c2f(MPI_Session session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6837,11 +4395,6 @@ WISP_EXPORT MPI_Fint PMPI_Session_c2f(MPI_Session session)
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_call_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
-{
-    return WISP_MPI(PMPI_Session_call_errhandler)(session, errorcode);
-}
-
 WISP_EXPORT int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6851,11 +4404,6 @@ WISP_EXPORT int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_create_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Session_create_errhandler)(session_errhandler_fn, errhandler);
-}
-
 WISP_EXPORT int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6865,11 +4413,6 @@ WISP_EXPORT int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_detach_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
-{
-    return WISP_MPI(PMPI_Session_detach_buffer)(session, buffer_addr, size);
-}
-
 WISP_EXPORT int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6879,11 +4422,6 @@ WISP_EXPORT int PMPI_Session_detach_buffer(MPI_Session session, void* buffer_add
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_detach_buffer_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
-{
-    return WISP_MPI(PMPI_Session_detach_buffer_c)(session, buffer_addr, size);
-}
-
 WISP_EXPORT int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6893,11 +4431,6 @@ WISP_EXPORT int PMPI_Session_detach_buffer_c(MPI_Session session, void* buffer_a
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_f2c
-WISP_MPI_CALL MPI_Session wisp_mpi_PMPI_Session_f2c(MPI_Fint session)
-{
-    return WISP_MPI(PMPI_Session_f2c)(session);
-}
-
 WISP_EXPORT MPI_Session PMPI_Session_f2c(MPI_Fint session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6907,11 +4440,6 @@ WISP_EXPORT MPI_Session PMPI_Session_f2c(MPI_Fint session)
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_finalize
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_finalize(MPI_Session* session)
-{
-    return WISP_MPI(PMPI_Session_finalize)(session);
-}
-
 WISP_EXPORT int PMPI_Session_finalize(MPI_Session* session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6921,11 +4449,6 @@ WISP_EXPORT int PMPI_Session_finalize(MPI_Session* session)
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_flush_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_flush_buffer(MPI_Session session)
-{
-    return WISP_MPI(PMPI_Session_flush_buffer)(session);
-}
-
 WISP_EXPORT int PMPI_Session_flush_buffer(MPI_Session session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6935,11 +4458,6 @@ WISP_EXPORT int PMPI_Session_flush_buffer(MPI_Session session)
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_fromint
-WISP_MPI_CALL MPI_Session wisp_mpi_PMPI_Session_fromint(int session)
-{
-    return WISP_MPI(PMPI_Session_fromint)(session);
-}
-
 WISP_EXPORT MPI_Session PMPI_Session_fromint(int session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6949,11 +4467,6 @@ WISP_EXPORT MPI_Session PMPI_Session_fromint(int session)
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Session_get_errhandler)(session, errhandler);
-}
-
 WISP_EXPORT int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6963,11 +4476,6 @@ WISP_EXPORT int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler*
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
-{
-    return WISP_MPI(PMPI_Session_get_info)(session, info_used);
-}
-
 WISP_EXPORT int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6977,11 +4485,6 @@ WISP_EXPORT int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_nth_pset
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
-{
-    return WISP_MPI(PMPI_Session_get_nth_pset)(session, info, n, pset_len, pset_name);
-}
-
 WISP_EXPORT int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -6991,11 +4494,6 @@ WISP_EXPORT int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_num_psets
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
-{
-    return WISP_MPI(PMPI_Session_get_num_psets)(session, info, npset_names);
-}
-
 WISP_EXPORT int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7005,11 +4503,6 @@ WISP_EXPORT int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, i
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_get_pset_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
-{
-    return WISP_MPI(PMPI_Session_get_pset_info)(session, pset_name, info);
-}
-
 WISP_EXPORT int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7019,11 +4512,6 @@ WISP_EXPORT int PMPI_Session_get_pset_info(MPI_Session session, const char* pset
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Session_iflush_buffer)(session, request);
-}
-
 WISP_EXPORT int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7033,11 +4521,6 @@ WISP_EXPORT int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request* req
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
-{
-    return WISP_MPI(PMPI_Session_init)(info, errhandler, session);
-}
-
 WISP_EXPORT int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7047,11 +4530,6 @@ WISP_EXPORT int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_set_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
-{
-    return WISP_MPI(PMPI_Session_set_errhandler)(session, errhandler);
-}
-
 WISP_EXPORT int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7061,11 +4539,6 @@ WISP_EXPORT int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler 
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Session_toint(MPI_Session session)
-{
-    return WISP_MPI(PMPI_Session_toint)(session);
-}
-
 WISP_EXPORT int PMPI_Session_toint(MPI_Session session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7075,11 +4548,6 @@ WISP_EXPORT int PMPI_Session_toint(MPI_Session session)
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend
-WISP_MPI_CALL int wisp_mpi_PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Ssend)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7089,11 +4557,6 @@ WISP_EXPORT int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, in
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Ssend_c)(buf, count, datatype, dest, tag, comm);
-}
-
 WISP_EXPORT int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7103,11 +4566,6 @@ WISP_EXPORT int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype data
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_init
-WISP_MPI_CALL int wisp_mpi_PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ssend_init)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7117,11 +4575,6 @@ WISP_EXPORT int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatyp
 #endif
 
 #ifdef WISP_HAVE_MPI_Ssend_init_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Ssend_init_c)(buf, count, datatype, dest, tag, comm, request);
-}
-
 WISP_EXPORT int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7131,11 +4584,6 @@ WISP_EXPORT int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype
 #endif
 
 #ifdef WISP_HAVE_MPI_Start
-WISP_MPI_CALL int wisp_mpi_PMPI_Start(MPI_Request* request)
-{
-    return WISP_MPI(PMPI_Start)(request);
-}
-
 WISP_EXPORT int PMPI_Start(MPI_Request* request)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7145,11 +4593,6 @@ WISP_EXPORT int PMPI_Start(MPI_Request* request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Startall
-WISP_MPI_CALL int wisp_mpi_PMPI_Startall(int count, MPI_Request array_of_requests[])
-{
-    return WISP_MPI(PMPI_Startall)(count, array_of_requests);
-}
-
 WISP_EXPORT int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7159,11 +4602,6 @@ WISP_EXPORT int PMPI_Startall(int count, MPI_Request array_of_requests[])
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_c2f
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
-{
-    return WISP_MPI(PMPI_Status_c2f)(c_status, f_status);
-}
-
 WISP_EXPORT int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7173,11 +4611,6 @@ WISP_EXPORT int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_c2f08
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
-{
-    return WISP_MPI(PMPI_Status_c2f08)(c_status, f08_status);
-}
-
 WISP_EXPORT int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7187,11 +4620,6 @@ WISP_EXPORT int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f0
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f082c
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
-{
-    return WISP_MPI(PMPI_Status_f082c)(f08_status, c_status);
-}
-
 WISP_EXPORT int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7201,11 +4629,6 @@ WISP_EXPORT int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f082f
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status)
-{
-    return WISP_MPI(PMPI_Status_f082f)(f08_status, f_status);
-}
-
 WISP_EXPORT int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7215,11 +4638,6 @@ WISP_EXPORT int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f2c
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
-{
-    return WISP_MPI(PMPI_Status_f2c)(f_status, c_status);
-}
-
 WISP_EXPORT int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7229,11 +4647,6 @@ WISP_EXPORT int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_f2f08
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status)
-{
-    return WISP_MPI(PMPI_Status_f2f08)(f_status, f08_status);
-}
-
 WISP_EXPORT int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7243,11 +4656,6 @@ WISP_EXPORT int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_get_error
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_get_error(const MPI_Status* status, int* err)
-{
-    return WISP_MPI(PMPI_Status_get_error)(status, err);
-}
-
 WISP_EXPORT int PMPI_Status_get_error(const MPI_Status* status, int* err)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7257,11 +4665,6 @@ WISP_EXPORT int PMPI_Status_get_error(const MPI_Status* status, int* err)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_get_source
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_get_source(const MPI_Status* status, int* source)
-{
-    return WISP_MPI(PMPI_Status_get_source)(status, source);
-}
-
 WISP_EXPORT int PMPI_Status_get_source(const MPI_Status* status, int* source)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7271,11 +4674,6 @@ WISP_EXPORT int PMPI_Status_get_source(const MPI_Status* status, int* source)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_get_tag
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_get_tag(const MPI_Status* status, int* tag)
-{
-    return WISP_MPI(PMPI_Status_get_tag)(status, tag);
-}
-
 WISP_EXPORT int PMPI_Status_get_tag(const MPI_Status* status, int* tag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7285,11 +4683,6 @@ WISP_EXPORT int PMPI_Status_get_tag(const MPI_Status* status, int* tag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_cancelled
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_set_cancelled(MPI_Status* status, int flag)
-{
-    return WISP_MPI(PMPI_Status_set_cancelled)(status, flag);
-}
-
 WISP_EXPORT int PMPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7299,11 +4692,6 @@ WISP_EXPORT int PMPI_Status_set_cancelled(MPI_Status* status, int flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_elements
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
-{
-    return WISP_MPI(PMPI_Status_set_elements)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7313,11 +4701,6 @@ WISP_EXPORT int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_elements_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
-{
-    return WISP_MPI(PMPI_Status_set_elements_c)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7327,11 +4710,6 @@ WISP_EXPORT int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype data
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_elements_x
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
-{
-    return WISP_MPI(PMPI_Status_set_elements_x)(status, datatype, count);
-}
-
 WISP_EXPORT int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7341,11 +4719,6 @@ WISP_EXPORT int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype data
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_error
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_set_error(MPI_Status* status, int err)
-{
-    return WISP_MPI(PMPI_Status_set_error)(status, err);
-}
-
 WISP_EXPORT int PMPI_Status_set_error(MPI_Status* status, int err)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7355,11 +4728,6 @@ WISP_EXPORT int PMPI_Status_set_error(MPI_Status* status, int err)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_source
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_set_source(MPI_Status* status, int source)
-{
-    return WISP_MPI(PMPI_Status_set_source)(status, source);
-}
-
 WISP_EXPORT int PMPI_Status_set_source(MPI_Status* status, int source)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7369,11 +4737,6 @@ WISP_EXPORT int PMPI_Status_set_source(MPI_Status* status, int source)
 #endif
 
 #ifdef WISP_HAVE_MPI_Status_set_tag
-WISP_MPI_CALL int wisp_mpi_PMPI_Status_set_tag(MPI_Status* status, int tag)
-{
-    return WISP_MPI(PMPI_Status_set_tag)(status, tag);
-}
-
 WISP_EXPORT int PMPI_Status_set_tag(MPI_Status* status, int tag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7383,11 +4746,6 @@ WISP_EXPORT int PMPI_Status_set_tag(MPI_Status* status, int tag)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_changed
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_changed(int* update_number)
-{
-    return WISP_MPI(PMPI_T_category_changed)(update_number);
-}
-
 WISP_EXPORT int PMPI_T_category_changed(int* update_number)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7397,11 +4755,6 @@ WISP_EXPORT int PMPI_T_category_changed(int* update_number)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_categories
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_categories(int cat_index, int len, int indices[])
-{
-    return WISP_MPI(PMPI_T_category_get_categories)(cat_index, len, indices);
-}
-
 WISP_EXPORT int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7411,11 +4764,6 @@ WISP_EXPORT int PMPI_T_category_get_categories(int cat_index, int len, int indic
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_cvars
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
-{
-    return WISP_MPI(PMPI_T_category_get_cvars)(cat_index, len, indices);
-}
-
 WISP_EXPORT int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7425,11 +4773,6 @@ WISP_EXPORT int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_events
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_events(int cat_index, int len, int indices[])
-{
-    return WISP_MPI(PMPI_T_category_get_events)(cat_index, len, indices);
-}
-
 WISP_EXPORT int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7439,11 +4782,6 @@ WISP_EXPORT int PMPI_T_category_get_events(int cat_index, int len, int indices[]
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_index
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_index(const char* name, int* cat_index)
-{
-    return WISP_MPI(PMPI_T_category_get_index)(name, cat_index);
-}
-
 WISP_EXPORT int PMPI_T_category_get_index(const char* name, int* cat_index)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7453,11 +4791,6 @@ WISP_EXPORT int PMPI_T_category_get_index(const char* name, int* cat_index)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
-{
-    return WISP_MPI(PMPI_T_category_get_info)(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
-}
-
 WISP_EXPORT int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7467,11 +4800,6 @@ WISP_EXPORT int PMPI_T_category_get_info(int cat_index, char* name, int* name_le
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_num
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_num(int* num_cat)
-{
-    return WISP_MPI(PMPI_T_category_get_num)(num_cat);
-}
-
 WISP_EXPORT int PMPI_T_category_get_num(int* num_cat)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7481,11 +4809,6 @@ WISP_EXPORT int PMPI_T_category_get_num(int* num_cat)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_num_events
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_num_events(int cat_index, int* num_events)
-{
-    return WISP_MPI(PMPI_T_category_get_num_events)(cat_index, num_events);
-}
-
 WISP_EXPORT int PMPI_T_category_get_num_events(int cat_index, int* num_events)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7495,11 +4818,6 @@ WISP_EXPORT int PMPI_T_category_get_num_events(int cat_index, int* num_events)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_category_get_pvars
-WISP_MPI_CALL int wisp_mpi_PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
-{
-    return WISP_MPI(PMPI_T_category_get_pvars)(cat_index, len, indices);
-}
-
 WISP_EXPORT int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7509,11 +4827,6 @@ WISP_EXPORT int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_get_index
-WISP_MPI_CALL int wisp_mpi_PMPI_T_cvar_get_index(const char* name, int* cvar_index)
-{
-    return WISP_MPI(PMPI_T_cvar_get_index)(name, cvar_index);
-}
-
 WISP_EXPORT int PMPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7523,11 +4836,6 @@ WISP_EXPORT int PMPI_T_cvar_get_index(const char* name, int* cvar_index)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
-{
-    return WISP_MPI(PMPI_T_cvar_get_info)(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
-}
-
 WISP_EXPORT int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7537,11 +4845,6 @@ WISP_EXPORT int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, 
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_get_num
-WISP_MPI_CALL int wisp_mpi_PMPI_T_cvar_get_num(int* num_cvar)
-{
-    return WISP_MPI(PMPI_T_cvar_get_num)(num_cvar);
-}
-
 WISP_EXPORT int PMPI_T_cvar_get_num(int* num_cvar)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7551,11 +4854,6 @@ WISP_EXPORT int PMPI_T_cvar_get_num(int* num_cvar)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_handle_alloc
-WISP_MPI_CALL int wisp_mpi_PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
-{
-    return WISP_MPI(PMPI_T_cvar_handle_alloc)(cvar_index, obj_handle, handle, count);
-}
-
 WISP_EXPORT int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7565,11 +4863,6 @@ WISP_EXPORT int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_handle_free
-WISP_MPI_CALL int wisp_mpi_PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
-{
-    return WISP_MPI(PMPI_T_cvar_handle_free)(handle);
-}
-
 WISP_EXPORT int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7579,11 +4872,6 @@ WISP_EXPORT int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_read
-WISP_MPI_CALL int wisp_mpi_PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
-{
-    return WISP_MPI(PMPI_T_cvar_read)(handle, buf);
-}
-
 WISP_EXPORT int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7593,11 +4881,6 @@ WISP_EXPORT int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_cvar_write
-WISP_MPI_CALL int wisp_mpi_PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
-{
-    return WISP_MPI(PMPI_T_cvar_write)(handle, buf);
-}
-
 WISP_EXPORT int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7607,11 +4890,6 @@ WISP_EXPORT int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_enum_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
-{
-    return WISP_MPI(PMPI_T_enum_get_info)(enumtype, num, name, name_len);
-}
-
 WISP_EXPORT int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7621,11 +4899,6 @@ WISP_EXPORT int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, 
 #endif
 
 #ifdef WISP_HAVE_MPI_T_enum_get_item
-WISP_MPI_CALL int wisp_mpi_PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
-{
-    return WISP_MPI(PMPI_T_enum_get_item)(enumtype, index, value, name, name_len);
-}
-
 WISP_EXPORT int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7635,11 +4908,6 @@ WISP_EXPORT int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value,
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_callback_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
-{
-    return WISP_MPI(PMPI_T_event_callback_get_info)(event_registration, cb_safety, info_used);
-}
-
 WISP_EXPORT int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7649,11 +4917,6 @@ WISP_EXPORT int PMPI_T_event_callback_get_info(MPI_T_event_registration event_re
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_callback_set_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
-{
-    return WISP_MPI(PMPI_T_event_callback_set_info)(event_registration, cb_safety, info);
-}
-
 WISP_EXPORT int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7663,11 +4926,6 @@ WISP_EXPORT int PMPI_T_event_callback_set_info(MPI_T_event_registration event_re
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_copy
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
-{
-    return WISP_MPI(PMPI_T_event_copy)(event_instance, buffer);
-}
-
 WISP_EXPORT int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7677,11 +4935,6 @@ WISP_EXPORT int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buf
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_index
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_get_index(const char* name, int* event_index)
-{
-    return WISP_MPI(PMPI_T_event_get_index)(name, event_index);
-}
-
 WISP_EXPORT int PMPI_T_event_get_index(const char* name, int* event_index)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7691,11 +4944,6 @@ WISP_EXPORT int PMPI_T_event_get_index(const char* name, int* event_index)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
-{
-    return WISP_MPI(PMPI_T_event_get_info)(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
-}
-
 WISP_EXPORT int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7705,11 +4953,6 @@ WISP_EXPORT int PMPI_T_event_get_info(int event_index, char* name, int* name_len
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_num
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_get_num(int* num_events)
-{
-    return WISP_MPI(PMPI_T_event_get_num)(num_events);
-}
-
 WISP_EXPORT int PMPI_T_event_get_num(int* num_events)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7719,11 +4962,6 @@ WISP_EXPORT int PMPI_T_event_get_num(int* num_events)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_source
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
-{
-    return WISP_MPI(PMPI_T_event_get_source)(event_instance, source_index);
-}
-
 WISP_EXPORT int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7733,11 +4971,6 @@ WISP_EXPORT int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_get_timestamp
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
-{
-    return WISP_MPI(PMPI_T_event_get_timestamp)(event_instance, event_timestamp);
-}
-
 WISP_EXPORT int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7747,11 +4980,6 @@ WISP_EXPORT int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, 
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_alloc
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
-{
-    return WISP_MPI(PMPI_T_event_handle_alloc)(event_index, obj_handle, info, event_registration);
-}
-
 WISP_EXPORT int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7761,11 +4989,6 @@ WISP_EXPORT int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_free
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
-{
-    return WISP_MPI(PMPI_T_event_handle_free)(event_registration, user_data, free_cb_function);
-}
-
 WISP_EXPORT int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7775,11 +4998,6 @@ WISP_EXPORT int PMPI_T_event_handle_free(MPI_T_event_registration event_registra
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
-{
-    return WISP_MPI(PMPI_T_event_handle_get_info)(event_registration, info_used);
-}
-
 WISP_EXPORT int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7789,11 +5007,6 @@ WISP_EXPORT int PMPI_T_event_handle_get_info(MPI_T_event_registration event_regi
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_handle_set_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
-{
-    return WISP_MPI(PMPI_T_event_handle_set_info)(event_registration, info);
-}
-
 WISP_EXPORT int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7803,11 +5016,6 @@ WISP_EXPORT int PMPI_T_event_handle_set_info(MPI_T_event_registration event_regi
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_read
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
-{
-    return WISP_MPI(PMPI_T_event_read)(event_instance, element_index, buffer);
-}
-
 WISP_EXPORT int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7817,11 +5025,6 @@ WISP_EXPORT int PMPI_T_event_read(MPI_T_event_instance event_instance, int eleme
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_register_callback
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
-{
-    return WISP_MPI(PMPI_T_event_register_callback)(event_registration, cb_safety, info, user_data, event_cb_function);
-}
-
 WISP_EXPORT int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7831,11 +5034,6 @@ WISP_EXPORT int PMPI_T_event_register_callback(MPI_T_event_registration event_re
 #endif
 
 #ifdef WISP_HAVE_MPI_T_event_set_dropped_handler
-WISP_MPI_CALL int wisp_mpi_PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
-{
-    return WISP_MPI(PMPI_T_event_set_dropped_handler)(event_registration, dropped_cb_function);
-}
-
 WISP_EXPORT int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7845,11 +5043,6 @@ WISP_EXPORT int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_
 #endif
 
 #ifdef WISP_HAVE_MPI_T_finalize
-WISP_MPI_CALL int wisp_mpi_PMPI_T_finalize(void)
-{
-    return WISP_MPI(PMPI_T_finalize)();
-}
-
 WISP_EXPORT int PMPI_T_finalize(void)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7859,11 +5052,6 @@ WISP_EXPORT int PMPI_T_finalize(void)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_init_thread
-WISP_MPI_CALL int wisp_mpi_PMPI_T_init_thread(int required, int* provided)
-{
-    return WISP_MPI(PMPI_T_init_thread)(required, provided);
-}
-
 WISP_EXPORT int PMPI_T_init_thread(int required, int* provided)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7873,11 +5061,6 @@ WISP_EXPORT int PMPI_T_init_thread(int required, int* provided)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_get_index
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
-{
-    return WISP_MPI(PMPI_T_pvar_get_index)(name, var_class, pvar_index);
-}
-
 WISP_EXPORT int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7887,11 +5070,6 @@ WISP_EXPORT int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
-{
-    return WISP_MPI(PMPI_T_pvar_get_info)(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
-}
-
 WISP_EXPORT int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7901,11 +5079,6 @@ WISP_EXPORT int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, 
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_get_num
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_get_num(int* num_pvar)
-{
-    return WISP_MPI(PMPI_T_pvar_get_num)(num_pvar);
-}
-
 WISP_EXPORT int PMPI_T_pvar_get_num(int* num_pvar)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7915,11 +5088,6 @@ WISP_EXPORT int PMPI_T_pvar_get_num(int* num_pvar)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_handle_alloc
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
-{
-    return WISP_MPI(PMPI_T_pvar_handle_alloc)(pe_session, pvar_index, obj_handle, handle, count);
-}
-
 WISP_EXPORT int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7929,11 +5097,6 @@ WISP_EXPORT int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_handle_free
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
-{
-    return WISP_MPI(PMPI_T_pvar_handle_free)(pe_session, handle);
-}
-
 WISP_EXPORT int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7943,11 +5106,6 @@ WISP_EXPORT int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pva
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_read
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
-{
-    return WISP_MPI(PMPI_T_pvar_read)(pe_session, handle, buf);
-}
-
 WISP_EXPORT int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7957,11 +5115,6 @@ WISP_EXPORT int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handl
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_readreset
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
-{
-    return WISP_MPI(PMPI_T_pvar_readreset)(pe_session, handle, buf);
-}
-
 WISP_EXPORT int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7971,11 +5124,6 @@ WISP_EXPORT int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_reset
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
-{
-    return WISP_MPI(PMPI_T_pvar_reset)(pe_session, handle);
-}
-
 WISP_EXPORT int PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7985,11 +5133,6 @@ WISP_EXPORT int PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_hand
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_session_create
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
-{
-    return WISP_MPI(PMPI_T_pvar_session_create)(pe_session);
-}
-
 WISP_EXPORT int PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -7999,11 +5142,6 @@ WISP_EXPORT int PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_session_free
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
-{
-    return WISP_MPI(PMPI_T_pvar_session_free)(pe_session);
-}
-
 WISP_EXPORT int PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8013,11 +5151,6 @@ WISP_EXPORT int PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_start
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
-{
-    return WISP_MPI(PMPI_T_pvar_start)(pe_session, handle);
-}
-
 WISP_EXPORT int PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8027,11 +5160,6 @@ WISP_EXPORT int PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_hand
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_stop
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
-{
-    return WISP_MPI(PMPI_T_pvar_stop)(pe_session, handle);
-}
-
 WISP_EXPORT int PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8041,11 +5169,6 @@ WISP_EXPORT int PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handl
 #endif
 
 #ifdef WISP_HAVE_MPI_T_pvar_write
-WISP_MPI_CALL int wisp_mpi_PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
-{
-    return WISP_MPI(PMPI_T_pvar_write)(pe_session, handle, buf);
-}
-
 WISP_EXPORT int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8055,11 +5178,6 @@ WISP_EXPORT int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_hand
 #endif
 
 #ifdef WISP_HAVE_MPI_T_source_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
-{
-    return WISP_MPI(PMPI_T_source_get_info)(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
-}
-
 WISP_EXPORT int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8069,11 +5187,6 @@ WISP_EXPORT int PMPI_T_source_get_info(int source_index, char* name, int* name_l
 #endif
 
 #ifdef WISP_HAVE_MPI_T_source_get_num
-WISP_MPI_CALL int wisp_mpi_PMPI_T_source_get_num(int* num_sources)
-{
-    return WISP_MPI(PMPI_T_source_get_num)(num_sources);
-}
-
 WISP_EXPORT int PMPI_T_source_get_num(int* num_sources)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8083,11 +5196,6 @@ WISP_EXPORT int PMPI_T_source_get_num(int* num_sources)
 #endif
 
 #ifdef WISP_HAVE_MPI_T_source_get_timestamp
-WISP_MPI_CALL int wisp_mpi_PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
-{
-    return WISP_MPI(PMPI_T_source_get_timestamp)(source_index, timestamp);
-}
-
 WISP_EXPORT int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8097,11 +5205,6 @@ WISP_EXPORT int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timesta
 #endif
 
 #ifdef WISP_HAVE_MPI_Test
-WISP_MPI_CALL int wisp_mpi_PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Test)(request, flag, status);
-}
-
 WISP_EXPORT int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8111,11 +5214,6 @@ WISP_EXPORT int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 #endif
 
 #ifdef WISP_HAVE_MPI_Test_cancelled
-WISP_MPI_CALL int wisp_mpi_PMPI_Test_cancelled(const MPI_Status* status, int* flag)
-{
-    return WISP_MPI(PMPI_Test_cancelled)(status, flag);
-}
-
 WISP_EXPORT int PMPI_Test_cancelled(const MPI_Status* status, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8125,11 +5223,6 @@ WISP_EXPORT int PMPI_Test_cancelled(const MPI_Status* status, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Testall
-WISP_MPI_CALL int wisp_mpi_PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
-{
-    return WISP_MPI(PMPI_Testall)(count, array_of_requests, flag, array_of_statuses);
-}
-
 WISP_EXPORT int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8139,11 +5232,6 @@ WISP_EXPORT int PMPI_Testall(int count, MPI_Request array_of_requests[], int* fl
 #endif
 
 #ifdef WISP_HAVE_MPI_Testany
-WISP_MPI_CALL int wisp_mpi_PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Testany)(count, array_of_requests, index, flag, status);
-}
-
 WISP_EXPORT int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8153,11 +5241,6 @@ WISP_EXPORT int PMPI_Testany(int count, MPI_Request array_of_requests[], int* in
 #endif
 
 #ifdef WISP_HAVE_MPI_Testsome
-WISP_MPI_CALL int wisp_mpi_PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    return WISP_MPI(PMPI_Testsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-}
-
 WISP_EXPORT int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8167,11 +5250,6 @@ WISP_EXPORT int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int*
 #endif
 
 #ifdef WISP_HAVE_MPI_Topo_test
-WISP_MPI_CALL int wisp_mpi_PMPI_Topo_test(MPI_Comm comm, int* status)
-{
-    return WISP_MPI(PMPI_Topo_test)(comm, status);
-}
-
 WISP_EXPORT int PMPI_Topo_test(MPI_Comm comm, int* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8181,11 +5259,6 @@ WISP_EXPORT int PMPI_Topo_test(MPI_Comm comm, int* status)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Type_c2f(MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_Type_c2f)(datatype);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8195,11 +5268,6 @@ WISP_EXPORT MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_commit
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_commit(MPI_Datatype* datatype)
-{
-    return WISP_MPI(PMPI_Type_commit)(datatype);
-}
-
 WISP_EXPORT int PMPI_Type_commit(MPI_Datatype* datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8209,11 +5277,6 @@ WISP_EXPORT int PMPI_Type_commit(MPI_Datatype* datatype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_contiguous
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_contiguous)(count, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8223,11 +5286,6 @@ WISP_EXPORT int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Dataty
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_contiguous_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_contiguous_c)(count, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8237,11 +5295,6 @@ WISP_EXPORT int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_darray
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_darray)(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8251,11 +5304,6 @@ WISP_EXPORT int PMPI_Type_create_darray(int size, int rank, int ndims, const int
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_darray_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_darray_c)(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8265,11 +5313,6 @@ WISP_EXPORT int PMPI_Type_create_darray_c(int size, int rank, int ndims, const M
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_f90_complex
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_f90_complex)(p, r, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8279,11 +5322,6 @@ WISP_EXPORT int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_f90_integer
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_f90_integer)(r, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8293,11 +5331,6 @@ WISP_EXPORT int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_f90_real
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_f90_real)(p, r, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8307,11 +5340,6 @@ WISP_EXPORT int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_hindexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8321,11 +5349,6 @@ WISP_EXPORT int PMPI_Type_create_hindexed(int count, const int array_of_blocklen
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_block
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_hindexed_block)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8335,11 +5358,6 @@ WISP_EXPORT int PMPI_Type_create_hindexed_block(int count, int blocklength, cons
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_block_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_hindexed_block_c)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8349,11 +5367,6 @@ WISP_EXPORT int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blo
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hindexed_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_hindexed_c)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8363,11 +5376,6 @@ WISP_EXPORT int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count arr
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hvector
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_hvector)(count, blocklength, stride, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8377,11 +5385,6 @@ WISP_EXPORT int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint st
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_hvector_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_hvector_c)(count, blocklength, stride, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8391,11 +5394,6 @@ WISP_EXPORT int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklengt
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_indexed_block
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_indexed_block)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8405,11 +5403,6 @@ WISP_EXPORT int PMPI_Type_create_indexed_block(int count, int blocklength, const
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_indexed_block_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_indexed_block_c)(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8419,11 +5412,6 @@ WISP_EXPORT int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count bloc
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_keyval
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
-{
-    return WISP_MPI(PMPI_Type_create_keyval)(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-}
-
 WISP_EXPORT int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8433,11 +5421,6 @@ WISP_EXPORT int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_a
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_resized
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_resized)(oldtype, lb, extent, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8447,11 +5430,6 @@ WISP_EXPORT int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_resized_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_resized_c)(oldtype, lb, extent, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8461,11 +5439,6 @@ WISP_EXPORT int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, M
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_struct
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_struct)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8475,11 +5448,6 @@ WISP_EXPORT int PMPI_Type_create_struct(int count, const int array_of_blocklengt
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_struct_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_struct_c)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8489,11 +5457,6 @@ WISP_EXPORT int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_subarray
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_subarray)(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8503,11 +5466,6 @@ WISP_EXPORT int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_create_subarray_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_create_subarray_c)(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8517,11 +5475,6 @@ WISP_EXPORT int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_delete_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
-{
-    return WISP_MPI(PMPI_Type_delete_attr)(datatype, type_keyval);
-}
-
 WISP_EXPORT int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8531,11 +5484,6 @@ WISP_EXPORT int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_dup
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_dup)(oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8545,11 +5493,6 @@ WISP_EXPORT int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_extent
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent)
-{
-    return WISP_MPI(PMPI_Type_extent)(datatype, extent);
-}
-
 WISP_EXPORT int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8559,11 +5502,6 @@ WISP_EXPORT int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_f2c
-WISP_MPI_CALL MPI_Datatype wisp_mpi_PMPI_Type_f2c(MPI_Fint datatype)
-{
-    return WISP_MPI(PMPI_Type_f2c)(datatype);
-}
-
 WISP_EXPORT MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8573,11 +5511,6 @@ WISP_EXPORT MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_free(MPI_Datatype* datatype)
-{
-    return WISP_MPI(PMPI_Type_free)(datatype);
-}
-
 WISP_EXPORT int PMPI_Type_free(MPI_Datatype* datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8587,11 +5520,6 @@ WISP_EXPORT int PMPI_Type_free(MPI_Datatype* datatype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_free_keyval
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_free_keyval(int* type_keyval)
-{
-    return WISP_MPI(PMPI_Type_free_keyval)(type_keyval);
-}
-
 WISP_EXPORT int PMPI_Type_free_keyval(int* type_keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8601,11 +5529,6 @@ WISP_EXPORT int PMPI_Type_free_keyval(int* type_keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_fromint
-WISP_MPI_CALL MPI_Datatype wisp_mpi_PMPI_Type_fromint(int datatype)
-{
-    return WISP_MPI(PMPI_Type_fromint)(datatype);
-}
-
 WISP_EXPORT MPI_Datatype PMPI_Type_fromint(int datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8615,11 +5538,6 @@ WISP_EXPORT MPI_Datatype PMPI_Type_fromint(int datatype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
-{
-    return WISP_MPI(PMPI_Type_get_attr)(datatype, type_keyval, attribute_val, flag);
-}
-
 WISP_EXPORT int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8629,11 +5547,6 @@ WISP_EXPORT int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void*
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_contents
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
-{
-    return WISP_MPI(PMPI_Type_get_contents)(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-}
-
 WISP_EXPORT int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8643,11 +5556,6 @@ WISP_EXPORT int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_contents_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
-{
-    return WISP_MPI(PMPI_Type_get_contents_c)(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
-}
-
 WISP_EXPORT int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8657,11 +5565,6 @@ WISP_EXPORT int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_in
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_envelope
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
-{
-    return WISP_MPI(PMPI_Type_get_envelope)(datatype, num_integers, num_addresses, num_datatypes, combiner);
-}
-
 WISP_EXPORT int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8671,11 +5574,6 @@ WISP_EXPORT int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers,
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_envelope_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
-{
-    return WISP_MPI(PMPI_Type_get_envelope_c)(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-}
-
 WISP_EXPORT int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8685,11 +5583,6 @@ WISP_EXPORT int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_i
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_extent
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
-{
-    return WISP_MPI(PMPI_Type_get_extent)(datatype, lb, extent);
-}
-
 WISP_EXPORT int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8699,11 +5592,6 @@ WISP_EXPORT int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Ai
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_extent_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
-{
-    return WISP_MPI(PMPI_Type_get_extent_c)(datatype, lb, extent);
-}
-
 WISP_EXPORT int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8713,11 +5601,6 @@ WISP_EXPORT int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_extent_x
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
-{
-    return WISP_MPI(PMPI_Type_get_extent_x)(datatype, lb, extent);
-}
-
 WISP_EXPORT int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8727,11 +5610,6 @@ WISP_EXPORT int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
-{
-    return WISP_MPI(PMPI_Type_get_name)(datatype, type_name, resultlen);
-}
-
 WISP_EXPORT int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8741,11 +5619,6 @@ WISP_EXPORT int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_true_extent
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
-{
-    return WISP_MPI(PMPI_Type_get_true_extent)(datatype, true_lb, true_extent);
-}
-
 WISP_EXPORT int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8755,11 +5628,6 @@ WISP_EXPORT int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_true_extent_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
-{
-    return WISP_MPI(PMPI_Type_get_true_extent_c)(datatype, true_lb, true_extent);
-}
-
 WISP_EXPORT int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8769,11 +5637,6 @@ WISP_EXPORT int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* tr
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_true_extent_x
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
-{
-    return WISP_MPI(PMPI_Type_get_true_extent_x)(datatype, true_lb, true_extent);
-}
-
 WISP_EXPORT int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8783,11 +5646,6 @@ WISP_EXPORT int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* tr
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_get_value_index
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
-{
-    return WISP_MPI(PMPI_Type_get_value_index)(value_type, index_type, pair_type);
-}
-
 WISP_EXPORT int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8797,11 +5655,6 @@ WISP_EXPORT int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype 
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_hindexed
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_hindexed(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_hindexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_hindexed(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8811,11 +5664,6 @@ WISP_EXPORT int PMPI_Type_hindexed(int count, int* array_of_blocklengths, MPI_Ai
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_hvector
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_hvector)(count, blocklength, stride, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8825,11 +5673,6 @@ WISP_EXPORT int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, M
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_indexed
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_indexed)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8839,11 +5682,6 @@ WISP_EXPORT int PMPI_Type_indexed(int count, const int array_of_blocklengths[], 
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_indexed_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_indexed_c)(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8853,11 +5691,6 @@ WISP_EXPORT int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_bl
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_lb
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement)
-{
-    return WISP_MPI(PMPI_Type_lb)(datatype, displacement);
-}
-
 WISP_EXPORT int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8867,11 +5700,6 @@ WISP_EXPORT int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_match_size
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
-{
-    return WISP_MPI(PMPI_Type_match_size)(typeclass, size, datatype);
-}
-
 WISP_EXPORT int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8881,11 +5709,6 @@ WISP_EXPORT int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* data
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_set_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
-{
-    return WISP_MPI(PMPI_Type_set_attr)(datatype, type_keyval, attribute_val);
-}
-
 WISP_EXPORT int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8895,11 +5718,6 @@ WISP_EXPORT int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void*
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_set_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
-{
-    return WISP_MPI(PMPI_Type_set_name)(datatype, type_name);
-}
-
 WISP_EXPORT int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8909,11 +5727,6 @@ WISP_EXPORT int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_size
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_size(MPI_Datatype datatype, int* size)
-{
-    return WISP_MPI(PMPI_Type_size)(datatype, size);
-}
-
 WISP_EXPORT int PMPI_Type_size(MPI_Datatype datatype, int* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8923,11 +5736,6 @@ WISP_EXPORT int PMPI_Type_size(MPI_Datatype datatype, int* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_size_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
-{
-    return WISP_MPI(PMPI_Type_size_c)(datatype, size);
-}
-
 WISP_EXPORT int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8937,11 +5745,6 @@ WISP_EXPORT int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_size_x
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
-{
-    return WISP_MPI(PMPI_Type_size_x)(datatype, size);
-}
-
 WISP_EXPORT int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8951,11 +5754,6 @@ WISP_EXPORT int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_struct
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_struct)(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Datatype* array_of_types, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8965,11 +5763,6 @@ WISP_EXPORT int PMPI_Type_struct(int count, int* array_of_blocklengths, MPI_Aint
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_toint(MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_Type_toint)(datatype);
-}
-
 WISP_EXPORT int PMPI_Type_toint(MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8979,11 +5772,6 @@ WISP_EXPORT int PMPI_Type_toint(MPI_Datatype datatype)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_ub
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)
-{
-    return WISP_MPI(PMPI_Type_ub)(datatype, displacement);
-}
-
 WISP_EXPORT int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -8993,11 +5781,6 @@ WISP_EXPORT int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement)
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_vector
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_vector)(count, blocklength, stride, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9007,11 +5790,6 @@ WISP_EXPORT int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Dat
 #endif
 
 #ifdef WISP_HAVE_MPI_Type_vector_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
-{
-    return WISP_MPI(PMPI_Type_vector_c)(count, blocklength, stride, oldtype, newtype);
-}
-
 WISP_EXPORT int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9021,11 +5799,6 @@ WISP_EXPORT int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_C
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack
-WISP_MPI_CALL int wisp_mpi_PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Unpack)(inbuf, insize, position, outbuf, outcount, datatype, comm);
-}
-
 WISP_EXPORT int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9035,11 +5808,6 @@ WISP_EXPORT int PMPI_Unpack(const void* inbuf, int insize, int* position, void* 
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
-{
-    return WISP_MPI(PMPI_Unpack_c)(inbuf, insize, position, outbuf, outcount, datatype, comm);
-}
-
 WISP_EXPORT int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9049,11 +5817,6 @@ WISP_EXPORT int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* po
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack_external
-WISP_MPI_CALL int wisp_mpi_PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_Unpack_external)(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-}
-
 WISP_EXPORT int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9063,11 +5826,6 @@ WISP_EXPORT int PMPI_Unpack_external(const char datarep[], const void* inbuf, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpack_external_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
-{
-    return WISP_MPI(PMPI_Unpack_external_c)(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-}
-
 WISP_EXPORT int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9077,11 +5835,6 @@ WISP_EXPORT int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, 
 #endif
 
 #ifdef WISP_HAVE_MPI_Unpublish_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
-{
-    return WISP_MPI(PMPI_Unpublish_name)(service_name, info, port_name);
-}
-
 WISP_EXPORT int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9091,11 +5844,6 @@ WISP_EXPORT int PMPI_Unpublish_name(const char* service_name, MPI_Info info, con
 #endif
 
 #ifdef WISP_HAVE_MPI_Wait
-WISP_MPI_CALL int wisp_mpi_PMPI_Wait(MPI_Request* request, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Wait)(request, status);
-}
-
 WISP_EXPORT int PMPI_Wait(MPI_Request* request, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9105,11 +5853,6 @@ WISP_EXPORT int PMPI_Wait(MPI_Request* request, MPI_Status* status)
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitall
-WISP_MPI_CALL int wisp_mpi_PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
-{
-    return WISP_MPI(PMPI_Waitall)(count, array_of_requests, array_of_statuses);
-}
-
 WISP_EXPORT int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9119,11 +5862,6 @@ WISP_EXPORT int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Sta
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitany
-WISP_MPI_CALL int wisp_mpi_PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
-{
-    return WISP_MPI(PMPI_Waitany)(count, array_of_requests, index, status);
-}
-
 WISP_EXPORT int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9133,11 +5871,6 @@ WISP_EXPORT int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* in
 #endif
 
 #ifdef WISP_HAVE_MPI_Waitsome
-WISP_MPI_CALL int wisp_mpi_PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    return WISP_MPI(PMPI_Waitsome)(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-}
-
 WISP_EXPORT int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9147,11 +5880,6 @@ WISP_EXPORT int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int*
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_allocate)(size, disp_unit, info, comm, baseptr, win);
-}
-
 WISP_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9161,11 +5889,6 @@ WISP_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, M
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_allocate_c)(size, disp_unit, info, comm, baseptr, win);
-}
-
 WISP_EXPORT int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9175,11 +5898,6 @@ WISP_EXPORT int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info 
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_shared
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_allocate_shared)(size, disp_unit, info, comm, baseptr, win);
-}
-
 WISP_EXPORT int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9189,11 +5907,6 @@ WISP_EXPORT int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info 
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_allocate_shared_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_allocate_shared_c)(size, disp_unit, info, comm, baseptr, win);
-}
-
 WISP_EXPORT int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9203,11 +5916,6 @@ WISP_EXPORT int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MP
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_attach
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
-{
-    return WISP_MPI(PMPI_Win_attach)(win, base, size);
-}
-
 WISP_EXPORT int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9217,11 +5925,6 @@ WISP_EXPORT int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_c2f
-WISP_MPI_CALL MPI_Fint wisp_mpi_PMPI_Win_c2f(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_c2f)(win);
-}
-
 WISP_EXPORT MPI_Fint PMPI_Win_c2f(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9231,11 +5934,6 @@ WISP_EXPORT MPI_Fint PMPI_Win_c2f(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_call_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
-{
-    return WISP_MPI(PMPI_Win_call_errhandler)(win, errorcode);
-}
-
 WISP_EXPORT int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9245,11 +5943,6 @@ WISP_EXPORT int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_complete
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_complete(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_complete)(win);
-}
-
 WISP_EXPORT int PMPI_Win_complete(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9259,11 +5952,6 @@ WISP_EXPORT int PMPI_Win_complete(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_create)(base, size, disp_unit, info, comm, win);
-}
-
 WISP_EXPORT int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9273,11 +5961,6 @@ WISP_EXPORT int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_In
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_create_c)(base, size, disp_unit, info, comm, win);
-}
-
 WISP_EXPORT int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9287,11 +5970,6 @@ WISP_EXPORT int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit,
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_dynamic
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_create_dynamic)(info, comm, win);
-}
-
 WISP_EXPORT int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9301,11 +5979,6 @@ WISP_EXPORT int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* w
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Win_create_errhandler)(win_errhandler_fn, errhandler);
-}
-
 WISP_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9315,11 +5988,6 @@ WISP_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errh
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_create_keyval
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
-{
-    return WISP_MPI(PMPI_Win_create_keyval)(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-}
-
 WISP_EXPORT int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9329,11 +5997,6 @@ WISP_EXPORT int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_delete_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
-{
-    return WISP_MPI(PMPI_Win_delete_attr)(win, win_keyval);
-}
-
 WISP_EXPORT int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9343,11 +6006,6 @@ WISP_EXPORT int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_detach
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_detach(MPI_Win win, const void* base)
-{
-    return WISP_MPI(PMPI_Win_detach)(win, base);
-}
-
 WISP_EXPORT int PMPI_Win_detach(MPI_Win win, const void* base)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9357,11 +6015,6 @@ WISP_EXPORT int PMPI_Win_detach(MPI_Win win, const void* base)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_f2c
-WISP_MPI_CALL MPI_Win wisp_mpi_PMPI_Win_f2c(MPI_Fint win)
-{
-    return WISP_MPI(PMPI_Win_f2c)(win);
-}
-
 WISP_EXPORT MPI_Win PMPI_Win_f2c(MPI_Fint win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9371,11 +6024,6 @@ WISP_EXPORT MPI_Win PMPI_Win_f2c(MPI_Fint win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_fence
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_fence(int assert, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_fence)(assert, win);
-}
-
 WISP_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9385,11 +6033,6 @@ WISP_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_flush(int rank, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_flush)(rank, win);
-}
-
 WISP_EXPORT int PMPI_Win_flush(int rank, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9399,11 +6042,6 @@ WISP_EXPORT int PMPI_Win_flush(int rank, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_all
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_flush_all(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_flush_all)(win);
-}
-
 WISP_EXPORT int PMPI_Win_flush_all(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9413,11 +6051,6 @@ WISP_EXPORT int PMPI_Win_flush_all(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_local
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_flush_local(int rank, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_flush_local)(rank, win);
-}
-
 WISP_EXPORT int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9427,11 +6060,6 @@ WISP_EXPORT int PMPI_Win_flush_local(int rank, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_flush_local_all
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_flush_local_all(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_flush_local_all)(win);
-}
-
 WISP_EXPORT int PMPI_Win_flush_local_all(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9441,11 +6069,6 @@ WISP_EXPORT int PMPI_Win_flush_local_all(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_free
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_free(MPI_Win* win)
-{
-    return WISP_MPI(PMPI_Win_free)(win);
-}
-
 WISP_EXPORT int PMPI_Win_free(MPI_Win* win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9455,11 +6078,6 @@ WISP_EXPORT int PMPI_Win_free(MPI_Win* win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_free_keyval
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_free_keyval(int* win_keyval)
-{
-    return WISP_MPI(PMPI_Win_free_keyval)(win_keyval);
-}
-
 WISP_EXPORT int PMPI_Win_free_keyval(int* win_keyval)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9469,11 +6087,6 @@ WISP_EXPORT int PMPI_Win_free_keyval(int* win_keyval)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_fromint
-WISP_MPI_CALL MPI_Win wisp_mpi_PMPI_Win_fromint(int win)
-{
-    return WISP_MPI(PMPI_Win_fromint)(win);
-}
-
 WISP_EXPORT MPI_Win PMPI_Win_fromint(int win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9483,11 +6096,6 @@ WISP_EXPORT MPI_Win PMPI_Win_fromint(int win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
-{
-    return WISP_MPI(PMPI_Win_get_attr)(win, win_keyval, attribute_val, flag);
-}
-
 WISP_EXPORT int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9497,11 +6105,6 @@ WISP_EXPORT int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_v
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
-{
-    return WISP_MPI(PMPI_Win_get_errhandler)(win, errhandler);
-}
-
 WISP_EXPORT int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9511,11 +6114,6 @@ WISP_EXPORT int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_group
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_get_group(MPI_Win win, MPI_Group* group)
-{
-    return WISP_MPI(PMPI_Win_get_group)(win, group);
-}
-
 WISP_EXPORT int PMPI_Win_get_group(MPI_Win win, MPI_Group* group)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9525,11 +6123,6 @@ WISP_EXPORT int PMPI_Win_get_group(MPI_Win win, MPI_Group* group)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
-{
-    return WISP_MPI(PMPI_Win_get_info)(win, info_used);
-}
-
 WISP_EXPORT int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9539,11 +6132,6 @@ WISP_EXPORT int PMPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_get_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
-{
-    return WISP_MPI(PMPI_Win_get_name)(win, win_name, resultlen);
-}
-
 WISP_EXPORT int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9553,11 +6141,6 @@ WISP_EXPORT int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_lock
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_lock)(lock_type, rank, assert, win);
-}
-
 WISP_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9567,11 +6150,6 @@ WISP_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_lock_all
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_lock_all(int assert, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_lock_all)(assert, win);
-}
-
 WISP_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9581,11 +6159,6 @@ WISP_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_post
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_post)(group, assert, win);
-}
-
 WISP_EXPORT int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9595,11 +6168,6 @@ WISP_EXPORT int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_attr
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
-{
-    return WISP_MPI(PMPI_Win_set_attr)(win, win_keyval, attribute_val);
-}
-
 WISP_EXPORT int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9609,11 +6177,6 @@ WISP_EXPORT int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_v
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_errhandler
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
-{
-    return WISP_MPI(PMPI_Win_set_errhandler)(win, errhandler);
-}
-
 WISP_EXPORT int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9623,11 +6186,6 @@ WISP_EXPORT int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_info
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_set_info(MPI_Win win, MPI_Info info)
-{
-    return WISP_MPI(PMPI_Win_set_info)(win, info);
-}
-
 WISP_EXPORT int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9637,11 +6195,6 @@ WISP_EXPORT int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_set_name
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_set_name(MPI_Win win, const char* win_name)
-{
-    return WISP_MPI(PMPI_Win_set_name)(win, win_name);
-}
-
 WISP_EXPORT int PMPI_Win_set_name(MPI_Win win, const char* win_name)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9651,11 +6204,6 @@ WISP_EXPORT int PMPI_Win_set_name(MPI_Win win, const char* win_name)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_shared_query
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
-{
-    return WISP_MPI(PMPI_Win_shared_query)(win, rank, size, disp_unit, baseptr);
-}
-
 WISP_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9665,11 +6213,6 @@ WISP_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_shared_query_c
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
-{
-    return WISP_MPI(PMPI_Win_shared_query_c)(win, rank, size, disp_unit, baseptr);
-}
-
 WISP_EXPORT int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9679,11 +6222,6 @@ WISP_EXPORT int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, M
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_start
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_start)(group, assert, win);
-}
-
 WISP_EXPORT int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9693,11 +6231,6 @@ WISP_EXPORT int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_sync
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_sync(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_sync)(win);
-}
-
 WISP_EXPORT int PMPI_Win_sync(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9707,11 +6240,6 @@ WISP_EXPORT int PMPI_Win_sync(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_test
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_test(MPI_Win win, int* flag)
-{
-    return WISP_MPI(PMPI_Win_test)(win, flag);
-}
-
 WISP_EXPORT int PMPI_Win_test(MPI_Win win, int* flag)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9721,11 +6249,6 @@ WISP_EXPORT int PMPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_toint(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_toint)(win);
-}
-
 WISP_EXPORT int PMPI_Win_toint(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9735,11 +6258,6 @@ WISP_EXPORT int PMPI_Win_toint(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_unlock(int rank, MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_unlock)(rank, win);
-}
-
 WISP_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9749,11 +6267,6 @@ WISP_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock_all
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_unlock_all(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_unlock_all)(win);
-}
-
 WISP_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9763,11 +6276,6 @@ WISP_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_wait
-WISP_MPI_CALL int wisp_mpi_PMPI_Win_wait(MPI_Win win)
-{
-    return WISP_MPI(PMPI_Win_wait)(win);
-}
-
 WISP_EXPORT int PMPI_Win_wait(MPI_Win win)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9777,11 +6285,6 @@ WISP_EXPORT int PMPI_Win_wait(MPI_Win win)
 #endif
 
 #ifdef WISP_HAVE_MPI_Wtick
-WISP_MPI_CALL double wisp_mpi_PMPI_Wtick(void)
-{
-    return WISP_MPI(PMPI_Wtick)();
-}
-
 WISP_EXPORT double PMPI_Wtick(void)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9791,11 +6294,6 @@ WISP_EXPORT double PMPI_Wtick(void)
 #endif
 
 #ifdef WISP_HAVE_MPI_Wtime
-WISP_MPI_CALL double wisp_mpi_PMPI_Wtime(void)
-{
-    return WISP_MPI(PMPI_Wtime)();
-}
-
 WISP_EXPORT double PMPI_Wtime(void)
 {
     if (WISP_PMPI_STRAIGHT())
@@ -9803,2107 +6301,3 @@ WISP_EXPORT double PMPI_Wtime(void)
     return wisp_serve.MPI_Wtime();
 }
 #endif
-
-void wisp_pmpi_resolve(void)
-{
-#ifdef WISP_HAVE_MPI_Abi_get_fortran_booleans
-    WISP_PMPI_RESOLVE(MPI_Abi_get_fortran_booleans);
-#endif
-#ifdef WISP_HAVE_MPI_Abi_get_fortran_info
-    WISP_PMPI_RESOLVE(MPI_Abi_get_fortran_info);
-#endif
-#ifdef WISP_HAVE_MPI_Abi_get_info
-    WISP_PMPI_RESOLVE(MPI_Abi_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_Abi_get_version
-    WISP_PMPI_RESOLVE(MPI_Abi_get_version);
-#endif
-#ifdef WISP_HAVE_MPI_Abi_set_fortran_booleans
-    WISP_PMPI_RESOLVE(MPI_Abi_set_fortran_booleans);
-#endif
-#ifdef WISP_HAVE_MPI_Abi_set_fortran_info
-    WISP_PMPI_RESOLVE(MPI_Abi_set_fortran_info);
-#endif
-#ifdef WISP_HAVE_MPI_Abort
-    WISP_PMPI_RESOLVE(MPI_Abort);
-#endif
-#ifdef WISP_HAVE_MPI_Accumulate
-    WISP_PMPI_RESOLVE(MPI_Accumulate);
-#endif
-#ifdef WISP_HAVE_MPI_Accumulate_c
-    WISP_PMPI_RESOLVE(MPI_Accumulate_c);
-#endif
-#ifdef WISP_HAVE_MPI_Add_error_class
-    WISP_PMPI_RESOLVE(MPI_Add_error_class);
-#endif
-#ifdef WISP_HAVE_MPI_Add_error_code
-    WISP_PMPI_RESOLVE(MPI_Add_error_code);
-#endif
-#ifdef WISP_HAVE_MPI_Add_error_string
-    WISP_PMPI_RESOLVE(MPI_Add_error_string);
-#endif
-#ifdef WISP_HAVE_MPI_Address
-    WISP_PMPI_RESOLVE(MPI_Address);
-#endif
-#ifdef WISP_HAVE_MPI_Aint_add
-    WISP_PMPI_RESOLVE(MPI_Aint_add);
-#endif
-#ifdef WISP_HAVE_MPI_Aint_diff
-    WISP_PMPI_RESOLVE(MPI_Aint_diff);
-#endif
-#ifdef WISP_HAVE_MPI_Allgather
-    WISP_PMPI_RESOLVE(MPI_Allgather);
-#endif
-#ifdef WISP_HAVE_MPI_Allgather_c
-    WISP_PMPI_RESOLVE(MPI_Allgather_c);
-#endif
-#ifdef WISP_HAVE_MPI_Allgather_init
-    WISP_PMPI_RESOLVE(MPI_Allgather_init);
-#endif
-#ifdef WISP_HAVE_MPI_Allgather_init_c
-    WISP_PMPI_RESOLVE(MPI_Allgather_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Allgatherv
-    WISP_PMPI_RESOLVE(MPI_Allgatherv);
-#endif
-#ifdef WISP_HAVE_MPI_Allgatherv_c
-    WISP_PMPI_RESOLVE(MPI_Allgatherv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Allgatherv_init
-    WISP_PMPI_RESOLVE(MPI_Allgatherv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Allgatherv_init_c
-    WISP_PMPI_RESOLVE(MPI_Allgatherv_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Alloc_mem
-    WISP_PMPI_RESOLVE(MPI_Alloc_mem);
-#endif
-#ifdef WISP_HAVE_MPI_Allreduce
-    WISP_PMPI_RESOLVE(MPI_Allreduce);
-#endif
-#ifdef WISP_HAVE_MPI_Allreduce_c
-    WISP_PMPI_RESOLVE(MPI_Allreduce_c);
-#endif
-#ifdef WISP_HAVE_MPI_Allreduce_init
-    WISP_PMPI_RESOLVE(MPI_Allreduce_init);
-#endif
-#ifdef WISP_HAVE_MPI_Allreduce_init_c
-    WISP_PMPI_RESOLVE(MPI_Allreduce_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoall
-    WISP_PMPI_RESOLVE(MPI_Alltoall);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoall_c
-    WISP_PMPI_RESOLVE(MPI_Alltoall_c);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoall_init
-    WISP_PMPI_RESOLVE(MPI_Alltoall_init);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoall_init_c
-    WISP_PMPI_RESOLVE(MPI_Alltoall_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallv
-    WISP_PMPI_RESOLVE(MPI_Alltoallv);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallv_c
-    WISP_PMPI_RESOLVE(MPI_Alltoallv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallv_init
-    WISP_PMPI_RESOLVE(MPI_Alltoallv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallv_init_c
-    WISP_PMPI_RESOLVE(MPI_Alltoallv_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallw
-    WISP_PMPI_RESOLVE(MPI_Alltoallw);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallw_c
-    WISP_PMPI_RESOLVE(MPI_Alltoallw_c);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallw_init
-    WISP_PMPI_RESOLVE(MPI_Alltoallw_init);
-#endif
-#ifdef WISP_HAVE_MPI_Alltoallw_init_c
-    WISP_PMPI_RESOLVE(MPI_Alltoallw_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Attr_delete
-    WISP_PMPI_RESOLVE(MPI_Attr_delete);
-#endif
-#ifdef WISP_HAVE_MPI_Attr_get
-    WISP_PMPI_RESOLVE(MPI_Attr_get);
-#endif
-#ifdef WISP_HAVE_MPI_Attr_put
-    WISP_PMPI_RESOLVE(MPI_Attr_put);
-#endif
-#ifdef WISP_HAVE_MPI_Barrier
-    WISP_PMPI_RESOLVE(MPI_Barrier);
-#endif
-#ifdef WISP_HAVE_MPI_Barrier_init
-    WISP_PMPI_RESOLVE(MPI_Barrier_init);
-#endif
-#ifdef WISP_HAVE_MPI_Bcast
-    WISP_PMPI_RESOLVE(MPI_Bcast);
-#endif
-#ifdef WISP_HAVE_MPI_Bcast_c
-    WISP_PMPI_RESOLVE(MPI_Bcast_c);
-#endif
-#ifdef WISP_HAVE_MPI_Bcast_init
-    WISP_PMPI_RESOLVE(MPI_Bcast_init);
-#endif
-#ifdef WISP_HAVE_MPI_Bcast_init_c
-    WISP_PMPI_RESOLVE(MPI_Bcast_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Bsend
-    WISP_PMPI_RESOLVE(MPI_Bsend);
-#endif
-#ifdef WISP_HAVE_MPI_Bsend_c
-    WISP_PMPI_RESOLVE(MPI_Bsend_c);
-#endif
-#ifdef WISP_HAVE_MPI_Bsend_init
-    WISP_PMPI_RESOLVE(MPI_Bsend_init);
-#endif
-#ifdef WISP_HAVE_MPI_Bsend_init_c
-    WISP_PMPI_RESOLVE(MPI_Bsend_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Buffer_attach
-    WISP_PMPI_RESOLVE(MPI_Buffer_attach);
-#endif
-#ifdef WISP_HAVE_MPI_Buffer_attach_c
-    WISP_PMPI_RESOLVE(MPI_Buffer_attach_c);
-#endif
-#ifdef WISP_HAVE_MPI_Buffer_detach
-    WISP_PMPI_RESOLVE(MPI_Buffer_detach);
-#endif
-#ifdef WISP_HAVE_MPI_Buffer_detach_c
-    WISP_PMPI_RESOLVE(MPI_Buffer_detach_c);
-#endif
-#ifdef WISP_HAVE_MPI_Buffer_flush
-    WISP_PMPI_RESOLVE(MPI_Buffer_flush);
-#endif
-#ifdef WISP_HAVE_MPI_Buffer_iflush
-    WISP_PMPI_RESOLVE(MPI_Buffer_iflush);
-#endif
-#ifdef WISP_HAVE_MPI_Cancel
-    WISP_PMPI_RESOLVE(MPI_Cancel);
-#endif
-#ifdef WISP_HAVE_MPI_Cart_coords
-    WISP_PMPI_RESOLVE(MPI_Cart_coords);
-#endif
-#ifdef WISP_HAVE_MPI_Cart_create
-    WISP_PMPI_RESOLVE(MPI_Cart_create);
-#endif
-#ifdef WISP_HAVE_MPI_Cart_get
-    WISP_PMPI_RESOLVE(MPI_Cart_get);
-#endif
-#ifdef WISP_HAVE_MPI_Cart_map
-    WISP_PMPI_RESOLVE(MPI_Cart_map);
-#endif
-#ifdef WISP_HAVE_MPI_Cart_rank
-    WISP_PMPI_RESOLVE(MPI_Cart_rank);
-#endif
-#ifdef WISP_HAVE_MPI_Cart_shift
-    WISP_PMPI_RESOLVE(MPI_Cart_shift);
-#endif
-#ifdef WISP_HAVE_MPI_Cart_sub
-    WISP_PMPI_RESOLVE(MPI_Cart_sub);
-#endif
-#ifdef WISP_HAVE_MPI_Cartdim_get
-    WISP_PMPI_RESOLVE(MPI_Cartdim_get);
-#endif
-#ifdef WISP_HAVE_MPI_Close_port
-    WISP_PMPI_RESOLVE(MPI_Close_port);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_accept
-    WISP_PMPI_RESOLVE(MPI_Comm_accept);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_attach_buffer
-    WISP_PMPI_RESOLVE(MPI_Comm_attach_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_attach_buffer_c
-    WISP_PMPI_RESOLVE(MPI_Comm_attach_buffer_c);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_c2f
-    WISP_PMPI_RESOLVE(MPI_Comm_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_call_errhandler
-    WISP_PMPI_RESOLVE(MPI_Comm_call_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_compare
-    WISP_PMPI_RESOLVE(MPI_Comm_compare);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_connect
-    WISP_PMPI_RESOLVE(MPI_Comm_connect);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_create
-    WISP_PMPI_RESOLVE(MPI_Comm_create);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_create_errhandler
-    WISP_PMPI_RESOLVE(MPI_Comm_create_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_create_from_group
-    WISP_PMPI_RESOLVE(MPI_Comm_create_from_group);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_create_group
-    WISP_PMPI_RESOLVE(MPI_Comm_create_group);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_create_keyval
-    WISP_PMPI_RESOLVE(MPI_Comm_create_keyval);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_delete_attr
-    WISP_PMPI_RESOLVE(MPI_Comm_delete_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_detach_buffer
-    WISP_PMPI_RESOLVE(MPI_Comm_detach_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_detach_buffer_c
-    WISP_PMPI_RESOLVE(MPI_Comm_detach_buffer_c);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_disconnect
-    WISP_PMPI_RESOLVE(MPI_Comm_disconnect);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_dup
-    WISP_PMPI_RESOLVE(MPI_Comm_dup);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_dup_with_info
-    WISP_PMPI_RESOLVE(MPI_Comm_dup_with_info);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_f2c
-    WISP_PMPI_RESOLVE(MPI_Comm_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_flush_buffer
-    WISP_PMPI_RESOLVE(MPI_Comm_flush_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_free
-    WISP_PMPI_RESOLVE(MPI_Comm_free);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_free_keyval
-    WISP_PMPI_RESOLVE(MPI_Comm_free_keyval);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_fromint
-    WISP_PMPI_RESOLVE(MPI_Comm_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_get_attr
-    WISP_PMPI_RESOLVE(MPI_Comm_get_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_get_errhandler
-    WISP_PMPI_RESOLVE(MPI_Comm_get_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_get_info
-    WISP_PMPI_RESOLVE(MPI_Comm_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_get_name
-    WISP_PMPI_RESOLVE(MPI_Comm_get_name);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_get_parent
-    WISP_PMPI_RESOLVE(MPI_Comm_get_parent);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_group
-    WISP_PMPI_RESOLVE(MPI_Comm_group);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_idup
-    WISP_PMPI_RESOLVE(MPI_Comm_idup);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_idup_with_info
-    WISP_PMPI_RESOLVE(MPI_Comm_idup_with_info);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-    WISP_PMPI_RESOLVE(MPI_Comm_iflush_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_join
-    WISP_PMPI_RESOLVE(MPI_Comm_join);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_rank
-    WISP_PMPI_RESOLVE(MPI_Comm_rank);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_remote_group
-    WISP_PMPI_RESOLVE(MPI_Comm_remote_group);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_remote_size
-    WISP_PMPI_RESOLVE(MPI_Comm_remote_size);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_set_attr
-    WISP_PMPI_RESOLVE(MPI_Comm_set_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_set_errhandler
-    WISP_PMPI_RESOLVE(MPI_Comm_set_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_set_info
-    WISP_PMPI_RESOLVE(MPI_Comm_set_info);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_set_name
-    WISP_PMPI_RESOLVE(MPI_Comm_set_name);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_size
-    WISP_PMPI_RESOLVE(MPI_Comm_size);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_spawn
-    WISP_PMPI_RESOLVE(MPI_Comm_spawn);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_spawn_multiple
-    WISP_PMPI_RESOLVE(MPI_Comm_spawn_multiple);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_split
-    WISP_PMPI_RESOLVE(MPI_Comm_split);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_split_type
-    WISP_PMPI_RESOLVE(MPI_Comm_split_type);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_test_inter
-    WISP_PMPI_RESOLVE(MPI_Comm_test_inter);
-#endif
-#ifdef WISP_HAVE_MPI_Comm_toint
-    WISP_PMPI_RESOLVE(MPI_Comm_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Compare_and_swap
-    WISP_PMPI_RESOLVE(MPI_Compare_and_swap);
-#endif
-#ifdef WISP_HAVE_MPI_Dims_create
-    WISP_PMPI_RESOLVE(MPI_Dims_create);
-#endif
-#ifdef WISP_HAVE_MPI_Dist_graph_create
-    WISP_PMPI_RESOLVE(MPI_Dist_graph_create);
-#endif
-#ifdef WISP_HAVE_MPI_Dist_graph_create_adjacent
-    WISP_PMPI_RESOLVE(MPI_Dist_graph_create_adjacent);
-#endif
-#ifdef WISP_HAVE_MPI_Dist_graph_neighbors
-    WISP_PMPI_RESOLVE(MPI_Dist_graph_neighbors);
-#endif
-#ifdef WISP_HAVE_MPI_Dist_graph_neighbors_count
-    WISP_PMPI_RESOLVE(MPI_Dist_graph_neighbors_count);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_c2f
-    WISP_PMPI_RESOLVE(MPI_Errhandler_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_create
-    WISP_PMPI_RESOLVE(MPI_Errhandler_create);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_f2c
-    WISP_PMPI_RESOLVE(MPI_Errhandler_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_free
-    WISP_PMPI_RESOLVE(MPI_Errhandler_free);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_fromint
-    WISP_PMPI_RESOLVE(MPI_Errhandler_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_get
-    WISP_PMPI_RESOLVE(MPI_Errhandler_get);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_set
-    WISP_PMPI_RESOLVE(MPI_Errhandler_set);
-#endif
-#ifdef WISP_HAVE_MPI_Errhandler_toint
-    WISP_PMPI_RESOLVE(MPI_Errhandler_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Error_class
-    WISP_PMPI_RESOLVE(MPI_Error_class);
-#endif
-#ifdef WISP_HAVE_MPI_Error_string
-    WISP_PMPI_RESOLVE(MPI_Error_string);
-#endif
-#ifdef WISP_HAVE_MPI_Exscan
-    WISP_PMPI_RESOLVE(MPI_Exscan);
-#endif
-#ifdef WISP_HAVE_MPI_Exscan_c
-    WISP_PMPI_RESOLVE(MPI_Exscan_c);
-#endif
-#ifdef WISP_HAVE_MPI_Exscan_init
-    WISP_PMPI_RESOLVE(MPI_Exscan_init);
-#endif
-#ifdef WISP_HAVE_MPI_Exscan_init_c
-    WISP_PMPI_RESOLVE(MPI_Exscan_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Fetch_and_op
-    WISP_PMPI_RESOLVE(MPI_Fetch_and_op);
-#endif
-#ifdef WISP_HAVE_MPI_File_c2f
-    WISP_PMPI_RESOLVE(MPI_File_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_File_call_errhandler
-    WISP_PMPI_RESOLVE(MPI_File_call_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_File_close
-    WISP_PMPI_RESOLVE(MPI_File_close);
-#endif
-#ifdef WISP_HAVE_MPI_File_create_errhandler
-    WISP_PMPI_RESOLVE(MPI_File_create_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_File_delete
-    WISP_PMPI_RESOLVE(MPI_File_delete);
-#endif
-#ifdef WISP_HAVE_MPI_File_f2c
-    WISP_PMPI_RESOLVE(MPI_File_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_File_fromint
-    WISP_PMPI_RESOLVE(MPI_File_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_amode
-    WISP_PMPI_RESOLVE(MPI_File_get_amode);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_atomicity
-    WISP_PMPI_RESOLVE(MPI_File_get_atomicity);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_byte_offset
-    WISP_PMPI_RESOLVE(MPI_File_get_byte_offset);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_errhandler
-    WISP_PMPI_RESOLVE(MPI_File_get_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_group
-    WISP_PMPI_RESOLVE(MPI_File_get_group);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_info
-    WISP_PMPI_RESOLVE(MPI_File_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_position
-    WISP_PMPI_RESOLVE(MPI_File_get_position);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_position_shared
-    WISP_PMPI_RESOLVE(MPI_File_get_position_shared);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_size
-    WISP_PMPI_RESOLVE(MPI_File_get_size);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_type_extent
-    WISP_PMPI_RESOLVE(MPI_File_get_type_extent);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_type_extent_c
-    WISP_PMPI_RESOLVE(MPI_File_get_type_extent_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_get_view
-    WISP_PMPI_RESOLVE(MPI_File_get_view);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread
-    WISP_PMPI_RESOLVE(MPI_File_iread);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_all
-    WISP_PMPI_RESOLVE(MPI_File_iread_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_all_c
-    WISP_PMPI_RESOLVE(MPI_File_iread_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_at
-    WISP_PMPI_RESOLVE(MPI_File_iread_at);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_at_all
-    WISP_PMPI_RESOLVE(MPI_File_iread_at_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_at_all_c
-    WISP_PMPI_RESOLVE(MPI_File_iread_at_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_at_c
-    WISP_PMPI_RESOLVE(MPI_File_iread_at_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_c
-    WISP_PMPI_RESOLVE(MPI_File_iread_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_shared
-    WISP_PMPI_RESOLVE(MPI_File_iread_shared);
-#endif
-#ifdef WISP_HAVE_MPI_File_iread_shared_c
-    WISP_PMPI_RESOLVE(MPI_File_iread_shared_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite
-    WISP_PMPI_RESOLVE(MPI_File_iwrite);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_all
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_all_c
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_at
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_at);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_at_all
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_at_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_at_all_c
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_at_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_at_c
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_at_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_c
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_shared
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_shared);
-#endif
-#ifdef WISP_HAVE_MPI_File_iwrite_shared_c
-    WISP_PMPI_RESOLVE(MPI_File_iwrite_shared_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_open
-    WISP_PMPI_RESOLVE(MPI_File_open);
-#endif
-#ifdef WISP_HAVE_MPI_File_preallocate
-    WISP_PMPI_RESOLVE(MPI_File_preallocate);
-#endif
-#ifdef WISP_HAVE_MPI_File_read
-    WISP_PMPI_RESOLVE(MPI_File_read);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_all
-    WISP_PMPI_RESOLVE(MPI_File_read_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_all_begin
-    WISP_PMPI_RESOLVE(MPI_File_read_all_begin);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_all_begin_c
-    WISP_PMPI_RESOLVE(MPI_File_read_all_begin_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_all_c
-    WISP_PMPI_RESOLVE(MPI_File_read_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_all_end
-    WISP_PMPI_RESOLVE(MPI_File_read_all_end);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_at
-    WISP_PMPI_RESOLVE(MPI_File_read_at);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_at_all
-    WISP_PMPI_RESOLVE(MPI_File_read_at_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_at_all_begin
-    WISP_PMPI_RESOLVE(MPI_File_read_at_all_begin);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_at_all_begin_c
-    WISP_PMPI_RESOLVE(MPI_File_read_at_all_begin_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_at_all_c
-    WISP_PMPI_RESOLVE(MPI_File_read_at_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_at_all_end
-    WISP_PMPI_RESOLVE(MPI_File_read_at_all_end);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_at_c
-    WISP_PMPI_RESOLVE(MPI_File_read_at_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_c
-    WISP_PMPI_RESOLVE(MPI_File_read_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_ordered
-    WISP_PMPI_RESOLVE(MPI_File_read_ordered);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_ordered_begin
-    WISP_PMPI_RESOLVE(MPI_File_read_ordered_begin);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_ordered_begin_c
-    WISP_PMPI_RESOLVE(MPI_File_read_ordered_begin_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_ordered_c
-    WISP_PMPI_RESOLVE(MPI_File_read_ordered_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_ordered_end
-    WISP_PMPI_RESOLVE(MPI_File_read_ordered_end);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_shared
-    WISP_PMPI_RESOLVE(MPI_File_read_shared);
-#endif
-#ifdef WISP_HAVE_MPI_File_read_shared_c
-    WISP_PMPI_RESOLVE(MPI_File_read_shared_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_seek
-    WISP_PMPI_RESOLVE(MPI_File_seek);
-#endif
-#ifdef WISP_HAVE_MPI_File_seek_shared
-    WISP_PMPI_RESOLVE(MPI_File_seek_shared);
-#endif
-#ifdef WISP_HAVE_MPI_File_set_atomicity
-    WISP_PMPI_RESOLVE(MPI_File_set_atomicity);
-#endif
-#ifdef WISP_HAVE_MPI_File_set_errhandler
-    WISP_PMPI_RESOLVE(MPI_File_set_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_File_set_info
-    WISP_PMPI_RESOLVE(MPI_File_set_info);
-#endif
-#ifdef WISP_HAVE_MPI_File_set_size
-    WISP_PMPI_RESOLVE(MPI_File_set_size);
-#endif
-#ifdef WISP_HAVE_MPI_File_set_view
-    WISP_PMPI_RESOLVE(MPI_File_set_view);
-#endif
-#ifdef WISP_HAVE_MPI_File_sync
-    WISP_PMPI_RESOLVE(MPI_File_sync);
-#endif
-#ifdef WISP_HAVE_MPI_File_toint
-    WISP_PMPI_RESOLVE(MPI_File_toint);
-#endif
-#ifdef WISP_HAVE_MPI_File_write
-    WISP_PMPI_RESOLVE(MPI_File_write);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_all
-    WISP_PMPI_RESOLVE(MPI_File_write_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_all_begin
-    WISP_PMPI_RESOLVE(MPI_File_write_all_begin);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_all_begin_c
-    WISP_PMPI_RESOLVE(MPI_File_write_all_begin_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_all_c
-    WISP_PMPI_RESOLVE(MPI_File_write_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_all_end
-    WISP_PMPI_RESOLVE(MPI_File_write_all_end);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_at
-    WISP_PMPI_RESOLVE(MPI_File_write_at);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_at_all
-    WISP_PMPI_RESOLVE(MPI_File_write_at_all);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_at_all_begin
-    WISP_PMPI_RESOLVE(MPI_File_write_at_all_begin);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_at_all_begin_c
-    WISP_PMPI_RESOLVE(MPI_File_write_at_all_begin_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_at_all_c
-    WISP_PMPI_RESOLVE(MPI_File_write_at_all_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_at_all_end
-    WISP_PMPI_RESOLVE(MPI_File_write_at_all_end);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_at_c
-    WISP_PMPI_RESOLVE(MPI_File_write_at_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_c
-    WISP_PMPI_RESOLVE(MPI_File_write_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_ordered
-    WISP_PMPI_RESOLVE(MPI_File_write_ordered);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_ordered_begin
-    WISP_PMPI_RESOLVE(MPI_File_write_ordered_begin);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_ordered_begin_c
-    WISP_PMPI_RESOLVE(MPI_File_write_ordered_begin_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_ordered_c
-    WISP_PMPI_RESOLVE(MPI_File_write_ordered_c);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_ordered_end
-    WISP_PMPI_RESOLVE(MPI_File_write_ordered_end);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_shared
-    WISP_PMPI_RESOLVE(MPI_File_write_shared);
-#endif
-#ifdef WISP_HAVE_MPI_File_write_shared_c
-    WISP_PMPI_RESOLVE(MPI_File_write_shared_c);
-#endif
-#ifdef WISP_HAVE_MPI_Finalize
-    WISP_PMPI_RESOLVE(MPI_Finalize);
-#endif
-#ifdef WISP_HAVE_MPI_Finalized
-    WISP_PMPI_RESOLVE(MPI_Finalized);
-#endif
-#ifdef WISP_HAVE_MPI_Free_mem
-    WISP_PMPI_RESOLVE(MPI_Free_mem);
-#endif
-#ifdef WISP_HAVE_MPI_Gather
-    WISP_PMPI_RESOLVE(MPI_Gather);
-#endif
-#ifdef WISP_HAVE_MPI_Gather_c
-    WISP_PMPI_RESOLVE(MPI_Gather_c);
-#endif
-#ifdef WISP_HAVE_MPI_Gather_init
-    WISP_PMPI_RESOLVE(MPI_Gather_init);
-#endif
-#ifdef WISP_HAVE_MPI_Gather_init_c
-    WISP_PMPI_RESOLVE(MPI_Gather_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Gatherv
-    WISP_PMPI_RESOLVE(MPI_Gatherv);
-#endif
-#ifdef WISP_HAVE_MPI_Gatherv_c
-    WISP_PMPI_RESOLVE(MPI_Gatherv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Gatherv_init
-    WISP_PMPI_RESOLVE(MPI_Gatherv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Gatherv_init_c
-    WISP_PMPI_RESOLVE(MPI_Gatherv_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Get
-    WISP_PMPI_RESOLVE(MPI_Get);
-#endif
-#ifdef WISP_HAVE_MPI_Get_accumulate
-    WISP_PMPI_RESOLVE(MPI_Get_accumulate);
-#endif
-#ifdef WISP_HAVE_MPI_Get_accumulate_c
-    WISP_PMPI_RESOLVE(MPI_Get_accumulate_c);
-#endif
-#ifdef WISP_HAVE_MPI_Get_address
-    WISP_PMPI_RESOLVE(MPI_Get_address);
-#endif
-#ifdef WISP_HAVE_MPI_Get_c
-    WISP_PMPI_RESOLVE(MPI_Get_c);
-#endif
-#ifdef WISP_HAVE_MPI_Get_count
-    WISP_PMPI_RESOLVE(MPI_Get_count);
-#endif
-#ifdef WISP_HAVE_MPI_Get_count_c
-    WISP_PMPI_RESOLVE(MPI_Get_count_c);
-#endif
-#ifdef WISP_HAVE_MPI_Get_elements
-    WISP_PMPI_RESOLVE(MPI_Get_elements);
-#endif
-#ifdef WISP_HAVE_MPI_Get_elements_c
-    WISP_PMPI_RESOLVE(MPI_Get_elements_c);
-#endif
-#ifdef WISP_HAVE_MPI_Get_elements_x
-    WISP_PMPI_RESOLVE(MPI_Get_elements_x);
-#endif
-#ifdef WISP_HAVE_MPI_Get_hw_resource_info
-    WISP_PMPI_RESOLVE(MPI_Get_hw_resource_info);
-#endif
-#ifdef WISP_HAVE_MPI_Get_library_version
-    WISP_PMPI_RESOLVE(MPI_Get_library_version);
-#endif
-#ifdef WISP_HAVE_MPI_Get_processor_name
-    WISP_PMPI_RESOLVE(MPI_Get_processor_name);
-#endif
-#ifdef WISP_HAVE_MPI_Get_version
-    WISP_PMPI_RESOLVE(MPI_Get_version);
-#endif
-#ifdef WISP_HAVE_MPI_Graph_create
-    WISP_PMPI_RESOLVE(MPI_Graph_create);
-#endif
-#ifdef WISP_HAVE_MPI_Graph_get
-    WISP_PMPI_RESOLVE(MPI_Graph_get);
-#endif
-#ifdef WISP_HAVE_MPI_Graph_map
-    WISP_PMPI_RESOLVE(MPI_Graph_map);
-#endif
-#ifdef WISP_HAVE_MPI_Graph_neighbors
-    WISP_PMPI_RESOLVE(MPI_Graph_neighbors);
-#endif
-#ifdef WISP_HAVE_MPI_Graph_neighbors_count
-    WISP_PMPI_RESOLVE(MPI_Graph_neighbors_count);
-#endif
-#ifdef WISP_HAVE_MPI_Graphdims_get
-    WISP_PMPI_RESOLVE(MPI_Graphdims_get);
-#endif
-#ifdef WISP_HAVE_MPI_Grequest_complete
-    WISP_PMPI_RESOLVE(MPI_Grequest_complete);
-#endif
-#ifdef WISP_HAVE_MPI_Grequest_start
-    WISP_PMPI_RESOLVE(MPI_Grequest_start);
-#endif
-#ifdef WISP_HAVE_MPI_Group_c2f
-    WISP_PMPI_RESOLVE(MPI_Group_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Group_compare
-    WISP_PMPI_RESOLVE(MPI_Group_compare);
-#endif
-#ifdef WISP_HAVE_MPI_Group_difference
-    WISP_PMPI_RESOLVE(MPI_Group_difference);
-#endif
-#ifdef WISP_HAVE_MPI_Group_excl
-    WISP_PMPI_RESOLVE(MPI_Group_excl);
-#endif
-#ifdef WISP_HAVE_MPI_Group_f2c
-    WISP_PMPI_RESOLVE(MPI_Group_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Group_free
-    WISP_PMPI_RESOLVE(MPI_Group_free);
-#endif
-#ifdef WISP_HAVE_MPI_Group_from_session_pset
-    WISP_PMPI_RESOLVE(MPI_Group_from_session_pset);
-#endif
-#ifdef WISP_HAVE_MPI_Group_fromint
-    WISP_PMPI_RESOLVE(MPI_Group_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Group_incl
-    WISP_PMPI_RESOLVE(MPI_Group_incl);
-#endif
-#ifdef WISP_HAVE_MPI_Group_intersection
-    WISP_PMPI_RESOLVE(MPI_Group_intersection);
-#endif
-#ifdef WISP_HAVE_MPI_Group_range_excl
-    WISP_PMPI_RESOLVE(MPI_Group_range_excl);
-#endif
-#ifdef WISP_HAVE_MPI_Group_range_incl
-    WISP_PMPI_RESOLVE(MPI_Group_range_incl);
-#endif
-#ifdef WISP_HAVE_MPI_Group_rank
-    WISP_PMPI_RESOLVE(MPI_Group_rank);
-#endif
-#ifdef WISP_HAVE_MPI_Group_size
-    WISP_PMPI_RESOLVE(MPI_Group_size);
-#endif
-#ifdef WISP_HAVE_MPI_Group_toint
-    WISP_PMPI_RESOLVE(MPI_Group_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Group_translate_ranks
-    WISP_PMPI_RESOLVE(MPI_Group_translate_ranks);
-#endif
-#ifdef WISP_HAVE_MPI_Group_union
-    WISP_PMPI_RESOLVE(MPI_Group_union);
-#endif
-#ifdef WISP_HAVE_MPI_Iallgather
-    WISP_PMPI_RESOLVE(MPI_Iallgather);
-#endif
-#ifdef WISP_HAVE_MPI_Iallgather_c
-    WISP_PMPI_RESOLVE(MPI_Iallgather_c);
-#endif
-#ifdef WISP_HAVE_MPI_Iallgatherv
-    WISP_PMPI_RESOLVE(MPI_Iallgatherv);
-#endif
-#ifdef WISP_HAVE_MPI_Iallgatherv_c
-    WISP_PMPI_RESOLVE(MPI_Iallgatherv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Iallreduce
-    WISP_PMPI_RESOLVE(MPI_Iallreduce);
-#endif
-#ifdef WISP_HAVE_MPI_Iallreduce_c
-    WISP_PMPI_RESOLVE(MPI_Iallreduce_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ialltoall
-    WISP_PMPI_RESOLVE(MPI_Ialltoall);
-#endif
-#ifdef WISP_HAVE_MPI_Ialltoall_c
-    WISP_PMPI_RESOLVE(MPI_Ialltoall_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ialltoallv
-    WISP_PMPI_RESOLVE(MPI_Ialltoallv);
-#endif
-#ifdef WISP_HAVE_MPI_Ialltoallv_c
-    WISP_PMPI_RESOLVE(MPI_Ialltoallv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ialltoallw
-    WISP_PMPI_RESOLVE(MPI_Ialltoallw);
-#endif
-#ifdef WISP_HAVE_MPI_Ialltoallw_c
-    WISP_PMPI_RESOLVE(MPI_Ialltoallw_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ibarrier
-    WISP_PMPI_RESOLVE(MPI_Ibarrier);
-#endif
-#ifdef WISP_HAVE_MPI_Ibcast
-    WISP_PMPI_RESOLVE(MPI_Ibcast);
-#endif
-#ifdef WISP_HAVE_MPI_Ibcast_c
-    WISP_PMPI_RESOLVE(MPI_Ibcast_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ibsend
-    WISP_PMPI_RESOLVE(MPI_Ibsend);
-#endif
-#ifdef WISP_HAVE_MPI_Ibsend_c
-    WISP_PMPI_RESOLVE(MPI_Ibsend_c);
-#endif
-#ifdef WISP_HAVE_MPI_Iexscan
-    WISP_PMPI_RESOLVE(MPI_Iexscan);
-#endif
-#ifdef WISP_HAVE_MPI_Iexscan_c
-    WISP_PMPI_RESOLVE(MPI_Iexscan_c);
-#endif
-#ifdef WISP_HAVE_MPI_Igather
-    WISP_PMPI_RESOLVE(MPI_Igather);
-#endif
-#ifdef WISP_HAVE_MPI_Igather_c
-    WISP_PMPI_RESOLVE(MPI_Igather_c);
-#endif
-#ifdef WISP_HAVE_MPI_Igatherv
-    WISP_PMPI_RESOLVE(MPI_Igatherv);
-#endif
-#ifdef WISP_HAVE_MPI_Igatherv_c
-    WISP_PMPI_RESOLVE(MPI_Igatherv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Improbe
-    WISP_PMPI_RESOLVE(MPI_Improbe);
-#endif
-#ifdef WISP_HAVE_MPI_Imrecv
-    WISP_PMPI_RESOLVE(MPI_Imrecv);
-#endif
-#ifdef WISP_HAVE_MPI_Imrecv_c
-    WISP_PMPI_RESOLVE(MPI_Imrecv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_allgather
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgather);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_allgather_c
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgather_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgatherv);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_allgatherv_c
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_allgatherv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_alltoall
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoall);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_alltoall_c
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoall_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallv);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_alltoallv_c
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallw);
-#endif
-#ifdef WISP_HAVE_MPI_Ineighbor_alltoallw_c
-    WISP_PMPI_RESOLVE(MPI_Ineighbor_alltoallw_c);
-#endif
-#ifdef WISP_HAVE_MPI_Info_c2f
-    WISP_PMPI_RESOLVE(MPI_Info_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Info_create
-    WISP_PMPI_RESOLVE(MPI_Info_create);
-#endif
-#ifdef WISP_HAVE_MPI_Info_create_env
-    WISP_PMPI_RESOLVE(MPI_Info_create_env);
-#endif
-#ifdef WISP_HAVE_MPI_Info_delete
-    WISP_PMPI_RESOLVE(MPI_Info_delete);
-#endif
-#ifdef WISP_HAVE_MPI_Info_dup
-    WISP_PMPI_RESOLVE(MPI_Info_dup);
-#endif
-#ifdef WISP_HAVE_MPI_Info_f2c
-    WISP_PMPI_RESOLVE(MPI_Info_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Info_free
-    WISP_PMPI_RESOLVE(MPI_Info_free);
-#endif
-#ifdef WISP_HAVE_MPI_Info_fromint
-    WISP_PMPI_RESOLVE(MPI_Info_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Info_get
-    WISP_PMPI_RESOLVE(MPI_Info_get);
-#endif
-#ifdef WISP_HAVE_MPI_Info_get_nkeys
-    WISP_PMPI_RESOLVE(MPI_Info_get_nkeys);
-#endif
-#ifdef WISP_HAVE_MPI_Info_get_nthkey
-    WISP_PMPI_RESOLVE(MPI_Info_get_nthkey);
-#endif
-#ifdef WISP_HAVE_MPI_Info_get_string
-    WISP_PMPI_RESOLVE(MPI_Info_get_string);
-#endif
-#ifdef WISP_HAVE_MPI_Info_get_valuelen
-    WISP_PMPI_RESOLVE(MPI_Info_get_valuelen);
-#endif
-#ifdef WISP_HAVE_MPI_Info_set
-    WISP_PMPI_RESOLVE(MPI_Info_set);
-#endif
-#ifdef WISP_HAVE_MPI_Info_toint
-    WISP_PMPI_RESOLVE(MPI_Info_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Init
-    WISP_PMPI_RESOLVE(MPI_Init);
-#endif
-#ifdef WISP_HAVE_MPI_Init_thread
-    WISP_PMPI_RESOLVE(MPI_Init_thread);
-#endif
-#ifdef WISP_HAVE_MPI_Initialized
-    WISP_PMPI_RESOLVE(MPI_Initialized);
-#endif
-#ifdef WISP_HAVE_MPI_Intercomm_create
-    WISP_PMPI_RESOLVE(MPI_Intercomm_create);
-#endif
-#ifdef WISP_HAVE_MPI_Intercomm_create_from_groups
-    WISP_PMPI_RESOLVE(MPI_Intercomm_create_from_groups);
-#endif
-#ifdef WISP_HAVE_MPI_Intercomm_merge
-    WISP_PMPI_RESOLVE(MPI_Intercomm_merge);
-#endif
-#ifdef WISP_HAVE_MPI_Iprobe
-    WISP_PMPI_RESOLVE(MPI_Iprobe);
-#endif
-#ifdef WISP_HAVE_MPI_Irecv
-    WISP_PMPI_RESOLVE(MPI_Irecv);
-#endif
-#ifdef WISP_HAVE_MPI_Irecv_c
-    WISP_PMPI_RESOLVE(MPI_Irecv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ireduce
-    WISP_PMPI_RESOLVE(MPI_Ireduce);
-#endif
-#ifdef WISP_HAVE_MPI_Ireduce_c
-    WISP_PMPI_RESOLVE(MPI_Ireduce_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ireduce_scatter
-    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter);
-#endif
-#ifdef WISP_HAVE_MPI_Ireduce_scatter_block
-    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter_block);
-#endif
-#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
-    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter_block_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
-    WISP_PMPI_RESOLVE(MPI_Ireduce_scatter_c);
-#endif
-#ifdef WISP_HAVE_MPI_Irsend
-    WISP_PMPI_RESOLVE(MPI_Irsend);
-#endif
-#ifdef WISP_HAVE_MPI_Irsend_c
-    WISP_PMPI_RESOLVE(MPI_Irsend_c);
-#endif
-#ifdef WISP_HAVE_MPI_Is_thread_main
-    WISP_PMPI_RESOLVE(MPI_Is_thread_main);
-#endif
-#ifdef WISP_HAVE_MPI_Iscan
-    WISP_PMPI_RESOLVE(MPI_Iscan);
-#endif
-#ifdef WISP_HAVE_MPI_Iscan_c
-    WISP_PMPI_RESOLVE(MPI_Iscan_c);
-#endif
-#ifdef WISP_HAVE_MPI_Iscatter
-    WISP_PMPI_RESOLVE(MPI_Iscatter);
-#endif
-#ifdef WISP_HAVE_MPI_Iscatter_c
-    WISP_PMPI_RESOLVE(MPI_Iscatter_c);
-#endif
-#ifdef WISP_HAVE_MPI_Iscatterv
-    WISP_PMPI_RESOLVE(MPI_Iscatterv);
-#endif
-#ifdef WISP_HAVE_MPI_Iscatterv_c
-    WISP_PMPI_RESOLVE(MPI_Iscatterv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Isend
-    WISP_PMPI_RESOLVE(MPI_Isend);
-#endif
-#ifdef WISP_HAVE_MPI_Isend_c
-    WISP_PMPI_RESOLVE(MPI_Isend_c);
-#endif
-#ifdef WISP_HAVE_MPI_Isendrecv
-    WISP_PMPI_RESOLVE(MPI_Isendrecv);
-#endif
-#ifdef WISP_HAVE_MPI_Isendrecv_c
-    WISP_PMPI_RESOLVE(MPI_Isendrecv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Isendrecv_replace
-    WISP_PMPI_RESOLVE(MPI_Isendrecv_replace);
-#endif
-#ifdef WISP_HAVE_MPI_Isendrecv_replace_c
-    WISP_PMPI_RESOLVE(MPI_Isendrecv_replace_c);
-#endif
-#ifdef WISP_HAVE_MPI_Issend
-    WISP_PMPI_RESOLVE(MPI_Issend);
-#endif
-#ifdef WISP_HAVE_MPI_Issend_c
-    WISP_PMPI_RESOLVE(MPI_Issend_c);
-#endif
-#ifdef WISP_HAVE_MPI_Keyval_create
-    WISP_PMPI_RESOLVE(MPI_Keyval_create);
-#endif
-#ifdef WISP_HAVE_MPI_Keyval_free
-    WISP_PMPI_RESOLVE(MPI_Keyval_free);
-#endif
-#ifdef WISP_HAVE_MPI_Lookup_name
-    WISP_PMPI_RESOLVE(MPI_Lookup_name);
-#endif
-#ifdef WISP_HAVE_MPI_Message_c2f
-    WISP_PMPI_RESOLVE(MPI_Message_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Message_f2c
-    WISP_PMPI_RESOLVE(MPI_Message_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Message_fromint
-    WISP_PMPI_RESOLVE(MPI_Message_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Message_toint
-    WISP_PMPI_RESOLVE(MPI_Message_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Mprobe
-    WISP_PMPI_RESOLVE(MPI_Mprobe);
-#endif
-#ifdef WISP_HAVE_MPI_Mrecv
-    WISP_PMPI_RESOLVE(MPI_Mrecv);
-#endif
-#ifdef WISP_HAVE_MPI_Mrecv_c
-    WISP_PMPI_RESOLVE(MPI_Mrecv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgather
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgather_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgather_init
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather_init);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgather_init_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgather_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgatherv
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_allgatherv_init_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_allgatherv_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoall
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoall_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall_init);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoall_init_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoall_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallv
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallv_init_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallv_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallw
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw_c);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw_init);
-#endif
-#ifdef WISP_HAVE_MPI_Neighbor_alltoallw_init_c
-    WISP_PMPI_RESOLVE(MPI_Neighbor_alltoallw_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Op_c2f
-    WISP_PMPI_RESOLVE(MPI_Op_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Op_commutative
-    WISP_PMPI_RESOLVE(MPI_Op_commutative);
-#endif
-#ifdef WISP_HAVE_MPI_Op_create
-    WISP_PMPI_RESOLVE(MPI_Op_create);
-#endif
-#ifdef WISP_HAVE_MPI_Op_create_c
-    WISP_PMPI_RESOLVE(MPI_Op_create_c);
-#endif
-#ifdef WISP_HAVE_MPI_Op_f2c
-    WISP_PMPI_RESOLVE(MPI_Op_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Op_free
-    WISP_PMPI_RESOLVE(MPI_Op_free);
-#endif
-#ifdef WISP_HAVE_MPI_Op_fromint
-    WISP_PMPI_RESOLVE(MPI_Op_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Op_toint
-    WISP_PMPI_RESOLVE(MPI_Op_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Open_port
-    WISP_PMPI_RESOLVE(MPI_Open_port);
-#endif
-#ifdef WISP_HAVE_MPI_Pack
-    WISP_PMPI_RESOLVE(MPI_Pack);
-#endif
-#ifdef WISP_HAVE_MPI_Pack_c
-    WISP_PMPI_RESOLVE(MPI_Pack_c);
-#endif
-#ifdef WISP_HAVE_MPI_Pack_external
-    WISP_PMPI_RESOLVE(MPI_Pack_external);
-#endif
-#ifdef WISP_HAVE_MPI_Pack_external_c
-    WISP_PMPI_RESOLVE(MPI_Pack_external_c);
-#endif
-#ifdef WISP_HAVE_MPI_Pack_external_size
-    WISP_PMPI_RESOLVE(MPI_Pack_external_size);
-#endif
-#ifdef WISP_HAVE_MPI_Pack_external_size_c
-    WISP_PMPI_RESOLVE(MPI_Pack_external_size_c);
-#endif
-#ifdef WISP_HAVE_MPI_Pack_size
-    WISP_PMPI_RESOLVE(MPI_Pack_size);
-#endif
-#ifdef WISP_HAVE_MPI_Pack_size_c
-    WISP_PMPI_RESOLVE(MPI_Pack_size_c);
-#endif
-#ifdef WISP_HAVE_MPI_Parrived
-    WISP_PMPI_RESOLVE(MPI_Parrived);
-#endif
-#ifdef WISP_HAVE_MPI_Pcontrol
-    WISP_PMPI_RESOLVE(MPI_Pcontrol);
-#endif
-#ifdef WISP_HAVE_MPI_Pready
-    WISP_PMPI_RESOLVE(MPI_Pready);
-#endif
-#ifdef WISP_HAVE_MPI_Pready_list
-    WISP_PMPI_RESOLVE(MPI_Pready_list);
-#endif
-#ifdef WISP_HAVE_MPI_Pready_range
-    WISP_PMPI_RESOLVE(MPI_Pready_range);
-#endif
-#ifdef WISP_HAVE_MPI_Precv_init
-    WISP_PMPI_RESOLVE(MPI_Precv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Probe
-    WISP_PMPI_RESOLVE(MPI_Probe);
-#endif
-#ifdef WISP_HAVE_MPI_Psend_init
-    WISP_PMPI_RESOLVE(MPI_Psend_init);
-#endif
-#ifdef WISP_HAVE_MPI_Publish_name
-    WISP_PMPI_RESOLVE(MPI_Publish_name);
-#endif
-#ifdef WISP_HAVE_MPI_Put
-    WISP_PMPI_RESOLVE(MPI_Put);
-#endif
-#ifdef WISP_HAVE_MPI_Put_c
-    WISP_PMPI_RESOLVE(MPI_Put_c);
-#endif
-#ifdef WISP_HAVE_MPI_Query_thread
-    WISP_PMPI_RESOLVE(MPI_Query_thread);
-#endif
-#ifdef WISP_HAVE_MPI_Raccumulate
-    WISP_PMPI_RESOLVE(MPI_Raccumulate);
-#endif
-#ifdef WISP_HAVE_MPI_Raccumulate_c
-    WISP_PMPI_RESOLVE(MPI_Raccumulate_c);
-#endif
-#ifdef WISP_HAVE_MPI_Recv
-    WISP_PMPI_RESOLVE(MPI_Recv);
-#endif
-#ifdef WISP_HAVE_MPI_Recv_c
-    WISP_PMPI_RESOLVE(MPI_Recv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Recv_init
-    WISP_PMPI_RESOLVE(MPI_Recv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Recv_init_c
-    WISP_PMPI_RESOLVE(MPI_Recv_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce
-    WISP_PMPI_RESOLVE(MPI_Reduce);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_c
-    WISP_PMPI_RESOLVE(MPI_Reduce_c);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_init
-    WISP_PMPI_RESOLVE(MPI_Reduce_init);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_init_c
-    WISP_PMPI_RESOLVE(MPI_Reduce_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_local
-    WISP_PMPI_RESOLVE(MPI_Reduce_local);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_local_c
-    WISP_PMPI_RESOLVE(MPI_Reduce_local_c);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter_block
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block_c);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block_init);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_block_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter_c
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_c);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter_init
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_init);
-#endif
-#ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
-    WISP_PMPI_RESOLVE(MPI_Reduce_scatter_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Register_datarep
-    WISP_PMPI_RESOLVE(MPI_Register_datarep);
-#endif
-#ifdef WISP_HAVE_MPI_Register_datarep_c
-    WISP_PMPI_RESOLVE(MPI_Register_datarep_c);
-#endif
-#ifdef WISP_HAVE_MPI_Remove_error_class
-    WISP_PMPI_RESOLVE(MPI_Remove_error_class);
-#endif
-#ifdef WISP_HAVE_MPI_Remove_error_code
-    WISP_PMPI_RESOLVE(MPI_Remove_error_code);
-#endif
-#ifdef WISP_HAVE_MPI_Remove_error_string
-    WISP_PMPI_RESOLVE(MPI_Remove_error_string);
-#endif
-#ifdef WISP_HAVE_MPI_Request_c2f
-    WISP_PMPI_RESOLVE(MPI_Request_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Request_f2c
-    WISP_PMPI_RESOLVE(MPI_Request_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Request_free
-    WISP_PMPI_RESOLVE(MPI_Request_free);
-#endif
-#ifdef WISP_HAVE_MPI_Request_fromint
-    WISP_PMPI_RESOLVE(MPI_Request_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Request_get_status
-    WISP_PMPI_RESOLVE(MPI_Request_get_status);
-#endif
-#ifdef WISP_HAVE_MPI_Request_get_status_all
-    WISP_PMPI_RESOLVE(MPI_Request_get_status_all);
-#endif
-#ifdef WISP_HAVE_MPI_Request_get_status_any
-    WISP_PMPI_RESOLVE(MPI_Request_get_status_any);
-#endif
-#ifdef WISP_HAVE_MPI_Request_get_status_some
-    WISP_PMPI_RESOLVE(MPI_Request_get_status_some);
-#endif
-#ifdef WISP_HAVE_MPI_Request_toint
-    WISP_PMPI_RESOLVE(MPI_Request_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Rget
-    WISP_PMPI_RESOLVE(MPI_Rget);
-#endif
-#ifdef WISP_HAVE_MPI_Rget_accumulate
-    WISP_PMPI_RESOLVE(MPI_Rget_accumulate);
-#endif
-#ifdef WISP_HAVE_MPI_Rget_accumulate_c
-    WISP_PMPI_RESOLVE(MPI_Rget_accumulate_c);
-#endif
-#ifdef WISP_HAVE_MPI_Rget_c
-    WISP_PMPI_RESOLVE(MPI_Rget_c);
-#endif
-#ifdef WISP_HAVE_MPI_Rput
-    WISP_PMPI_RESOLVE(MPI_Rput);
-#endif
-#ifdef WISP_HAVE_MPI_Rput_c
-    WISP_PMPI_RESOLVE(MPI_Rput_c);
-#endif
-#ifdef WISP_HAVE_MPI_Rsend
-    WISP_PMPI_RESOLVE(MPI_Rsend);
-#endif
-#ifdef WISP_HAVE_MPI_Rsend_c
-    WISP_PMPI_RESOLVE(MPI_Rsend_c);
-#endif
-#ifdef WISP_HAVE_MPI_Rsend_init
-    WISP_PMPI_RESOLVE(MPI_Rsend_init);
-#endif
-#ifdef WISP_HAVE_MPI_Rsend_init_c
-    WISP_PMPI_RESOLVE(MPI_Rsend_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Scan
-    WISP_PMPI_RESOLVE(MPI_Scan);
-#endif
-#ifdef WISP_HAVE_MPI_Scan_c
-    WISP_PMPI_RESOLVE(MPI_Scan_c);
-#endif
-#ifdef WISP_HAVE_MPI_Scan_init
-    WISP_PMPI_RESOLVE(MPI_Scan_init);
-#endif
-#ifdef WISP_HAVE_MPI_Scan_init_c
-    WISP_PMPI_RESOLVE(MPI_Scan_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Scatter
-    WISP_PMPI_RESOLVE(MPI_Scatter);
-#endif
-#ifdef WISP_HAVE_MPI_Scatter_c
-    WISP_PMPI_RESOLVE(MPI_Scatter_c);
-#endif
-#ifdef WISP_HAVE_MPI_Scatter_init
-    WISP_PMPI_RESOLVE(MPI_Scatter_init);
-#endif
-#ifdef WISP_HAVE_MPI_Scatter_init_c
-    WISP_PMPI_RESOLVE(MPI_Scatter_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Scatterv
-    WISP_PMPI_RESOLVE(MPI_Scatterv);
-#endif
-#ifdef WISP_HAVE_MPI_Scatterv_c
-    WISP_PMPI_RESOLVE(MPI_Scatterv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Scatterv_init
-    WISP_PMPI_RESOLVE(MPI_Scatterv_init);
-#endif
-#ifdef WISP_HAVE_MPI_Scatterv_init_c
-    WISP_PMPI_RESOLVE(MPI_Scatterv_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Send
-    WISP_PMPI_RESOLVE(MPI_Send);
-#endif
-#ifdef WISP_HAVE_MPI_Send_c
-    WISP_PMPI_RESOLVE(MPI_Send_c);
-#endif
-#ifdef WISP_HAVE_MPI_Send_init
-    WISP_PMPI_RESOLVE(MPI_Send_init);
-#endif
-#ifdef WISP_HAVE_MPI_Send_init_c
-    WISP_PMPI_RESOLVE(MPI_Send_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Sendrecv
-    WISP_PMPI_RESOLVE(MPI_Sendrecv);
-#endif
-#ifdef WISP_HAVE_MPI_Sendrecv_c
-    WISP_PMPI_RESOLVE(MPI_Sendrecv_c);
-#endif
-#ifdef WISP_HAVE_MPI_Sendrecv_replace
-    WISP_PMPI_RESOLVE(MPI_Sendrecv_replace);
-#endif
-#ifdef WISP_HAVE_MPI_Sendrecv_replace_c
-    WISP_PMPI_RESOLVE(MPI_Sendrecv_replace_c);
-#endif
-#ifdef WISP_HAVE_MPI_Session_attach_buffer
-    WISP_PMPI_RESOLVE(MPI_Session_attach_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Session_attach_buffer_c
-    WISP_PMPI_RESOLVE(MPI_Session_attach_buffer_c);
-#endif
-#ifdef WISP_HAVE_MPI_Session_c2f
-    WISP_PMPI_RESOLVE(MPI_Session_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Session_call_errhandler
-    WISP_PMPI_RESOLVE(MPI_Session_call_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Session_create_errhandler
-    WISP_PMPI_RESOLVE(MPI_Session_create_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Session_detach_buffer
-    WISP_PMPI_RESOLVE(MPI_Session_detach_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Session_detach_buffer_c
-    WISP_PMPI_RESOLVE(MPI_Session_detach_buffer_c);
-#endif
-#ifdef WISP_HAVE_MPI_Session_f2c
-    WISP_PMPI_RESOLVE(MPI_Session_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Session_finalize
-    WISP_PMPI_RESOLVE(MPI_Session_finalize);
-#endif
-#ifdef WISP_HAVE_MPI_Session_flush_buffer
-    WISP_PMPI_RESOLVE(MPI_Session_flush_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Session_fromint
-    WISP_PMPI_RESOLVE(MPI_Session_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Session_get_errhandler
-    WISP_PMPI_RESOLVE(MPI_Session_get_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Session_get_info
-    WISP_PMPI_RESOLVE(MPI_Session_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_Session_get_nth_pset
-    WISP_PMPI_RESOLVE(MPI_Session_get_nth_pset);
-#endif
-#ifdef WISP_HAVE_MPI_Session_get_num_psets
-    WISP_PMPI_RESOLVE(MPI_Session_get_num_psets);
-#endif
-#ifdef WISP_HAVE_MPI_Session_get_pset_info
-    WISP_PMPI_RESOLVE(MPI_Session_get_pset_info);
-#endif
-#ifdef WISP_HAVE_MPI_Session_iflush_buffer
-    WISP_PMPI_RESOLVE(MPI_Session_iflush_buffer);
-#endif
-#ifdef WISP_HAVE_MPI_Session_init
-    WISP_PMPI_RESOLVE(MPI_Session_init);
-#endif
-#ifdef WISP_HAVE_MPI_Session_set_errhandler
-    WISP_PMPI_RESOLVE(MPI_Session_set_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Session_toint
-    WISP_PMPI_RESOLVE(MPI_Session_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Ssend
-    WISP_PMPI_RESOLVE(MPI_Ssend);
-#endif
-#ifdef WISP_HAVE_MPI_Ssend_c
-    WISP_PMPI_RESOLVE(MPI_Ssend_c);
-#endif
-#ifdef WISP_HAVE_MPI_Ssend_init
-    WISP_PMPI_RESOLVE(MPI_Ssend_init);
-#endif
-#ifdef WISP_HAVE_MPI_Ssend_init_c
-    WISP_PMPI_RESOLVE(MPI_Ssend_init_c);
-#endif
-#ifdef WISP_HAVE_MPI_Start
-    WISP_PMPI_RESOLVE(MPI_Start);
-#endif
-#ifdef WISP_HAVE_MPI_Startall
-    WISP_PMPI_RESOLVE(MPI_Startall);
-#endif
-#ifdef WISP_HAVE_MPI_Status_c2f
-    WISP_PMPI_RESOLVE(MPI_Status_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Status_c2f08
-    WISP_PMPI_RESOLVE(MPI_Status_c2f08);
-#endif
-#ifdef WISP_HAVE_MPI_Status_f082c
-    WISP_PMPI_RESOLVE(MPI_Status_f082c);
-#endif
-#ifdef WISP_HAVE_MPI_Status_f082f
-    WISP_PMPI_RESOLVE(MPI_Status_f082f);
-#endif
-#ifdef WISP_HAVE_MPI_Status_f2c
-    WISP_PMPI_RESOLVE(MPI_Status_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Status_f2f08
-    WISP_PMPI_RESOLVE(MPI_Status_f2f08);
-#endif
-#ifdef WISP_HAVE_MPI_Status_get_error
-    WISP_PMPI_RESOLVE(MPI_Status_get_error);
-#endif
-#ifdef WISP_HAVE_MPI_Status_get_source
-    WISP_PMPI_RESOLVE(MPI_Status_get_source);
-#endif
-#ifdef WISP_HAVE_MPI_Status_get_tag
-    WISP_PMPI_RESOLVE(MPI_Status_get_tag);
-#endif
-#ifdef WISP_HAVE_MPI_Status_set_cancelled
-    WISP_PMPI_RESOLVE(MPI_Status_set_cancelled);
-#endif
-#ifdef WISP_HAVE_MPI_Status_set_elements
-    WISP_PMPI_RESOLVE(MPI_Status_set_elements);
-#endif
-#ifdef WISP_HAVE_MPI_Status_set_elements_c
-    WISP_PMPI_RESOLVE(MPI_Status_set_elements_c);
-#endif
-#ifdef WISP_HAVE_MPI_Status_set_elements_x
-    WISP_PMPI_RESOLVE(MPI_Status_set_elements_x);
-#endif
-#ifdef WISP_HAVE_MPI_Status_set_error
-    WISP_PMPI_RESOLVE(MPI_Status_set_error);
-#endif
-#ifdef WISP_HAVE_MPI_Status_set_source
-    WISP_PMPI_RESOLVE(MPI_Status_set_source);
-#endif
-#ifdef WISP_HAVE_MPI_Status_set_tag
-    WISP_PMPI_RESOLVE(MPI_Status_set_tag);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_changed
-    WISP_PMPI_RESOLVE(MPI_T_category_changed);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_categories
-    WISP_PMPI_RESOLVE(MPI_T_category_get_categories);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_cvars
-    WISP_PMPI_RESOLVE(MPI_T_category_get_cvars);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_events
-    WISP_PMPI_RESOLVE(MPI_T_category_get_events);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_index
-    WISP_PMPI_RESOLVE(MPI_T_category_get_index);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_info
-    WISP_PMPI_RESOLVE(MPI_T_category_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_num
-    WISP_PMPI_RESOLVE(MPI_T_category_get_num);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_num_events
-    WISP_PMPI_RESOLVE(MPI_T_category_get_num_events);
-#endif
-#ifdef WISP_HAVE_MPI_T_category_get_pvars
-    WISP_PMPI_RESOLVE(MPI_T_category_get_pvars);
-#endif
-#ifdef WISP_HAVE_MPI_T_cvar_get_index
-    WISP_PMPI_RESOLVE(MPI_T_cvar_get_index);
-#endif
-#ifdef WISP_HAVE_MPI_T_cvar_get_info
-    WISP_PMPI_RESOLVE(MPI_T_cvar_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_cvar_get_num
-    WISP_PMPI_RESOLVE(MPI_T_cvar_get_num);
-#endif
-#ifdef WISP_HAVE_MPI_T_cvar_handle_alloc
-    WISP_PMPI_RESOLVE(MPI_T_cvar_handle_alloc);
-#endif
-#ifdef WISP_HAVE_MPI_T_cvar_handle_free
-    WISP_PMPI_RESOLVE(MPI_T_cvar_handle_free);
-#endif
-#ifdef WISP_HAVE_MPI_T_cvar_read
-    WISP_PMPI_RESOLVE(MPI_T_cvar_read);
-#endif
-#ifdef WISP_HAVE_MPI_T_cvar_write
-    WISP_PMPI_RESOLVE(MPI_T_cvar_write);
-#endif
-#ifdef WISP_HAVE_MPI_T_enum_get_info
-    WISP_PMPI_RESOLVE(MPI_T_enum_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_enum_get_item
-    WISP_PMPI_RESOLVE(MPI_T_enum_get_item);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_callback_get_info
-    WISP_PMPI_RESOLVE(MPI_T_event_callback_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_callback_set_info
-    WISP_PMPI_RESOLVE(MPI_T_event_callback_set_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_copy
-    WISP_PMPI_RESOLVE(MPI_T_event_copy);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_get_index
-    WISP_PMPI_RESOLVE(MPI_T_event_get_index);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_get_info
-    WISP_PMPI_RESOLVE(MPI_T_event_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_get_num
-    WISP_PMPI_RESOLVE(MPI_T_event_get_num);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_get_source
-    WISP_PMPI_RESOLVE(MPI_T_event_get_source);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_get_timestamp
-    WISP_PMPI_RESOLVE(MPI_T_event_get_timestamp);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_handle_alloc
-    WISP_PMPI_RESOLVE(MPI_T_event_handle_alloc);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_handle_free
-    WISP_PMPI_RESOLVE(MPI_T_event_handle_free);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_handle_get_info
-    WISP_PMPI_RESOLVE(MPI_T_event_handle_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_handle_set_info
-    WISP_PMPI_RESOLVE(MPI_T_event_handle_set_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_read
-    WISP_PMPI_RESOLVE(MPI_T_event_read);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_register_callback
-    WISP_PMPI_RESOLVE(MPI_T_event_register_callback);
-#endif
-#ifdef WISP_HAVE_MPI_T_event_set_dropped_handler
-    WISP_PMPI_RESOLVE(MPI_T_event_set_dropped_handler);
-#endif
-#ifdef WISP_HAVE_MPI_T_finalize
-    WISP_PMPI_RESOLVE(MPI_T_finalize);
-#endif
-#ifdef WISP_HAVE_MPI_T_init_thread
-    WISP_PMPI_RESOLVE(MPI_T_init_thread);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_get_index
-    WISP_PMPI_RESOLVE(MPI_T_pvar_get_index);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_get_info
-    WISP_PMPI_RESOLVE(MPI_T_pvar_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_get_num
-    WISP_PMPI_RESOLVE(MPI_T_pvar_get_num);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_handle_alloc
-    WISP_PMPI_RESOLVE(MPI_T_pvar_handle_alloc);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_handle_free
-    WISP_PMPI_RESOLVE(MPI_T_pvar_handle_free);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_read
-    WISP_PMPI_RESOLVE(MPI_T_pvar_read);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_readreset
-    WISP_PMPI_RESOLVE(MPI_T_pvar_readreset);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_reset
-    WISP_PMPI_RESOLVE(MPI_T_pvar_reset);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_session_create
-    WISP_PMPI_RESOLVE(MPI_T_pvar_session_create);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_session_free
-    WISP_PMPI_RESOLVE(MPI_T_pvar_session_free);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_start
-    WISP_PMPI_RESOLVE(MPI_T_pvar_start);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_stop
-    WISP_PMPI_RESOLVE(MPI_T_pvar_stop);
-#endif
-#ifdef WISP_HAVE_MPI_T_pvar_write
-    WISP_PMPI_RESOLVE(MPI_T_pvar_write);
-#endif
-#ifdef WISP_HAVE_MPI_T_source_get_info
-    WISP_PMPI_RESOLVE(MPI_T_source_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_T_source_get_num
-    WISP_PMPI_RESOLVE(MPI_T_source_get_num);
-#endif
-#ifdef WISP_HAVE_MPI_T_source_get_timestamp
-    WISP_PMPI_RESOLVE(MPI_T_source_get_timestamp);
-#endif
-#ifdef WISP_HAVE_MPI_Test
-    WISP_PMPI_RESOLVE(MPI_Test);
-#endif
-#ifdef WISP_HAVE_MPI_Test_cancelled
-    WISP_PMPI_RESOLVE(MPI_Test_cancelled);
-#endif
-#ifdef WISP_HAVE_MPI_Testall
-    WISP_PMPI_RESOLVE(MPI_Testall);
-#endif
-#ifdef WISP_HAVE_MPI_Testany
-    WISP_PMPI_RESOLVE(MPI_Testany);
-#endif
-#ifdef WISP_HAVE_MPI_Testsome
-    WISP_PMPI_RESOLVE(MPI_Testsome);
-#endif
-#ifdef WISP_HAVE_MPI_Topo_test
-    WISP_PMPI_RESOLVE(MPI_Topo_test);
-#endif
-#ifdef WISP_HAVE_MPI_Type_c2f
-    WISP_PMPI_RESOLVE(MPI_Type_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Type_commit
-    WISP_PMPI_RESOLVE(MPI_Type_commit);
-#endif
-#ifdef WISP_HAVE_MPI_Type_contiguous
-    WISP_PMPI_RESOLVE(MPI_Type_contiguous);
-#endif
-#ifdef WISP_HAVE_MPI_Type_contiguous_c
-    WISP_PMPI_RESOLVE(MPI_Type_contiguous_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_darray
-    WISP_PMPI_RESOLVE(MPI_Type_create_darray);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_darray_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_darray_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_f90_complex
-    WISP_PMPI_RESOLVE(MPI_Type_create_f90_complex);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_f90_integer
-    WISP_PMPI_RESOLVE(MPI_Type_create_f90_integer);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_f90_real
-    WISP_PMPI_RESOLVE(MPI_Type_create_f90_real);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_hindexed
-    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_hindexed_block
-    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed_block);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_hindexed_block_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed_block_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_hindexed_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_hindexed_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_hvector
-    WISP_PMPI_RESOLVE(MPI_Type_create_hvector);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_hvector_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_hvector_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_indexed_block
-    WISP_PMPI_RESOLVE(MPI_Type_create_indexed_block);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_indexed_block_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_indexed_block_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_keyval
-    WISP_PMPI_RESOLVE(MPI_Type_create_keyval);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_resized
-    WISP_PMPI_RESOLVE(MPI_Type_create_resized);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_resized_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_resized_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_struct
-    WISP_PMPI_RESOLVE(MPI_Type_create_struct);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_struct_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_struct_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_subarray
-    WISP_PMPI_RESOLVE(MPI_Type_create_subarray);
-#endif
-#ifdef WISP_HAVE_MPI_Type_create_subarray_c
-    WISP_PMPI_RESOLVE(MPI_Type_create_subarray_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_delete_attr
-    WISP_PMPI_RESOLVE(MPI_Type_delete_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Type_dup
-    WISP_PMPI_RESOLVE(MPI_Type_dup);
-#endif
-#ifdef WISP_HAVE_MPI_Type_extent
-    WISP_PMPI_RESOLVE(MPI_Type_extent);
-#endif
-#ifdef WISP_HAVE_MPI_Type_f2c
-    WISP_PMPI_RESOLVE(MPI_Type_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_free
-    WISP_PMPI_RESOLVE(MPI_Type_free);
-#endif
-#ifdef WISP_HAVE_MPI_Type_free_keyval
-    WISP_PMPI_RESOLVE(MPI_Type_free_keyval);
-#endif
-#ifdef WISP_HAVE_MPI_Type_fromint
-    WISP_PMPI_RESOLVE(MPI_Type_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_attr
-    WISP_PMPI_RESOLVE(MPI_Type_get_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_contents
-    WISP_PMPI_RESOLVE(MPI_Type_get_contents);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_contents_c
-    WISP_PMPI_RESOLVE(MPI_Type_get_contents_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_envelope
-    WISP_PMPI_RESOLVE(MPI_Type_get_envelope);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_envelope_c
-    WISP_PMPI_RESOLVE(MPI_Type_get_envelope_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_extent
-    WISP_PMPI_RESOLVE(MPI_Type_get_extent);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_extent_c
-    WISP_PMPI_RESOLVE(MPI_Type_get_extent_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_extent_x
-    WISP_PMPI_RESOLVE(MPI_Type_get_extent_x);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_name
-    WISP_PMPI_RESOLVE(MPI_Type_get_name);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_true_extent
-    WISP_PMPI_RESOLVE(MPI_Type_get_true_extent);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_true_extent_c
-    WISP_PMPI_RESOLVE(MPI_Type_get_true_extent_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_true_extent_x
-    WISP_PMPI_RESOLVE(MPI_Type_get_true_extent_x);
-#endif
-#ifdef WISP_HAVE_MPI_Type_get_value_index
-    WISP_PMPI_RESOLVE(MPI_Type_get_value_index);
-#endif
-#ifdef WISP_HAVE_MPI_Type_hindexed
-    WISP_PMPI_RESOLVE(MPI_Type_hindexed);
-#endif
-#ifdef WISP_HAVE_MPI_Type_hvector
-    WISP_PMPI_RESOLVE(MPI_Type_hvector);
-#endif
-#ifdef WISP_HAVE_MPI_Type_indexed
-    WISP_PMPI_RESOLVE(MPI_Type_indexed);
-#endif
-#ifdef WISP_HAVE_MPI_Type_indexed_c
-    WISP_PMPI_RESOLVE(MPI_Type_indexed_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_lb
-    WISP_PMPI_RESOLVE(MPI_Type_lb);
-#endif
-#ifdef WISP_HAVE_MPI_Type_match_size
-    WISP_PMPI_RESOLVE(MPI_Type_match_size);
-#endif
-#ifdef WISP_HAVE_MPI_Type_set_attr
-    WISP_PMPI_RESOLVE(MPI_Type_set_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Type_set_name
-    WISP_PMPI_RESOLVE(MPI_Type_set_name);
-#endif
-#ifdef WISP_HAVE_MPI_Type_size
-    WISP_PMPI_RESOLVE(MPI_Type_size);
-#endif
-#ifdef WISP_HAVE_MPI_Type_size_c
-    WISP_PMPI_RESOLVE(MPI_Type_size_c);
-#endif
-#ifdef WISP_HAVE_MPI_Type_size_x
-    WISP_PMPI_RESOLVE(MPI_Type_size_x);
-#endif
-#ifdef WISP_HAVE_MPI_Type_struct
-    WISP_PMPI_RESOLVE(MPI_Type_struct);
-#endif
-#ifdef WISP_HAVE_MPI_Type_toint
-    WISP_PMPI_RESOLVE(MPI_Type_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Type_ub
-    WISP_PMPI_RESOLVE(MPI_Type_ub);
-#endif
-#ifdef WISP_HAVE_MPI_Type_vector
-    WISP_PMPI_RESOLVE(MPI_Type_vector);
-#endif
-#ifdef WISP_HAVE_MPI_Type_vector_c
-    WISP_PMPI_RESOLVE(MPI_Type_vector_c);
-#endif
-#ifdef WISP_HAVE_MPI_Unpack
-    WISP_PMPI_RESOLVE(MPI_Unpack);
-#endif
-#ifdef WISP_HAVE_MPI_Unpack_c
-    WISP_PMPI_RESOLVE(MPI_Unpack_c);
-#endif
-#ifdef WISP_HAVE_MPI_Unpack_external
-    WISP_PMPI_RESOLVE(MPI_Unpack_external);
-#endif
-#ifdef WISP_HAVE_MPI_Unpack_external_c
-    WISP_PMPI_RESOLVE(MPI_Unpack_external_c);
-#endif
-#ifdef WISP_HAVE_MPI_Unpublish_name
-    WISP_PMPI_RESOLVE(MPI_Unpublish_name);
-#endif
-#ifdef WISP_HAVE_MPI_Wait
-    WISP_PMPI_RESOLVE(MPI_Wait);
-#endif
-#ifdef WISP_HAVE_MPI_Waitall
-    WISP_PMPI_RESOLVE(MPI_Waitall);
-#endif
-#ifdef WISP_HAVE_MPI_Waitany
-    WISP_PMPI_RESOLVE(MPI_Waitany);
-#endif
-#ifdef WISP_HAVE_MPI_Waitsome
-    WISP_PMPI_RESOLVE(MPI_Waitsome);
-#endif
-#ifdef WISP_HAVE_MPI_Win_allocate
-    WISP_PMPI_RESOLVE(MPI_Win_allocate);
-#endif
-#ifdef WISP_HAVE_MPI_Win_allocate_c
-    WISP_PMPI_RESOLVE(MPI_Win_allocate_c);
-#endif
-#ifdef WISP_HAVE_MPI_Win_allocate_shared
-    WISP_PMPI_RESOLVE(MPI_Win_allocate_shared);
-#endif
-#ifdef WISP_HAVE_MPI_Win_allocate_shared_c
-    WISP_PMPI_RESOLVE(MPI_Win_allocate_shared_c);
-#endif
-#ifdef WISP_HAVE_MPI_Win_attach
-    WISP_PMPI_RESOLVE(MPI_Win_attach);
-#endif
-#ifdef WISP_HAVE_MPI_Win_c2f
-    WISP_PMPI_RESOLVE(MPI_Win_c2f);
-#endif
-#ifdef WISP_HAVE_MPI_Win_call_errhandler
-    WISP_PMPI_RESOLVE(MPI_Win_call_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Win_complete
-    WISP_PMPI_RESOLVE(MPI_Win_complete);
-#endif
-#ifdef WISP_HAVE_MPI_Win_create
-    WISP_PMPI_RESOLVE(MPI_Win_create);
-#endif
-#ifdef WISP_HAVE_MPI_Win_create_c
-    WISP_PMPI_RESOLVE(MPI_Win_create_c);
-#endif
-#ifdef WISP_HAVE_MPI_Win_create_dynamic
-    WISP_PMPI_RESOLVE(MPI_Win_create_dynamic);
-#endif
-#ifdef WISP_HAVE_MPI_Win_create_errhandler
-    WISP_PMPI_RESOLVE(MPI_Win_create_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Win_create_keyval
-    WISP_PMPI_RESOLVE(MPI_Win_create_keyval);
-#endif
-#ifdef WISP_HAVE_MPI_Win_delete_attr
-    WISP_PMPI_RESOLVE(MPI_Win_delete_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Win_detach
-    WISP_PMPI_RESOLVE(MPI_Win_detach);
-#endif
-#ifdef WISP_HAVE_MPI_Win_f2c
-    WISP_PMPI_RESOLVE(MPI_Win_f2c);
-#endif
-#ifdef WISP_HAVE_MPI_Win_fence
-    WISP_PMPI_RESOLVE(MPI_Win_fence);
-#endif
-#ifdef WISP_HAVE_MPI_Win_flush
-    WISP_PMPI_RESOLVE(MPI_Win_flush);
-#endif
-#ifdef WISP_HAVE_MPI_Win_flush_all
-    WISP_PMPI_RESOLVE(MPI_Win_flush_all);
-#endif
-#ifdef WISP_HAVE_MPI_Win_flush_local
-    WISP_PMPI_RESOLVE(MPI_Win_flush_local);
-#endif
-#ifdef WISP_HAVE_MPI_Win_flush_local_all
-    WISP_PMPI_RESOLVE(MPI_Win_flush_local_all);
-#endif
-#ifdef WISP_HAVE_MPI_Win_free
-    WISP_PMPI_RESOLVE(MPI_Win_free);
-#endif
-#ifdef WISP_HAVE_MPI_Win_free_keyval
-    WISP_PMPI_RESOLVE(MPI_Win_free_keyval);
-#endif
-#ifdef WISP_HAVE_MPI_Win_fromint
-    WISP_PMPI_RESOLVE(MPI_Win_fromint);
-#endif
-#ifdef WISP_HAVE_MPI_Win_get_attr
-    WISP_PMPI_RESOLVE(MPI_Win_get_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Win_get_errhandler
-    WISP_PMPI_RESOLVE(MPI_Win_get_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Win_get_group
-    WISP_PMPI_RESOLVE(MPI_Win_get_group);
-#endif
-#ifdef WISP_HAVE_MPI_Win_get_info
-    WISP_PMPI_RESOLVE(MPI_Win_get_info);
-#endif
-#ifdef WISP_HAVE_MPI_Win_get_name
-    WISP_PMPI_RESOLVE(MPI_Win_get_name);
-#endif
-#ifdef WISP_HAVE_MPI_Win_lock
-    WISP_PMPI_RESOLVE(MPI_Win_lock);
-#endif
-#ifdef WISP_HAVE_MPI_Win_lock_all
-    WISP_PMPI_RESOLVE(MPI_Win_lock_all);
-#endif
-#ifdef WISP_HAVE_MPI_Win_post
-    WISP_PMPI_RESOLVE(MPI_Win_post);
-#endif
-#ifdef WISP_HAVE_MPI_Win_set_attr
-    WISP_PMPI_RESOLVE(MPI_Win_set_attr);
-#endif
-#ifdef WISP_HAVE_MPI_Win_set_errhandler
-    WISP_PMPI_RESOLVE(MPI_Win_set_errhandler);
-#endif
-#ifdef WISP_HAVE_MPI_Win_set_info
-    WISP_PMPI_RESOLVE(MPI_Win_set_info);
-#endif
-#ifdef WISP_HAVE_MPI_Win_set_name
-    WISP_PMPI_RESOLVE(MPI_Win_set_name);
-#endif
-#ifdef WISP_HAVE_MPI_Win_shared_query
-    WISP_PMPI_RESOLVE(MPI_Win_shared_query);
-#endif
-#ifdef WISP_HAVE_MPI_Win_shared_query_c
-    WISP_PMPI_RESOLVE(MPI_Win_shared_query_c);
-#endif
-#ifdef WISP_HAVE_MPI_Win_start
-    WISP_PMPI_RESOLVE(MPI_Win_start);
-#endif
-#ifdef WISP_HAVE_MPI_Win_sync
-    WISP_PMPI_RESOLVE(MPI_Win_sync);
-#endif
-#ifdef WISP_HAVE_MPI_Win_test
-    WISP_PMPI_RESOLVE(MPI_Win_test);
-#endif
-#ifdef WISP_HAVE_MPI_Win_toint
-    WISP_PMPI_RESOLVE(MPI_Win_toint);
-#endif
-#ifdef WISP_HAVE_MPI_Win_unlock
-    WISP_PMPI_RESOLVE(MPI_Win_unlock);
-#endif
-#ifdef WISP_HAVE_MPI_Win_unlock_all
-    WISP_PMPI_RESOLVE(MPI_Win_unlock_all);
-#endif
-#ifdef WISP_HAVE_MPI_Win_wait
-    WISP_PMPI_RESOLVE(MPI_Win_wait);
-#endif
-#ifdef WISP_HAVE_MPI_Wtick
-    WISP_PMPI_RESOLVE(MPI_Wtick);
-#endif
-#ifdef WISP_HAVE_MPI_Wtime
-    WISP_PMPI_RESOLVE(MPI_Wtime);
-#endif
-}

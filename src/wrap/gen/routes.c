@@ -2847,3 +2847,9 @@ int wisp_impl_MPI_Win_wait(MPI_Win win)
     return route_MPI_Win_wait(win);
 }
 #endif
+
+/* The implementations (src/wrap/dispatch.c). */
+#pragma GCC diagnostic ignored "-Woverride-init" /* impls override defaults */
+struct wisp_dispatch wisp_impl =
+#include "wrap/implementations.inc"
+    ;

@@ -1,0 +1,78 @@
+/*
+ * Finding the MPI's own PMPI_X: the next definition after libwisp
+ * (RTLD_NEXT), which is the MPI's whether or not a profiling tool defines
+ * MPI_X too (tools define MPI_X and call PMPI_X; the wrapper layer finds
+ * them, src/wrap/tools.c). Also the range of the MPI's library in memory,
+ * for telling the MPI's calls of its own PMPI_X from a tool's.
+ */
+#include "mpi/calls.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct wisp_mpi_functions wisp_mpi;
+
+static uintptr_t mpi_lo, mpi_hi; /* the MPI library's mapped range */
+
+/* A name the linker must find in the MPI's library: wisp reaches the MPI's
+ * functions through dlsym, and with libwisp.a linked into a program nothing
+ * else names the library, which --as-needed would then leave out. */
+__attribute__((used)) static void *const names_the_mpi = (void *)MPI_COMM_DUP_FN;
+
+static void *find(const char *pname)
+{
+    void *f = dlsym(RTLD_NEXT, pname);
+    if (!f) { /* the MPI defines what its mpi.h declared at build time */
+        fprintf(stderr, "wisp: the MPI has no %s (libwisp was built for another MPI?)\n", pname);
+        abort();
+    }
+    return f;
+}
+
+/* The object that holds `f`, or NULL (_dl_find_object, not dladdr: see
+ * src/wrap/tools.c). */
+static const void *object_of(const void *f)
+{
+    struct dl_find_object found;
+    if (!f || _dl_find_object((void *)f, &found))
+        return NULL;
+    return found.dlfo_link_map;
+}
+
+static int mpi_range(struct dl_phdr_info *info, size_t size, void *base)
+{
+    (void)size;
+    if ((const void *)info->dlpi_addr != base)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        mpi_lo = mpi_lo && mpi_lo < lo ? mpi_lo : lo;
+        mpi_hi = mpi_hi > hi ? mpi_hi : hi;
+    }
+    return 1;
+}
+
+bool wisp_mpi_in_library(const void *address)
+{
+    return (uintptr_t)address >= mpi_lo && (uintptr_t)address < mpi_hi;
+}
+
+void wisp_mpi_resolve_once(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+#define WISP_FN(f) wisp_mpi.P##f = (__typeof__(wisp_mpi.P##f))find("P" #f);
+#include "present.def"
+#undef WISP_FN
+    const void *mpi = object_of((const void *)wisp_mpi.PMPI_Init);
+    if (mpi)
+        dl_iterate_phdr(mpi_range, (void *)mpi);
+}
