@@ -40,7 +40,6 @@
 
 #include "core/config.h"
 #include "core/log.h"
-#include "core/topo.h"
 #include "shm/callers.h"
 #include "shm/segment.h"
 
@@ -469,7 +468,7 @@ __attribute__((constructor(101))) static void register_fork_handlers(void)
         wisp_fatal("cannot register the shared heap's fork handlers");
 }
 
-void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
+void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves_malloc)
 {
     size_t partition = ((size_t)wisp_config.HEAP_SIZE + HEAP_ALIGN - 1) & ~(size_t)(HEAP_ALIGN - 1);
     size_t total = partition * (size_t)node_size;
@@ -534,26 +533,14 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size)
     if (node_rank == 0)
         wisp_log(1, "shared heap at %p: %d partitions of %zu MiB; %s", (void *)base, node_size,
                  partition >> 20,
-                 wisp_shm_malloc_is_ours() ? "malloc and MPI_Alloc_mem served from it"
-                                           : "only MPI_Alloc_mem served from it (another malloc "
-                                             "was loaded before wisp)");
+                 serves_malloc ? "malloc and MPI_Alloc_mem served from it"
+                               : "only MPI_Alloc_mem served from it (another malloc was loaded "
+                                 "before wisp)");
 }
 
 void wisp_shm_heap_stop(void)
 {
     wisp_shm_heap.serving = false;
-}
-
-/* Before the ghosts are carved out: the heap spans them too, so that they
- * see the windows the application creates on it (docs/ghosts.md); their
- * partitions stay unused. */
-void wisp_shm_start(int thread_level)
-{
-    (void)thread_level;
-    if (wisp_config.SHM)
-        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size);
-    else if (wisp_topo.node_rank == 0)
-        wisp_log(1, "shared heap off on this node: WISP_SHM=off");
 }
 
 void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero)

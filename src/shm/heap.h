@@ -26,12 +26,14 @@ extern struct wisp_shm_heap wisp_shm_heap;
 
 /* Collective over `node`: map the heap (WISP_SHM, WISP_HEAP_SIZE). When it
  * cannot be mapped at one address everywhere, every process of the node
- * keeps private memory, and WISP_VERBOSE says why. */
-void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size);
+ * keeps private memory, and WISP_VERBOSE says why. `serves_malloc`: the
+ * process's malloc is wisp's (malloc.c), which node rank 0's log line says. */
+void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves_malloc);
 
 /* Stop serving new allocations; memory already handed out stays valid. */
 void wisp_shm_heap_stop(void);
-/* The component's start (core/component.h): the heap over the node, with WISP_SHM. */
+/* The component's start (core/component.h): the heap over the node, with
+ * WISP_SHM (malloc.c). */
 void wisp_shm_start(int thread_level);
 
 /* NULL when the partition is full (the caller falls back to private memory). */
@@ -43,10 +45,6 @@ size_t wisp_shm_heap_usable_size(const void *p);
 /* MPI_Alloc_mem and MPI_Free_mem (alloc_mem.c). */
 int wisp_shm_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int wisp_shm_free_mem(void *base);
-
-/* Do the process's malloc and free resolve to wisp's (src/shm/malloc.c)?
- * Not when another allocator was preloaded before wisp. */
-bool wisp_shm_malloc_is_ours(void);
 
 static inline bool wisp_shm_heap_contains(const void *p)
 {

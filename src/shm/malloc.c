@@ -18,7 +18,9 @@
 
 #include "core/config.h"
 #include "core/export.h"
+#include "core/log.h"
 #include "core/stats.h"
+#include "core/topo.h"
 #include "shm/callers.h"
 #include "shm/heap.h"
 
@@ -39,10 +41,27 @@ __attribute__((constructor)) static void find_libc_usable_size(void)
         *(void **)&libc_usable_size = dlsym(libc, "malloc_usable_size");
 }
 
-bool wisp_shm_malloc_is_ours(void)
+/* Do the process's malloc and free resolve to wisp's? Not when another
+ * allocator was preloaded before wisp. */
+static bool malloc_is_ours(void)
 {
     return dlsym(RTLD_DEFAULT, "malloc") == (void *)malloc &&
            dlsym(RTLD_DEFAULT, "free") == (void *)free;
+}
+
+/* The component's start, here above the heap, which serves this file's
+ * functions: whether malloc is wisp's is this file's to say. Before the
+ * ghosts are carved out: the heap spans them too, so that they see the
+ * windows the application creates on it (docs/ghosts.md); their partitions
+ * stay unused. */
+void wisp_shm_start(int thread_level)
+{
+    (void)thread_level;
+    if (wisp_config.SHM)
+        wisp_shm_heap_init(wisp_topo.node_comm, wisp_topo.node_rank, wisp_topo.node_size,
+                           wisp_topo.node_rank == 0 && malloc_is_ours());
+    else if (wisp_topo.node_rank == 0)
+        wisp_log(1, "shared heap off on this node: WISP_SHM=off");
 }
 
 /* The heap's block for code at `caller`, or NULL: glibc serves. */
