@@ -105,3 +105,13 @@ wisp_add_mpi_test(ghost_async NP 3 SUFFIX .live.ghosts0 ARGS live)
 wisp_add_mpi_test(ghost_async NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto ${on} SUFFIX .gets ARGS gets)
 wisp_add_mpi_test(ghost_async NP 4 ENV WISP_GHOSTS=1 WISP_ASYNC=auto WISP_ASYNC_INTERVAL=10
                   WISP_ASYNC_GAP=50 ${on} SUFFIX .live ARGS live)
+
+# Windows one after another and alive together, of every kind and size, each
+# checked in every epoch kind: under ghosts a window in the heap takes the
+# internal windows one before it left (src/ghost/pool.h); with WISP_ASYNC=off
+# its targets serve the operations themselves, from the heap they expose.
+wisp_add_rma_test(ghost_window_reuse USERS 2)
+wisp_add_mpi_test(ghost_window_reuse NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=off ${on}
+                  SUFFIX .ghosts1.off)
+wisp_add_mpi_test(ghost_window_reuse NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto ${on}
+                  SUFFIX .ghosts1.auto)

@@ -42,6 +42,9 @@ struct wisp_ghost_served {
 struct wisp_ghost_board {
     _Atomic uint32_t seq; /* number of commands posted; the last one is in cmd/arg */
     uint32_t cmd, arg;
+    /* Per ghost, the seq of the last command it read: cmd/arg are written
+     * again only when every ghost has read them. */
+    _Atomic uint32_t taken[WISP_GHOST_MAX];
     /* (window, process) pairs of the node whose route is a ghost (async.c). */
     _Atomic uint32_t want;
     /* Processes of the node in a flush of every target (async.c): the
@@ -79,7 +82,9 @@ extern bool wisp_ghost_ucx_count;
 /* Empty polls yield the core now and then: the machine is oversubscribed. */
 extern bool wisp_ghost_ucx_yield;
 
-/* Node rank 0 (an application process): post a command and wake the ghosts. */
+/* Node rank 0 (an application process): post a command and wake the ghosts,
+ * once they have read the one before (a free is not collective with them
+ * when its internal windows are kept, pool.h). */
 void wisp_ghost_post(enum wisp_ghost_cmd cmd, uint32_t arg);
 
 /* In a ghost: serve commands until the application finalizes; never returns. */

@@ -54,6 +54,11 @@ bool wisp_ghost_icomm_get(const int *members, int n, MPI_Comm *icomm)
     return true;
 }
 
+bool wisp_ghost_icomm_kept(MPI_Comm icomm)
+{
+    return icomm != MPI_COMM_NULL && icomm == kept.comm;
+}
+
 void wisp_ghost_icomm_put(MPI_Comm *icomm)
 {
     if (*icomm != kept.comm)

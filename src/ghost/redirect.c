@@ -143,7 +143,8 @@ static int redirect(struct wisp_ghost_win *w, const struct wisp_ghost_op *o)
         w->ndirect++;
         w->ts[o->target].direct |= live == 0;
         wisp_ghost_books_unlock(w);
-        return issue_internal(o, o->target, at, iwin);
+        /* In the heap the target exposes all of it (pool.h). */
+        return issue_internal(o, o->target, w->heap ? t->off + at : at, iwin);
     }
     count(w, &w->nghost, 1);
     wisp_ghost_async_issuing(w, o->target);

@@ -38,6 +38,7 @@
 #include "core/log.h"
 #include "ghost/board.h"
 #include "ghost/icomm.h"
+#include "ghost/pool.h"
 #include "ghost/profile.h"
 #include "ghost/segment.h"
 #include "shm/heap.h"
@@ -57,6 +58,7 @@ struct served {
     MPI_Win *wins;
     struct wisp_ghost_segment seg;
     bool heap;
+    struct wisp_ghost_set *set; /* kept at the free (pool.h), or NULL */
     struct served *next;
 };
 
@@ -112,9 +114,13 @@ static void create_window(void)
                                                                      (size_t)wisp_shm_heap.nparts};
     else
         ok = wisp_ghost_segment_map(&s->seg, msg.seglen, 0, 0, ok) && ok; /* commits nothing */
-    int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, icomm);
-    if (!all_ok) {
+    struct wisp_ghost_pool_vote vote;
+    wisp_ghost_pool_vote(&vote, s->heap && ok && wisp_ghost_icomm_kept(icomm), s->nwins);
+    int mine[1 + WISP_GHOST_POOL_VOTE] = {ok}, all[1 + WISP_GHOST_POOL_VOTE];
+    memcpy(mine + 1, vote.vote, sizeof vote.vote);
+    PMPI_Allreduce(mine, all, 1 + WISP_GHOST_POOL_VOTE, MPI_INT, MPI_MIN, icomm);
+    if (!all[0]) {
+        free(vote.set);
         if (!s->heap)
             wisp_ghost_segment_unmap(&s->seg);
         wisp_ghost_icomm_put(&icomm);
@@ -122,16 +128,22 @@ static void create_window(void)
         free(s);
         return;
     }
+    bool kept = wisp_ghost_pool_decide(&vote, all + 1, &s->set);
     for (int i = 0; i < s->nwins; i++) {
-        /* Only the ghosts' windows are targeted: the first bytes are the hidden bytes of the
-         * self-lock (win.h), then every application process's memory; or the whole heap. */
-        PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, icomm, &wins[i]);
+        /* The first bytes are the hidden bytes of the self-lock (win.h), then every
+         * application process's memory; or the whole heap. */
+        if (kept)
+            wins[i] = s->set->wins[i];
+        else
+            PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, icomm, &wins[i]);
+        if (!kept && s->set)
+            s->set->wins[i] = wins[i];
     }
     wisp_ghost_icomm_put(&icomm); /* as the application's side does (win.c) */
     s->next = served;
     served = s;
-    wisp_log(3, "ghost %d: serving window %u (%d internal windows, %zu bytes)", ghost_index,
-             s->serial, s->nwins, s->seg.len);
+    wisp_log(3, "ghost %d: serving window %u (%d internal windows%s, %zu bytes)", ghost_index,
+             s->serial, s->nwins, kept ? " kept from one before" : "", s->seg.len);
 }
 
 static void free_window(uint32_t serial)
@@ -143,8 +155,11 @@ static void free_window(uint32_t serial)
     if (!s)
         wisp_fatal("ghost: asked to free window %u, which it does not serve", serial);
     *p = s->next;
-    for (int i = 0; i < s->nwins; i++)
-        PMPI_Win_free(&s->wins[i]);
+    if (s->set)
+        wisp_ghost_pool_put(s->set);
+    else
+        for (int i = 0; i < s->nwins; i++)
+            PMPI_Win_free(&s->wins[i]);
     if (!s->heap)
         wisp_ghost_segment_unmap(&s->seg);
     free(s->wins);
@@ -157,19 +172,21 @@ static bool run_command(void)
 {
     struct wisp_ghost_board *b = wisp_ghost_node.board;
     seen_seq = atomic_load_explicit(&b->seq, memory_order_acquire);
-    switch ((enum wisp_ghost_cmd)b->cmd) {
+    uint32_t cmd = b->cmd, arg = b->arg;
+    atomic_store_explicit(&b->taken[ghost_index], seen_seq, memory_order_release);
+    switch ((enum wisp_ghost_cmd)cmd) {
     case WISP_GHOST_CMD_WIN_CREATE:
         create_window();
         return true;
     case WISP_GHOST_CMD_WIN_FREE:
-        free_window(b->arg);
+        free_window(arg);
         return true;
     case WISP_GHOST_CMD_FINALIZE:
         return false;
     case WISP_GHOST_CMD_NONE:
         break;
     }
-    wisp_fatal("ghost: unknown command %u", b->cmd);
+    wisp_fatal("ghost: unknown command %u", cmd);
 }
 
 /* One look into MPI's progress engine; true when it did some work. */
@@ -275,6 +292,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
                                                 : sleep_ns);
     }
     /* The application finalizes; windows it never freed are freed by then (win.c). */
+    wisp_ghost_pool_release();
     wisp_ghost_icomm_release();
     PMPI_Finalize();
     fflush(NULL);

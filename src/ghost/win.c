@@ -24,6 +24,7 @@
 #include "ghost/board.h"
 #include "ghost/hints.h"
 #include "ghost/icomm.h"
+#include "ghost/pool.h"
 #include "shm/heap.h"
 
 enum { ALIGN = 64 };
@@ -173,6 +174,12 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
     return ok ? nodes : 0;
 }
 
+/* The node's shared heap, all of it. */
+static MPI_Aint heap_span(void)
+{
+    return (MPI_Aint)(wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts);
+}
+
 /* The application's side of serve.c's create_window, in the same order. */
 static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers, size_t seglen)
 {
@@ -192,20 +199,34 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
         ok = wisp_ghost_segment_map(&w->seg, seglen, (size_t)w->t[w->rank].off,
                                     (size_t)w->t[w->rank].size, ok) &&
              ok;
-    int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, icomm);
-    if (!all_ok) {
+    struct wisp_ghost_pool_vote vote;
+    wisp_ghost_pool_vote(&vote, w->heap && ok && wisp_ghost_icomm_kept(icomm), 1 + w->nlock);
+    int mine[1 + WISP_GHOST_POOL_VOTE] = {ok}, all[1 + WISP_GHOST_POOL_VOTE];
+    memcpy(mine + 1, vote.vote, sizeof vote.vote);
+    PMPI_Allreduce(mine, all, 1 + WISP_GHOST_POOL_VOTE, MPI_INT, MPI_MIN, icomm);
+    if (!all[0]) {
+        free(vote.set);
         wisp_ghost_segment_unmap(&w->seg);
         wisp_ghost_icomm_put(&icomm);
         return false;
     }
     if (!w->heap)
         w->base = w->seg.base + w->t[w->rank].off;
-    MPI_Aint size = w->t[w->rank].size;
+    bool kept = wisp_ghost_pool_decide(&vote, all + 1, &w->set);
+    /* In the heap every member exposes all of it, as the ghosts do: the
+     * windows then fit any window there (pool.h). */
+    void *expose = w->heap ? wisp_shm_heap.base : w->base;
+    MPI_Aint len = w->heap ? heap_span() : w->t[w->rank].size;
     for (int i = 0; i <= w->nlock; i++) {
         MPI_Win *iw = i == 0 ? &w->global : &w->lockwin[i - 1];
-        PMPI_Win_create(w->base, size, 1, MPI_INFO_NULL, icomm, iw);
+        if (kept) {
+            *iw = w->set->wins[i];
+            continue;
+        }
+        PMPI_Win_create(expose, len, 1, MPI_INFO_NULL, icomm, iw);
         PMPI_Win_set_errhandler(*iw, MPI_ERRORS_RETURN);
+        if (w->set)
+            w->set->wins[i] = *iw;
     }
     /* The windows keep what they need of it: one communicator context less
      * per served window (the MPI has few: 2048 in MPICH). */
@@ -498,8 +519,11 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
         pthread_mutex_lock(&protocol_gate);
         wisp_ghost_post(WISP_GHOST_CMD_WIN_FREE, w->serial);
     }
-    for (int i = 0; i <= w->nlock; i++)
-        PMPI_Win_free(i == 0 ? &w->global : &w->lockwin[i - 1]);
+    if (w->set)
+        wisp_ghost_pool_put(w->set);
+    else
+        for (int i = 0; i <= w->nlock; i++)
+            PMPI_Win_free(i == 0 ? &w->global : &w->lockwin[i - 1]);
     if (poster)
         pthread_mutex_unlock(&protocol_gate);
     PMPI_Comm_free(&w->comm);

@@ -85,6 +85,7 @@ struct wisp_ghost_win {
     MPI_Win *lockwin;
     struct wisp_ghost_target *t; /* by rank */
     bool no_local_load_store;    /* info hint: no load/store on the local memory */
+    struct wisp_ghost_set *set; /* its internal windows, kept at its free (pool.h), or NULL */
     bool heap; /* memory in the shared heap (MPI_Win_create, or MPI_Win_allocate's from it): ghosts expose the heap */
     uint32_t serial;
     uint64_t *ops, *bytes; /* issued by this origin to each ghost (icomm rank - size) */
