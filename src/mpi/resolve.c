@@ -32,30 +32,16 @@ static void *find(const char *pname)
     return f;
 }
 
-/* The object that holds `f`, or NULL (_dl_find_object, not dladdr: see
- * src/wrap/tools.c). */
-static const void *object_of(const void *f)
+/* The mapped range of the object that holds `f` (_dl_find_object, not
+ * dladdr: see src/wrap/tools.c); false when none does. */
+static bool range_of(const void *f, uintptr_t *lo, uintptr_t *hi)
 {
     struct dl_find_object found;
     if (!f || _dl_find_object((void *)f, &found))
-        return NULL;
-    return found.dlfo_link_map;
-}
-
-static int mpi_range(struct dl_phdr_info *info, size_t size, void *base)
-{
-    (void)size;
-    if ((const void *)info->dlpi_addr != base)
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        mpi_lo = mpi_lo && mpi_lo < lo ? mpi_lo : lo;
-        mpi_hi = mpi_hi > hi ? mpi_hi : hi;
-    }
-    return 1;
+        return false;
+    *lo = (uintptr_t)found.dlfo_map_start;
+    *hi = (uintptr_t)found.dlfo_map_end;
+    return true;
 }
 
 bool wisp_mpi_in_library(const void *address)
@@ -72,7 +58,5 @@ void wisp_mpi_resolve_once(void)
 #define WISP_FN(f) wisp_mpi.P##f = (__typeof__(wisp_mpi.P##f))find("P" #f);
 #include "present.def"
 #undef WISP_FN
-    const void *mpi = object_of((const void *)wisp_mpi.PMPI_Init);
-    if (mpi)
-        dl_iterate_phdr(mpi_range, (void *)mpi);
+    range_of((const void *)wisp_mpi.PMPI_Init, &mpi_lo, &mpi_hi);
 }
