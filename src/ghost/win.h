@@ -85,8 +85,10 @@ struct wisp_ghost_win {
     MPI_Win *lockwin;
     struct wisp_ghost_target *t; /* by rank */
     bool no_local_load_store;    /* info hint: no load/store on the local memory */
-    struct wisp_ghost_set *set; /* its internal windows, kept at its free (pool.h), or NULL */
-    bool heap; /* memory in the shared heap (MPI_Win_create, or MPI_Win_allocate's from it): ghosts expose the heap */
+    struct wisp_ghost_set *set;  /* its internal windows, kept at its free (pool.h), or NULL */
+    /* Memory in the node's shared heap (MPI_Win_create, or MPI_Win_allocate's
+     * taken from it): the ghosts expose the heap. */
+    bool heap;
     uint32_t serial;
     uint64_t *ops, *bytes; /* issued by this origin to each ghost (icomm rank - size) */
     int nranks;            /* of the internal windows: the processes, then the ghosts */
@@ -127,7 +129,9 @@ struct wisp_ghost_win {
     int npost, *post;             /* PSCW exposure group, ranks */
     MPI_Request *post_done;       /* their completion messages */
     bool exposed;
-    struct wisp_ghost_win *next;
+    struct wisp_ghost_win *next;        /* served.c's list, oldest first */
+    struct wisp_ghost_win *same_bucket; /* and its hash table, */
+    unsigned bucket;                    /* in this bucket */
 };
 
 static inline void wisp_ghost_books_lock(struct wisp_ghost_win *w)
