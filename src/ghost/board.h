@@ -97,6 +97,7 @@ struct wisp_ghost_create_msg {
     int32_t nmembers;
     int32_t nwins;
     int32_t heap; /* the ghosts expose the node's shared heap, not a new segment */
+    int32_t set;  /* the id its internal windows are kept under at its free (pool.h), or -1 */
     uint64_t seglen;
 };
 

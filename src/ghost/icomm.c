@@ -54,9 +54,13 @@ bool wisp_ghost_icomm_get(const int *members, int n, MPI_Comm *icomm)
     return true;
 }
 
-bool wisp_ghost_icomm_kept(MPI_Comm icomm)
+bool wisp_ghost_icomm_keeps(const int *members, int n)
 {
-    return icomm != MPI_COMM_NULL && icomm == kept.comm;
+    if (kept.comm != MPI_COMM_NULL)
+        return n == kept.n && !memcmp(members, kept.members, sizeof *members * (size_t)n);
+    int world = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world);
+    return n == world;
 }
 
 void wisp_ghost_icomm_put(MPI_Comm *icomm)

@@ -58,18 +58,30 @@ void wisp_ghost_pool_put(struct wisp_ghost_set *set)
     pthread_mutex_unlock(&lock);
 }
 
+void wisp_ghost_pool_file(struct wisp_ghost_set *set)
+{
+    wisp_ghost_pool_put(set);
+}
+
+bool wisp_ghost_pool_empty(void)
+{
+    return kept == NULL;
+}
+
 void wisp_ghost_pool_release(void)
 {
-    /* Oldest first, whatever order the frees left them in. */
-    for (int id = 0; id < made; id++)
+    /* Oldest first, whatever order the frees left them in: the same order
+     * in every member, which all hold every set by now. */
+    while (kept) {
+        struct wisp_ghost_set **oldest = &kept;
         for (struct wisp_ghost_set **p = &kept; *p; p = &(*p)->next)
-            if ((*p)->id == id) {
-                struct wisp_ghost_set *s = *p;
-                *p = s->next;
-                for (int i = 0; i < s->nwins; i++)
-                    PMPI_Win_free(&s->wins[i]);
-                free(s);
-                break;
-            }
+            if ((*p)->id < (*oldest)->id)
+                oldest = p;
+        struct wisp_ghost_set *s = *oldest;
+        *oldest = s->next;
+        for (int i = 0; i < s->nwins; i++)
+            PMPI_Win_free(&s->wins[i]);
+        free(s);
+    }
     made = 0;
 }

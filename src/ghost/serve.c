@@ -58,7 +58,6 @@ struct served {
     MPI_Win *wins;
     struct wisp_ghost_segment seg;
     bool heap;
-    struct wisp_ghost_set *set; /* kept at the free (pool.h), or NULL */
     struct served *next;
 };
 
@@ -91,7 +90,10 @@ static void sleep_on_bell(long ns)
     wisp_doorbell_wait_for(&wisp_ghost_node.board->bells[ghost_index], command_pending, NULL, ns);
 }
 
-/* The ghost's side of wisp_ghost_win_allocate (win.c), in the same order. */
+/* The ghost's side of wisp_ghost_win_allocate (win.c), in the same order.
+ * Internal windows that are kept at the window's free (msg.set >= 0) are
+ * the pool's from now on: the application's processes take them again
+ * without asking the ghost, and nothing of the window is held here. */
 static void create_window(void)
 {
     struct wisp_ghost_create_msg msg;
@@ -99,7 +101,9 @@ static void create_window(void)
     int *members = malloc(sizeof *members * (size_t)msg.nmembers);
     struct served *s = calloc(1, sizeof *s);
     MPI_Win *wins = malloc(sizeof *wins * (size_t)msg.nwins);
-    if (!members || !s || !wins)
+    struct wisp_ghost_set *set =
+        msg.set < 0 ? NULL : malloc(sizeof *set + sizeof *set->wins * (size_t)msg.nwins);
+    if (!members || !s || !wins || (msg.set >= 0 && !set))
         wisp_fatal("ghost: out of memory for a window of %d processes", msg.nmembers);
     PMPI_Bcast(members, msg.nmembers, MPI_INT, 0, wisp_ghost_node.all);
     s->serial = msg.serial;
@@ -114,36 +118,36 @@ static void create_window(void)
                                                                      (size_t)wisp_shm_heap.nparts};
     else
         ok = wisp_ghost_segment_map(&s->seg, msg.seglen, 0, 0, ok) && ok; /* commits nothing */
-    struct wisp_ghost_pool_vote vote;
-    wisp_ghost_pool_vote(&vote, s->heap && ok && wisp_ghost_icomm_kept(icomm), s->nwins);
-    int mine[1 + WISP_GHOST_POOL_VOTE] = {ok}, all[1 + WISP_GHOST_POOL_VOTE];
-    memcpy(mine + 1, vote.vote, sizeof vote.vote);
-    PMPI_Allreduce(mine, all, 1 + WISP_GHOST_POOL_VOTE, MPI_INT, MPI_MIN, icomm);
-    if (!all[0]) {
-        free(vote.set);
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, icomm);
+    if (!all_ok) {
         if (!s->heap)
             wisp_ghost_segment_unmap(&s->seg);
         wisp_ghost_icomm_put(&icomm);
+        free(set);
         free(wins);
         free(s);
         return;
     }
-    bool kept = wisp_ghost_pool_decide(&vote, all + 1, &s->set);
     for (int i = 0; i < s->nwins; i++) {
         /* The first bytes are the hidden bytes of the self-lock (win.h), then every
          * application process's memory; or the whole heap. */
-        if (kept)
-            wins[i] = s->set->wins[i];
-        else
-            PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, icomm, &wins[i]);
-        if (!kept && s->set)
-            s->set->wins[i] = wins[i];
+        PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, icomm, &wins[i]);
     }
     wisp_ghost_icomm_put(&icomm); /* as the application's side does (win.c) */
+    wisp_log(3, "ghost %d: serving window %u (%d internal windows%s, %zu bytes)", ghost_index,
+             s->serial, s->nwins, set ? ", kept for the windows after it" : "", s->seg.len);
+    if (set) {
+        set->id = msg.set;
+        set->nwins = msg.nwins;
+        memcpy(set->wins, wins, sizeof *wins * (size_t)msg.nwins);
+        wisp_ghost_pool_file(set);
+        free(wins);
+        free(s);
+        return;
+    }
     s->next = served;
     served = s;
-    wisp_log(3, "ghost %d: serving window %u (%d internal windows%s, %zu bytes)", ghost_index,
-             s->serial, s->nwins, kept ? " kept from one before" : "", s->seg.len);
 }
 
 static void free_window(uint32_t serial)
@@ -155,11 +159,8 @@ static void free_window(uint32_t serial)
     if (!s)
         wisp_fatal("ghost: asked to free window %u, which it does not serve", serial);
     *p = s->next;
-    if (s->set)
-        wisp_ghost_pool_put(s->set);
-    else
-        for (int i = 0; i < s->nwins; i++)
-            PMPI_Win_free(&s->wins[i]);
+    for (int i = 0; i < s->nwins; i++)
+        PMPI_Win_free(&s->wins[i]);
     if (!s->heap)
         wisp_ghost_segment_unmap(&s->seg);
     free(s->wins);
@@ -246,7 +247,8 @@ _Noreturn void wisp_ghost_serve(int ghost)
             last_active = wisp_core_clock_ns();
             continue;
         }
-        if (!served) {
+        if (!served &&
+            wisp_ghost_pool_empty()) { /* no window in use: the next comes by a command */
             sleep_on_bell(-1);
             continue;
         }

@@ -180,12 +180,25 @@ static MPI_Aint heap_span(void)
     return (MPI_Aint)(wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts);
 }
 
-/* The application's side of serve.c's create_window, in the same order. */
+/* The internal windows of set `w->set`, kept from a window before: the
+ * ghosts hold them already (pool.h), nothing to ask of them. */
+static void take_kept(struct wisp_ghost_win *w)
+{
+    for (int i = 0; i <= w->nlock; i++)
+        *(i == 0 ? &w->global : &w->lockwin[i - 1]) = w->set->wins[i];
+    PMPI_Win_lock_all(MPI_MODE_NOCHECK, w->global);
+}
+
+/* The application's side of serve.c's create_window, in the same order;
+ * the windows go into w->set too when it is not NULL. */
 static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers, size_t seglen)
 {
     struct wisp_ghost_node *node = &wisp_ghost_node;
-    struct wisp_ghost_create_msg msg = {
-        .nmembers = nmembers, .nwins = 1 + w->nlock, .heap = w->heap, .seglen = seglen};
+    struct wisp_ghost_create_msg msg = {.nmembers = nmembers,
+                                        .nwins = 1 + w->nlock,
+                                        .heap = w->heap,
+                                        .set = w->set ? w->set->id : -1,
+                                        .seglen = seglen};
     if (node->all_rank == 0) {
         msg.serial = next_serial++;
         wisp_ghost_post(WISP_GHOST_CMD_WIN_CREATE, 0);
@@ -199,30 +212,21 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
         ok = wisp_ghost_segment_map(&w->seg, seglen, (size_t)w->t[w->rank].off,
                                     (size_t)w->t[w->rank].size, ok) &&
              ok;
-    struct wisp_ghost_pool_vote vote;
-    wisp_ghost_pool_vote(&vote, w->heap && ok && wisp_ghost_icomm_kept(icomm), 1 + w->nlock);
-    int mine[1 + WISP_GHOST_POOL_VOTE] = {ok}, all[1 + WISP_GHOST_POOL_VOTE];
-    memcpy(mine + 1, vote.vote, sizeof vote.vote);
-    PMPI_Allreduce(mine, all, 1 + WISP_GHOST_POOL_VOTE, MPI_INT, MPI_MIN, icomm);
-    if (!all[0]) {
-        free(vote.set);
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, icomm);
+    if (!all_ok) {
         wisp_ghost_segment_unmap(&w->seg);
         wisp_ghost_icomm_put(&icomm);
         return false;
     }
     if (!w->heap)
         w->base = w->seg.base + w->t[w->rank].off;
-    bool kept = wisp_ghost_pool_decide(&vote, all + 1, &w->set);
     /* In the heap every member exposes all of it, as the ghosts do: the
      * windows then fit any window there (pool.h). */
     void *expose = w->heap ? wisp_shm_heap.base : w->base;
     MPI_Aint len = w->heap ? heap_span() : w->t[w->rank].size;
     for (int i = 0; i <= w->nlock; i++) {
         MPI_Win *iw = i == 0 ? &w->global : &w->lockwin[i - 1];
-        if (kept) {
-            *iw = w->set->wins[i];
-            continue;
-        }
         PMPI_Win_create(expose, len, 1, MPI_INFO_NULL, icomm, iw);
         PMPI_Win_set_errhandler(*iw, MPI_ERRORS_RETURN);
         if (w->set)
@@ -338,11 +342,26 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
         w->post_done = malloc(sizeof *w->post_done * (size_t)n);
         ok = w->lockwin && w->locked && w->ts && w->ops && w->bytes && w->held && w->start &&
              w->post && w->post_done;
-        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+        /* With that answer, the set of internal windows it would take (pool.h). */
+        struct wisp_ghost_pool_vote vote;
+        wisp_ghost_pool_vote(&vote, ok && w->heap && wisp_ghost_icomm_keeps(members, n + nodes * G),
+                             1 + w->nlock);
+        int said[1 + WISP_GHOST_POOL_VOTE] = {ok}, least[1 + WISP_GHOST_POOL_VOTE];
+        memcpy(said + 1, vote.vote, sizeof vote.vote);
+        PMPI_Allreduce(said, least, 1 + WISP_GHOST_POOL_VOTE, MPI_INT, MPI_MIN, w->comm);
+        all_ok = least[0];
         *why = "out of memory";
-        if (all_ok) {
+        if (!all_ok) {
+            free(vote.set);
+        } else if (wisp_ghost_pool_decide(&vote, least + 1, &w->set)) {
+            take_kept(w);
+        } else {
             all_ok = create_internal(w, members, n + nodes * G, seglen);
             *why = "its memory could not be mapped into the ghosts";
+            if (!all_ok) { /* its id stays unused: the ghosts keep nothing either */
+                free(w->set);
+                w->set = NULL;
+            }
         }
     }
     free(members);
@@ -514,12 +533,12 @@ int wisp_ghost_win_free(struct wisp_ghost_win *w)
     wisp_ghost_served_remove(w);
     wisp_ghost_async_forget(w);
     PMPI_Win_unlock_all(w->global);
-    bool poster = wisp_ghost_node.all_rank == 0;
+    bool poster = wisp_ghost_node.all_rank == 0 && !w->set;
     if (poster) {
         pthread_mutex_lock(&protocol_gate);
         wisp_ghost_post(WISP_GHOST_CMD_WIN_FREE, w->serial);
     }
-    if (w->set)
+    if (w->set) /* kept, here and by the ghosts: nothing to tell them */
         wisp_ghost_pool_put(w->set);
     else
         for (int i = 0; i <= w->nlock; i++)
