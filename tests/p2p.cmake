@@ -40,7 +40,7 @@ wisp_add_mpi_test(p2p_limits NP 2)
 wisp_add_mpi_test(p2p_limits NP 2 ENV WISP_SHM_CMA=off WISP_SHM_SINGLE_COPY=1T WISP_HEAP_SIZE=1M
                   SUFFIX .staged)
 # The progress thread moving the MPI meanwhile (Open MPI's MPI_Waitall hung
-# on a truncated receive then: p2p.h, wisp_p2p_progress_thread).
+# on a truncated receive then: progress.h, wisp_p2p_progress_thread).
 wisp_add_mpi_test(p2p_semantics NP 3 ENV WISP_VNODE_SIZE=2 WISP_PROGRESS=thread
                   SUFFIX .vnode2.progress)
 wisp_add_mpi_test(p2p_semantics NP 2 ENV WISP_VNODE_SIZE=1 WISP_PROGRESS=thread

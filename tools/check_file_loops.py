@@ -5,7 +5,7 @@ Reads the symbols of the compiled objects (nm): a file uses another when it
 needs a function or variable that the other defines. Within each folder the
 uses must form no loop, so that it reads from the bottom up (docs/design.md;
 docs/p2p.md, "The files, from the bottom up"). Calls through pointers (the
-engine's upcalls to matching, p2p/transport.h) are not uses.
+engine's upcalls to matching, p2p/state.h) are not uses.
 
 Usage: check_file_loops.py FOLDER[,FOLDER...] OBJECT...   (exit 1 with each
 loop found; a folder as it appears in the objects' paths, e.g. src/p2p)
