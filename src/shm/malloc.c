@@ -41,12 +41,22 @@ __attribute__((constructor)) static void find_libc_usable_size(void)
         *(void **)&libc_usable_size = dlsym(libc, "malloc_usable_size");
 }
 
+/* Is `name` of the object that holds this file (libwisp, or the program
+ * linked with libwisp.a)? The address of malloc taken here would be the
+ * one the dynamic linker resolved, whichever object defines it. */
+static bool defined_here(const char *name)
+{
+    struct dl_find_object found, here;
+    void *f = dlsym(RTLD_DEFAULT, name);
+    return f && !_dl_find_object(f, &found) && !_dl_find_object((void *)defined_here, &here) &&
+           found.dlfo_link_map == here.dlfo_link_map;
+}
+
 /* Do the process's malloc and free resolve to wisp's? Not when another
  * allocator was preloaded before wisp. */
 static bool malloc_is_ours(void)
 {
-    return dlsym(RTLD_DEFAULT, "malloc") == (void *)malloc &&
-           dlsym(RTLD_DEFAULT, "free") == (void *)free;
+    return defined_here("malloc") && defined_here("free");
 }
 
 /* The component's start, here above the heap, which serves this file's
