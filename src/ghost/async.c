@@ -30,6 +30,7 @@
 #include "core/log.h"
 #include "core/topo.h"
 #include "ghost/board.h"
+#include "ghost/issue.h"
 #include "ghost/profile.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* MPI_Info_get, in both MPIs */

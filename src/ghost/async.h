@@ -17,7 +17,8 @@
 #include <stdbool.h>
 
 #include "core/config.h"
-#include "ghost/win.h"
+#include "ghost/issue.h"
+#include "ghost/served.h"
 
 #pragma GCC visibility push(hidden)
 

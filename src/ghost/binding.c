@@ -33,11 +33,12 @@
  * thread's operation counted just before the flush may reach its ghost only
  * after the flush looked, and must be flushed by the next flush.
  */
+#include "ghost/binding.h"
+
 #include <stdlib.h>
 
 #include "core/config.h"
 #include "ghost/board.h"
-#include "ghost/win.h"
 
 int wisp_ghost_owner(const struct wisp_ghost_win *w, const struct wisp_ghost_target *t, MPI_Aint at)
 {

@@ -25,6 +25,8 @@
 #include "ghost/errhandler.h"
 #include "ghost/place.h"
 #include "ghost/pool.h"
+#include "ghost/served.h"
+#include "ghost/target_help.h"
 #include "ghost/win.h"
 #include "shm/segment.h"
 
@@ -126,7 +128,7 @@ void wisp_ghost_release(void)
     wisp_ghost_icomm_release();
     if (n->all_rank == 0)
         wisp_ghost_post(WISP_GHOST_CMD_FINALIZE, 0);
-    wisp_ghost_pool_release(); /* with the ghosts, which the command let go */
+    wisp_ghost_pool_release();     /* with the ghosts, which the command let go */
     wisp_core_account_share(NULL); /* the live profile was in the board */
     munmap(n->board, sizeof *n->board);
     n->board = NULL;

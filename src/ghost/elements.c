@@ -22,7 +22,7 @@
 
 #include "core/log.h"
 #include "dt/dt.h"
-#include "ghost/win.h"
+#include "ghost/elements.h"
 
 static bool is_named(MPI_Datatype type)
 {

@@ -14,11 +14,14 @@
  * anything: it fails with MPI_ERR_RMA_SYNC, as an epoch the window cannot
  * have.
  */
-#include "ghost/win.h"
+#include "ghost/epoch.h"
 
 #include <stdatomic.h>
 
 #include "ghost/async.h"
+#include "ghost/binding.h"
+#include "ghost/issue.h"
+#include "ghost/redirect.h"
 
 /* Who holds the locks on target `rank` in its lock window: its bound ghost,
  * or the target itself while its operations go to it directly (async.h). */

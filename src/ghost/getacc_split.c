@@ -8,9 +8,11 @@
  * anyway, and one origin's operations on a target stay in order. The
  * elements' offsets come from elements.c.
  */
+#include "ghost/getacc_split.h"
+
 #include <stdlib.h>
 
-#include "ghost/win.h"
+#include "ghost/elements.h"
 
 #ifdef OPEN_MPI
 static bool is_named(MPI_Datatype type)

@@ -5,7 +5,7 @@
  * on an internal window; and where the error of the application's window
  * is raised.
  */
-#include "ghost/win.h"
+#include "ghost/issue.h"
 
 #include "wisp_have.h" /* WISP_HAVE_MPI_*_c */
 

@@ -8,9 +8,12 @@
  * MPI_Win_test. Every function falls back to the MPI's own for a window
  * wisp does not serve.
  */
-#include "ghost/win.h"
+#include "ghost/pscw.h"
 
 #include "ghost/async.h"
+#include "ghost/binding.h"
+#include "ghost/issue.h"
+#include "ghost/redirect.h"
 
 /*
  * MPI_Win_post on a served window: PSCW in passive mode (Casper 4.5.4.2).

@@ -1,5 +1,5 @@
 /*
- * Redirection of one-sided operations on a served window (win.h): the
+ * Redirection of one-sided operations on a served window (served.h): the
  * target becomes a ghost of its node (binding.c: the bound ghost, the owner
  * of its bytes, or in a binding-free interval any ghost for a put or a get),
  * the displacement a byte offset into the ghost's view of the node's memory,
@@ -7,15 +7,18 @@
  * An operation whose elements belong to several ghosts is split (split.c).
  * Errors the MPI would report for the application's window (bad rank,
  * negative displacement, no epoch) are reported the same way. Every
- * operation, flush and shared query of the wrappers goes through here, so
- * that each MPI_X.c is one call.
+ * operation and flush of the wrappers goes through here, so that each
+ * MPI_X.c is one call.
  */
-#include "ghost/win.h"
+#include "ghost/redirect.h"
 
 #include <stdlib.h>
 
 #include "ghost/async.h"
+#include "ghost/binding.h"
 #include "ghost/board.h"
+#include "ghost/getacc_split.h"
+#include "ghost/split.h"
 
 int wisp_ghost_epoch_window(struct wisp_ghost_win *w, int rank, MPI_Win *iwin)
 {
@@ -273,25 +276,6 @@ int wisp_ghost_flush_all(struct wisp_ghost_win *w, bool local)
     if (rc == MPI_SUCCESS && !local)
         wisp_ghost_flushed_since(w, -1, mark);
     return wisp_ghost_win_error(w, rc);
-}
-
-bool wisp_ghost_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
-                             void *baseptr)
-{
-    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
-    if (!w || w->flavor != MPI_WIN_FLAVOR_SHARED ||
-        (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size)))
-        return false; /* the MPI answers: an allocate window gets the MPI's answer for it */
-    if (rank == MPI_PROC_NULL) { /* the lowest rank with memory */
-        rank = 0;
-        while (rank < w->size - 1 && w->t[rank].size == 0)
-            rank++;
-    }
-    const struct wisp_ghost_target *t = &w->t[rank];
-    *size = t->size;
-    *disp_unit = t->disp_unit;
-    *(void **)baseptr = wisp_ghost_app_base(w, rank);
-    return true;
 }
 
 /* A lock on oneself must be held before the call returns, since the

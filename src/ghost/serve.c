@@ -130,7 +130,7 @@ static void create_window(void)
         return;
     }
     for (int i = 0; i < s->nwins; i++) {
-        /* The first bytes are the hidden bytes of the self-lock (win.h), then every
+        /* The first bytes are the hidden bytes of the self-lock (served.h), then every
          * application process's memory; or the whole heap. */
         PMPI_Win_create(s->seg.base, (MPI_Aint)s->seg.len, 1, MPI_INFO_NULL, icomm, &wins[i]);
     }

@@ -1,5 +1,5 @@
 /*
- * The windows this process serves with ghosts (win.h): the table from the
+ * The windows this process serves with ghosts (served.h): the table from the
  * application's MPI_Win to wisp's state, which the operations (async.c,
  * redirect.c, ...) look up and win.c fills at creation and empties at free.
  * Every one-sided call on any window asks it (NWChem polls
@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "ghost/win.h"
+#include "ghost/served.h"
 
 enum { BUCKETS = 256 };
 

@@ -14,11 +14,15 @@
  * A request form completes its pieces locally at once (flush_local on the
  * ghosts used) and returns a request that is already complete.
  */
+#include "ghost/split.h"
+
 #include <stdlib.h>
 
 #include "dt/dt.h"
+#include "ghost/binding.h"
 #include "ghost/board.h"
-#include "ghost/win.h"
+#include "ghost/elements.h"
+#include "ghost/getacc_split.h"
 
 /* One side of the operation: its elements' offsets. */
 struct side {

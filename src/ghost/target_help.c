@@ -13,7 +13,7 @@
  * between machines over TCP, which it does where the machine has no RDMA
  * device.
  */
-#include "ghost/win.h"
+#include "ghost/target_help.h"
 
 #include <dirent.h>
 #include <stdio.h>

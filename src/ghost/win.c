@@ -1,6 +1,6 @@
 /*
  * Creating and freeing ghost-served windows on the application's side (see
- * win.h); served.c keeps the table from the application's MPI_Win to
+ * served.h); served.c keeps the table from the application's MPI_Win to
  * wisp's state.
  *
  * A window is served only when its communicator holds every application
@@ -24,7 +24,9 @@
 #include "ghost/board.h"
 #include "ghost/hints.h"
 #include "ghost/icomm.h"
+#include "ghost/issue.h"
 #include "ghost/pool.h"
+#include "ghost/target_help.h"
 #include "shm/heap.h"
 
 enum { ALIGN = 64 };
@@ -607,8 +609,27 @@ int wisp_ghost_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, in
     return MPI_SUCCESS;
 }
 
+bool wisp_ghost_shared_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                             void *baseptr)
+{
+    struct wisp_ghost_win *w = wisp_ghost_win_find(win);
+    if (!w || w->flavor != MPI_WIN_FLAVOR_SHARED ||
+        (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size)))
+        return false; /* the MPI answers: an allocate window gets the MPI's answer for it */
+    if (rank == MPI_PROC_NULL) { /* the lowest rank with memory */
+        rank = 0;
+        while (rank < w->size - 1 && w->t[rank].size == 0)
+            rank++;
+    }
+    const struct wisp_ghost_target *t = &w->t[rank];
+    *size = t->size;
+    *disp_unit = t->disp_unit;
+    *(void **)baseptr = wisp_ghost_app_base(w, rank);
+    return true;
+}
+
 /* MPI_Win_shared_query, whose displacement unit is an int: see
- * wisp_ghost_shared_query (redirect.c). */
+ * wisp_ghost_shared_query. */
 int wisp_ghost_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                                 void *baseptr)
 {

@@ -25,7 +25,7 @@
 
 #include "../check.h"
 #include "dt/dt.h"
-#include "ghost/win.h"
+#include "ghost/elements.h"
 #include "random_types.h"
 
 /* elements.c's way out when memory is short (core/log.c in libwisp). */

@@ -5,7 +5,10 @@
 #include "core/init.h"
 #include "core/world.h"
 #include "ghost/async.h"
+#include "ghost/epoch.h"
 #include "ghost/errhandler.h"
+#include "ghost/pscw.h"
+#include "ghost/redirect.h"
 #include "ghost/sessions.h"
 #include "ghost/win.h"
 #include "ghost/world_attr.h"
@@ -2791,7 +2794,7 @@ int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:63)"
+#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:66)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock
