@@ -11,8 +11,9 @@
  * checks that they agree (new windows otherwise). The ghosts take part only
  * in a set's making: they file it, as the pool of every set made, and
  * neither its later use nor its return is theirs to know. MPI_Finalize
- * frees the sets in the order they were made, every member alike. The sets
- * never outnumber the served windows once alive together.
+ * frees the sets in the order they were made, every member alike. Of each
+ * size there are never more sets than served windows of that size were
+ * once alive together (two sizes: with lock windows and without).
  */
 #ifndef WISP_GHOST_POOL_H
 #define WISP_GHOST_POOL_H
