@@ -115,3 +115,7 @@ wisp_add_mpi_test(ghost_window_reuse NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=off ${on}
                   SUFFIX .ghosts1.off)
 wisp_add_mpi_test(ghost_window_reuse NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto ${on}
                   SUFFIX .ghosts1.auto)
+# A heap too small for rank 0's windows: they take new segments, decided
+# together, and work the same.
+wisp_add_mpi_test(ghost_window_reuse NP 3 ENV WISP_GHOSTS=1 WISP_HEAP_SIZE=1M ${on}
+                  SUFFIX .ghosts1.heap_full ARGS 12 full)

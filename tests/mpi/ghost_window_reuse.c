@@ -11,11 +11,16 @@
  * - in each: puts in a lock_all epoch, an accumulate under an exclusive
  *   lock, gets in a fence epoch, each checked in memory and by value.
  *
- * usage: ghost_window_reuse [rounds]   (default 30)
+ * With "full", rank 0's MPI_Win_allocate windows are 4 MiB larger: run with
+ * a heap too small for that (WISP_HEAP_SIZE=1M), the windows take new
+ * segments, all processes alike, and must work the same.
+ *
+ * usage: ghost_window_reuse [rounds [full]]   (default 30)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h" /* tests/check.h */
 
@@ -29,6 +34,7 @@ struct window {
 };
 
 static int rank, size;
+static MPI_Aint extra; /* bytes more in rank 0's MPI_Win_allocate windows ("full") */
 
 static void open_window(struct window *w, int kind, int n)
 {
@@ -44,8 +50,8 @@ static void open_window(struct window *w, int kind, int n)
         MPI_Win_create(w->mem, n * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
                        MPI_COMM_WORLD, &w->win);
     } else {
-        MPI_Win_allocate(n * (MPI_Aint)sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &w->mem,
-                         &w->win);
+        MPI_Win_allocate(n * (MPI_Aint)sizeof(int) + (rank == 0 ? extra : 0), sizeof(int), info,
+                         MPI_COMM_WORLD, &w->mem, &w->win);
     }
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
@@ -129,6 +135,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int rounds = argc > 1 ? atoi(argv[1]) : 30, tag = 0;
+    if (argc > 2 && !strcmp(argv[2], "full"))
+        extra = 4 << 20;
     for (int r = 0; r < rounds; r++) {
         struct window a, b, c;
         int kind = r % KINDS, n = 16 + 97 * (r % 7);
