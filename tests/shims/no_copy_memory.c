@@ -6,38 +6,23 @@
  * NO_MEMORY_ABOVE bytes asks for a little more than that (the copy's
  * header), while the program's own buffers of that size are allocated.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdlib.h>
+
+#include "next_malloc.h"
 
 enum { SLACK = 64 << 10 };
 
 __attribute__((visibility("default"))) void *malloc(size_t size)
 {
-    static void *(*next)(size_t);
-    static size_t above;
-    static _Thread_local bool resolving;
-    static _Alignas(16) char early[4096]; /* for dlsym's own needs, never freed */
-    static size_t used;
-    if (!next) {
-        if (resolving) {
-            size = (size + 15) & ~(size_t)15;
-            if (used + size > sizeof early)
-                return NULL;
-            used += size;
-            return early + used - size;
-        }
-        resolving = true;
+    static size_t above = (size_t)-1;
+    if (above == (size_t)-1) { /* getenv and strtoull allocate nothing */
         const char *v = getenv("NO_MEMORY_ABOVE");
         above = v ? strtoull(v, NULL, 10) : 0;
-        next = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
-        resolving = false;
     }
     if (above && size > above && size <= above + SLACK) {
         errno = ENOMEM;
         return NULL;
     }
-    return next(size);
+    return shim_next_malloc(size);
 }
