@@ -58,11 +58,6 @@ void wisp_ghost_pool_put(struct wisp_ghost_set *set)
     pthread_mutex_unlock(&lock);
 }
 
-void wisp_ghost_pool_file(struct wisp_ghost_set *set)
-{
-    wisp_ghost_pool_put(set);
-}
-
 bool wisp_ghost_pool_empty(void)
 {
     return kept == NULL;

@@ -48,10 +48,8 @@ void wisp_ghost_pool_vote(struct wisp_ghost_pool_vote *v, bool poolable, int nwi
  * *set is not NULL (a new set, its id given; NULL: a window nobody keeps). */
 bool wisp_ghost_pool_decide(struct wisp_ghost_pool_vote *v, const int *minima,
                             struct wisp_ghost_set **set);
-/* A served window's free: keep its set. */
+/* Keep a set: at a served window's free; in a ghost, a set just made, with its id. */
 void wisp_ghost_pool_put(struct wisp_ghost_set *set);
-/* In a ghost: a set just made, with its id. */
-void wisp_ghost_pool_file(struct wisp_ghost_set *set);
 /* In a ghost: whether no set was made (then no window can be in use without a command). */
 bool wisp_ghost_pool_empty(void);
 /* At MPI_Finalize, in every member, after the served windows are freed:

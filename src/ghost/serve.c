@@ -141,7 +141,7 @@ static void create_window(void)
         set->id = msg.set;
         set->nwins = msg.nwins;
         memcpy(set->wins, wins, sizeof *wins * (size_t)msg.nwins);
-        wisp_ghost_pool_file(set);
+        wisp_ghost_pool_put(set);
         free(wins);
         free(s);
         return;
