@@ -114,8 +114,7 @@ static void create_window(void)
     free(members);
     s->heap = msg.heap;
     if (s->heap) /* MPI_Win_create on the heap, which this ghost maps at the same address */
-        s->seg = (struct wisp_ghost_segment){wisp_shm_heap.base, wisp_shm_heap.partition_size *
-                                                                     (size_t)wisp_shm_heap.nparts};
+        s->seg = (struct wisp_ghost_segment){wisp_shm_heap.base, wisp_shm_heap_span()};
     else
         ok = wisp_ghost_segment_map(&s->seg, msg.seglen, 0, 0, ok) && ok; /* commits nothing */
     int all_ok = 0;

@@ -176,12 +176,6 @@ static int plan(struct wisp_ghost_win *w, const int64_t *m, int stride, int flav
     return ok ? nodes : 0;
 }
 
-/* The node's shared heap, all of it. */
-static MPI_Aint heap_span(void)
-{
-    return (MPI_Aint)(wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts);
-}
-
 /* The internal windows of set `w->set`, kept from a window before: the
  * ghosts hold them already (pool.h), nothing to ask of them. */
 static void take_kept(struct wisp_ghost_win *w)
@@ -226,7 +220,7 @@ static bool create_internal(struct wisp_ghost_win *w, int *members, int nmembers
     /* In the heap every member exposes all of it, as the ghosts do: the
      * windows then fit any window there (pool.h). */
     void *expose = w->heap ? wisp_shm_heap.base : w->base;
-    MPI_Aint len = w->heap ? heap_span() : w->t[w->rank].size;
+    MPI_Aint len = w->heap ? (MPI_Aint)wisp_shm_heap_span() : w->t[w->rank].size;
     for (int i = 0; i <= w->nlock; i++) {
         MPI_Win *iw = i == 0 ? &w->global : &w->lockwin[i - 1];
         PMPI_Win_create(expose, len, 1, MPI_INFO_NULL, icomm, iw);

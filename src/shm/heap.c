@@ -440,7 +440,7 @@ static void fork_child(void)
         return;
     pthread_mutex_unlock(&used_lock);
     char *base = wisp_shm_heap.base;
-    size_t total = wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
+    size_t total = wisp_shm_heap_span();
     char *mine = base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part;
     if (sys_mmap(base, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
                  heap_fd, 0) != base) {

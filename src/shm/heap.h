@@ -46,11 +46,16 @@ size_t wisp_shm_heap_usable_size(const void *p);
 int wisp_shm_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int wisp_shm_free_mem(void *base);
 
+/* The bytes of the whole heap, every process's partition. */
+static inline size_t wisp_shm_heap_span(void)
+{
+    return wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
+}
+
 static inline bool wisp_shm_heap_contains(const void *p)
 {
     const char *c = p;
-    return c >= wisp_shm_heap.base &&
-           c < wisp_shm_heap.base + wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
+    return c >= wisp_shm_heap.base && c < wisp_shm_heap.base + wisp_shm_heap_span();
 }
 
 /* Are all `n` bytes at `p` in the heap, where every process of the node
