@@ -24,6 +24,15 @@
  * excludes ucx and pt2pt) is read through MPI_T. osc pt2pt counts as a
  * candidate where it is selectable and osc ucx, which takes precedence
  * wherever UCX runs, is not.
+ *
+ * Open MPI 4.1 counts ghosts (WISP_GHOSTS) as processes: a node that the
+ * application's processes fit looks oversubscribed to mpirun, and every
+ * process then calls sched_yield in each empty progress poll
+ * (mpi_yield_when_idle). NWChem's polled flushes made 4 million such calls
+ * a process, 3-4 s of system time in a 3 s run (docs/ghosts.md). A ghost
+ * sleeps in the kernel until it is wanted, so wisp asks Open MPI not to
+ * yield where the node would not be oversubscribed without its ghosts, as
+ * natively; a value the user set is left alone.
  */
 #include "core/quirks.h"
 
@@ -34,6 +43,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/config.h"
 #include "core/log.h"
 
 #if defined(OPEN_MPI)
@@ -105,10 +115,40 @@ const char *wisp_core_quirks_multiple_breaks_windows(void)
 
 static bool ucx_rcache_disabled;
 static bool ucx_rcache_user_on;
+static bool ompi_yield_off;
+
+#if defined(OPEN_MPI)
+static long env_long(const char *name)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : -1;
+    return v && *v && !*end ? n : -1;
+}
+
+/* mpirun judged this node oversubscribed (more processes than slots) only
+ * because of the ghosts: the application's processes of this machine fit
+ * its share of the slots (mpirun's environment; none under other launchers). */
+static bool oversubscribed_by_ghosts(void)
+{
+    const char *over = getenv("OMPI_MCA_mpi_oversubscribe");
+    long here = env_long("OMPI_COMM_WORLD_LOCAL_SIZE"), slots = env_long("OMPI_UNIVERSE_SIZE"),
+         nodes = env_long("OMPI_MCA_orte_num_nodes");
+    if (wisp_config.GHOSTS <= 0 || !over || strcmp(over, "1") || here < 1 || slots < 1 ||
+        nodes < 1)
+        return false;
+    long vnode = (long)wisp_config.VNODE_SIZE;
+    long node_count = vnode > 0 ? (here + vnode - 1) / vnode : 1; /* the ghosts are per node */
+    return here - wisp_config.GHOSTS * node_count <= slots / nodes;
+}
+#endif
 
 void wisp_core_quirks_before_init(void)
 {
-#if defined(MPICH)
+#if defined(OPEN_MPI)
+    if (!getenv("OMPI_MCA_mpi_yield_when_idle") && oversubscribed_by_ghosts())
+        ompi_yield_off = setenv("OMPI_MCA_mpi_yield_when_idle", "0", 0) == 0;
+#elif defined(MPICH)
     const char *user = getenv("UCX_RCACHE_ENABLE");
     if (user) {
         ucx_rcache_user_on = !strcasecmp(user, "y") || !strcasecmp(user, "yes") ||
@@ -121,6 +161,9 @@ void wisp_core_quirks_before_init(void)
 
 void wisp_core_quirks_report(void)
 {
+    if (ompi_yield_off)
+        wisp_log(2, "OMPI_MCA_mpi_yield_when_idle=0: the node is oversubscribed only by wisp's "
+                    "ghosts, which sleep until they are wanted");
     if (ucx_rcache_disabled)
         wisp_log(2, "UCX_RCACHE_ENABLE=n for MPICH: its windows over UCX take their base from "
                     "UCX's registration cache, which can return an earlier window's address");
