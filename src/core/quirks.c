@@ -134,8 +134,7 @@ static bool oversubscribed_by_ghosts(void)
     const char *over = getenv("OMPI_MCA_mpi_oversubscribe");
     long here = env_long("OMPI_COMM_WORLD_LOCAL_SIZE"), slots = env_long("OMPI_UNIVERSE_SIZE"),
          nodes = env_long("OMPI_MCA_orte_num_nodes");
-    if (wisp_config.GHOSTS <= 0 || !over || strcmp(over, "1") || here < 1 || slots < 1 ||
-        nodes < 1)
+    if (wisp_config.GHOSTS <= 0 || !over || strcmp(over, "1") || here < 1 || slots < 1 || nodes < 1)
         return false;
     long vnode = (long)wisp_config.VNODE_SIZE;
     long node_count = vnode > 0 ? (here + vnode - 1) / vnode : 1; /* the ghosts are per node */
