@@ -1,6 +1,6 @@
 /*
- * Bugs of the MPI underneath that wisp works around (docs/design.md, "Bugs
- * of the MPI underneath").
+ * Bugs and behaviours of the MPI underneath that wisp works around
+ * (docs/design.md, "Bugs of the MPI underneath").
  *
  * MPICH over UCX (seen with MPICH 4.0.2 and UCX 1.13): MPI_Win_create
  * registers the window's memory with ucp_mem_map and then takes the window's

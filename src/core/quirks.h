@@ -1,6 +1,7 @@
 /*
- * Work-arounds for bugs of the MPIs underneath that wisp's own behaviour
- * would expose: set before the MPI starts, reported once it has.
+ * Work-arounds for bugs and behaviours of the MPIs underneath that wisp's
+ * own would expose (Open MPI's yield on a node that only ghosts
+ * oversubscribe): set before the MPI starts, reported once it has.
  */
 #ifndef WISP_CORE_QUIRKS_H
 #define WISP_CORE_QUIRKS_H
