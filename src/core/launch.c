@@ -47,7 +47,7 @@ static const char *lookup(char **env, const char *name)
     return NULL;
 }
 
-static long number(const char *text)
+long wisp_core_launch_number(const char *text)
 {
     char *end;
     long v = text && *text ? strtol(text, &end, 10) : -1;
@@ -57,7 +57,7 @@ static long number(const char *text)
 /* The launcher's line, from its task 0. */
 static void say(const struct launcher *l, long tasks, char **env, const char *outcome)
 {
-    if (number(lookup(env, l->rank)) != 0)
+    if (wisp_core_launch_number(lookup(env, l->rank)) != 0)
         return;
     char what[128];
     snprintf(what, sizeof what, l->what, tasks);
@@ -66,7 +66,7 @@ static void say(const struct launcher *l, long tasks, char **env, const char *ou
 
 void wisp_core_launch_check_before(char **env)
 {
-    long tasks = number(lookup(env, launchers[SRUN].size));
+    long tasks = wisp_core_launch_number(lookup(env, launchers[SRUN].size));
     if (tasks <= 1)
         return;
     for (size_t i = 0; i < sizeof joined / sizeof joined[0]; i++)
@@ -84,7 +84,7 @@ void wisp_core_launch_check(int world_size, char **env)
         return;
     for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
         const struct launcher *l = &launchers[i];
-        long tasks = number(lookup(env, l->size));
+        long tasks = wisp_core_launch_number(lookup(env, l->size));
         if (tasks > 1) {
             char outcome[96];
             snprintf(outcome, sizeof outcome,

@@ -12,6 +12,8 @@
  * started several tasks and set nothing for the MPI to join them (no
  * --mpi=). `env` is the process's environment. */
 void wisp_core_launch_check_before(char **env);
+/* A launcher variable's whole decimal number (`text` may be NULL), or -1. */
+long wisp_core_launch_number(const char *text);
 /* After PMPI_Init, with the world's size: one line, from the launcher's
  * task 0, when its environment says several tasks and the world has one
  * process (unless said before). */

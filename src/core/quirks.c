@@ -44,6 +44,7 @@
 #include <strings.h>
 
 #include "core/config.h"
+#include "core/launch.h"
 #include "core/log.h"
 
 #if defined(OPEN_MPI)
@@ -118,22 +119,15 @@ static bool ucx_rcache_user_on;
 static bool ompi_yield_off;
 
 #if defined(OPEN_MPI)
-static long env_long(const char *name)
-{
-    const char *v = getenv(name);
-    char *end;
-    long n = v ? strtol(v, &end, 10) : -1;
-    return v && *v && !*end ? n : -1;
-}
-
 /* mpirun judged this node oversubscribed (more processes than slots) only
  * because of the ghosts: the application's processes of this machine fit
  * its share of the slots (mpirun's environment; none under other launchers). */
 static bool oversubscribed_by_ghosts(void)
 {
     const char *over = getenv("OMPI_MCA_mpi_oversubscribe");
-    long here = env_long("OMPI_COMM_WORLD_LOCAL_SIZE"), slots = env_long("OMPI_UNIVERSE_SIZE"),
-         nodes = env_long("OMPI_MCA_orte_num_nodes");
+    long here = wisp_core_launch_number(getenv("OMPI_COMM_WORLD_LOCAL_SIZE")),
+         slots = wisp_core_launch_number(getenv("OMPI_UNIVERSE_SIZE")),
+         nodes = wisp_core_launch_number(getenv("OMPI_MCA_orte_num_nodes"));
     if (wisp_config.GHOSTS <= 0 || !over || strcmp(over, "1") || here < 1 || slots < 1 || nodes < 1)
         return false;
     long vnode = (long)wisp_config.VNODE_SIZE;
