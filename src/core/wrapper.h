@@ -30,15 +30,15 @@ struct wisp_dispatch {
 enum wisp_core_hooks { WISP_CORE_DIRECT, WISP_CORE_WATCH, WISP_CORE_HOOK_ALL };
 /* Groups of functions that are the MPI's own until wisp has something to do
  * in them (src/wrap/dispatch.c): its first request, its first served
- * communicator. */
-enum wisp_core_group { WISP_CORE_REQUESTS, WISP_CORE_SERVED };
+ * communicator, its first served window. */
+enum wisp_core_group { WISP_CORE_REQUESTS, WISP_CORE_SERVED, WISP_CORE_WINDOWS, WISP_CORE_GROUPS };
 
 struct wisp_core_wrapper {
     /* Called only while no other thread can be inside MPI (MPI_Init,
      * MPI_Finalize). */
     void (*hooks_enable)(enum wisp_core_hooks hooks);
-    /* Before the first handle of wisp's (a request, a served communicator)
-     * exists anywhere. */
+    /* Before the first handle of wisp's (a request, a served communicator or
+     * window) exists anywhere. */
     void (*begin)(enum wisp_core_group group);
     /* At MPI_Init, from world rank 0: at WISP_VERBOSE=1, the other
      * profiling-interface tools found. */

@@ -13,6 +13,8 @@
 
 #include "ghost/served.h"
 
+#include "core/wrapper.h"
+
 enum { BUCKETS = 256 };
 
 _Atomic int wisp_ghost_nserved;
@@ -41,6 +43,7 @@ struct wisp_ghost_win *wisp_ghost_win_lookup(MPI_Win win)
 
 void wisp_ghost_served_add(struct wisp_ghost_win *w)
 {
+    wisp_core_begin(WISP_CORE_WINDOWS); /* before the application has the handle */
     pthread_mutex_lock(&served_lock);
     struct wisp_ghost_win **p = &served;
     while (*p)

@@ -348,9 +348,11 @@ static void start(void)
     }
     /* Blocking calls in ULTs must reach wisp_impl (yields.def), also where
      * the dispatch would give the MPI's own function while wisp has no
-     * request or served communicator of its own (src/wrap/dispatch.c). */
+     * request, served communicator or served window of its own
+     * (src/wrap/dispatch.c). */
     wisp_core_begin(WISP_CORE_REQUESTS);
     wisp_core_begin(WISP_CORE_SERVED);
+    wisp_core_begin(WISP_CORE_WINDOWS);
     ult.streams = calloc((size_t)ult.count, sizeof *ult.streams);
     if (!ult.streams) {
         ult.error = ENOMEM;

@@ -11,6 +11,7 @@
  */
 
 #include "mpi/calls.h"
+#include "wisp_have.h" /* WISP_HAVE_MPI_*_c */
 #include "wrap/impls.h"
 #include "wrap/wrap.h"
 
@@ -49,15 +50,19 @@ void wisp_wrap_mpi_found(void)
 /*
  * Functions that are the MPI's own until wisp has something to do in them:
  * their slots of `wisp_serve` hold PMPI_X until then, so the call costs one
- * jump, not even a look at each request handle or at the communicator.
+ * jump, not even a look at each request handle, communicator or window.
  * - WISP_CORE_REQUESTS, the polls and waits, until wisp makes its first
  *   request (a loop of MPI_Testany over the MPI's receives);
  * - WISP_CORE_SERVED, sends, receives and probes, until wisp serves its
- *   first communicator (one process, WISP_VNODE_SIZE=1, WISP_SHM=off).
- * Both begin before the first handle of wisp's or the served communicator
- * exists anywhere, so no call can hold one and the MPI's function.
+ *   first communicator (one process, WISP_VNODE_SIZE=1, WISP_SHM=off);
+ * - WISP_CORE_WINDOWS, the one-sided operations, until a ghost serves a
+ *   window of this process or ULTs run (whose operations become requests):
+ *   a get of one double costs the MPI 20-40 ns on a node.
+ * Each begins before the first handle of wisp's, the served communicator or
+ * the served window exists anywhere, so no call can hold one and the MPI's
+ * function.
  */
-static bool begun[2], hooked, watching;
+static bool begun[WISP_CORE_GROUPS], hooked, watching;
 
 /* What a slot holds once its group has begun, unless hooked: the watched
  * path where the watcher needs the function (before then too, or it would
@@ -68,7 +73,8 @@ static bool begun[2], hooked, watching;
 static void point(enum wisp_core_group group, bool mpi)
 {
 #define SLOT(f) SET(f, (mpi && !WATCHED(f)) ? MPI_OWN(f) : BEGUN(f))
-    if (group == WISP_CORE_REQUESTS) {
+    switch (group) {
+    case WISP_CORE_REQUESTS:
         SLOT(MPI_Test);
         SLOT(MPI_Testall);
         SLOT(MPI_Testany);
@@ -78,13 +84,39 @@ static void point(enum wisp_core_group group, bool mpi)
         SLOT(MPI_Waitany);
         SLOT(MPI_Waitsome);
         SLOT(MPI_Request_get_status);
-    } else {
+        break;
+    case WISP_CORE_SERVED:
         SLOT(MPI_Send);
         SLOT(MPI_Isend);
         SLOT(MPI_Recv);
         SLOT(MPI_Irecv);
         SLOT(MPI_Iprobe);
         SLOT(MPI_Probe);
+        break;
+    case WISP_CORE_WINDOWS:
+        SLOT(MPI_Put);
+        SLOT(MPI_Rput);
+        SLOT(MPI_Get);
+        SLOT(MPI_Rget);
+        SLOT(MPI_Accumulate);
+        SLOT(MPI_Raccumulate);
+        SLOT(MPI_Get_accumulate);
+        SLOT(MPI_Rget_accumulate);
+        SLOT(MPI_Fetch_and_op);
+        SLOT(MPI_Compare_and_swap);
+#ifdef WISP_HAVE_MPI_Put_c
+        SLOT(MPI_Put_c);
+        SLOT(MPI_Rput_c);
+        SLOT(MPI_Get_c);
+        SLOT(MPI_Rget_c);
+        SLOT(MPI_Accumulate_c);
+        SLOT(MPI_Raccumulate_c);
+        SLOT(MPI_Get_accumulate_c);
+        SLOT(MPI_Rget_accumulate_c);
+#endif
+        break;
+    case WISP_CORE_GROUPS:
+        break;
     }
 #undef SLOT
 }
@@ -102,7 +134,7 @@ void wisp_wrap_hooks_enable(enum wisp_core_hooks hooks)
 #define WISP_FN(f) SET(f, BEGUN(f));
 #include "present.def"
 #undef WISP_FN
-    for (int g = 0; g < 2; g++)
+    for (int g = 0; g < WISP_CORE_GROUPS; g++)
         if (!__atomic_load_n(&begun[g], __ATOMIC_ACQUIRE))
             point((enum wisp_core_group)g, true);
 }
