@@ -8,7 +8,12 @@
  *     with nothing pending, and
  *   MPI_Testany(8, reqs, &index, &flag, &status)
  *     over 8 receives of the MPI's own that nothing will match (posted on
- *     MPI_COMM_SELF, which wisp leaves to the MPI),
+ *     MPI_COMM_SELF, which wisp leaves to the MPI), and
+ *   MPI_Get of one double from the process itself, in a lock_all epoch on
+ *     a window of MPI_Win_allocate over MPI_COMM_SELF (Open MPI 4.1 makes
+ *     no MPI_Win_create window of one process), with
+ *     MPI_Win_flush_local after every 64 (a Global Arrays code's small
+ *     gets; the window is the MPI's own unless ghosts serve it),
  * which all return almost at once inside the MPI library, so any time a
  * wrapper adds shows up directly in the per-call cost.
  *
@@ -112,6 +117,26 @@ static int cancel_pending(void)
     return failed;
 }
 
+enum { GETS_PER_FLUSH = 64 };
+static MPI_Win self_win;
+
+static int get_self_loop(long iters, int pmpi)
+{
+    double got = 0.0;
+    int err = MPI_SUCCESS;
+    for (long i = 0; i < iters; i++) {
+        int at = (int)(i % GETS_PER_FLUSH);
+        if (pmpi)
+            err |= PMPI_Get(&got, 1, MPI_DOUBLE, 0, at, 1, MPI_DOUBLE, self_win);
+        else
+            err |= MPI_Get(&got, 1, MPI_DOUBLE, 0, at, 1, MPI_DOUBLE, self_win);
+        if (at == GETS_PER_FLUSH - 1)
+            err |= pmpi ? PMPI_Win_flush_local(0, self_win) : MPI_Win_flush_local(0, self_win);
+    }
+    err |= pmpi ? PMPI_Win_flush_local(0, self_win) : MPI_Win_flush_local(0, self_win);
+    return err != MPI_SUCCESS || got != 1.0; /* every element holds 1.0 */
+}
+
 /* Returns the iteration count, or -1 (after a message) if argv is invalid. */
 static long parse_iters(int argc, char **argv, int rank)
 {
@@ -213,6 +238,15 @@ int main(int argc, char **argv)
     post_pending();
     failed |= measure("testany_pending8", testany_pending_loop, iters, rank);
     failed |= cancel_pending();
+    double *self_mem;
+    MPI_Win_allocate(GETS_PER_FLUSH * sizeof *self_mem, sizeof *self_mem, MPI_INFO_NULL,
+                     MPI_COMM_SELF, &self_mem, &self_win);
+    for (int i = 0; i < GETS_PER_FLUSH; i++)
+        self_mem[i] = 1.0;
+    MPI_Win_lock_all(0, self_win);
+    failed |= measure("get_self", get_self_loop, iters, rank);
+    MPI_Win_unlock_all(self_win);
+    MPI_Win_free(&self_win);
 
     MPI_Finalize();
     return failed ? 1 : 0;
