@@ -2794,7 +2794,7 @@ int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:66)"
+#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:68)"
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock
