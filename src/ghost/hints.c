@@ -105,5 +105,6 @@ struct wisp_ghost_hints wisp_ghost_read_hints(MPI_Info info, bool say)
     return (struct wisp_ghost_hints){
         .locks = locks_used(info, say),
         .no_local_load_store = info_bool(info, "no_local_load_store", say) == 1,
+        .noncontig = info_bool(info, "alloc_shared_noncontig", say) == 1,
     };
 }

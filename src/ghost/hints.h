@@ -10,6 +10,7 @@
 struct wisp_ghost_hints {
     bool locks;               /* MPI_Win_lock may come: lock windows are needed */
     bool no_local_load_store; /* no load/store on the local memory */
+    bool noncontig;           /* alloc_shared_noncontig: each process's part apart */
 };
 
 /* The hints of `info` (MPI_INFO_NULL: none); `say`: log what is not understood. */

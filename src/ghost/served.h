@@ -87,6 +87,7 @@ struct wisp_ghost_win {
     MPI_Win *lockwin;
     struct wisp_ghost_target *t; /* by rank */
     bool no_local_load_store;    /* info hint: no load/store on the local memory */
+    bool noncontig;              /* info hint alloc_shared_noncontig (wisp_ghost_app_base) */
     struct wisp_ghost_set *set;  /* its internal windows, kept at its free (pool.h), or NULL */
     /* Memory in the node's shared heap (MPI_Win_create, or MPI_Win_allocate's
      * taken from it): the ghosts expose the heap. */
@@ -151,13 +152,14 @@ static inline void wisp_ghost_books_unlock(struct wisp_ghost_win *w)
 /* Where the application is told process `rank`'s part of a served window
  * begins (baseptr, MPI_WIN_BASE, MPI_Win_shared_query): a part of no bytes
  * begins at NULL, as in MPICH's own windows, except in Open MPI's shared
- * windows, which give the address it would begin at (Open MPI 4.1 leaves
- * it unset in an MPI_Win_allocate window). An MPI_Win_create window is the
+ * windows of contiguous parts, which give the address it would begin at
+ * (Open MPI 4.1 leaves it unset in an MPI_Win_allocate window, and gives
+ * NULL with alloc_shared_noncontig). An MPI_Win_create window is the
  * application's own memory (rank: w->rank). */
 static inline void *wisp_ghost_app_base(const struct wisp_ghost_win *w, int rank)
 {
 #if defined(OPEN_MPI)
-    bool empty_is_null = w->flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    bool empty_is_null = w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->noncontig;
 #else
     bool empty_is_null = true;
 #endif

@@ -271,6 +271,7 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
     int n = w->size, G = wisp_ghost_node.ghosts, stride = M_GHOSTS + G;
     struct wisp_ghost_hints hints = wisp_ghost_read_hints(info, w->rank == 0);
     w->no_local_load_store = hints.no_local_load_store;
+    w->noncontig = hints.noncontig;
     w->async_mode =
         (int)wisp_ghost_async_mode(info, (enum wisp_config_async)wisp_config.ASYNC, w->rank == 0);
     w->seed = (unsigned)wisp_ghost_node.world_rank * 2654435761u + 1;

@@ -9,7 +9,8 @@
  * (contiguous memory, sizes and displacement units of every rank, direct
  * loads of the neighbour's memory); and the base of a process's part of no
  * bytes, as the MPI gives it: NULL in MPICH (its rma/win_shared_noncontig_put
- * asserts it), where the part would begin in Open MPI's shared windows.
+ * asserts it), where the part would begin in Open MPI's shared windows, and
+ * NULL in both with alloc_shared_noncontig.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -116,6 +117,29 @@ static void check_errors(MPI_Win win, int rank, int size)
     MPI_Errhandler_free(&eh);
 }
 
+/* A shared window with alloc_shared_noncontig, odd node ranks giving no
+ * memory: their part begins at NULL in both MPIs. */
+static void check_empty_noncontig(MPI_Comm node, int nrank, int nsize)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    int *mem = &nrank;
+    MPI_Win win;
+    MPI_Win_allocate_shared(nrank % 2 ? 0 : PAGE, sizeof(int), info, node, &mem, &win);
+    MPI_Info_free(&info);
+    CHECK(nrank % 2 == 0 ? mem != NULL : mem == NULL);
+    for (int r = 0; r < nsize; r++) {
+        MPI_Aint qsize = -1;
+        int qdisp = -1;
+        static char unset;
+        char *q = &unset;
+        MPI_Win_shared_query(win, r, &qsize, &qdisp, &q);
+        CHECK(r % 2 == 0 ? qsize == PAGE && q != NULL : qsize == 0 && q == NULL);
+    }
+    MPI_Win_free(&win);
+}
+
 /* Odd ranks give no memory: their base is NULL under MPICH; Open MPI 4.1
  * leaves it unset in an MPI_Win_allocate window (the standard says
  * nothing) and gives where the part would begin in a shared window. */
@@ -160,6 +184,7 @@ static void check_empty_parts(int rank)
             CHECK((char *)mem == q);
     }
     MPI_Win_free(&win);
+    check_empty_noncontig(node, nrank, nsize);
     MPI_Comm_free(&node);
 }
 
