@@ -3,7 +3,8 @@
 # Open MPI yields the processor in every empty progress poll where mpirun
 # finds more processes than slots on a node (mpi_yield_when_idle), and
 # mpirun counts wisp's ghosts: wisp turns the yield off where the node's
-# application processes alone fit its slots, as natively, and leaves it
+# application processes alone fit its slots, as natively, unless the
+# ghosts serve Open MPI's windows (WISP_GHOST_WINDOWS=on), and leaves it
 # alone everywhere else (src/core/quirks.c). PROGRAM
 # (tests/mpi/yield_when_idle.c) prints the MPI's setting and the
 # environment's. Open MPI runs on 2 slots (--host localhost:2) whatever the
@@ -35,6 +36,7 @@ openmpi)
     check 4 1 unset --env WISP_GHOSTS=1                     # 3 + a ghost: still too many
     check 4 0 0 --env WISP_GHOSTS=1 --env WISP_VNODE_SIZE=2 # 2 nodes of 1 + a ghost
     check 3 1 1 --env WISP_GHOSTS=1 --env OMPI_MCA_mpi_yield_when_idle=1 # the user's choice
+    check 3 1 unset --env WISP_GHOSTS=1 --env WISP_GHOST_WINDOWS=on # the ghost serves: it needs the yield
     ;;
 mpich)
     check 3 none unset --env WISP_GHOSTS=1
