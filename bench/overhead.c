@@ -122,6 +122,7 @@ static MPI_Win self_win;
 
 static int get_self_loop(long iters, int pmpi)
 {
+    int (*flush)(int, MPI_Win) = pmpi ? PMPI_Win_flush_local : MPI_Win_flush_local;
     double got = 0.0;
     int err = MPI_SUCCESS;
     for (long i = 0; i < iters; i++) {
@@ -131,9 +132,9 @@ static int get_self_loop(long iters, int pmpi)
         else
             err |= MPI_Get(&got, 1, MPI_DOUBLE, 0, at, 1, MPI_DOUBLE, self_win);
         if (at == GETS_PER_FLUSH - 1)
-            err |= pmpi ? PMPI_Win_flush_local(0, self_win) : MPI_Win_flush_local(0, self_win);
+            err |= flush(0, self_win);
     }
-    err |= pmpi ? PMPI_Win_flush_local(0, self_win) : MPI_Win_flush_local(0, self_win);
+    err |= flush(0, self_win);
     return err != MPI_SUCCESS || got != 1.0; /* every element holds 1.0 */
 }
 

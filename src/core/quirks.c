@@ -132,8 +132,7 @@ static bool oversubscribed_by_ghosts(void)
     long here = wisp_core_launch_number(getenv("OMPI_COMM_WORLD_LOCAL_SIZE")),
          slots = wisp_core_launch_number(getenv("OMPI_UNIVERSE_SIZE")),
          nodes = wisp_core_launch_number(getenv("OMPI_MCA_orte_num_nodes"));
-    if (wisp_config.GHOSTS <= 0 || !over || strcmp(over, "1") || here < 1 || slots < 1 ||
-        nodes < 1 || wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_ON)
+    if (wisp_config.GHOSTS <= 0 || !over || strcmp(over, "1") || here < 1 || slots < 1 || nodes < 1)
         return false;
     long vnode = (long)wisp_config.VNODE_SIZE;
     long node_count = vnode > 0 ? (here + vnode - 1) / vnode : 1; /* the ghosts are per node */
@@ -144,7 +143,8 @@ static bool oversubscribed_by_ghosts(void)
 void wisp_core_quirks_before_init(void)
 {
 #if defined(OPEN_MPI)
-    if (!getenv("OMPI_MCA_mpi_yield_when_idle") && oversubscribed_by_ghosts())
+    if (!getenv("OMPI_MCA_mpi_yield_when_idle") &&
+        wisp_config.GHOST_WINDOWS != WISP_GHOST_WINDOWS_ON && oversubscribed_by_ghosts())
         ompi_yield_off = setenv("OMPI_MCA_mpi_yield_when_idle", "0", 0) == 0;
 #elif defined(MPICH)
     const char *user = getenv("UCX_RCACHE_ENABLE");

@@ -117,6 +117,18 @@ static void check_errors(MPI_Win win, int rank, int size)
     MPI_Errhandler_free(&eh);
 }
 
+/* MPI_Win_shared_query of rank r: its part's address (a sentinel where the
+ * MPI sets none) and, in *size, its size (-1 where unset). */
+static char *part_of(MPI_Win win, int r, MPI_Aint *size)
+{
+    static char unset;
+    char *q = &unset;
+    int disp = -1;
+    *size = -1;
+    MPI_Win_shared_query(win, r, size, &disp, &q);
+    return q;
+}
+
 /* A shared window with alloc_shared_noncontig, odd node ranks giving no
  * memory: their part begins at NULL in both MPIs. */
 static void check_empty_noncontig(MPI_Comm node, int nrank, int nsize)
@@ -130,11 +142,8 @@ static void check_empty_noncontig(MPI_Comm node, int nrank, int nsize)
     MPI_Info_free(&info);
     CHECK(nrank % 2 == 0 ? mem != NULL : mem == NULL);
     for (int r = 0; r < nsize; r++) {
-        MPI_Aint qsize = -1;
-        int qdisp = -1;
-        static char unset;
-        char *q = &unset;
-        MPI_Win_shared_query(win, r, &qsize, &qdisp, &q);
+        MPI_Aint qsize;
+        char *q = part_of(win, r, &qsize);
         CHECK(r % 2 == 0 ? qsize == PAGE && q != NULL : qsize == 0 && q == NULL);
     }
     MPI_Win_free(&win);
@@ -164,11 +173,8 @@ static void check_empty_parts(int rank)
     MPI_Win_allocate_shared(nrank % 2 ? 0 : PAGE, sizeof(int), MPI_INFO_NULL, node, &mem, &win);
     char *end = NULL;
     for (int r = 0; r < nsize; r++) {
-        MPI_Aint qsize = -1;
-        int qdisp = -1;
-        static char unset;
-        char *q = &unset;
-        MPI_Win_shared_query(win, r, &qsize, &qdisp, &q);
+        MPI_Aint qsize;
+        char *q = part_of(win, r, &qsize);
         if (r % 2 == 0) {
             CHECK(qsize == PAGE && q != NULL && (!end || q == end)); /* contiguous */
             end = q + qsize;
