@@ -223,6 +223,39 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
     }
 }
 
+/* The build's own settings (CMake's cache variables that a user may set,
+ * and make's WISP_JEMALLOC_SOURCE): not run-time variables, but a user who
+ * exports one for the build keeps it in every later job's environment, so
+ * the run-time check passes over them instead of stopping the job. Every
+ * user-visible WISP_* entry of a build's CMakeCache.txt must be here
+ * (tests/build_knobs.sh). */
+static const char *const build_knobs[] = {
+    "WISP_APT_GET",
+    "WISP_BOOST_CONTEXT_ARCHIVE",
+    "WISP_CONFORMANCE_DIR",
+    "WISP_EASYBUILD_EB",
+    "WISP_GFORTRAN",
+    "WISP_GNU_MAKE",
+    "WISP_JEMALLOC_SOURCE",
+    "WISP_LIBOMP",
+    "WISP_MPI",
+    "WISP_MPICH_BUILD",
+    "WISP_MPI_FORTRAN_COMPILER",
+    "WISP_OBJCOPY",
+    "WISP_SANITIZE",
+    "WISP_TESTS",
+    "WISP_TEST_TIMEOUT",
+    "WISP_TOOLS_PYTHON",
+};
+
+static int is_build_knob(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof build_knobs / sizeof build_knobs[0]; i++)
+        if (strlen(build_knobs[i]) == len && !strncmp(build_knobs[i], name, len))
+            return 1;
+    return 0;
+}
+
 static const struct wisp_config_var *find_var(const char *name, size_t len)
 {
     for (size_t i = 0; i < wisp_config_nvars; i++)
@@ -307,6 +340,8 @@ static int parse_env(struct wisp_config *cfg, char *const *env, const char *pref
         const char *eq = strchr(entry, '=');
         size_t namelen = eq ? (size_t)(eq - entry) : strlen(entry);
         const struct wisp_config_var *var = find_var(entry, namelen);
+        if (!var && is_build_knob(entry, namelen))
+            continue;
         if (!var) {
             complain_unknown(entry, namelen, complain, ctx);
             problems++;
