@@ -249,16 +249,18 @@ static MPI_Aint heap_hidden(void)
     static char *hidden;
     if (!hidden)
         hidden = wisp_shm_heap_alloc(WISP_GHOST_HIDDEN, WISP_GHOST_HIDDEN, true);
-    return hidden ? hidden - wisp_shm_heap.base : -1;
+    return hidden && wisp_shm_heap_holds(hidden, WISP_GHOST_HIDDEN) ? hidden - wisp_shm_heap.base
+                                                                    : -1;
 }
 
 /* The offset of [base, base + size) in the node's shared heap, or -1 when
- * it is not all there. */
+ * it is not all there or the ghosts may not touch it (a page of it private,
+ * or no room in /dev/shm to commit it: shm/fault.c). */
 static int64_t heap_offset(const void *base, MPI_Aint size)
 {
     if (size == 0)
         return 0;
-    if (!wisp_shm_heap_contains(base) || !wisp_shm_heap_contains((const char *)base + size - 1))
+    if (!wisp_shm_heap_holds(base, (uint64_t)size))
         return -1;
     return (const char *)base - wisp_shm_heap.base;
 }

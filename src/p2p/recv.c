@@ -141,7 +141,7 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     } else if (msg->src) {
         /* A private side is reached by cross-memory attach: the source by
          * this receiver, a private receive buffer by the sender. */
-        bool cma = !wisp_shm_heap_contains(msg->src);
+        bool cma = !wisp_shm_heap_holds(msg->src, msg->size); /* a private page: not in place */
         bool synergy = msg->size >= wisp_p2p.synergy_min && n == msg->size && req->dst &&
                        !req->unpack && (wisp_p2p.cma || wisp_shm_heap_holds(req->dst, n));
         if (synergy) {

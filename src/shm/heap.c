@@ -14,7 +14,10 @@
  * /dev/shm then makes the allocation fail cleanly (and the caller falls back
  * to private memory) instead of a SIGBUS when a page is first touched;
  * ranges of 1 MiB and more are left to first touch within a budget that
- * /dev/shm holds whole (commit_later). tmpfs
+ * /dev/shm holds whole (commit_later); should /dev/shm fill up anyway, a
+ * page it cannot back becomes private to the process at its first touch
+ * instead of a SIGBUS (fault.c, which also keeps the table of which chunks
+ * other processes may reach). tmpfs
  * places a page when it commits it: on the committing thread's NUMA node,
  * or as the file range's policy says (WISP_HEAP_NUMA=interleave). The
  * file is unlinked as soon as every process has mapped it, so nothing is
@@ -41,6 +44,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "shm/callers.h"
+#include "shm/fault.h"
 #include "shm/segment.h"
 
 enum {
@@ -167,8 +171,10 @@ static bool commit_range(char *start, size_t size)
         report_full("cannot grow: the rest of /dev/shm is left to the MPI");
     else if ((err = commit_pages(start, size)))
         report_full(err == ENOSPC ? "cannot grow: /dev/shm is full" : "cannot grow");
-    else
+    else {
+        wisp_shm_fault_committed(start, size);
         return false;
+    }
     return true;
 }
 
@@ -413,6 +419,7 @@ static void fork_prepare(void)
         syscall(SYS_madvise, copy, at_fork.len, MADV_HUGEPAGE);
     off_t mine = (off_t)(wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.my_part);
     if (copy != MAP_FAILED && copy_data(copy, mine, at_fork.len)) {
+        wisp_shm_fault_overlay(copy, wisp_shm_heap.base + mine, at_fork.len);
         at_fork.copy = copy;
         return;
     }
@@ -436,6 +443,7 @@ static void fork_child(void)
 {
     wisp_shm_heap.serving = false;
     forked = true;
+    wisp_shm_fault_forked();
     if (!at_fork.active)
         return;
     pthread_mutex_unlock(&used_lock);
@@ -473,7 +481,9 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves
     size_t partition = ((size_t)wisp_config.HEAP_SIZE + HEAP_ALIGN - 1) & ~(size_t)(HEAP_ALIGN - 1);
     size_t total = partition * (size_t)node_size;
 
-    if ((heap_fd = wisp_shm_segment_open(node, "heap", total)) < 0)
+    /* The chunk table (fault.c) follows the partitions in the file. */
+    if ((heap_fd = wisp_shm_segment_open(node, "heap", total + wisp_shm_fault_table_bytes(total))) <
+        0)
         return heap_off(node_rank, "cannot create the shared file in /dev/shm");
     /* The heap takes at most half of what /dev/shm has free now, a quarter
      * of it committed at once and a quarter left to first touch (a tmpfs
@@ -497,8 +507,10 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves
     wisp_shm_heap = (struct wisp_shm_heap){
         .base = base, .partition_size = partition, .nparts = node_size, .my_part = node_rank};
     /* The arena's own metadata is its first extent: no room for it in
-     * /dev/shm (or in its reserve) turns the heap off, not the job. */
-    bool made = !je_mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks);
+     * /dev/shm (or in its reserve), or for the chunk table, turns the heap
+     * off, not the job. */
+    bool made = wisp_shm_fault_table_map(heap_fd, total) &&
+                !je_mallctl("arenas.create", &arena, &arena_size, &hooks, sizeof hooks);
     if (!wisp_shm_all_agree(made, node)) {
         if (made) { /* jemalloc would still visit it (at a fork), its metadata unmapped */
             char ctl[64];
@@ -507,6 +519,7 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves
                 wisp_fatal("jemalloc could not destroy the shared-heap arena");
         }
         munmap(base, total);
+        wisp_shm_fault_table_unmap(total);
         wisp_shm_heap = (struct wisp_shm_heap){0};
         used = 0;
         full_reported = false;
@@ -529,6 +542,7 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves
     if (pthread_key_create(&tcache_key, tcache_destroy))
         wisp_fatal("no pthread key left for the shared heap's thread caches");
     wisp_shm_callers_init();
+    wisp_shm_fault_start(heap_fd);
     wisp_shm_heap.serving = true;
     if (node_rank == 0)
         wisp_log(1, "shared heap at %p: %d partitions of %zu MiB; %s", (void *)base, node_size,
@@ -541,6 +555,12 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves
 void wisp_shm_heap_stop(void)
 {
     wisp_shm_heap.serving = false;
+    size_t pages = wisp_shm_fault_private_pages();
+    if (pages)
+        wisp_log(1,
+                 "shared heap: %zu page%s that /dev/shm could not back became private to this "
+                 "process",
+                 pages, pages == 1 ? "" : "s");
 }
 
 void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero)

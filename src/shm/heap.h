@@ -9,6 +9,7 @@
 #define WISP_SHM_HEAP_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,9 @@ struct wisp_shm_heap {
     int nparts;   /* processes of the node */
     int my_part;  /* this process's node rank */
     bool serving; /* allocations come from the heap (MPI_Init..MPI_Finalize) */
+    /* Node-shared, one enum wisp_shm_chunk per WISP_SHM_CHUNK bytes of the
+     * heap (fault.c): may other processes reach this memory? */
+    _Atomic unsigned char *chunks;
 };
 extern struct wisp_shm_heap wisp_shm_heap;
 
@@ -52,17 +56,46 @@ static inline size_t wisp_shm_heap_span(void)
     return wisp_shm_heap.partition_size * (size_t)wisp_shm_heap.nparts;
 }
 
+/* Is `p` in the heap's address range? Says whose free() it is; whether
+ * another process may reach it is wisp_shm_heap_holds's to say. */
 static inline bool wisp_shm_heap_contains(const void *p)
 {
     const char *c = p;
     return c >= wisp_shm_heap.base && c < wisp_shm_heap.base + wisp_shm_heap_span();
 }
 
+/* The states of a chunk of the heap (fault.c tells their story). UNKNOWN:
+ * it may have pages that tmpfs has not backed yet. BACKED: every page of it
+ * is committed in the file, so no process faults on it; for good. PRIVATE:
+ * some process mapped private memory over a page of it that /dev/shm could
+ * not back, so no other process may reach it through the heap; for good.
+ * UNKNOWN -> BACKED and UNKNOWN -> PRIVATE are the only moves. */
+enum wisp_shm_chunk { WISP_SHM_CHUNK_UNKNOWN, WISP_SHM_CHUNK_BACKED, WISP_SHM_CHUNK_PRIVATE };
+enum { WISP_SHM_CHUNK_SHIFT = 21 }; /* 2 MiB */
+
+/* holds()'s slow path (fault.c): commits the UNKNOWN chunks of the range
+ * and makes them BACKED; false when one is PRIVATE or cannot be committed. */
+bool wisp_shm_heap_back(const char *p, uint64_t n);
+
 /* Are all `n` bytes at `p` in the heap, where every process of the node
- * maps them at that address? (No bytes: nothing to reach.) */
+ * maps them at that address and may read and write them without a fault?
+ * (No bytes: nothing to reach.) Every decision to let another process reach
+ * memory through the heap (single copy, a window the ghosts serve) asks
+ * this, never wisp_shm_heap_contains. One load per chunk once BACKED. */
 static inline bool wisp_shm_heap_holds(const void *p, uint64_t n)
 {
-    return !n || (wisp_shm_heap_contains(p) && wisp_shm_heap_contains((const char *)p + n - 1));
+    const char *c = p;
+    if (!n)
+        return true;
+    if (!wisp_shm_heap_contains(c) || !wisp_shm_heap_contains(c + n - 1))
+        return false;
+    size_t first = (size_t)(c - wisp_shm_heap.base) >> WISP_SHM_CHUNK_SHIFT;
+    size_t last = (size_t)(c + n - 1 - wisp_shm_heap.base) >> WISP_SHM_CHUNK_SHIFT;
+    for (size_t i = first; i <= last; i++)
+        if (atomic_load_explicit(&wisp_shm_heap.chunks[i], memory_order_acquire) !=
+            WISP_SHM_CHUNK_BACKED)
+            return wisp_shm_heap_back(c, n);
+    return true;
 }
 
 /* Is `p` in this process's own partition (so allocated by this process)? */

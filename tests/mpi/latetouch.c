@@ -1,0 +1,96 @@
+/*
+ * Issue 49's latetouch: blocks allocated while /dev/shm has room, touched
+ * only after another job filled it (tests/shm_full.sh). Each process
+ * allocates NBLOCKS blocks of BLOCK_MIB MiB (argv[1]: "malloc", the default,
+ * or "alloc_mem": MPI_Alloc_mem, which wisp serves from its heap in every
+ * build), calls MPI_Barrier, waits (4 s, or until the file named by
+ * $LATETOUCH_GO exists once rank 0 has created $LATETOUCH_READY), writes
+ * every byte of every block, and rank 0 sends its first and last blocks to
+ * rank 1, which checks every byte. Natively the touch is anonymous memory
+ * and works; under wisp the heap must not raise SIGBUS.
+ *
+ * Prints, from rank 1: "latetouch: block B of M MiB intact" per block
+ * received, and from every rank "latetouch rank R: N MiB written".
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { NBLOCKS = 8, BLOCK_MIB = 24, MIB = 1 << 20 };
+
+static unsigned char pattern(int block, size_t i)
+{
+    return (unsigned char)(block * 37 + i + (i >> 12));
+}
+
+static void wait_go(int rank)
+{
+    const char *ready = getenv("LATETOUCH_READY"), *go = getenv("LATETOUCH_GO");
+    if (!ready || !go) {
+        sleep(4);
+        return;
+    }
+    if (rank == 0) {
+        FILE *f = fopen(ready, "w");
+        if (f)
+            fclose(f);
+    }
+    for (int i = 0; i < 600 && access(go, F_OK); i++)
+        usleep(100000);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int alloc_mem = argc > 1 && !strcmp(argv[1], "alloc_mem");
+    size_t bytes = (size_t)BLOCK_MIB * MIB;
+    unsigned char *block[NBLOCKS];
+    for (int b = 0; b < NBLOCKS; b++) {
+        if (alloc_mem)
+            MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &block[b]);
+        else
+            block[b] = malloc(bytes);
+        if (!block[b]) {
+            fprintf(stderr, "latetouch rank %d: no memory\n", rank);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    wait_go(rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < NBLOCKS; b++)
+        for (size_t i = 0; i < bytes; i++)
+            block[b][i] = pattern(b, i);
+    printf("latetouch rank %d: %d MiB written\n", rank, NBLOCKS * BLOCK_MIB);
+    fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int sent[2] = {0, NBLOCKS - 1};
+    if (size > 1 && rank == 0) {
+        for (int k = 0; k < 2; k++)
+            MPI_Send(block[sent[k]], BLOCK_MIB * MIB, MPI_BYTE, 1, k, MPI_COMM_WORLD);
+    } else if (size > 1 && rank == 1) {
+        for (int k = 0; k < 2; k++) {
+            /* Into a block of its own, overwritten: every byte must arrive. */
+            memset(block[k], 0xff, bytes);
+            MPI_Recv(block[k], BLOCK_MIB * MIB, MPI_BYTE, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            size_t bad = 0;
+            for (size_t i = 0; i < bytes; i++)
+                bad += block[k][i] != pattern(sent[k], i);
+            printf("latetouch: block %d of %d MiB %s\n", sent[k], BLOCK_MIB,
+                   bad ? "CORRUPTED" : "intact");
+        }
+    }
+    for (int b = 0; b < NBLOCKS; b++) {
+        if (alloc_mem)
+            MPI_Free_mem(block[b]);
+        else
+            free(block[b]);
+    }
+    MPI_Finalize();
+    return 0;
+}
