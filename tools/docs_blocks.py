@@ -30,6 +30,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,12 @@ MPIS = ("mpich", "openmpi")
 PREFIX = re.compile(r"/opt/wisp/[0-9][0-9.]*")
 BLOCK_TIMEOUT = 180
 WISP_LINE = re.compile(r"^wisp(\[\d+\])?: ")
+
+
+def mpis_named(text):
+    """The MPIs a text names, in the order it first names them."""
+    found = sorted((m.start(), mpi) for mpi in MPIS for m in [re.search(rf"(?<![a-z]){mpi}\b", text)] if m)
+    return [mpi for _, mpi in found]
 
 
 class Block:
@@ -70,8 +77,7 @@ class Block:
 
     def mpis(self):
         """The MPIs the block names, in the order it first names them."""
-        found = sorted((m.start(), mpi) for mpi in MPIS for m in [re.search(rf"(?<![a-z]){mpi}\b", self.text)] if m)
-        return [mpi for _, mpi in found]
+        return mpis_named(self.text)
 
     def commands(self):
         """The block's commands (a line and its continuations), less the
@@ -88,7 +94,7 @@ class Block:
         for c in commands:
             hit = [r for p, r in self.skip_commands if c.strip().startswith(p)]
             (dropped if hit else kept).append((c, hit[0] if hit else None))
-        return "".join(c for c, _ in kept), dropped
+        return [c for c, _ in kept], dropped
 
 
 def marks_before(lines, i, pattern):
@@ -261,14 +267,15 @@ class Scene:
         env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
         return env
 
-    def set_app(self, mpi):
-        """./app, app.c, app.py and ./run.sh for a block of this MPI."""
+    def set_files(self):
+        """app.c, app.py and ./run.sh; ./app is a link that the block's
+        script points, before each command, at the program of the MPI
+        that command names (else the block's first, else this build's)."""
+        here = os.path.join(self.source, "tests", "docs")
         for name in ("app", "app.c", "app.py", "run.sh", "a.out"):
             p = os.path.join(self.root, name)
             if os.path.lexists(p):
                 os.remove(p)
-        shutil.copy(self.apps[mpi], os.path.join(self.root, "app"))
-        here = os.path.join(self.source, "tests", "docs")
         shutil.copy(os.path.join(here, "app.c"), os.path.join(self.root, "app.c"))
         shutil.copy(os.path.join(here, "app.py"), os.path.join(self.root, "app.py"))
         with open(os.path.join(self.root, "run.sh"), "w") as f:
@@ -276,30 +283,38 @@ class Scene:
         os.chmod(os.path.join(self.root, "run.sh"), 0o755)
 
     def run(self, block, commands):
-        self.set_app((block.mpis() or [self.mpi])[0])
-        script = PREFIX.sub(self.prefix, commands)
+        self.set_files()
+        default = (block.mpis() or [self.mpi])[0]
+        script = ""
+        for c in commands:
+            mpi = (mpis_named(c) or [default])[0]
+            script += f"ln -sfn {self.apps[mpi]} {os.path.join(self.root, 'app')}\n" + PREFIX.sub(self.prefix, c)
         # Lmod's `module`, as a login shell has it on Debian.
         prelude = (
             "set -e -o pipefail\n"
             "if [ -r /usr/share/lmod/lmod/init/bash ]; then set +eu; . /usr/share/lmod/lmod/init/bash; set -e; fi\n"
         )
         start = time.monotonic()
+        # Its own process group, so that a block past its time is killed
+        # with everything it started (the launcher and its ranks).
+        proc = subprocess.Popen(
+            ["bash", "-c", prelude + script],
+            cwd=self.root,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
         try:
-            out = subprocess.run(
-                ["bash", "-c", prelude + script],
-                cwd=self.root,
-                env=self.env(),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                errors="replace",
-                timeout=BLOCK_TIMEOUT,
-            )
-            status, output = out.returncode, out.stdout
-        except subprocess.TimeoutExpired as e:
-            status = f"timeout after {BLOCK_TIMEOUT} s"
-            output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            output, _ = proc.communicate(timeout=BLOCK_TIMEOUT)
+            status = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
+            status = f"none, killed after {BLOCK_TIMEOUT} s"
         return status, output, time.monotonic() - start
 
     def close(self):
@@ -344,8 +359,8 @@ def cmd_run(args):
                     print(f"ok {b.where()} ({secs:.0f} s)")
                 else:
                     failed += 1
-                    print(f"FAIL {b.where()}: exit {status} after {secs:.0f} s; the block:")
-                    print("".join(f"    {l}\n" for l in commands.rstrip("\n").split("\n")), end="")
+                    print(f"FAIL {b.where()}: exit status {status} ({secs:.0f} s); the block:")
+                    print("".join(f"    {l}\n" for l in "".join(commands).rstrip("\n").split("\n")), end="")
                     print("  its output (last 40 lines):")
                     print("".join(f"    {l}\n" for l in output.rstrip("\n").split("\n")[-40:]), end="")
             print(
