@@ -250,13 +250,11 @@ static void chain(int sig, siginfo_t *info, void *context)
 {
     spin_lock(&action_lock);
     struct sigaction a = program_action;
-    if (a.sa_flags & SA_RESETHAND) {
+    if (a.sa_flags & SA_RESETHAND) /* as the kernel does: the flags stay */
         program_action.sa_handler = SIG_DFL;
-        program_action.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
-    }
     spin_unlock(&action_lock);
     bool fault = info->si_code > 0; /* raised by the kernel for an access, not sent */
-    if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+    if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) { /* whatever SA_SIGINFO says */
         if (a.sa_handler == SIG_IGN && !fault)
             return;
         /* The default action, ours out of the way: the fault recurs as we
