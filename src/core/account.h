@@ -30,7 +30,9 @@ extern const char *const wisp_fn_names[WISP_FN_COUNT];
 extern bool wisp_core_accounting;
 /* Around an accounted call: the start (0 inside another call), and the
  * end; a `quick` call returns at once, so that its start is taken for its
- * end (one time-stamp read saved). */
+ * end (one time-stamp read saved). The thread keeps its outermost start
+ * (its ULTs may leave MPI in another order than they entered); WISP_STATS
+ * counts the process's time with a thread inside MPI (account.c). */
 uint64_t wisp_core_account_enter(void);
 void wisp_core_account_exit(enum wisp_fn_id id, uint64_t start, bool quick);
 
