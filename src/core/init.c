@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "core/account.h"
+#include "core/alive.h"
 #include "core/component.h"
 #include "core/config.h"
 #include "core/launch.h"
@@ -44,6 +45,7 @@ void wisp_core_stop(const char *line)
 {
     if (line)
         wisp_log_error("%s", line);
+    wisp_core_alive_finalizing();
     PMPI_Finalize();
     exit(1);
 }
@@ -181,6 +183,8 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         wisp_core_stop(NULL);
     }
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
+    /* Before the ghosts are set aside: they are watched too. */
+    wisp_core_alive_start(wisp_topo.node_comm, (int)wisp_config.GHOSTS);
     for (const struct wisp_component *c = wisp_components; c->name; c++)
         c->start(level);
     wisp_core_topo_log();
@@ -225,6 +229,7 @@ int wisp_core_finalize(void)
     while (c-- != wisp_components)
         c->stop();
     wisp_core_topo_fini();
+    wisp_core_alive_finalizing();
     int rc = PMPI_Finalize();
     wisp_core_config_free(&wisp_config);
     return rc;

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alive.h"
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/futex.h"
@@ -295,6 +296,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
     /* The application finalizes; windows it never freed are freed by then (win.c). */
     wisp_ghost_pool_release();
     wisp_ghost_icomm_release();
+    wisp_core_alive_finalizing();
     PMPI_Finalize();
     fflush(NULL);
     _exit(0); /* the application's code after MPI_Init never runs here */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alive.h"
 #include "core/config.h"
 #include "core/log.h"
 
@@ -98,14 +99,18 @@ int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size)
     PMPI_Comm_rank(node, &rank);
     if (rank == 0 && (fd = create(name, sizeof name, use, size)) < 0)
         name[0] = '\0'; /* the others learn that there is no file */
+    if (rank == 0 && fd >= 0)
+        wisp_core_alive_hold(name); /* until unlinked, if a process of the node dies meanwhile */
     PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
     if (!name[0])
         return -1;
     if (rank != 0 && (fd = shm_open(name, O_RDWR, 0)) < 0)
         wisp_log(2, "shm_open(%s): %m", name);
     bool opened = wisp_shm_all_agree(fd >= 0, node);
-    if (rank == 0)
+    if (rank == 0 && fd >= 0) {
         shm_unlink(name);
+        wisp_core_alive_let_go(name);
+    }
     if (!opened && fd >= 0) {
         close(fd);
         fd = -1;

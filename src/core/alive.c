@@ -1,0 +1,269 @@
+/*
+ * Liveness of the node's processes (alive.h). A process of the job that
+ * ends without MPI_Finalize leaves its peers waiting for it: in wisp's
+ * waits (a receive from it, a command slot its ghost no longer reads, a
+ * flush it no longer serves) and in the MPI's own. mpiexec and mpirun end
+ * such a job themselves; srun without -K (Slurm's default) and other
+ * launchers leave the others waiting until the time limit. So every
+ * process watches the node's others from a thread that sleeps in poll(2) on
+ * their pidfds, which become readable when a process ends: no timer, no
+ * cost until then. Both MPIs' MPI_Finalize waits for every process of the
+ * job, so a peer that ends while this process has not yet called it did
+ * not finalize: it died. The watcher then at once removes the files in
+ * /dev/shm that the job could leave (the job's, /dev/shm/wisp-<WISP_JOB>+*,
+ * and those this process created and is the only one to know), waits a
+ * moment (mpiexec and mpirun end the job their own way and say why), then
+ * writes one line naming the dead process and aborts the job
+ * (PMPI_Abort, which srun too obeys).
+ *
+ * Watching needs the peers' pids to mean the same processes here: each
+ * process tells its pid and its pid namespace, and only peers of this
+ * process's namespace are watched (a container per rank sharing /dev/shm
+ * is watched by nobody, never taken for dead). Without pidfds (Linux
+ * before 5.3, or a seccomp filter that forbids them) the thread looks
+ * every POLL_MS instead (kill(pid, 0) and the process's state). A process
+ * watches at most MAX_WATCHED peers, the node ranks after its own, so that
+ * a large node costs few descriptors and every process still has watchers.
+ */
+#include "core/alive.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/log.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434 /* the same on every architecture */
+#endif
+
+enum {
+    MAX_WATCHED = 64,
+    POLL_MS = 1000,        /* without pidfds */
+    GRACE_NS = 1000000000, /* for the launcher to end the job its own way */
+    MAX_HELD = 16,         /* files only this process can remove */
+    HELD_NAME = 128,
+};
+
+/* What each process tells the node about itself. */
+struct self {
+    int32_t world_rank, pid;
+    uint64_t ns_dev, ns_ino; /* its pid namespace; 0, 0 when unknown */
+};
+
+struct watched {
+    int world_rank, pid;
+    bool ghost;
+};
+
+static struct watched watched[MAX_WATCHED];
+static struct pollfd fds[MAX_WATCHED];
+static int nwatched;
+static bool pidfds; /* else look every POLL_MS */
+static _Atomic bool finalizing;
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static char held[MAX_HELD][HELD_NAME];
+
+static void who_am_i(struct self *me, int world_rank)
+{
+    struct stat st;
+    *me = (struct self){.world_rank = world_rank, .pid = (int32_t)getpid()};
+    if (!stat("/proc/self/ns/pid", &st)) {
+        me->ns_dev = (uint64_t)st.st_dev;
+        me->ns_ino = (uint64_t)st.st_ino;
+    }
+}
+
+/* Without a pidfd: gone, or a zombie that its parent has not reaped yet. */
+static bool ended(int pid)
+{
+    if (kill(pid, 0) && errno == ESRCH)
+        return true;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false; /* no /proc: kill alone said it is there */
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *state = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold anything */
+    return state && (state[2] == 'Z' || state[2] == 'X');
+}
+
+/* The index of a watched process that has ended, or -1. */
+static int find_ended(void)
+{
+    for (int i = 0; i < nwatched; i++)
+        if (pidfds ? fds[i].fd < 0 || fds[i].revents : ended(watched[i].pid))
+            return i;
+    return -1;
+}
+
+/* The job's files in /dev/shm: its tag's, and those this process holds. */
+static void remove_files(void)
+{
+    pthread_mutex_lock(&held_lock);
+    for (int i = 0; i < MAX_HELD; i++)
+        if (held[i][0]) {
+            shm_unlink(held[i]);
+            held[i][0] = '\0';
+        }
+    pthread_mutex_unlock(&held_lock);
+    const char *job = wisp_config.JOB;
+    DIR *dir = job ? opendir("/dev/shm") : NULL;
+    if (!dir)
+        return;
+    char prefix[HELD_NAME];
+    int n = snprintf(prefix, sizeof prefix, "wisp-%s+", job);
+    for (struct dirent *e; n > 0 && (size_t)n < sizeof prefix && (e = readdir(dir));)
+        if (!strncmp(e->d_name, prefix, (size_t)n))
+            unlinkat(dirfd(dir), e->d_name, 0);
+    closedir(dir);
+}
+
+static void died(const struct watched *w)
+{
+    remove_files();
+    nanosleep(&(struct timespec){GRACE_NS / 1000000000, GRACE_NS % 1000000000}, NULL);
+    if (atomic_load(&finalizing))
+        return;
+    wisp_log_error("%s of world rank %d (pid %d, on this node) ended without MPI_Finalize "
+                   "(killed?): ending the job",
+                   w->ghost ? "the ghost" : "the process", w->world_rank, w->pid);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    _exit(1);
+}
+
+static void *watch(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        int i = find_ended();
+        if (i >= 0) {
+            if (!atomic_load(&finalizing)) /* else done, not dead: nothing more to watch */
+                died(&watched[i]);
+            break;
+        }
+        if (poll(fds, (nfds_t)nwatched, pidfds ? -1 : POLL_MS) < 0 && errno != EINTR) {
+            wisp_log(1, "no more watching the node's processes: poll: %m");
+            break;
+        }
+    }
+    for (int i = 0; i < nwatched; i++)
+        if (fds[i].fd >= 0)
+            close(fds[i].fd);
+    return NULL;
+}
+
+/* Open a pidfd for each watched process; false (none open) where the
+ * kernel has none to give. A process already gone has none (ESRCH): it
+ * counts as ended. */
+static bool open_pidfds(void)
+{
+    for (int i = 0; i < nwatched; i++) {
+        int fd = (int)syscall(SYS_pidfd_open, watched[i].pid, 0);
+        if (fd < 0 && errno != ESRCH) {
+            wisp_log(2, "no pidfd for the node's processes (%m): looking every %d ms", POLL_MS);
+            for (int k = 0; k < i; k++)
+                if (fds[k].fd >= 0)
+                    close(fds[k].fd);
+            for (int k = 0; k < nwatched; k++)
+                fds[k] = (struct pollfd){.fd = -1};
+            return false;
+        }
+        fds[i] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    return true;
+}
+
+void wisp_core_alive_start(MPI_Comm node, int ghosts)
+{
+    int rank, size, world_rank;
+    PMPI_Comm_rank(node, &rank);
+    PMPI_Comm_size(node, &size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    if (size < 2)
+        return;
+    struct self me, *all = malloc(sizeof *all * (size_t)size);
+    who_am_i(&me, world_rank);
+    if (!all) {
+        wisp_log(1, "out of memory to watch the node's processes");
+        me.ns_ino = 0; /* so that nobody counts on this one */
+    }
+    PMPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, node);
+    if (!all)
+        return;
+    nwatched = 0;
+    for (int k = 1; k < size && nwatched < MAX_WATCHED; k++) {
+        const struct self *p = &all[(rank + k) % size];
+        if (!me.ns_ino || p->ns_ino != me.ns_ino || p->ns_dev != me.ns_dev)
+            continue; /* its pid may name another process here */
+        watched[nwatched++] = (struct watched){.world_rank = p->world_rank,
+                                               .pid = p->pid,
+                                               .ghost = (rank + k) % size >= size - ghosts};
+    }
+    free(all);
+    if (!nwatched)
+        return;
+    pidfds = open_pidfds();
+    /* The watcher takes none of the application's signals. */
+    sigset_t every, before;
+    sigfillset(&every);
+    pthread_sigmask(SIG_SETMASK, &every, &before);
+    pthread_t thread;
+    int err = pthread_create(&thread, NULL, watch, NULL);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    if (err) {
+        errno = err;
+        wisp_log(1, "no thread to watch the node's processes (%m): a process that dies may "
+                    "leave the others waiting");
+        return;
+    }
+    pthread_detach(thread);
+}
+
+void wisp_core_alive_finalizing(void)
+{
+    atomic_store(&finalizing, true);
+}
+
+void wisp_core_alive_hold(const char *name)
+{
+    if (strlen(name) >= HELD_NAME)
+        return;
+    pthread_mutex_lock(&held_lock);
+    for (int i = 0; i < MAX_HELD; i++)
+        if (!held[i][0]) {
+            strcpy(held[i], name);
+            break;
+        }
+    pthread_mutex_unlock(&held_lock);
+}
+
+void wisp_core_alive_let_go(const char *name)
+{
+    pthread_mutex_lock(&held_lock);
+    for (int i = 0; i < MAX_HELD; i++)
+        if (!strcmp(held[i], name))
+            held[i][0] = '\0';
+    pthread_mutex_unlock(&held_lock);
+}
