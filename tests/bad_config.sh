@@ -51,9 +51,14 @@ expect_rejected "WISP_GHOST_LOAD='bytes' is not valid: expected one of static, r
     "$wisprun" --env WISP_GHOST_LOAD=bytes
 expect_rejected "WISP_GHOST_BIND='socket' is not valid: expected one of none, numa, core" \
     "$wisprun" --env WISP_GHOST_BIND=socket
-# Two valid values that contradict each other (with a ghost, which reads them).
+# Two valid values that contradict each other: one check at MPI_Init,
+# whatever reads them (a ghost's WISP_ASYNC=auto, WISP_PROGRESS=auto) or none.
 expect_rejected "WISP_ASYNC_ON_BELOW=95 is above WISP_ASYNC_OFF_ABOVE=90" \
     "$wisprun" --env WISP_GHOSTS=1 --env WISP_ASYNC_ON_BELOW=95
+expect_rejected "WISP_ASYNC_ON_BELOW=95 is above WISP_ASYNC_OFF_ABOVE=90" \
+    "$wisprun" --env WISP_PROGRESS=auto --env WISP_ASYNC_ON_BELOW=95
+expect_rejected "WISP_ASYNC_ON_BELOW=60 is above WISP_ASYNC_OFF_ABOVE=50" \
+    "$wisprun" --env WISP_ASYNC_OFF_ABOVE=50 --env WISP_ASYNC_ON_BELOW=60
 expect_rejected "WISP_ASYNC='maybe' is not valid: expected one of auto, on, off" \
     "$wisprun" --env WISP_ASYNC=maybe
 # A valid value that the launch cannot satisfy (3 processes, 3 ghosts).

@@ -357,10 +357,28 @@ static int parse_env(struct wisp_config *cfg, char *const *env, const char *pref
     return problems;
 }
 
+/* Values valid alone that contradict each other, checked here once for
+ * every reader of them (the ghosts' WISP_ASYNC=auto, WISP_PROGRESS=auto). */
+static int check_together(const struct wisp_config *cfg, wisp_config_complain_fn *complain,
+                          void *ctx)
+{
+    if (cfg->ASYNC_ON_BELOW > cfg->ASYNC_OFF_ABOVE) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "WISP_ASYNC_ON_BELOW=%d is above WISP_ASYNC_OFF_ABOVE=%d: a process would be "
+                 "computing and communicating at once; give ON_BELOW <= OFF_ABOVE",
+                 (int)cfg->ASYNC_ON_BELOW, (int)cfg->ASYNC_OFF_ABOVE);
+        complain(ctx, line);
+        return 1;
+    }
+    return 0;
+}
+
 int wisp_core_config_parse(struct wisp_config *cfg, char *const *env,
                            wisp_config_complain_fn *complain, void *ctx)
 {
-    return parse_env(cfg, env, "WISP_", complain, ctx);
+    int problems = parse_env(cfg, env, "WISP_", complain, ctx);
+    return problems + check_together(cfg, complain, ctx);
 }
 
 int wisp_core_config_parse_some(struct wisp_config *cfg, const char *prefix,
