@@ -19,8 +19,9 @@
  *
  * 2. The others. A private page is no longer shared: no other process may
  *    read or write it through the heap. A node-shared table (after the heap
- *    in the same file, committed at MPI_Init) keeps one state per 2 MiB
- *    chunk of the heap, moved by CAS and only out of UNKNOWN (heap.h):
+ *    in the same file, committed at MPI_Init) keeps one state per chunk of
+ *    the heap (64 KiB; more for heaps over 16 GiB, the table at most 256
+ *    KiB), moved by CAS and only out of UNKNOWN (heap.h):
  *    the handler moves its chunk to PRIVATE before it maps; whoever wants
  *    another process to reach a range (wisp_shm_heap_holds: single copy in
  *    p2p, windows the ghosts serve) commits its UNKNOWN chunks whole and
@@ -67,8 +68,13 @@
 #include "core/log.h"
 #include "shm/heap.h"
 
-#define CHUNK     ((size_t)1 << WISP_SHM_CHUNK_SHIFT)
+#define CHUNK     ((size_t)1 << wisp_shm_heap.chunk_shift)
 #define WORD_BITS (8 * sizeof(unsigned long))
+
+enum {
+    MIN_CHUNK_SHIFT = 16,  /* 64 KiB: what holds() commits past a range, at most */
+    MAX_TABLE = 256 << 10, /* larger heaps get larger chunks */
+};
 
 /* glibc's sigaction, which ours below (exported) stands before. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
@@ -105,10 +111,22 @@ static void spin_unlock(atomic_flag *f)
 
 /* ---- the chunk table ---------------------------------------------------- */
 
+/* Chunks of 64 KiB, or larger where the table would pass MAX_TABLE bytes:
+ * small, since holds() commits whole chunks (what it commits around a
+ * range is memory the program may never use, which a memory cgroup
+ * charges), and a table that stays small (it is committed whole). */
+static unsigned table_shift(size_t span)
+{
+    unsigned shift = MIN_CHUNK_SHIFT;
+    while ((span >> shift) > MAX_TABLE)
+        shift++;
+    return shift;
+}
+
 size_t wisp_shm_fault_table_bytes(size_t span)
 {
     size_t p = (size_t)sysconf(_SC_PAGESIZE);
-    size_t n = (span + CHUNK - 1) / CHUNK;
+    size_t n = (span >> table_shift(span)) + 1;
     return (n + p - 1) & ~(p - 1);
 }
 
@@ -127,6 +145,7 @@ bool wisp_shm_fault_table_map(int fd, size_t span)
         return false;
     }
     wisp_shm_heap.chunks = t;
+    wisp_shm_heap.chunk_shift = table_shift(span);
     return true;
 }
 

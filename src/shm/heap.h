@@ -22,9 +22,10 @@ struct wisp_shm_heap {
     int nparts;   /* processes of the node */
     int my_part;  /* this process's node rank */
     bool serving; /* allocations come from the heap (MPI_Init..MPI_Finalize) */
-    /* Node-shared, one enum wisp_shm_chunk per WISP_SHM_CHUNK bytes of the
+    /* Node-shared, one enum wisp_shm_chunk per 2^chunk_shift bytes of the
      * heap (fault.c): may other processes reach this memory? */
     _Atomic unsigned char *chunks;
+    unsigned chunk_shift;
 };
 extern struct wisp_shm_heap wisp_shm_heap;
 
@@ -71,7 +72,6 @@ static inline bool wisp_shm_heap_contains(const void *p)
  * not back, so no other process may reach it through the heap; for good.
  * UNKNOWN -> BACKED and UNKNOWN -> PRIVATE are the only moves. */
 enum wisp_shm_chunk { WISP_SHM_CHUNK_UNKNOWN, WISP_SHM_CHUNK_BACKED, WISP_SHM_CHUNK_PRIVATE };
-enum { WISP_SHM_CHUNK_SHIFT = 21 }; /* 2 MiB */
 
 /* holds()'s slow path (fault.c): commits the UNKNOWN chunks of the range
  * and makes them BACKED; false when one is PRIVATE or cannot be committed. */
@@ -89,8 +89,8 @@ static inline bool wisp_shm_heap_holds(const void *p, uint64_t n)
         return true;
     if (!wisp_shm_heap_contains(c) || !wisp_shm_heap_contains(c + n - 1))
         return false;
-    size_t first = (size_t)(c - wisp_shm_heap.base) >> WISP_SHM_CHUNK_SHIFT;
-    size_t last = (size_t)(c + n - 1 - wisp_shm_heap.base) >> WISP_SHM_CHUNK_SHIFT;
+    size_t first = (size_t)(c - wisp_shm_heap.base) >> wisp_shm_heap.chunk_shift;
+    size_t last = (size_t)(c + n - 1 - wisp_shm_heap.base) >> wisp_shm_heap.chunk_shift;
     for (size_t i = first; i <= last; i++)
         if (atomic_load_explicit(&wisp_shm_heap.chunks[i], memory_order_acquire) !=
             WISP_SHM_CHUNK_BACKED)

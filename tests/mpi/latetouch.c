@@ -13,7 +13,9 @@
  * received, and from every rank "latetouch rank R: N MiB written". With
  * argv[2] "handler", a SIGBUS handler of the program's, installed after
  * MPI_Init, says so and exits 3 if it ever runs (wisp's faults are not the
- * program's).
+ * program's). argv[3]: how many blocks are written (all by default; the
+ * others are a pool never used, tests/shm_cgroup.sh), the first and the
+ * last of them sent.
  */
 #include <mpi.h>
 #include <signal.h>
@@ -62,6 +64,9 @@ int main(int argc, char **argv)
     int alloc_mem = argc > 1 && !strcmp(argv[1], "alloc_mem");
     if (argc > 2 && !strcmp(argv[2], "handler"))
         signal(SIGBUS, on_bus);
+    int used = argc > 3 ? atoi(argv[3]) : NBLOCKS;
+    if (used < 1 || used > NBLOCKS)
+        used = NBLOCKS;
     size_t bytes = (size_t)BLOCK_MIB * MIB;
     unsigned char *block[NBLOCKS];
     for (int b = 0; b < NBLOCKS; b++) {
@@ -77,13 +82,13 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     wait_go(rank);
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int b = 0; b < NBLOCKS; b++)
+    for (int b = 0; b < used; b++)
         for (size_t i = 0; i < bytes; i++)
             block[b][i] = pattern(b, i);
-    printf("latetouch rank %d: %d MiB written\n", rank, NBLOCKS * BLOCK_MIB);
+    printf("latetouch rank %d: %d MiB written\n", rank, used * BLOCK_MIB);
     fflush(stdout);
     MPI_Barrier(MPI_COMM_WORLD);
-    int sent[2] = {0, NBLOCKS - 1};
+    int sent[2] = {0, used - 1};
     if (size > 1 && rank == 0) {
         for (int k = 0; k < 2; k++)
             MPI_Send(block[sent[k]], BLOCK_MIB * MIB, MPI_BYTE, 1, k, MPI_COMM_WORLD);
