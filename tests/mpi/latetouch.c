@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum { NBLOCKS = 8, BLOCK_MIB = 24, MIB = 1 << 20 };
@@ -86,6 +87,21 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < bytes; i++)
             block[b][i] = pattern(b, i);
     printf("latetouch rank %d: %d MiB written\n", rank, used * BLOCK_MIB);
+    /* A child of fork() gets a copy of every block (wisp: also of the pages
+     * that went private when /dev/shm was full). */
+    pid_t child = fork();
+    if (child == 0) {
+        for (int b = 0; b < used; b++)
+            for (size_t i = 0; i < bytes; i += 4096)
+                if (block[b][i] != pattern(b, i))
+                    _exit(1);
+        _exit(0);
+    }
+    int status = 1;
+    if (child > 0)
+        waitpid(child, &status, 0);
+    printf("latetouch rank %d: a child of fork() sees them %s\n", rank,
+           status == 0 ? "intact" : "CORRUPTED");
     fflush(stdout);
     MPI_Barrier(MPI_COMM_WORLD);
     int sent[2] = {0, used - 1};
