@@ -18,6 +18,7 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -188,7 +189,43 @@ def parse_junit(path):
     return results
 
 
-def run_setting(args, build, dirs, listname, setting, outdir):
+class Progress:
+    """Where the session is: the setting running, its place among them, and
+    an estimate of what is left from the native run's time (a wisp setting
+    runs the same tests, each limited to a few times its native time); a
+    line every minute while runtests, which prints nothing per test, runs."""
+
+    def __init__(self, settings):
+        self.settings, self.index, self.native_s = settings, 0, None
+
+    @staticmethod
+    def clock(seconds):
+        seconds = int(seconds)
+        return "%d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)
+
+    def left(self, elapsed):
+        """Seconds left in the session, or None before the native run's time is known."""
+        if self.native_s is None:
+            return None
+        return max(0, self.native_s - elapsed) + self.native_s * (len(self.settings) - self.index)
+
+    def begin(self, setting):
+        self.index += 1
+        left = self.left(0)
+        log("setting %d/%d: %s%s" % (self.index, len(self.settings), setting,
+                                     "" if left is None else ", about %s left (as natively)" % self.clock(left)))
+
+    def tick(self, setting, elapsed):
+        left = self.left(elapsed)
+        log("  %s: %s so far%s" % (setting, self.clock(elapsed),
+                                   "" if left is None else ", about %s left" % self.clock(left)))
+
+    def end(self, setting, elapsed):
+        if setting == "native":
+            self.native_s = elapsed
+
+
+def run_setting(args, build, dirs, listname, setting, outdir, progress=None):
     """Run the chosen tests with runtests in one setting; returns its results."""
     only = None if setting == "native" else SETTINGS[setting][2]
     run_dirs = [d for d in dirs if only is None or d in only]
@@ -201,8 +238,21 @@ def run_setting(args, build, dirs, listname, setting, outdir):
     cmd = ["perl", "runtests", "-srcdir=" + args.suite, "-tests=" + listname,
            "-testdirs=" + ",".join(run_dirs), "-mpiexec=" + mpiexec, "-junitfile=" + junit]
     start = time.time()
+    if progress:
+        progress.begin(setting)
     log("running %s (%s) ..." % (setting, ",".join(run_dirs)))
-    run(cmd, cwd=build, env=env, logfile=os.path.join(outdir, setting + ".log"))
+    done = threading.Event()
+    if progress:
+        def ticks():
+            while not done.wait(60):
+                progress.tick(setting, time.time() - start)
+        threading.Thread(target=ticks, daemon=True).start()
+    try:
+        run(cmd, cwd=build, env=env, logfile=os.path.join(outdir, setting + ".log"))
+    finally:
+        done.set()
+    if progress:
+        progress.end(setting, time.time() - start)
     if not os.path.exists(junit):
         sys.exit("conformance: runtests wrote no results, see " + os.path.join(outdir, setting + ".log"))
     results = parse_junit(junit)
@@ -465,8 +515,11 @@ def main():
             logfile=os.path.join(outdir, "build-%s.log" % d.replace("/", "_")))
     log("built in %.0f s" % (time.time() - start))
 
-    results = {"native": earlier_native(args, outdir, len(tests))
-                         or run_setting(args, build, dirs, listname, "native", outdir)}
+    progress = Progress(["native"] + settings)
+    native = earlier_native(args, outdir, len(tests))
+    if native:
+        progress.index += 1  # taken from the earlier run: no time to estimate from
+    results = {"native": native or run_setting(args, build, dirs, listname, "native", outdir, progress)}
     # Under wisp a test gets the time it took natively, times SLOWER_OK, at
     # least FLOOR seconds, at most --limit: a hang costs little. One that
     # failed natively gets FLOOR: it is not counted.
@@ -476,7 +529,7 @@ def main():
     for s in settings:
         for d in dirs:
             select(build, args.suite, d, listname + "." + s, counts(d)[0], [], limits[s], counts(d)[1])
-        results[s] = run_setting(args, build, dirs, listname + "." + s, s, outdir)
+        results[s] = run_setting(args, build, dirs, listname + "." + s, s, outdir, progress)
     retry_failures(args, build, results, limits)
     unexpected = report(args, results, outdir)
     log("total %.0f s" % (time.time() - start))

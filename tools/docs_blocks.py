@@ -36,16 +36,16 @@ import sys
 import tempfile
 import time
 
-MARK = re.compile(r"docs-test:\s*(output|skip|skip-command)\s*(.*?)\s*(?:-->)?\s*$")
+MARK = re.compile(r"docs-test:\s*(output|skip-command|skip)\b\s*(.*?)\s*(?:-->)?\s*$")
 MPIS = ("mpich", "openmpi")
 # An install prefix as the docs write it (README: `make install
 # PREFIX=/opt/wisp/0.1.0`), replaced by the test's own.
 PREFIX = re.compile(r"/opt/wisp/[0-9][0-9.]*")
-BLOCK_TIMEOUT = 120
+BLOCK_TIMEOUT = 300
 # A command that succeeds but ran without wisp fails its block: the
 # loader could not preload the library, or wisp stepped aside (design.md,
 # "A library for another MPI").
-WITHOUT_WISP = re.compile(r"^ERROR: ld\.so: .* cannot be preloaded|running it without wisp|cannot step aside", re.M)
+WITHOUT_WISP = re.compile(r"^(ERROR: ld\.so: .* cannot be preloaded|wisp: this program uses .*(running it without wisp|cannot step aside))", re.M)
 WISP_LINE = re.compile(r"^wisp(\[\d+\])?: ")
 
 

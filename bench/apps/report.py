@@ -326,17 +326,41 @@ def signature(exp, mpi, modes, reps, settings, small):
 
 
 class Progress:
-    """One line per run on stderr, with the place in the whole session."""
+    """What runs and how far the session is, on stderr: a line when an
+    experiment starts (its runs and modes), and one per run with its place
+    in the whole session, the time so far and an estimate of what is left
+    (the mean run so far times the runs left: the experiments differ, so
+    it firms up as the session goes)."""
 
-    def __init__(self, total):
+    def __init__(self, total, experiments):
         self.total, self.done, self.start = total, 0, time.monotonic()
+        self.experiments, self.started, self.end = experiments, 0, 0
+
+    @staticmethod
+    def clock(seconds):
+        seconds = int(seconds)
+        if seconds >= 3600:
+            return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        return f"{seconds // 60}:{seconds % 60:02d}"
+
+    def begin(self, mpi, name, modes, runs):
+        self.started += 1
+        self.end = self.done + runs
+        print(f"report.py: experiment {self.started}/{self.experiments}, {mpi} {name}: "
+              f"{runs} runs ({', '.join(modes)}, each a warm-up and the repetitions)",
+              file=sys.stderr, flush=True)
 
     def run(self, mpi, name, mode, label, wall):
         self.done += 1
-        elapsed = int(time.monotonic() - self.start)
+        elapsed = time.monotonic() - self.start
+        left = elapsed / self.done * (self.total - self.done)
         print(f"[{self.done}/{self.total}] {mpi} {name}: {mode} {label} "
-              f"({wall:.1f} s; {elapsed // 60}:{elapsed % 60:02d} elapsed)",
+              f"({wall:.1f} s; {self.clock(elapsed)} elapsed, about {self.clock(left)} left)",
               file=sys.stderr, flush=True)
+
+    def abandon(self):
+        """The experiment failed: its runs not made count as done."""
+        self.done = max(self.done, self.end)
 
 
 def run_experiment(exp, build, mpi, modes, reps, settings, small, timeout,
@@ -347,6 +371,7 @@ def run_experiment(exp, build, mpi, modes, reps, settings, small, timeout,
     if exp["link"]:
         bed.set_link(exp["link"])
     samples, kinds = [], None
+    progress.begin(mpi, exp["name"], modes, len(plan(modes, reps)))
     for mode, rep, warmup in plan(modes, reps):
         cmd = launch(exp, build, mode, settings, small, mpi, bed)
         metrics, wall = bench_run.run_once(cmd, timeout)
@@ -856,6 +881,7 @@ def run_todo(todo, args, context, docs, progress, bed):
                                  progress, bed)
         except bench_run.BenchError as err:
             print(f"report.py: {mpi} {exp['name']} failed: {err}", file=sys.stderr)
+            progress.abandon()
             status = 1
             continue
         doc.update(context=context)
@@ -894,7 +920,11 @@ def main(argv=None):
             else:
                 todo.append((build, mpi, modes, exp, path))
                 docs[mpi].append(None)
-    progress = Progress(sum(len(m) * (args.reps + 1) for _, _, m, _, _ in todo))
+    progress = Progress(sum(len(plan(m, args.reps)) for _, _, m, _, _ in todo), len(todo))
+    if todo:
+        print(f"report.py: {len(todo)} experiment{'s' * (len(todo) != 1)}, {progress.total} runs "
+              f"({args.reps} repetition{'s' * (args.reps != 1)} and a warm-up per mode)",
+              file=sys.stderr, flush=True)
     try:
         with contextlib.ExitStack() as stack:
             bed = stack.enter_context(hosts_bed.Bed()) if args.hosts and todo else None
