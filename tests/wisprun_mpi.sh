@@ -9,7 +9,9 @@
 # - a #! script: its interpreter's MPI, named by path or through env;
 # - python: its mpi4py's MPI (Debian's python3-mpi4py is Open MPI's; a
 #   stand-in package on PYTHONPATH whose extension is linked with MPICH);
-# - a program that names no MPI (sh): this build's library.
+# - a program that names no MPI (sh, hostname): this build's library, with
+#   a line that says so; a missing program: one line and exit 127;
+# - --native on a program linked with libwisp: refused (wisp would run).
 set -u
 wisprun=$1 mpi=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,7 +70,16 @@ expect "this MPI's program" "$mpi $mpi" -n 2 "$tmp/hello_$mpi"
 (cd "$tmp" && PATH=$tmp:$PATH expect "this MPI's program by name on PATH" "$mpi $mpi" "hello_$mpi") || failed=1
 
 # The other MPI's program: refused, naming both.
-refused "the other MPI's program" "'$tmp/hello_$other' is an $other_name program ($tmp/hello_$other needs lib*), but this wisp has no library for $other_name, only for $name: install wisp's $other build beside it" \
+# In a build tree the line names the other build's wisprun (build/mpich ->
+# build/openmpi), not an install.
+build=$(cd "$(dirname "$wisprun")" && pwd)
+sibling="$(dirname "$build")/$(basename "$build" | sed "s/\(.*\)$mpi/\1$other/")"
+if [ -x "$sibling/wisprun" ]; then
+    answer="run it with $sibling/wisprun"
+else
+    answer="build wisp for $other_name into $sibling and run it with $sibling/wisprun"
+fi
+refused "the other MPI's program" "'$tmp/hello_$other' is an $other_name program ($tmp/hello_$other needs lib*), but this wisp has no library for $other_name, only for $name: $answer" \
     -n 2 "$tmp/hello_$other"
 refused "the other MPI's program, --native" "*is an $other_name program*" --native -n 2 "$tmp/hello_$other"
 expect "--mpi $mpi" "$mpi $mpi" --mpi "$mpi" -n 2 "$tmp/hello_$mpi"
@@ -118,9 +129,35 @@ else
     (PYTHONPATH=$tmp/fake refused "python3 with an MPICH mpi4py" "*is an MPICH program ($tmp/fake/mpi4py/MPI.*.so needs libmpich.so.12)*" /usr/bin/python3 -c pass) || failed=1
 fi
 
-# A program that names no MPI: this build's library, the only one.
+# A program that names no MPI: this build's library, the only one, and a
+# line that says so (as an install with both MPIs says it cannot tell).
 expect "sh (no MPI)" "$mpi $mpi" -n 2 sh -c true
-expect "a missing program" "$mpi $mpi" -n 2 ./no-such-program
+out=$("$wisprun" -n 2 hostname 2>&1 >/dev/null)
+status=$?
+[ $status = 0 ] && [[ "$out" == "wisprun: 'hostname' names no MPI (no MPI library needed by: "*"): run with $name's launcher and wisp preloaded, the only MPI here (--mpi $mpi says so)" ]] ||
+    fail "hostname (no MPI), exit $status: expected one line saying so, got: $out"
+out=$("$wisprun" --mpi "$mpi" -n 2 hostname 2>&1 >/dev/null)
+[ -z "$out" ] || fail "hostname with --mpi $mpi: $out"
+# A missing program: one line of ours and the shell's 127, not the
+# launcher's execvp error (--dry-run only prints the command).
+expect "a missing program, --dry-run" "$mpi $mpi" -n 2 ./no-such-program
+for prog in ./no-such-program no-such-program; do
+    out=$("$wisprun" -n 2 "$prog" 2>&1)
+    status=$?
+    [ $status = 127 ] && [[ "$out" == "wisprun: no such program: '$prog'"* ]] && [ "$(wc -l <<<"$out")" = 1 ] ||
+        fail "a missing program ($prog): expected exit 127 and one line, got $status: $out"
+done
+out=$("$wisprun" -n 1 "$tmp" 2>&1)
+status=$?
+[ $status = 126 ] && [ "$out" = "wisprun: '$tmp' is not an executable program" ] ||
+    fail "a directory as the program: expected exit 126 and one line, got $status: $out"
+
+# --native on a program linked with libwisp: wisp would run anyway; refused.
+"mpicc.$mpi" "$here/install/hello.c" -o "$tmp/hello_linked" -L"$build" -Wl,--no-as-needed -l"wisp-$mpi" \
+    -Wl,-rpath,"$build" || fail "cannot link hello.c with $build/libwisp-$mpi.so"
+refused "--native, a program linked with libwisp" "--native: '$tmp/hello_linked' is linked with wisp ($tmp/hello_linked needs libwisp-$mpi.so.0), which runs in it without being preloaded; a native run needs the program built without -lwisp-$mpi" \
+    --native -n 2 "$tmp/hello_linked"
+expect "a program linked with libwisp, under wisp" "$mpi $mpi" -n 2 "$tmp/hello_linked"
 
 [ $failed = 1 ] || echo "ok: wisprun reads the program's MPI ($mpi's wisprun)"
 exit $failed
