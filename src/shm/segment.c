@@ -104,13 +104,14 @@ int wisp_shm_segment_open(MPI_Comm node, const char *use, size_t size)
     PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, node);
     if (!name[0])
         return -1;
+    if (rank != 0) /* and if the leader dies before it unlinks the file */
+        wisp_core_alive_hold(name);
     if (rank != 0 && (fd = shm_open(name, O_RDWR, 0)) < 0)
         wisp_log(2, "shm_open(%s): %m", name);
     bool opened = wisp_shm_all_agree(fd >= 0, node);
-    if (rank == 0 && fd >= 0) {
+    if (rank == 0 && fd >= 0)
         shm_unlink(name);
-        wisp_core_alive_let_go(name);
-    }
+    wisp_core_alive_let_go(name);
     if (!opened && fd >= 0) {
         close(fd);
         fd = -1;
