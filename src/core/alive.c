@@ -238,6 +238,7 @@ void wisp_core_alive_start(MPI_Comm node, int ghosts)
                     "leave the others waiting");
         return;
     }
+    pthread_setname_np(thread, "wisp-watcher"); /* as ps and top show it */
     pthread_detach(thread);
 }
 

@@ -79,7 +79,8 @@ pkill -9 -f -- "^$pingpong 100000000" # the tasks: the step ends
 wait $step 2>/dev/null
 
 # A task killed (SIGKILL) in the middle of a long ping-pong, with srun -K
-# (the step ends) and without (the other task waits for its peer until the
+# (the step ends) and without (wisp's watcher in the other task ends it a
+# second later, src/core/alive.c; before, it waited for its peer until the
 # time limit here): the step fails, and no file of wisp's for the job stays
 # in /dev/shm (WISP_JOB names them).
 for K in -K ""; do
