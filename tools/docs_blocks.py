@@ -272,9 +272,9 @@ class Scene:
         return env
 
     def set_files(self):
-        """app.c, app.py and ./run.sh; ./app is a link that the block's
-        script copies, before each command, from the program of the MPI
-        that command names (else the block's first, else this build's)."""
+        """app.c, app.py and ./run.sh; ./app is copied by the block's script,
+        before each command, from the program of the MPI that command names
+        (else the block's first, else this build's)."""
         here = os.path.join(self.source, "tests", "docs")
         for name in ("app", "app.c", "app.py", "run.sh", "a.out"):
             p = os.path.join(self.root, name)
@@ -317,8 +317,13 @@ class Scene:
             output, _ = proc.communicate(timeout=BLOCK_TIMEOUT)
             status = proc.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            output, _ = proc.communicate()
+            # TERM first: wisprun removes the job's /dev/shm files.
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                output, _ = proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                output, _ = proc.communicate()
             status = f"none, killed after {BLOCK_TIMEOUT} s"
         return status, output, time.monotonic() - start
 
