@@ -7,8 +7,9 @@
 # ready, and another "job" (dd) fills /dev/shm before the blocks are
 # written and one is sent from rank 0 to rank 1. Natively that memory is
 # anonymous and the program runs; under wisp (wisprun and the MPI's
-# mpiexec with LD_PRELOAD, malloc and MPI_Alloc_mem, and with a SIGBUS
-# handler of the program's that must never run) the output must equal the
+# mpiexec with LD_PRELOAD, malloc and MPI_Alloc_mem, with a SIGBUS
+# handler of the program's that must never run, and with a ghost, which
+# must not serve the window from heap pages that went private) the output must equal the
 # native run's, the exit status be 0, WISP_VERBOSE=1 say that pages became
 # private (the fault path ran), and no wisp file be left in /dev/shm.
 # Exit 77 (skipped) without the namespace.
@@ -79,6 +80,8 @@ full alloc_mem "$wisprun" "${verbose[@]}" -n 2 "$program" alloc_mem
 check alloc_mem alloc_mem
 full handler "$wisprun" "${verbose[@]}" -n 2 "$program" malloc handler
 check handler malloc handler
+full ghost "$wisprun" "${verbose[@]}" --env WISP_GHOSTS=1 -n 3 "$program" alloc_mem
+check ghost alloc_mem
 full preload bash "$here/mpiexec_preload.sh" "$mpi" 2 "$preload" WISP_VERBOSE=1 -- "$program" malloc
 check preload malloc
 exit $failed

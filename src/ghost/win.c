@@ -320,7 +320,8 @@ static bool set_up(struct wisp_ghost_win *w, MPI_Aint size, int disp_unit, MPI_I
         all_ok = nodes > 0;
         *why = outside
                    ? "some process's memory is not in wisp's shared heap, where only memory from "
-                     "malloc and MPI_Alloc_mem after MPI_Init is"
+                     "malloc and MPI_Alloc_mem after MPI_Init is, or has pages that /dev/shm "
+                     "could not back"
                : flavor == MPI_WIN_FLAVOR_SHARED
                    ? "its communicator leaves out some application processes of a node, or "
                      "spans several nodes"
