@@ -30,7 +30,7 @@ check() { # check LABEL PRELOAD PROGRAM [NP NAME=VALUE...]
     for r in 0 1; do
         grep -q "^count_tool: rank $r of 2: 500 MPI_Send, 0 elsewhere$" <<<"$out" ||
             fail "$1: the tool did not see rank $r's 500 sends on a world of 2"
-        grep -Eq "^wisp\[0\]: stats rank $r shared memory: .*; [1-9][0-9]* copies" <<<"$out" ||
+        grep -Eq "^wisp\[$r\]: stats rank $r shared memory: .*; [1-9][0-9]* copies" <<<"$out" ||
             fail "$1: wisp did not serve rank $r's messages"
     done
 }

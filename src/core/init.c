@@ -64,6 +64,24 @@ int wisp_core_query_thread(int *provided)
     return MPI_SUCCESS;
 }
 
+/* A thread level by its name, for messages. */
+static const char *level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE:
+        return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+        return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+        return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+        return "MPI_THREAD_MULTIPLE";
+    case WISP_THREAD_ULT:
+        return "WISP_THREAD_ULT";
+    }
+    return "an unknown thread level";
+}
+
 /* What the application's own calls need of the MPI for `required` (-1:
  * MPI_Init). WISP_THREAD_ULT (seed 003's MPI_THREAD_ULT) is many ULTs that
  * call MPI; on one kernel thread they call it one at a time, since they
@@ -195,10 +213,10 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
         if (l.off[0]) /* every process decided the same */
             wisp_log_error("%s", l.off);
         else if (l.mpi > l.app)
-            wisp_log(1, "MPI_THREAD_MULTIPLE for the MPI, for %s; the application has %d",
+            wisp_log(1, "MPI_THREAD_MULTIPLE for the MPI, for %s; the application has %s",
                      l.streams ? "user-level threads on several kernel threads"
                                : "the progress thread",
-                     thread_level);
+                     level_name(thread_level));
     }
     /* Translation and accounting live in the hooked path; events alone in
      * the watched one. */
@@ -209,11 +227,13 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
                                                           : WISP_CORE_DIRECT);
     if (wisp_topo.world_rank == 0)
         wisp_log(1,
-                 "%d ranks on %d nodes%s, %d ghosts per node; %d processes on %d cores here%s; "
-                 "stats %s",
-                 wisp_topo.world_size, wisp_topo.node_count,
-                 wisp_config.VNODE_SIZE ? " (virtual)" : "", (int)wisp_config.GHOSTS,
-                 wisp_topo.machine_procs, wisp_topo.machine_cores,
+                 "%d rank%s on %d node%s%s, %d ghost%s per node; %d process%s on %d core%s "
+                 "here%s; stats %s",
+                 wisp_topo.world_size, wisp_plural(wisp_topo.world_size), wisp_topo.node_count,
+                 wisp_plural(wisp_topo.node_count), wisp_config.VNODE_SIZE ? " (virtual)" : "",
+                 (int)wisp_config.GHOSTS, wisp_plural(wisp_config.GHOSTS), wisp_topo.machine_procs,
+                 wisp_topo.machine_procs == 1 ? "" : "es", wisp_topo.machine_cores,
+                 wisp_plural(wisp_topo.machine_cores),
                  wisp_topo_oversubscribed() ? " (oversubscribed)" : "",
                  wisp_config.STATS ? "on" : "off");
     return MPI_SUCCESS;

@@ -14,17 +14,30 @@
 
 int wisp_core_log_rank = -1;
 
-static void emit(const char *fmt, va_list ap)
+static void emit_as(int rank, const char *fmt, va_list ap)
 {
     char line[1024];
-    int n = wisp_core_log_rank >= 0 ? snprintf(line, sizeof line, "wisp[%d]: ", wisp_core_log_rank)
-                                    : snprintf(line, sizeof line, "wisp: ");
+    int n = rank >= 0 ? snprintf(line, sizeof line, "wisp[%d]: ", rank)
+                      : snprintf(line, sizeof line, "wisp: ");
     n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     if (n > (int)sizeof line - 2)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
     ssize_t ignored = write(STDERR_FILENO, line, (size_t)n);
     (void)ignored;
+}
+
+static void emit(const char *fmt, va_list ap)
+{
+    emit_as(wisp_core_log_rank, fmt, ap);
+}
+
+void wisp_log_for(int rank, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit_as(rank, fmt, ap);
+    va_end(ap);
 }
 
 void wisp_log(int level, const char *fmt, ...)

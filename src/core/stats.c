@@ -2,7 +2,8 @@
  * The WISP_STATS report. Every rank condenses its counters into a fixed-size
  * record (totals and its three most expensive MPI functions); rank 0 gathers
  * them and prints a table in rank order, so the report reads the same however
- * the ranks' stderr streams interleave.
+ * the ranks' stderr streams interleave; each line carries the prefix of the rank it
+ * is about (wisp[3]: stats rank 3 ...), as if that rank printed it.
  */
 #include "core/stats.h"
 
@@ -22,6 +23,7 @@ _Atomic uint64_t wisp_stats_heap_mpi;
 enum { TOP = 3 };
 
 struct rank_record {
+    int32_t log_rank; /* its messages' prefix (its MPI_COMM_WORLD rank) */
     uint64_t calls, mpi_ns, wall_ns;
     struct {
         int32_t id; /* -1: empty */
@@ -45,7 +47,8 @@ void wisp_core_stats_start(void)
 
 static void condense(struct rank_record *r)
 {
-    *r = (struct rank_record){.wall_ns = wisp_core_clock_ns() - start_ns,
+    *r = (struct rank_record){.log_rank = wisp_core_log_rank,
+                              .wall_ns = wisp_core_clock_ns() - start_ns,
                               .shm = wisp_stats_shm,
                               .heap_mpi = atomic_load(&wisp_stats_heap_mpi)};
     r->team.shared = wisp_core_component_counter("team", "shared_inside");
@@ -84,20 +87,23 @@ static void print_record(int rank, const struct rank_record *r)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %" PRIu64 "x %.6f s",
                       t ? "," : "; top:", wisp_fn_names[r->top[t].id], r->top[t].calls,
                       r->top[t].ns * 1e-9);
-    wisp_log_error("%s", line);
+    wisp_log_for(r->log_rank, "%s", line);
     const struct wisp_stats_shm *s = &r->shm;
     if (s->immediate + s->staged + s->single_copy + s->synergistic + s->self)
-        wisp_log_error("stats rank %d shared memory: %" PRIu64 " immediate, %" PRIu64
-                       " staged, %" PRIu64 " single copy, %" PRIu64 " synergistic, %" PRIu64
-                       " to self; %" PRIu64 " copies, %" PRIu64 " bytes",
-                       rank, s->immediate, s->staged, s->single_copy, s->synergistic, s->self,
-                       s->copies, s->bytes);
+        wisp_log_for(r->log_rank,
+                     "stats rank %d shared memory: %" PRIu64 " immediate, %" PRIu64
+                     " staged, %" PRIu64 " single copy, %" PRIu64 " synergistic, %" PRIu64
+                     " to self; %" PRIu64 " copies, %" PRIu64 " bytes",
+                     rank, s->immediate, s->staged, s->single_copy, s->synergistic, s->self,
+                     s->copies, s->bytes);
     if (r->heap_mpi)
-        wisp_log_error("stats rank %d shared heap: %" PRIu64
-                       " allocations of the MPI's own code left to glibc",
-                       rank, r->heap_mpi);
+        wisp_log_for(r->log_rank,
+                     "stats rank %d shared heap: %" PRIu64
+                     " allocations of the MPI's own code left to glibc",
+                     rank, r->heap_mpi);
     if (r->team.shared)
-        wisp_log_error(
+        wisp_log_for(
+            r->log_rank,
             "stats rank %d datatype team: %" PRIu64
             " packs shared inside parallel regions; threads parked at barriers did %" PRIu64
             " ranges, %" PRIu64 " bytes",

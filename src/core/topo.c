@@ -93,10 +93,12 @@ void wisp_core_topo_log(void)
 {
     const struct wisp_topo *t = &wisp_topo;
     wisp_log(2,
-             "node %d of %d, node rank %d of %d; machine: %d processes, %d cores, %d NUMA "
-             "nodes; bound to %d cores",
+             "node %d of %d, node rank %d of %d; machine: %d process%s, %d core%s, %d NUMA "
+             "node%s; bound to %d core%s",
              t->node_id, t->node_count, t->node_rank, t->node_size, t->machine_procs,
-             t->machine_cores, t->machine_numa_nodes, t->bound_cores);
+             t->machine_procs == 1 ? "" : "es", t->machine_cores, wisp_plural(t->machine_cores),
+             t->machine_numa_nodes, wisp_plural(t->machine_numa_nodes), t->bound_cores,
+             wisp_plural(t->bound_cores));
 }
 
 void wisp_core_topo_fini(void)

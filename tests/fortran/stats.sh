@@ -11,9 +11,9 @@ failed=0
 err=$("$wisprun" --env WISP_STATS=1 -n 2 "$program" 2>&1 >/dev/null) || { echo "FAIL: run failed"; failed=1; }
 echo "$err"
 for rank in 0 1; do
-    line=$(grep -F "wisp[0]: stats rank $rank: " <<<"$err")
+    line=$(grep -F "wisp[$rank]: stats rank $rank: " <<<"$err")
     [[ "$line" == *"$calls"* ]] || { echo "FAIL: rank $rank lacks $calls"; failed=1; }
-    shm=$(grep -F "wisp[0]: stats rank $rank shared memory: " <<<"$err")
+    shm=$(grep -F "wisp[$rank]: stats rank $rank shared memory: " <<<"$err")
     [[ -n "$shm" && ("$shm" != *", 0 single copy,"* || "$shm" != *", 0 synergistic,"*) ]] ||
         { echo "FAIL: rank $rank: no message through wisp's shared memory: $shm"; failed=1; }
 done

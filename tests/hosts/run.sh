@@ -137,7 +137,7 @@ ghosts)
     # 2 processes per host: 1 application process and 1 ghost.
     hrun 2 --env WISP_GHOSTS=1 --env WISP_VERBOSE=2 -n 4 "$bin/t_topology" 1
     expect_ok "topology with ghosts"
-    grep -q "^wisp\[0\]: 2 ranks on 2 nodes, 1 ghosts per node" <<<"$out" ||
+    grep -q "^wisp\[0\]: 2 ranks on 2 nodes, 1 ghost per node" <<<"$out" ||
         fail "not 2 application ranks on 2 nodes with 1 ghost each"
     hrun 2 --env WISP_GHOSTS=1 --env WISP_VERBOSE=2 -n 4 "$bin/t_rma_counter"
     expect_ok "rma_counter with ghosts"

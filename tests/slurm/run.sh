@@ -31,7 +31,7 @@ out=$(timeout 120 srun -n 2 --mpi=$plugin --export=ALL,LD_PRELOAD=$libwisp,WISP_
 echo "--- srun --mpi=$plugin"; echo "$out"
 grep -q '^pingpong: ok' <<<"$out" || fail "srun --mpi=$plugin: the ping-pong's results"
 for r in 0 1; do
-    grep -Eq "^wisp\[0\]: stats rank $r shared memory: .*[1-9][0-9]* single copy" <<<"$out" ||
+    grep -Eq "^wisp\[$r\]: stats rank $r shared memory: .*[1-9][0-9]* single copy" <<<"$out" ||
         fail "srun --mpi=$plugin: wisp did not copy rank $r's messages single-copy"
 done
 
