@@ -3,9 +3,13 @@
  * unmodified MPI application (LD_PRELOAD=libwisp-<mpi>.so, or -lwisp-<mpi> before
  * the MPI; <mpi> is mpich or openmpi).
  *
- * Applications need none of this header. It lets a program or a tool ask
- * what wisp sees: which processes share its node (a virtual node when
- * WISP_VNODE_SIZE is set) and what the machine offers.
+ * An unmodified MPI application needs none of this header. It lets a
+ * program or a tool ask what wisp sees: which processes share its node (a
+ * virtual node when WISP_VNODE_SIZE is set) and what the machine offers;
+ * and a program that runs user-level threads (wisp_ult_*, WISP_THREAD_ULT
+ * below) needs it: such a program compiles with wisp's include directory
+ * and links with -lwisp-<mpi> (pkg-config --cflags --libs wisp-<mpi>, or
+ * CMake's wisp::wisp; docs/ult.md).
  */
 #ifndef WISP_H
 #define WISP_H
@@ -95,7 +99,10 @@ typedef struct wisp_ult *wisp_ult_t;
  *  one kernel thread: wisp takes no lock on entry, asks the MPI for
  *  MPI_THREAD_SERIALIZED (MPI_THREAD_MULTIPLE with WISP_ULT_THREADS > 1),
  *  converts blocking collectives where every process asked for it, and
- *  returns this level in `provided`. */
+ *  returns this level in `provided` (so `provided` is 22357, 0x5755, when
+ *  it is granted: compare it with WISP_THREAD_ULT, not with MPI_THREAD_*;
+ *  a lower MPI_THREAD_* level if the MPI gave less than wisp needs).
+ *  MPI_Query_thread answers the same. */
 #define WISP_THREAD_ULT 0x5755
 
 /** Start `fn(arg)` in a new ULT (its stack: WISP_ULT_STACK bytes).

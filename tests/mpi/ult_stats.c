@@ -2,7 +2,8 @@
  * ULTs in MPI for WISP_STATS (tests/ult_stats.sh): 8 ULTs per rank each
  * exchange with the other rank through MPI_Sendrecv, in an order that makes
  * ULTs of one kernel thread wait in MPI at the same time and leave it in
- * another order than they entered. Prints "ult_stats: ok" on rank 0.
+ * another order than they entered; MPI_Init_thread grants WISP_THREAD_ULT.
+ * Prints "ult_stats: ok" on rank 0.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -29,6 +30,10 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, WISP_THREAD_ULT, &provided);
+    /* The level granted is WISP_THREAD_ULT itself (wisp.h, docs/ult.md). */
+    int queried = -1;
+    MPI_Query_thread(&queried);
+    CHECK(provided == WISP_THREAD_ULT && queried == WISP_THREAD_ULT);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = 1 - rank;
     int ids[ULTS];
