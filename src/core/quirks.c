@@ -32,11 +32,16 @@
  * a process, 3-4 s of system time in a 3 s run (docs/ghosts.md). A ghost
  * sleeps in the kernel until it is wanted, so wisp asks Open MPI not to
  * yield where the node would not be oversubscribed without its ghosts, as
- * natively; a value the user set is left alone. Not with
- * WISP_GHOST_WINDOWS=on: the ghosts then serve Open MPI's windows, and an
- * origin that waits inside osc/rdma for a ghost without a core of its own
- * must give the core up (MPICH's rma/transpose5, 2 + a ghost on 2 cores:
- * 151 s without the yield, 3-5 s with it, 1.7 s with every route direct).
+ * natively; a value the user set is left alone. Not where the ghosts may
+ * serve Open MPI's windows: WISP_GHOST_WINDOWS=on, or auto where the MCA
+ * selection lets osc pt2pt or (on several machines) osc ucx make them
+ * (ghost/target_help.c decides only after MPI_Init). An origin whose flush
+ * waits for a ghost without a core of its own must give the core up, and so
+ * must a target that waits in MPI: MPICH's rma/transpose5 under =on, 2 + a
+ * ghost on 2 cores, took 151 s without the yield, 3-5 s with it; the
+ * busy-target probe over osc pt2pt (bench/rma_busy_target, TCP) 0.6 ms
+ * with it, 25-35 ms without (every accumulate + flush waited for a time
+ * slice).
  */
 #include "core/quirks.h"
 
@@ -138,13 +143,29 @@ static bool oversubscribed_by_ghosts(void)
     long node_count = vnode > 0 ? (here + vnode - 1) / vnode : 1; /* the ghosts are per node */
     return here - wisp_config.GHOSTS * node_count <= slots / nodes;
 }
+
+/* WISP_GHOST_WINDOWS may let the ghosts serve this job's windows: on, or auto
+ * where a component that needs the target's help is selectable (osc pt2pt
+ * anywhere, osc ucx between machines). Where auto then finds another one,
+ * Open MPI keeps its yield, as before wisp turned it off. */
+static bool ghosts_may_serve_windows(void)
+{
+    if (wisp_config.GHOST_WINDOWS != WISP_GHOST_WINDOWS_AUTO)
+        return wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_ON;
+    char osc[256];
+    if (!mpit_string("osc", osc, sizeof osc))
+        osc[0] = '\0';
+    return mca_selects(osc, "pt2pt") ||
+           (mca_selects(osc, "ucx") &&
+            wisp_core_launch_number(getenv("OMPI_MCA_orte_num_nodes")) > 1);
+}
 #endif
 
 void wisp_core_quirks_before_init(void)
 {
 #if defined(OPEN_MPI)
-    if (!getenv("OMPI_MCA_mpi_yield_when_idle") &&
-        wisp_config.GHOST_WINDOWS != WISP_GHOST_WINDOWS_ON && oversubscribed_by_ghosts())
+    if (!getenv("OMPI_MCA_mpi_yield_when_idle") && oversubscribed_by_ghosts() &&
+        !ghosts_may_serve_windows())
         ompi_yield_off = setenv("OMPI_MCA_mpi_yield_when_idle", "0", 0) == 0;
 #elif defined(MPICH)
     const char *user = getenv("UCX_RCACHE_ENABLE");
