@@ -11,7 +11,7 @@ DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 pytho
                 libboost-context-dev clang-format libomp-dev \
                 netpipe-mpich2 netpipe-openmpi scalapack-mpi-test nwchem-mpich nwchem-openmpi \
                 dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge groff-base man-db \
-                lmod python3-mpi4py
+                lmod python3-mpi4py hpcc
 # (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
 # jemalloc, built into each build tree, and for MPICH's test suite;
 # groff-base and man-db to render the manual pages, tests/man_pages.sh;
