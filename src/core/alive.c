@@ -11,10 +11,10 @@
  * job, so a peer that ends while this process has not yet called it did
  * not finalize: it died. The watcher then at once removes the files in
  * /dev/shm that the job could leave (the job's, /dev/shm/wisp-<WISP_JOB>+*,
- * and those this process created and is the only one to know), waits a
- * moment (mpiexec and mpirun end the job their own way and say why), then
- * writes one line naming the dead process and aborts the job
- * (PMPI_Abort, which srun too obeys).
+ * and those this process created and is the only one to know), waits
+ * GRACE_MS (mpiexec and mpirun end the job their own way and say why:
+ * Open MPI's mpirun took 1-2 s here), then writes one line naming the
+ * dead process and aborts the job (PMPI_Abort, which srun too obeys).
  *
  * Watching needs the peers' pids to mean the same processes here: each
  * process tells its pid and its pid namespace, and only peers of this
@@ -54,9 +54,9 @@
 
 enum {
     MAX_WATCHED = 64,
-    POLL_MS = 1000,        /* without pidfds */
-    GRACE_NS = 1000000000, /* for the launcher to end the job its own way */
-    MAX_HELD = 16,         /* files only this process can remove */
+    POLL_MS = 1000,  /* without pidfds */
+    GRACE_MS = 3000, /* for the launcher to end the job its own way (Open MPI's: 1-2 s) */
+    MAX_HELD = 16,   /* files only this process can remove */
     HELD_NAME = 128,
 };
 
@@ -143,7 +143,7 @@ static void remove_files(void)
 static void died(const struct watched *w)
 {
     remove_files();
-    nanosleep(&(struct timespec){GRACE_NS / 1000000000, GRACE_NS % 1000000000}, NULL);
+    nanosleep(&(struct timespec){GRACE_MS / 1000, GRACE_MS % 1000 * 1000000L}, NULL);
     if (atomic_load(&finalizing))
         return;
     wisp_log_error("%s of world rank %d (pid %d, on this node) ended without MPI_Finalize "
