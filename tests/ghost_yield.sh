@@ -4,8 +4,8 @@
 # finds more processes than slots on a node (mpi_yield_when_idle), and
 # mpirun counts wisp's ghosts: wisp turns the yield off where the node's
 # application processes alone fit its slots, as natively, unless the
-# ghosts may serve Open MPI's windows (WISP_GHOST_WINDOWS=on, or auto with
-# osc pt2pt selectable), and leaves it
+# ghosts serve Open MPI's windows (WISP_GHOST_WINDOWS=on; auto gives it back
+# after MPI_Init where it serves, osc pt2pt), and leaves it
 # alone everywhere else (src/core/quirks.c). PROGRAM
 # (tests/mpi/yield_when_idle.c) prints the MPI's setting and the
 # environment's. Open MPI runs on 2 slots (--host localhost:2) whatever the
@@ -38,7 +38,7 @@ openmpi)
     check 4 0 0 --env WISP_GHOSTS=1 --env WISP_VNODE_SIZE=2 # 2 nodes of 1 + a ghost
     check 3 1 1 --env WISP_GHOSTS=1 --env OMPI_MCA_mpi_yield_when_idle=1 # the user's choice
     check 3 1 unset --env WISP_GHOSTS=1 --env WISP_GHOST_WINDOWS=on # the ghost serves: it needs the yield
-    check 3 1 unset --env WISP_GHOSTS=1 --env OMPI_MCA_osc=pt2pt   # auto may serve (osc pt2pt): the same
+    check 3 1 0 --env WISP_GHOSTS=1 --env OMPI_MCA_osc=pt2pt # auto serves (osc pt2pt): given back
     ;;
 mpich)
     check 3 none unset --env WISP_GHOSTS=1

@@ -32,19 +32,23 @@
  * a process, 3-4 s of system time in a 3 s run (docs/ghosts.md). A ghost
  * sleeps in the kernel until it is wanted, so wisp asks Open MPI not to
  * yield where the node would not be oversubscribed without its ghosts, as
- * natively; a value the user set is left alone. Not where the ghosts may
- * serve Open MPI's windows: WISP_GHOST_WINDOWS=on, or auto where the MCA
- * selection lets osc pt2pt or (on several machines) osc ucx make them
- * (ghost/target_help.c decides only after MPI_Init). An origin whose flush
- * waits for a ghost without a core of its own must give the core up, and so
- * must a target that waits in MPI: MPICH's rma/transpose5 under =on, 2 + a
- * ghost on 2 cores, took 151 s without the yield, 3-5 s with it; the
- * busy-target probe over osc pt2pt (bench/rma_busy_target, TCP) 0.6 ms
- * with it, 25-35 ms without (every accumulate + flush waited for a time
- * slice).
+ * natively; a value the user set is left alone. Not where the ghosts serve
+ * Open MPI's windows: an origin whose flush waits for a ghost without a core
+ * of its own must give the core up, and so must a target that waits in MPI
+ * (MPICH's rma/transpose5 under WISP_GHOST_WINDOWS=on, 2 + a ghost on 2
+ * cores: 151 s without the yield, 3-5 s with it; the busy-target probe over
+ * osc pt2pt, bench/rma_busy_target over TCP: 0.6 ms with it, 25-35 ms
+ * without, every accumulate + flush waiting a time slice for the ghost).
+ * =on is known before MPI_Init; auto decides after it, from the component
+ * a window gets (ghost/target_help.c), and reading the MCA selection before
+ * it through MPI_T would cost every such job Open MPI's MPI_T_init, 250 ms
+ * on a loaded 2-core machine. So where auto serves, the yield is given back
+ * once MPI_Init has returned, as Open MPI's own MPI_Init sets it
+ * (opal_progress_set_yield_when_idle, exported by libopen-pal).
  */
 #include "core/quirks.h"
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -126,6 +130,7 @@ const char *wisp_core_quirks_multiple_breaks_windows(void)
 static bool ucx_rcache_disabled;
 static bool ucx_rcache_user_on;
 static bool ompi_yield_off;
+static bool ompi_yield_back;
 
 #if defined(OPEN_MPI)
 /* mpirun judged this node oversubscribed (more processes than slots) only
@@ -143,29 +148,13 @@ static bool oversubscribed_by_ghosts(void)
     long node_count = vnode > 0 ? (here + vnode - 1) / vnode : 1; /* the ghosts are per node */
     return here - wisp_config.GHOSTS * node_count <= slots / nodes;
 }
-
-/* WISP_GHOST_WINDOWS may let the ghosts serve this job's windows: on, or auto
- * where a component that needs the target's help is selectable (osc pt2pt
- * anywhere, osc ucx between machines). Where auto then finds another one,
- * Open MPI keeps its yield, as before wisp turned it off. */
-static bool ghosts_may_serve_windows(void)
-{
-    if (wisp_config.GHOST_WINDOWS != WISP_GHOST_WINDOWS_AUTO)
-        return wisp_config.GHOST_WINDOWS == WISP_GHOST_WINDOWS_ON;
-    char osc[256];
-    if (!mpit_string("osc", osc, sizeof osc))
-        osc[0] = '\0';
-    return mca_selects(osc, "pt2pt") ||
-           (mca_selects(osc, "ucx") &&
-            wisp_core_launch_number(getenv("OMPI_MCA_orte_num_nodes")) > 1);
-}
 #endif
 
 void wisp_core_quirks_before_init(void)
 {
 #if defined(OPEN_MPI)
-    if (!getenv("OMPI_MCA_mpi_yield_when_idle") && oversubscribed_by_ghosts() &&
-        !ghosts_may_serve_windows())
+    if (!getenv("OMPI_MCA_mpi_yield_when_idle") &&
+        wisp_config.GHOST_WINDOWS != WISP_GHOST_WINDOWS_ON && oversubscribed_by_ghosts())
         ompi_yield_off = setenv("OMPI_MCA_mpi_yield_when_idle", "0", 0) == 0;
 #elif defined(MPICH)
     const char *user = getenv("UCX_RCACHE_ENABLE");
@@ -178,8 +167,30 @@ void wisp_core_quirks_before_init(void)
 #endif
 }
 
+void wisp_core_quirks_windows_served(void)
+{
+#if defined(OPEN_MPI)
+    if (!ompi_yield_off)
+        return;
+    void (*set_yield)(bool) =
+        (void (*)(bool))dlsym(RTLD_DEFAULT, "opal_progress_set_yield_when_idle");
+    if (set_yield) {
+        set_yield(true);
+        ompi_yield_off = false;
+        ompi_yield_back = true;
+    } else {
+        wisp_log(1, "the ghosts serve Open MPI's windows on a node that they oversubscribe, and "
+                    "Open MPI's yield cannot be given back (no opal_progress_set_yield_when_idle): "
+                    "set OMPI_MCA_mpi_yield_when_idle=1");
+    }
+#endif
+}
+
 void wisp_core_quirks_report(void)
 {
+    if (ompi_yield_back)
+        wisp_log(2, "Open MPI yields in its empty polls: the node is oversubscribed only by wisp's "
+                    "ghosts, and they serve its windows");
     if (ompi_yield_off)
         wisp_log(2, "OMPI_MCA_mpi_yield_when_idle=0: the node is oversubscribed only by wisp's "
                     "ghosts, which sleep until they are wanted");

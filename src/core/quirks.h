@@ -18,6 +18,10 @@ void wisp_core_quirks_before_init(void);
  * the MCA selection allows it and not osc ucx. */
 const char *wisp_core_quirks_multiple_breaks_windows(void);
 
+/* After PMPI_Init, where WISP_GHOST_WINDOWS=auto found that the ghosts serve
+ * the windows: give Open MPI back the yield that before_init took away. */
+void wisp_core_quirks_windows_served(void);
+
 /* After PMPI_Init (the log knows the rank): say what was adjusted. */
 void wisp_core_quirks_report(void);
 

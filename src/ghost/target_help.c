@@ -21,6 +21,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/quirks.h"
 #include "core/topo.h"
 
 static bool target_helps = true;
@@ -95,6 +96,8 @@ void wisp_ghost_windows_decide(void)
     int mine = component_needs_target(osc), any = 0;
     PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     target_helps = any;
+    if (target_helps)
+        wisp_core_quirks_windows_served(); /* Open MPI must yield for the ghosts */
     if (!osc[0])
         snprintf(because, sizeof because, "Open MPI has no one-sided component for this job");
     else
