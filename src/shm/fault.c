@@ -336,7 +336,10 @@ void wisp_shm_fault_start(int fd)
         return;
     struct sigaction ours = {.sa_sigaction = on_sigbus,
                              .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART};
-    sigemptyset(&ours.sa_mask);
+    /* Nothing else runs on this thread while it holds fault_lock: another
+     * handler that touched a fresh heap page there would wait for it
+     * forever. chain() sets the program's own mask. */
+    sigfillset(&ours.sa_mask);
     sigset_t all, mask;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &mask);
