@@ -42,7 +42,9 @@
  *    sysv_signal() and the raw system call are not interposed). Chaining
  *    applies the action's mask, SA_NODEFER and SA_RESETHAND; SIG_DFL kills
  *    with SIGBUS (the fault recurs with the default action), SIG_IGN ignores
- *    a sent SIGBUS and, like the kernel, not a fault.
+ *    a sent SIGBUS and, like the kernel, not a fault. One difference stays:
+ *    the kernel holds wisp's handler, so a SIGBUS the program set to SIG_IGN
+ *    is back to SIG_DFL in a program it exec()s.
  *
  * fork(): the child's partition is a copy read from the file (heap.c), so
  * the private pages are copied over it (wisp_shm_fault_overlay); the child
