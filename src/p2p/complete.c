@@ -204,7 +204,7 @@ int wisp_p2p_wait1_ours(MPI_Request *request, MPI_Status *status, bool test, int
         return MPI_SUCCESS;
     }
     if (test) {
-        wisp_p2p_progress();
+        wisp_p2p_progress_test();
         if (!wisp_p2p_req_test(req)) {
             wisp_p2p_unlock();
             wisp_p2p_poke_idle();
@@ -394,7 +394,7 @@ static inline bool testany_ours(int n, MPI_Request *reqs, int *index, int *flag,
         if (!(r[i] = wisp_p2p_req_of(reqs[i])))
             return false;
     wisp_p2p_lock();
-    wisp_p2p_progress();
+    wisp_p2p_progress_test();
     bool active = false;
     for (int i = 0; i < n; i++) {
         if (inactive(r[i]))

@@ -12,6 +12,10 @@
 
 /* One pass over everything in flight; true when something moved. Lock held. */
 bool wisp_p2p_progress(void);
+/* The same for a test (MPI_Test, MPI_Testany), which a loop may poll
+ * millions of times: after a pass that moved nothing, a whole pass only
+ * every few polls, unless a peer gave this process something. Lock held. */
+bool wisp_p2p_progress_test(void);
 /* The progress thread (src/progress; the MPI is MPI_THREAD_MULTIPLE): one
  * pass, calls into the MPI included, unless an application thread is inside
  * the engine or nothing waits (false then). Takes the lock. */
