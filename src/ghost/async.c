@@ -48,18 +48,6 @@ enum {
 
 static const char *const mode_words[] = {"auto", "on", "off"};
 
-void wisp_ghost_async_check(void)
-{
-    if (wisp_config.ASYNC_ON_BELOW > wisp_config.ASYNC_OFF_ABOVE) {
-        char line[256];
-        snprintf(line, sizeof line,
-                 "WISP_ASYNC_ON_BELOW=%d is above WISP_ASYNC_OFF_ABOVE=%d: a process would be "
-                 "computing and communicating at once; give ON_BELOW <= OFF_ABOVE",
-                 (int)wisp_config.ASYNC_ON_BELOW, (int)wisp_config.ASYNC_OFF_ABOVE);
-        wisp_core_stop(line);
-    }
-}
-
 void wisp_ghost_async_start(void)
 {
     /* The info key may ask for auto on any window: the profile is always kept. */

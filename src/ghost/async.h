@@ -74,10 +74,6 @@ void wisp_ghost_async_flushing(struct wisp_ghost_win *w, int rank);
  * profile sent it may be pending. */
 int wisp_ghost_async_flush_all(const struct wisp_ghost_win *w, MPI_Win iwin, bool local);
 
-/* At the ghost layer's start, in every process before the ghosts are set
- * aside: stop the job with one line when the thresholds contradict. */
-void wisp_ghost_async_check(void);
-
 /* Then in the application's processes, when windows are served: keep the
  * profiles (profile.h). */
 void wisp_ghost_async_start(void);

@@ -110,7 +110,6 @@ void wisp_ghost_start(int thread_level)
     wisp_ghost_ucx_yield = wisp_topo_oversubscribed();
     if (!wisp_config.GHOSTS)
         return;
-    wisp_ghost_async_check();
     wisp_core_user_world = wisp_ghost_carve((int)wisp_config.GHOSTS); /* ghosts stay inside */
     int vnode = (int)wisp_config.VNODE_SIZE;
     wisp_core_topo_narrow(wisp_core_user_world, vnode ? vnode - (int)wisp_config.GHOSTS : 0);

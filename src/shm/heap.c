@@ -545,8 +545,8 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves
     wisp_shm_fault_start(heap_fd);
     wisp_shm_heap.serving = true;
     if (node_rank == 0)
-        wisp_log(1, "shared heap at %p: %d partitions of %zu MiB; %s", (void *)base, node_size,
-                 partition >> 20,
+        wisp_log(1, "shared heap at %p: %d partition%s of %zu MiB; %s", (void *)base, node_size,
+                 node_size == 1 ? "" : "s", partition >> 20,
                  serves_malloc ? "malloc and MPI_Alloc_mem served from it"
                                : "only MPI_Alloc_mem served from it (another malloc was loaded "
                                  "before wisp)");
