@@ -10,9 +10,10 @@
 #   srun     srun without -K on a Slurm bed of this machine (tools/slurm.sh;
 #            77, skipped, where it cannot start), Slurm's default, which
 #            leaves the others waiting: wisp's watcher ends the job.
-# Three deaths (PROGRAM is tests/mpi/die_waiting.c): rank 1 while rank 0
+# Four deaths (PROGRAM is tests/mpi/die_waiting.c): rank 1 while rank 0
 # waits in a receive from it; the ghost (WISP_GHOSTS=1) that serves a window
-# while rank 1 accumulates through it and rank 0 waits for rank 1; rank 1 in
+# while rank 1 accumulates through it and rank 0 waits for rank 1; rank 1
+# while rank 0 waits for it in MPI_Finalize; rank 1 in
 # MPI_Init, as it opens the heap's file that rank 0 made (SHIM,
 # tests/shims/die_opening.c), before rank 0 could remove its name. Each job:
 # not exit status 0, no "survived", ended less than 10 s after the death.
@@ -115,6 +116,7 @@ run() {
 run recv 2 recv
 # Open MPI's windows are served by ghosts only when asked (docs/ghosts.md).
 run ghost 3 ghost WISP_GHOSTS=1 WISP_GHOST_WINDOWS=on
+run finalize 2 finalize
 [ "$launch" = srun ] && tagged=0
 more=$shim run init 2 recv DIE_OPENING=heap
 [ "$failed" = 0 ] || { echo "--- outputs"; tail -n 20 "$dir"/*.out; }

@@ -19,8 +19,11 @@
 void wisp_core_alive_start(MPI_Comm node, int ghosts);
 
 /* This process calls PMPI_Finalize now, which waits for every process of
- * the job: from then on a peer that ends is not dead but done. */
+ * the job: from then on a peer that ends is done, unless its status says
+ * it was killed or failed. */
 void wisp_core_alive_finalizing(void);
+/* PMPI_Finalize returned: nothing more to watch. */
+void wisp_core_alive_finalized(void);
 
 /* A file in /dev/shm that this process created and that only it can remove
  * yet (its name is not known to the others): removed when a peer dies.

@@ -47,6 +47,7 @@ void wisp_core_stop(const char *line)
         wisp_log_error("%s", line);
     wisp_core_alive_finalizing();
     PMPI_Finalize();
+    wisp_core_alive_finalized();
     exit(1);
 }
 
@@ -251,6 +252,7 @@ int wisp_core_finalize(void)
     wisp_core_topo_fini();
     wisp_core_alive_finalizing();
     int rc = PMPI_Finalize();
+    wisp_core_alive_finalized();
     wisp_core_config_free(&wisp_config);
     return rc;
 }

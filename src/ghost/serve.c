@@ -298,6 +298,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
     wisp_ghost_icomm_release();
     wisp_core_alive_finalizing();
     PMPI_Finalize();
+    wisp_core_alive_finalized();
     fflush(NULL);
     _exit(0); /* the application's code after MPI_Init never runs here */
 }

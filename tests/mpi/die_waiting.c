@@ -8,6 +8,8 @@
  *   die_waiting ghost  with WISP_GHOSTS=1: rank 0 kills the ghost that
  *                      serves the window while rank 1 accumulates and
  *                      flushes through it and rank 0 waits for rank 1
+ *   die_waiting finalize  rank 1 dies while rank 0 waits for it in
+ *                      MPI_Finalize (Open MPI's lets it go: exit 3)
  *
  * The death is reported on stderr ("die_waiting: killed ... at <date +%s.%N>").
  * Whatever happens after it, the program never exits 0: it prints
@@ -125,8 +127,18 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Win_free(&win);
+    } else if (!strcmp(mode, "finalize")) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1) {
+            usleep(300000); /* rank 0 waits in MPI_Finalize by now */
+            report("rank 1");
+            raise(SIGKILL);
+        }
+        MPI_Finalize(); /* waits for rank 1, or not: Open MPI's lets rank 0 go */
+        printf("die_waiting: out of MPI_Finalize\n");
+        return 3;
     } else {
-        fprintf(stderr, "die_waiting: give recv or ghost\n");
+        fprintf(stderr, "die_waiting: give recv, ghost or finalize\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     printf("die_waiting: survived\n");
