@@ -53,8 +53,8 @@ full() {
 
 native=("mpiexec.$mpi" -n 2)
 [ "$mpi" = openmpi ] && native+=(--oversubscribe --allow-run-as-root)
-window=-
-[ "$mpi" = mpich ] && window=window # Open MPI's MPI_Win_create fails natively on a full /dev/shm
+window=fork
+[ "$mpi" = mpich ] && window=fork+window # Open MPI's MPI_Win_create fails natively on a full /dev/shm
 full native "${native[@]}" "$program" malloc - 8 $window
 [ "$(cat "$work/native.status")" = 0 ] || { cat "$work/native.err"; fail "the native run failed"; }
 grep -q "^latetouch: block 7 of 24 MiB intact$" "$work/native.out" || fail "native: no result"
