@@ -70,6 +70,10 @@
 #include "core/log.h"
 #include "shm/heap.h"
 
+/* The heap's descriptor (heap.h), defined in the lowest file that reads it:
+ * heap.c fills it, and calls down into this file. */
+struct wisp_shm_heap wisp_shm_heap;
+
 #define CHUNK     ((size_t)1 << wisp_shm_heap.chunk_shift)
 #define WORD_BITS (8 * sizeof(unsigned long))
 

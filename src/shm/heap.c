@@ -58,8 +58,6 @@ enum {
  * AddressSanitizer's shadow memory. */
 #define PLACEMENT_HINT ((void *)0x200000000000ull)
 
-struct wisp_shm_heap wisp_shm_heap;
-
 static int heap_fd = -1;
 static size_t used; /* bytes of this process's partition given to jemalloc */
 static pthread_mutex_t used_lock = PTHREAD_MUTEX_INITIALIZER;
