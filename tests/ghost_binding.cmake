@@ -27,12 +27,14 @@ wisp_add_mpi_test(ghost_segments NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=segme
 wisp_add_script_test(ghost_split NP 5 "${CMAKE_CURRENT_SOURCE_DIR}/ghost_split.sh" "${WISP_WISPRUN}"
                      $<TARGET_FILE:t_ghost_segments>)
 
-# MPI_Win_create on heap memory, with a target busy outside MPI: ghosts only.
-wisp_add_mpi_test(ghost_heap_window NP 4 ENV WISP_GHOSTS=1 ${on} SUFFIX .ghosts1)
-wisp_add_mpi_test(ghost_heap_window NP 5 ENV WISP_GHOSTS=2 ${on} SUFFIX .ghosts2)
-wisp_add_mpi_test(ghost_heap_window NP 5 ENV WISP_GHOSTS=2 WISP_GHOST_BINDING=segment
+# MPI_Win_create on heap memory, with a target busy outside MPI: ghosts only,
+# and always to them (WISP_ASYNC=on: under the default, auto, the target's
+# profile before the window, all MPI, may route direct at its creation).
+wisp_add_mpi_test(ghost_heap_window NP 4 ENV WISP_GHOSTS=1 WISP_ASYNC=on ${on} SUFFIX .ghosts1)
+wisp_add_mpi_test(ghost_heap_window NP 5 ENV WISP_GHOSTS=2 WISP_ASYNC=on ${on} SUFFIX .ghosts2)
+wisp_add_mpi_test(ghost_heap_window NP 5 ENV WISP_GHOSTS=2 WISP_ASYNC=on WISP_GHOST_BINDING=segment
                   WISP_GHOST_LOAD=op ${on} SUFFIX .ghosts2.segment.op)
-wisp_add_mpi_test(ghost_heap_window NP 4 ENV WISP_GHOSTS=1 WISP_VNODE_SIZE=2 ${on}
+wisp_add_mpi_test(ghost_heap_window NP 4 ENV WISP_GHOSTS=1 WISP_ASYNC=on WISP_VNODE_SIZE=2 ${on}
                   SUFFIX .vnode2.ghosts1)
 
 # Ghost placement with hwloc: the binding the ghost reports from the kernel.

@@ -49,9 +49,9 @@ SETTINGS = {
     "vnode1": (["WISP_VNODE_SIZE=1"], 0, None),
     # Ghosts serve windows on MPICH; everywhere else the program's world
     # must hide them (communicators, groups, errors, collectives).
-    "ghosts1": (["WISP_GHOSTS=1"], 1, None),
-    # Adaptive progress (issue 28): routes decided from profiles, and all
-    # direct, where routes matter.
+    "ghosts1": (["WISP_GHOSTS=1", "WISP_ASYNC=on"], 1, None),
+    # Operations always to the ghosts (ghosts1, above), routes decided from
+    # profiles (the default) and all direct, where routes matter.
     "ghosts1_auto": (["WISP_GHOSTS=1", "WISP_ASYNC=auto"], 1, ["rma"]),
     "ghosts1_off": (["WISP_GHOSTS=1", "WISP_ASYNC=off"], 1, ["rma"]),
     # Windows served where the MPI needs no help of the target (Open MPI's
