@@ -119,24 +119,22 @@ def marks_before(lines, i, pattern):
     return marks
 
 
-def markdown_mark(line):
-    s = line.strip()
-    if not (s.startswith("<!--") and "docs-test:" in s):
-        return None
-    m = MARK.search(s)
-    if not m:
-        sys.exit(f"docs_blocks: cannot read the mark {s!r}")
-    return m.group(1), m.group(2).rstrip("-> ").strip()
+def mark_reader(opener):
+    """A reader of the marks in comments that start with `opener`: (kind,
+    reason) for a mark, None for any other line (MARK drops a closing -->)."""
+    def read(line):
+        s = line.strip()
+        if not (s.startswith(opener) and "docs-test:" in s):
+            return None
+        m = MARK.search(s)
+        if not m:
+            sys.exit(f"docs_blocks: cannot read the mark {s!r}")
+        return m.group(1), m.group(2)
+    return read
 
 
-def roff_mark(line):
-    s = line.strip()
-    if not (s.startswith('.\\"') and "docs-test:" in s):
-        return None
-    m = MARK.search(s)
-    if not m:
-        sys.exit(f"docs_blocks: cannot read the mark {s!r}")
-    return m.group(1), m.group(2)
+markdown_mark = mark_reader("<!--")
+roff_mark = mark_reader('.\\"')
 
 
 def markdown_blocks(path):

@@ -368,14 +368,12 @@ static void set_phase(int now)
         atomic_store(&phases[node_rank], now);
 }
 
-void wisp_core_alive_finalizing(void)
+int wisp_core_alive_finalize(void)
 {
     set_phase(FINALIZING);
-}
-
-void wisp_core_alive_finalized(void)
-{
+    int rc = PMPI_Finalize();
     set_phase(DONE);
+    return rc;
 }
 
 void wisp_core_alive_hold(const char *name)

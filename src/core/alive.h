@@ -18,12 +18,12 @@
  * line that names a dead one). */
 void wisp_core_alive_start(MPI_Comm node, int ghosts);
 
-/* This process calls PMPI_Finalize now, which waits for every process of
- * the job: from then on a peer that ends is done, unless its status says
- * it was killed or failed. */
-void wisp_core_alive_finalizing(void);
-/* PMPI_Finalize returned: nothing more to watch. */
-void wisp_core_alive_finalized(void);
+/* PMPI_Finalize, with this process's phase told to the watchers around
+ * it: while it runs, PMPI_Finalize waits for every process of the job, so a
+ * peer that ends is done unless its status says it was killed or failed;
+ * once it returned, nothing more is watched. Every PMPI_Finalize of wisp's
+ * goes through here. */
+int wisp_core_alive_finalize(void);
 
 /* A file in /dev/shm that this process created and that only it can remove
  * yet (its name is not known to the others): removed when a peer dies.

@@ -45,9 +45,7 @@ void wisp_core_stop(const char *line)
 {
     if (line)
         wisp_log_error("%s", line);
-    wisp_core_alive_finalizing();
-    PMPI_Finalize();
-    wisp_core_alive_finalized();
+    wisp_core_alive_finalize();
     exit(1);
 }
 
@@ -250,9 +248,7 @@ int wisp_core_finalize(void)
     while (c-- != wisp_components)
         c->stop();
     wisp_core_topo_fini();
-    wisp_core_alive_finalizing();
-    int rc = PMPI_Finalize();
-    wisp_core_alive_finalized();
+    int rc = wisp_core_alive_finalize();
     wisp_core_config_free(&wisp_config);
     return rc;
 }

@@ -296,9 +296,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
     /* The application finalizes; windows it never freed are freed by then (win.c). */
     wisp_ghost_pool_release();
     wisp_ghost_icomm_release();
-    wisp_core_alive_finalizing();
-    PMPI_Finalize();
-    wisp_core_alive_finalized();
+    wisp_core_alive_finalize();
     fflush(NULL);
     _exit(0); /* the application's code after MPI_Init never runs here */
 }

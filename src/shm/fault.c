@@ -210,11 +210,6 @@ bool wisp_shm_heap_back(const char *p, uint64_t n)
 
 /* ---- the fault ---------------------------------------------------------- */
 
-static bool in_heap(const void *p)
-{
-    return wisp_shm_heap.base && wisp_shm_heap_contains(p);
-}
-
 static bool is_private(size_t index)
 {
     _Atomic unsigned long *bits = atomic_load_explicit(&private_bits, memory_order_relaxed);
@@ -311,7 +306,8 @@ static void chain(int sig, siginfo_t *info, void *context)
 static void on_sigbus(int sig, siginfo_t *info, void *context)
 {
     int saved = errno;
-    if (!(info->si_code == BUS_ADRERR && in_heap(info->si_addr) && resolve(info->si_addr)))
+    if (!(info->si_code == BUS_ADRERR && wisp_shm_heap_contains(info->si_addr) &&
+          resolve(info->si_addr)))
         chain(sig, info, context);
     errno = saved;
 }

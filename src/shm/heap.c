@@ -544,7 +544,7 @@ void wisp_shm_heap_init(MPI_Comm node, int node_rank, int node_size, bool serves
     wisp_shm_heap.serving = true;
     if (node_rank == 0)
         wisp_log(1, "shared heap at %p: %d partition%s of %zu MiB; %s", (void *)base, node_size,
-                 node_size == 1 ? "" : "s", partition >> 20,
+                 wisp_plural(node_size), partition >> 20,
                  serves_malloc ? "malloc and MPI_Alloc_mem served from it"
                                : "only MPI_Alloc_mem served from it (another malloc was loaded "
                                  "before wisp)");
@@ -558,7 +558,7 @@ void wisp_shm_heap_stop(void)
         wisp_log(1,
                  "shared heap: %zu page%s that /dev/shm could not back became private to this "
                  "process",
-                 pages, pages == 1 ? "" : "s");
+                 pages, wisp_plural((long long)pages));
 }
 
 void *wisp_shm_heap_alloc(size_t size, size_t alignment, bool zero)
