@@ -13,16 +13,23 @@ function(wisp_test_program target source)
   endif()
 endfunction()
 
+# Every test knows the build's launcher (TEST_MPIEXEC_<family>, e.g.
+# TEST_MPIEXEC_mpich: the mpiexec beside the MPI's mpicc,
+# cmake/WispFindMPI.cmake), for the scripts that run the MPI's own mpiexec
+# (tests/mpiexec_preload.sh; an MPI of the other family is Debian's).
 function(wisp_test_properties test np)
   set_tests_properties(${test} PROPERTIES TIMEOUT ${WISP_TEST_TIMEOUT} PROCESSORS ${np}
                        LABELS "${WISP_MPI};${ARGN}")
+  set(env "TEST_MPIEXEC_${WISP_MPI}=${MPIEXEC_EXECUTABLE}")
   if(WISP_SANITIZE)
     # Slow unwinding: the MPI's plugins have no frame pointers, and the
     # suppressions match frames below them. A failed allocation returns NULL,
     # as C says (the tests check that), instead of aborting.
-    set_tests_properties(${test} PROPERTIES ENVIRONMENT
-      "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0;ASAN_OPTIONS=fast_unwind_on_malloc=0:allocator_may_return_null=1")
+    list(APPEND env
+      "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0"
+      "ASAN_OPTIONS=fast_unwind_on_malloc=0:allocator_may_return_null=1")
   endif()
+  set_tests_properties(${test} PROPERTIES ENVIRONMENT "${env}")
 endfunction()
 
 # wisp_add_transparency_test(name NP n [ARGS a...] [EXIT_CODE_ONLY])

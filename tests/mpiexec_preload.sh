@@ -3,12 +3,16 @@
 # Runs PROGRAM on NP processes with the MPI's own mpiexec and libwisp in
 # LD_PRELOAD, as the README says to run without wisprun: no wisprun, no
 # WISP_JOB, nothing else set for wisp (GLIBC_TUNABLES is removed from the
-# environment). The exit status is mpiexec's.
+# environment). The exit status is mpiexec's. The MPI's mpiexec is the
+# build's where MPI is the build's family (TEST_MPIEXEC_<MPI>,
+# cmake/WispTests.cmake: the one beside the MPI's mpicc), or Debian's
+# mpiexec.MPI.
 set -u
 mpi=$1 np=$2 preload=$3
 shift 3
 unset GLIBC_TUNABLES
-cmd=("mpiexec.$mpi" -n "$np")
+launcher=TEST_MPIEXEC_$mpi
+cmd=("${!launcher:-mpiexec.$mpi}" -n "$np")
 case "$mpi" in
 mpich) cmd+=(-genv LD_PRELOAD "$preload") ;;
 openmpi)

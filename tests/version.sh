@@ -24,9 +24,14 @@ second=$(sed -n 2p <<<"$out")
 [ "${BASH_REMATCH[1]}" = "$version" ] || fail "it says version ${BASH_REMATCH[1]}, the project's is $version"
 revision=${BASH_REMATCH[3]}
 
+# The MPI's tools beside its launcher (TEST_MPIEXEC_<MPI>, the build's:
+# a venv's MPICH 5 has its own mpichversion), else those in PATH.
+launcher=TEST_MPIEXEC_$mpi
+bindir=$(dirname "${!launcher:-/nonexistent/x}")
+tool() { if [ -x "$bindir/$1" ]; then echo "$bindir/$1"; else echo "$1"; fi; }
 case "$mpi" in
-mpich) made=MPICH mpi_version=$(mpichversion | sed -n 's/^MPICH Version:[[:space:]]*//p') ;;
-openmpi) made="Open MPI" mpi_version=$(ompi_info --version | sed -n 's/^Open MPI v//p') ;;
+mpich) made=MPICH mpi_version=$("$(tool mpichversion)" | sed -n 's/^MPICH Version:[[:space:]]*//p') ;;
+openmpi) made="Open MPI" mpi_version=$("$(tool ompi_info)" --version | sed -n 's/^Open MPI v//p') ;;
 esac
 [ -n "$mpi_version" ] || fail "the MPI's own tool (mpichversion, ompi_info) gave no version"
 [[ "$second" == "built for $mpi ($made $mpi_version, MPI standard "[0-9]*.[0-9]*")" ]] ||

@@ -75,9 +75,10 @@ REMOVED_MPI1 = {
 CORRECTIONS = {
     # pympistandard 0.2.0 drops the pointer; the standard says char *argv[].
     ("MPI_Info_create_env", "argv"): "char* argv[]",
-    # MPICH 4.0.2 declares the partitions without const (the only MPI here
-    # that has partitioned communication).
-    ("MPI_Pready_list", "array_of_partitions"): "int array_of_partitions[]",
+    # MPICH 4.0.2 and Open MPI 5 declare the partitions without const,
+    # MPICH 5 with it (as MPI-4.1 does): cmake/WispProbeMPI.cmake defines
+    # WISP_PREADY_LIST_CONST from the MPI's mpi.h.
+    ("MPI_Pready_list", "array_of_partitions"): "WISP_PREADY_LIST_CONST int array_of_partitions[]",
 }
 
 
@@ -343,9 +344,14 @@ def render_route(f, r, y):
     underlying call and `@large` whether this is the large-count form; with
     a yield line, its condition first and the route in route_MPI_X."""
     if r is not None and r.kind == "absent":
-        return "\n".join([f"#ifdef WISP_HAVE_{f.name}",
-                          f'#error "{f.name} is not routed yet: {r.text} ({r.where})"',
-                          "#endif", ""])
+        # Not routed: an MPI that has it (MPICH 5 has MPI-4.1's and the
+        # MPI-5 ABI's) builds, and a program that calls it stops with one
+        # line at the call instead of the MPI seeing wisp's handles.
+        why = r.text.replace("\\", "\\\\").replace('"', '\\"')
+        return "\n".join([f"#ifdef WISP_HAVE_{f.name}", f.declaration(f"wisp_impl_{f.name}"), "{",
+                           f'    wisp_fatal("{f.name} is not supported under wisp yet: {why} '
+                             f'({r.where}); run the program without wisp (wisprun --native)");',
+                             "}", "#endif", ""])
     lines = [f"#ifdef WISP_HAVE_{f.name}"]
     if y is None:
         lines += [f.declaration(f"wisp_impl_{f.name}"), "{"] + route_body(f, r)
@@ -449,7 +455,7 @@ def render(funcs, tables, routes, yields):
     impl_def = HEADER + "".join(f"#ifdef WISP_HAVE_{f.name}\nWISP_IMPL({f.name})\n#endif\n"
                                 for f in served if yields.of(f) or routes[f.name].kind == "call")
     routes_c = HEADER + "\n#include <stdbool.h>\n\n" + "".join(
-        f'#include "{h}"\n' for h in tables.includes + yields.includes + ["wrap/impls.h"])
+        f'#include "{h}"\n' for h in ["core/log.h"] + tables.includes + yields.includes + ["wrap/impls.h"])
     routes_c += '\n#pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */\n\n'
     routes_c += "\n".join(render_route(f, routes.get(f.name), yields.of(f)) for f in served)
     routes_c += "\n" + render_initial("struct wisp_dispatch wisp_impl =",

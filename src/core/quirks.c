@@ -23,7 +23,10 @@
  * selection (environment, mpirun --mca, the parameter files: Debian's
  * excludes ucx and pt2pt) is read through MPI_T. osc pt2pt counts as a
  * candidate where it is selectable and osc ucx, which takes precedence
- * wherever UCX runs, is not.
+ * wherever UCX runs, is not. Open MPI 5 has no osc pt2pt (removed in 5.0)
+ * and is not asked: Open MPI 5.0.11 (PyPI's) crashes in MPI_Init after an
+ * MPI_T_init_thread/MPI_T_finalize before it (in
+ * opal_common_ucx_support_level; natively too: tests/mpi/quirk_ompi5_mpit.c).
  *
  * Open MPI 4.1 counts ghosts (WISP_GHOSTS) as processes: a node that the
  * application's processes fit looks oversubscribed to mpirun, and every
@@ -60,7 +63,7 @@
 #include "core/launch.h"
 #include "core/log.h"
 
-#if defined(OPEN_MPI)
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION < 5
 /* Is `name` selectable under an MCA component list ("a,b", "^a,b", "")? */
 static bool mca_selects(const char *list, const char *name)
 {
@@ -110,7 +113,7 @@ static bool mpit_string(const char *name, char *out, size_t size)
 
 const char *wisp_core_quirks_multiple_breaks_windows(void)
 {
-#if defined(OPEN_MPI)
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION < 5
     static char why[512];
     char osc[256];
     if (!mpit_string("osc", osc, sizeof osc))

@@ -2887,7 +2887,7 @@ WISP_MPI_CALL int wisp_mpi_PMPI_Pready(int partition, MPI_Request request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready_list
-WISP_MPI_CALL int wisp_mpi_PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+WISP_MPI_CALL int wisp_mpi_PMPI_Pready_list(int length, WISP_PREADY_LIST_CONST int array_of_partitions[], MPI_Request request)
 {
     return WISP_MPI(PMPI_Pready_list)(length, array_of_partitions, request);
 }

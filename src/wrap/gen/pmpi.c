@@ -3711,7 +3711,7 @@ WISP_EXPORT int PMPI_Pready(int partition, MPI_Request request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready_list
-WISP_EXPORT int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+WISP_EXPORT int PMPI_Pready_list(int length, WISP_PREADY_LIST_CONST int array_of_partitions[], MPI_Request request)
 {
     if (WISP_PMPI_STRAIGHT())
         return WISP_MPI(PMPI_Pready_list)(length, array_of_partitions, request);

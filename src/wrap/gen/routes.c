@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 
+#include "core/log.h"
 #include "core/init.h"
 #include "core/world.h"
 #include "ghost/async.h"
@@ -477,7 +478,10 @@ int wisp_impl_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype da
 #endif
 
 #ifdef WISP_HAVE_MPI_Buffer_iflush
-#error "MPI_Buffer_iflush is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:191)"
+int wisp_impl_MPI_Buffer_iflush(MPI_Request* request)
+{
+    wisp_fatal("MPI_Buffer_iflush is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:191); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Cancel
@@ -582,7 +586,10 @@ int wisp_impl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-#error "MPI_Comm_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190)"
+int wisp_impl_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
+{
+    wisp_fatal("MPI_Comm_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Comm_set_errhandler
@@ -1483,7 +1490,10 @@ MPI_Message wisp_impl_MPI_Message_f2c(MPI_Fint message)
 #endif
 
 #ifdef WISP_HAVE_MPI_Message_toint
-#error "MPI_Message_toint is not routed yet: MPI-5 ABI; would have to know wisp's message handles (src/p2p/routes.def:111)"
+int wisp_impl_MPI_Message_toint(MPI_Message message)
+{
+    wisp_fatal("MPI_Message_toint is not supported under wisp yet: MPI-5 ABI; would have to know wisp's message handles (src/p2p/routes.def:111); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Mprobe
@@ -1954,19 +1964,31 @@ int wisp_impl_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status*
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_all
-#error "MPI_Request_get_status_all is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:100)"
+int wisp_impl_MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+    wisp_fatal("MPI_Request_get_status_all is not supported under wisp yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:100); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_any
-#error "MPI_Request_get_status_any is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:99)"
+int wisp_impl_MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+    wisp_fatal("MPI_Request_get_status_any is not supported under wisp yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:99); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_some
-#error "MPI_Request_get_status_some is not routed yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:101)"
+int wisp_impl_MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    wisp_fatal("MPI_Request_get_status_some is not supported under wisp yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:101); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_toint
-#error "MPI_Request_toint is not routed yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:110)"
+int wisp_impl_MPI_Request_toint(MPI_Request request)
+{
+    wisp_fatal("MPI_Request_toint is not supported under wisp yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:110); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Rget
@@ -2327,7 +2349,10 @@ int wisp_impl_MPI_Session_get_pset_info(MPI_Session session, const char* pset_na
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
-#error "MPI_Session_iflush_buffer is not routed yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190)"
+int wisp_impl_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
+{
+    wisp_fatal("MPI_Session_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Session_init
@@ -2794,7 +2819,10 @@ int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_toint
-#error "MPI_Win_toint is not routed yet: MPI-5 ABI (src/ghost/routes.def:68)"
+int wisp_impl_MPI_Win_toint(MPI_Win win)
+{
+    wisp_fatal("MPI_Win_toint is not supported under wisp yet: MPI-5 ABI (src/ghost/routes.def:68); run the program without wisp (wisprun --native)");
+}
 #endif
 
 #ifdef WISP_HAVE_MPI_Win_unlock

@@ -5889,12 +5889,12 @@ static int hooked_MPI_Pready(int partition, MPI_Request request)
 #endif
 
 #ifdef WISP_HAVE_MPI_Pready_list
-WISP_EXPORT int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+WISP_EXPORT int MPI_Pready_list(int length, WISP_PREADY_LIST_CONST int array_of_partitions[], MPI_Request request)
 {
     return wisp_entry.MPI_Pready_list(length, array_of_partitions, request);
 }
 
-static int hooked_MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
+static int hooked_MPI_Pready_list(int length, WISP_PREADY_LIST_CONST int array_of_partitions[], MPI_Request request)
 {
     WISP_WRAP_HOOKED(MPI_Pready_list, (length, array_of_partitions, request));
 }

@@ -1,0 +1,144 @@
+# Which MPI this build is for: the MPI is its C compiler wrapper, and what
+# the MPI is (its family and version) is read from the mpi.h that wrapper
+# compiles with, never from a name.
+#
+# The wrapper, in this order:
+#   - MPI_C_COMPILER, when given (-DMPI_C_COMPILER=/opt/mpich/bin/mpicc);
+#   - mpicc.<WISP_MPI> for -DWISP_MPI=mpich|openmpi (Debian's names; the
+#     Makefile's build/mpich and build/openmpi);
+#   - mpicc in PATH (what `module load` put first).
+# The launcher: MPIEXEC_EXECUTABLE when given, else the mpiexec beside the
+# wrapper (mpiexec.mpich beside mpicc.mpich, mpiexec beside mpicc).
+#
+# The family decides the library's name (libwisp-mpich, libwisp-openmpi:
+# WISP_MPI, which the rest of the build and wisprun key on); MPICH 5 is
+# family mpich and builds libwisp-mpich in its own build directory (see
+# docs/launch.md, "MPIs by their wrapper", for why two builds of one family
+# are not installed into one prefix). -DWISP_MPI given with a wrapper of the
+# other family stops configure.
+#
+# Sets WISP_MPI (cache, the family), WISP_MPI_VERSION (the MPI's version,
+# e.g. 5.0.2), WISP_MPI_ABI_VERSION (MPI_ABI_VERSION where mpi.h defines it),
+# MPI_C_COMPILER and MPIEXEC_EXECUTABLE (cache, full paths).
+
+set(WISP_MPI "" CACHE STRING "the MPI's family for Debian's wrapper names (mpich or openmpi); empty: MPI_C_COMPILER or mpicc in PATH")
+if(WISP_MPI AND NOT WISP_MPI MATCHES "^(mpich|openmpi)$")
+  message(FATAL_ERROR "WISP_MPI='${WISP_MPI}': expected mpich or openmpi (or leave it out and give MPI_C_COMPILER)")
+endif()
+
+# WISP_MPI that this file wrote from the probe (recorded in
+# _WISP_MPI_PROBED) asks for nothing on a later configure; one given asks
+# for Debian's wrapper of that family.
+set(_wisp_asked "${WISP_MPI}")
+if(_wisp_asked STREQUAL "${_WISP_MPI_PROBED}")
+  set(_wisp_asked "")
+endif()
+# A wrapper that this file chose (recorded in _WISP_CHOSEN_CC), or the
+# Debian name that earlier builds forced, is chosen again; any other value
+# of MPI_C_COMPILER is the user's and stays.
+set(_wisp_cc "${MPI_C_COMPILER}")
+set(_wisp_chose OFF)
+if(NOT _wisp_cc OR _wisp_cc STREQUAL "${_WISP_CHOSEN_CC}" OR _wisp_cc MATCHES "^mpicc\\.(mpich|openmpi)$")
+  set(_wisp_chose ON)
+  if(_wisp_asked)
+    set(_wisp_cc "mpicc.${_wisp_asked}")
+  else()
+    set(_wisp_cc "mpicc")
+  endif()
+endif()
+if(NOT IS_ABSOLUTE "${_wisp_cc}")
+  find_program(_wisp_cc_path NAMES "${_wisp_cc}" NO_CACHE)
+  if(NOT _wisp_cc_path)
+    message(FATAL_ERROR "wisp: no MPI C compiler '${_wisp_cc}' in PATH; give one: -DMPI_C_COMPILER=/path/to/mpicc")
+  endif()
+  set(_wisp_cc "${_wisp_cc_path}")
+endif()
+if(NOT EXISTS "${_wisp_cc}")
+  message(FATAL_ERROR "wisp: MPI_C_COMPILER '${_wisp_cc}' does not exist")
+endif()
+set(MPI_C_COMPILER "${_wisp_cc}" CACHE FILEPATH "the MPI's C compiler wrapper" FORCE)
+if(_wisp_chose)
+  set(_WISP_CHOSEN_CC "${_wisp_cc}" CACHE INTERNAL "")
+else()
+  unset(_WISP_CHOSEN_CC CACHE)
+endif()
+
+# The launcher beside the wrapper: mpiexec<suffix> for mpicc<suffix>.
+get_filename_component(_wisp_cc_dir "${_wisp_cc}" DIRECTORY)
+get_filename_component(_wisp_cc_name "${_wisp_cc}" NAME)
+string(REGEX REPLACE "^mpicc" "" _wisp_suffix "${_wisp_cc_name}")
+set(_wisp_exec "${MPIEXEC_EXECUTABLE}")
+if(NOT _wisp_exec OR _wisp_exec STREQUAL "${_WISP_CHOSEN_MPIEXEC}"
+   OR _wisp_exec MATCHES "^/usr/bin/mpiexec\\.(mpich|openmpi)$")
+  set(_wisp_exec "")
+  foreach(name "mpiexec${_wisp_suffix}" mpiexec)
+    if(EXISTS "${_wisp_cc_dir}/${name}")
+      set(_wisp_exec "${_wisp_cc_dir}/${name}")
+      break()
+    endif()
+  endforeach()
+  if(NOT _wisp_exec)
+    message(FATAL_ERROR "wisp: no mpiexec beside ${_wisp_cc} (looked for mpiexec${_wisp_suffix} and mpiexec in ${_wisp_cc_dir}); give one: -DMPIEXEC_EXECUTABLE=/path/to/mpiexec")
+  endif()
+  set(_WISP_CHOSEN_MPIEXEC "${_wisp_exec}" CACHE INTERNAL "")
+endif()
+set(MPIEXEC_EXECUTABLE "${_wisp_exec}" CACHE FILEPATH "the MPI's launcher" FORCE)
+
+# The family and version, from the macros of the wrapper's mpi.h. Intel MPI
+# defines MPICH's macros too, so it is asked first.
+set(_wisp_probe_dir "${PROJECT_BINARY_DIR}/gen")
+file(MAKE_DIRECTORY "${_wisp_probe_dir}")
+file(WRITE "${_wisp_probe_dir}/probe_mpi_family.c" [[
+#include <mpi.h>
+#if defined(I_MPI_VERSION)
+wisp_family=intel wisp_version=I_MPI_VERSION
+#elif defined(MPICH_VERSION)
+wisp_family=mpich wisp_version=MPICH_VERSION
+#elif defined(OMPI_MAJOR_VERSION)
+wisp_family=openmpi wisp_version=OMPI_MAJOR_VERSION/OMPI_MINOR_VERSION/OMPI_RELEASE_VERSION
+#else
+wisp_family=unknown wisp_version=MPI_VERSION/MPI_SUBVERSION
+#endif
+#if defined(MPI_ABI_VERSION)
+wisp_abi=MPI_ABI_VERSION/MPI_ABI_SUBVERSION
+#endif
+]])
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C "${_wisp_cc}" -E -P "${_wisp_probe_dir}/probe_mpi_family.c"
+                OUTPUT_VARIABLE _wisp_probe ERROR_VARIABLE _wisp_probe_err RESULT_VARIABLE _wisp_rc)
+if(NOT _wisp_rc EQUAL 0)
+  string(REGEX REPLACE "\n.*" "" _wisp_probe_err "${_wisp_probe_err}")
+  message(FATAL_ERROR "wisp: ${_wisp_cc} cannot preprocess a program that includes mpi.h: ${_wisp_probe_err}")
+endif()
+# One line each, the version's parts joined by '/' (spaces between the
+# tokens of OMPI's numbers: "5 / 0 / 11"; MPICH's is a string).
+string(REGEX REPLACE "[ \t\"]*/[ \t\"]*" "/" _wisp_probe "${_wisp_probe}")
+string(REPLACE "\"" "" _wisp_probe "${_wisp_probe}")
+string(REGEX MATCH "wisp_family=([a-z]+)" _m "${_wisp_probe}")
+set(_wisp_family "${CMAKE_MATCH_1}")
+string(REGEX MATCH "wisp_version=([^ \n]+)" _m "${_wisp_probe}")
+string(REPLACE "/" "." _wisp_version "${CMAKE_MATCH_1}")
+string(REGEX MATCH "wisp_abi=([^ \n]+)" _m "${_wisp_probe}")
+string(REPLACE "/" "." WISP_MPI_ABI_VERSION "${CMAKE_MATCH_1}")
+
+if(_wisp_family STREQUAL "intel")
+  message(FATAL_ERROR "wisp: ${_wisp_cc} is Intel MPI ${_wisp_version} (I_MPI_VERSION in its mpi.h), which wisp does not build against yet; libwisp-mpich built over MPICH runs over it (issue 50)")
+elseif(NOT _wisp_family MATCHES "^(mpich|openmpi)$")
+  set(_wisp_what "an mpi.h of MPI ${_wisp_version} with neither MPICH_VERSION, OMPI_MAJOR_VERSION nor I_MPI_VERSION")
+  if(WISP_MPI_ABI_VERSION)
+    string(APPEND _wisp_what " (the MPI-5 standard ABI ${WISP_MPI_ABI_VERSION}: not built yet)")
+  endif()
+  message(FATAL_ERROR "wisp: unknown MPI: ${_wisp_cc} compiles with ${_wisp_what}; wisp builds over MPICH and Open MPI")
+endif()
+if(NOT _wisp_version MATCHES "^[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "wisp: ${_wisp_cc} is ${_wisp_family} with an unreadable version '${_wisp_version}'")
+endif()
+if(_wisp_asked AND NOT _wisp_asked STREQUAL _wisp_family)
+  message(FATAL_ERROR "wisp: WISP_MPI=${_wisp_asked}, but ${_wisp_cc} is ${_wisp_family} ${_wisp_version} (its mpi.h); leave WISP_MPI out or give that MPI's wrapper")
+endif()
+if(NOT _wisp_asked)
+  set(_WISP_MPI_PROBED "${_wisp_family}" CACHE INTERNAL "")
+endif()
+set(WISP_MPI "${_wisp_family}" CACHE STRING "" FORCE)
+set(WISP_MPI_VERSION "${_wisp_version}")
+string(REGEX MATCH "^[0-9]+" WISP_MPI_VERSION_MAJOR "${_wisp_version}")
+message(STATUS "wisp: the MPI is ${WISP_MPI} ${WISP_MPI_VERSION} (${_wisp_cc}, launcher ${MPIEXEC_EXECUTABLE})")
