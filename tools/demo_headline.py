@@ -19,7 +19,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench", "apps"))
 import report  # noqa: E402  (bench/apps/report.py: its JSON, read with its load)
 from report import bench_run  # noqa: E402  (bench/run.py: number format, table)
 
-MPIS = ("mpich", "openmpi")
+# The build trees shown (tools/demo.sh's DEMO_MPIS: e.g. mpich5, a build of
+# family mpich, whose experiments report.py keys by that family).
+MPIS = tuple(os.environ.get("DEMO_MPIS", "").split()) or ("mpich", "openmpi")
 NOISE = 0.05  # a ratio this close to 1 says "the same" on a shared machine
 
 # (source, metric, what wisp does there): source is a run.py benchmark
@@ -39,7 +41,13 @@ def figure(build, experiments, mpi, source, metric):
     """(unit, native median, wisp median, oriented ratio) or None."""
     if source.startswith("apps:"):
         name = source[len("apps:"):]
-        docs = [d for d in experiments.get(mpi, []) if d.get("experiment") == name]
+        family = mpi
+        try:
+            family = report.build_mpi(os.path.join(build, mpi))
+        except SystemExit:
+            pass
+        docs = [d for d in experiments.get(mpi, experiments.get(family, []))
+                if d.get("experiment") == name]
         results = docs[0]["results"] if docs else []
         ratio_key = "ratio_wisp"
     else:
