@@ -453,7 +453,7 @@ def render(funcs, tables, routes, yields):
     served = [f for f in funcs if yields.of(f) or
               (f.name in routes and routes[f.name].kind != "pass")]
     impl_def = HEADER + "".join(f"#ifdef WISP_HAVE_{f.name}\nWISP_IMPL({f.name})\n#endif\n"
-                                for f in served if yields.of(f) or routes[f.name].kind == "call")
+                                for f in served if yields.of(f) or routes[f.name].kind in ("call", "absent"))
     routes_c = HEADER + "\n#include <stdbool.h>\n\n" + "".join(
         f'#include "{h}"\n' for h in ["core/log.h"] + tables.includes + yields.includes + ["wrap/impls.h"])
     routes_c += '\n#pragma GCC diagnostic ignored "-Wunused-parameter" /* routes use some */\n\n'
