@@ -6,9 +6,12 @@
 # The job must end cleanly with every byte intact: wisp's segments are
 # committed at MPI_Init and the heap stops at half of /dev/shm's free space
 # (WISP_VERBOSE says so once per process), instead of a SIGBUS when a page is
-# first touched mid-run. A second run asks for a point-to-point segment that
-# cannot fit (WISP_SHM_STAGE=1M: 64 MiB of slots per process): the engine is
-# off, WISP_VERBOSE says why, and the MPI carries the messages. A third
+# first touched mid-run. A second run asks for rendezvous slots of 1 MiB
+# (WISP_SHM_STAGE=1M): the 8 committed at MPI_Init fit, the more that the
+# sends then ask for do not, and the sends wait for the slots there are. A
+# third asks for a point-to-point segment that cannot fit at all
+# (WISP_SHM_STAGE=8M: 64 MiB for the first 8 slots of a process): the engine
+# is off, WISP_VERBOSE says why, and the MPI carries the messages. A fourth
 # allocates in blocks of 4 MiB, which the heap leaves to first touch within
 # a budget /dev/shm holds whole: every page is written, no SIGBUS.
 # Exit 77 (skipped) without the namespace.
@@ -48,8 +51,14 @@ echo "== engine on"
 run_small
 ! grep "point-to-point engine off" <<<"$out" || fail "the engine did not run"
 
-echo "== a point-to-point segment too large for /dev/shm"
+echo "== rendezvous slots that /dev/shm cannot hold all of"
 run_small --env WISP_SHM_STAGE=1M
+grep -q "^wisp\[[0-9]*\]: cannot commit [0-9]* bytes of the p2p segment in /dev/shm: No space left on device" <<<"$out" ||
+    fail "no process asked for more slots than /dev/shm holds"
+! grep "point-to-point engine off" <<<"$out" || fail "the engine did not run"
+
+echo "== a point-to-point segment too large for /dev/shm"
+run_small --env WISP_SHM_STAGE=8M
 for ((rank = 0; rank < np; rank++)); do
     grep -q "^wisp\[$rank\]: cannot commit [0-9]* bytes of the p2p segment in /dev/shm: No space left on device" <<<"$out" ||
         fail "rank $rank did not say that the segment does not fit"

@@ -54,6 +54,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/thread.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434 /* the same on every architecture */
@@ -344,20 +345,14 @@ void wisp_core_alive_start(MPI_Comm node, int ghosts)
     if (!nwatched)
         return;
     pidfds = open_pidfds();
-    /* The watcher takes none of the application's signals. */
-    sigset_t every, before;
-    sigfillset(&every);
-    pthread_sigmask(SIG_SETMASK, &every, &before);
     pthread_t thread;
-    int err = pthread_create(&thread, NULL, watch, NULL);
-    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    int err = wisp_core_thread_start(&thread, watch, NULL, "wisp-watcher");
     if (err) {
         errno = err;
         wisp_log(1, "no thread to watch the node's processes (%m): a process that dies may "
                     "leave the others waiting");
         return;
     }
-    pthread_setname_np(thread, "wisp-watcher"); /* as ps and top show it */
     pthread_detach(thread);
 }
 

@@ -17,6 +17,7 @@
 
 #include "core/log.h"
 #include "p2p/state.h"
+#include "shm/heap.h"
 
 static pid_t *pids; /* per node rank */
 static const uint64_t probe_word = 0x5749535043d4a00dULL;
@@ -68,6 +69,7 @@ void wisp_p2p_cma_fini(void)
 static void move(int peer, void *mine, void *theirs, uint64_t n, bool write)
 {
     uint64_t done = 0;
+    wisp_shm_heap_prefault(mine, n);
     while (done < n) {
         struct iovec local = {(char *)mine + done, n - done};
         struct iovec remote = {(char *)theirs + done, n - done};
@@ -95,6 +97,8 @@ void wisp_p2p_cma_write(int to, void *dst, const void *src, uint64_t n)
 uint64_t wisp_p2p_cma_readv(int from, const struct iovec *local, int nlocal,
                             const struct iovec *remote, int nremote)
 {
+    for (int i = 0; i < nlocal; i++)
+        wisp_shm_heap_prefault(local[i].iov_base, local[i].iov_len);
     ssize_t moved = process_vm_readv(pids[from], local, (unsigned long)nlocal, remote,
                                      (unsigned long)nremote, 0);
     if (moved <= 0)

@@ -6,7 +6,6 @@
 #include "p2p/progress.h"
 
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +13,7 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/world.h"
+#include "core/thread.h"
 #include "p2p/handback.h"
 #include "p2p/lend.h"
 #include "p2p/lock.h"
@@ -85,19 +85,12 @@ void wisp_p2p_poke_fini(void)
 
 static void *rescue(void *unused);
 
-/* The rescuer blocks every signal: a handler of the application's must run
- * on one of its own threads (created with all blocked, so none slips in). */
 void wisp_p2p_rescuer_start(void)
 {
     atomic_store(&rescuer_stop, false);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&rescuer, NULL, rescue, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = wisp_core_thread_start(&rescuer, rescue, NULL, "wisp-rescuer");
     if (rc)
         wisp_fatal("cannot start the point-to-point rescuer thread: %s", strerror(rc));
-    pthread_setname_np(rescuer, "wisp-rescuer");
 }
 
 void wisp_p2p_rescuer_stop(void)

@@ -146,6 +146,7 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
                        !req->unpack && (wisp_p2p.cma || wisp_shm_heap_holds(req->dst, n));
         if (synergy) {
             if (!atomic_load_explicit(&s->dst, memory_order_relaxed)) {
+                wisp_shm_heap_prefault(req->dst, n); /* the sender may write it by CMA */
                 atomic_store_explicit(&s->dst, req->dst, memory_order_release);
                 wake(msg->from);
             }

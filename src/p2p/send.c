@@ -35,7 +35,9 @@ static struct {
     struct wisp_p2p_req *req[SLOTS];
     int free[SLOTS], nfree;
     int busy[SLOTS], nbusy;
-    bool starving; /* out of slots with sends waiting, since starved_count last grew */
+    int committed;      /* slots 0 to committed - 1 are in /dev/shm */
+    bool commit_failed; /* /dev/shm could not hold more: no more tries */
+    bool starving;      /* out of slots with sends waiting, since starved_count last grew */
 } mine;
 
 void wisp_p2p_sends_init(int node_size)
@@ -45,8 +47,28 @@ void wisp_p2p_sends_init(int node_size)
         wisp_fatal("out of memory for the point-to-point engine");
     for (int i = 0; i < node_size; i++)
         wisp_list_init(&pending[i]);
-    for (int i = 0; i < SLOTS; i++)
-        mine.free[mine.nfree++] = SLOTS - 1 - i;
+    mine.committed = SLOTS_AT_START;
+    mine.commit_failed = false;
+    for (int i = 0; i < SLOTS_AT_START; i++)
+        mine.free[mine.nfree++] = SLOTS_AT_START - 1 - i;
+}
+
+/* Out of free slots: commit as many more as there are (doubling), once
+ * more when /dev/shm cannot hold them is enough (a send then waits for a
+ * slot to come free, as with all of them in use). */
+static bool commit_more_slots(void)
+{
+    if (mine.committed == SLOTS || mine.commit_failed)
+        return false;
+    int count = mine.committed < SLOTS - mine.committed ? mine.committed : SLOTS - mine.committed;
+    if (!wisp_p2p_slots_commit(mine.committed, count)) {
+        mine.commit_failed = true;
+        return false;
+    }
+    for (int i = count - 1; i >= 0; i--) /* the lowest taken first */
+        mine.free[mine.nfree++] = mine.committed + i;
+    mine.committed += count;
+    return true;
 }
 
 void wisp_p2p_sends_fini(void)
@@ -201,7 +223,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
         send_complete(req);
         return true;
     }
-    if (!mine.nfree && !reclaim_slots()) {
+    if (!mine.nfree && !reclaim_slots() && !commit_more_slots()) {
         starve();
         return false;
     }
@@ -212,6 +234,8 @@ static bool emit(struct wisp_p2p_req *req, int node)
     s->size = req->bytes;
     s->seq = ++emitted;
     s->src = !single ? NULL : layout ? (const char *)req->sbuf : req->data;
+    if (s->src && !layout)
+        wisp_shm_heap_prefault(s->src, req->bytes); /* the receiver may read it by CMA */
     s->layout = layout ? (uint32_t)wisp_dt_desc_export(req->send_layout, s->desc, LAYOUT_BYTES) : 0;
     s->count = req->count;
     atomic_store_explicit(&s->dst, NULL, memory_order_relaxed);

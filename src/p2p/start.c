@@ -75,26 +75,31 @@ void wisp_p2p_init(int thread_level)
     wisp_p2p_seg.size = handback + wisp_p2p_handback_size(n);
     int fd = wisp_shm_segment_open(wisp_topo.node_comm, "p2p", wisp_p2p_seg.size);
     void *map = MAP_FAILED;
-    /* Committed now, not at a slot's first use mid-run (a SIGBUS once the
-     * heap or the MPI has filled /dev/shm): each process its own slots, so
-     * they land on its NUMA node, node rank 0 the rings and the records of
+    /* Committed before use, never by a first touch (a SIGBUS once the heap
+     * or the MPI has filled /dev/shm): each process its own slots, so they
+     * land on its NUMA node (the first SLOTS_AT_START now, the others when
+     * its sends need them), node rank 0 the rings and the records of
      * messages handed back. */
     size_t my_slots = (size_t)SLOTS * wisp_p2p_seg.slot_stride;
     if (fd >= 0 &&
-        wisp_shm_segment_commit(fd, first + (size_t)wisp_p2p.node_rank * my_slots, my_slots,
-                                "p2p") &&
+        wisp_shm_segment_commit(fd, first + (size_t)wisp_p2p.node_rank * my_slots,
+                                (size_t)SLOTS_AT_START * wisp_p2p_seg.slot_stride, "p2p") &&
         (wisp_p2p.node_rank != 0 ||
          (wisp_shm_segment_commit(fd, 0, first, "p2p") &&
           wisp_shm_segment_commit(fd, handback, wisp_p2p_seg.size - handback, "p2p"))))
         map = mmap(NULL, wisp_p2p_seg.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (fd >= 0)
+    if (fd >= 0 && map == MAP_FAILED)
         close(fd);
+    wisp_p2p_seg.fd = map != MAP_FAILED ? fd : -1;
     /* A forked child is no MPI process: it does not even get the segment. */
     if (map != MAP_FAILED)
         madvise(map, wisp_p2p_seg.size, MADV_DONTFORK);
     if (!wisp_shm_all_agree(map != MAP_FAILED, wisp_topo.node_comm)) {
-        if (map != MAP_FAILED)
+        if (map != MAP_FAILED) {
             munmap(map, wisp_p2p_seg.size);
+            close(wisp_p2p_seg.fd);
+            wisp_p2p_seg.fd = -1;
+        }
         wisp_log(1, "point-to-point engine off on this node: no shared segment of %zu bytes",
                  wisp_p2p_seg.size);
         wisp_p2p_comm_init(wisp_core_user_world); /* still agree on contexts, as the others do */
@@ -146,6 +151,8 @@ void wisp_p2p_fini(void)
     wisp_p2p_comm_fini();
     munmap(wisp_p2p_seg.base, wisp_p2p_seg.size);
     wisp_p2p_seg.base = NULL;
+    close(wisp_p2p_seg.fd);
+    wisp_p2p_seg.fd = -1;
     wisp_p2p_sends_fini();
     wisp_p2p_progress_fini();
     atomic_store_explicit(&wisp_p2p.outstanding, 0, memory_order_relaxed);

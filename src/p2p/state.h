@@ -68,6 +68,7 @@ struct wisp_p2p_segment {
     char *base;
     size_t size, slot_stride;
     uint32_t ring_cells; /* per fastbox ring, the same in every process of the node */
+    int fd;              /* the segment's file, for slots committed later; -1 */
 };
 extern struct wisp_p2p_segment wisp_p2p_seg;
 /* Progress passes of the application's threads (counted by progress.c). */

@@ -36,11 +36,15 @@
 #include "p2p/state.h"
 #include "p2p/types.h"
 #include "shm/fastbox.h"
+#include "shm/segment.h"
 
 #pragma GCC visibility push(hidden)
 
 enum {
-    SLOTS = 64,  /* rendezvous messages in flight per process */
+    SLOTS = 64, /* rendezvous messages in flight per process */
+    /* Slots committed in /dev/shm at MPI_Init; more as sends need them
+     * (wisp_p2p_slots_commit): 68 KiB each, most programs use a few. */
+    SLOTS_AT_START = 8,
     CHUNKS = 16, /* staging area pieces: the sender fills one while the receiver empties another */
     /* Fastbox rings, unless WISP_SHM_RING says: RING_SHARE bytes shared
      * among a process's incoming rings, RING_MIN to RING_MAX bytes each.
@@ -213,6 +217,16 @@ static inline struct slot *slot_at(int owner, int index)
     size_t first = slots_start(wisp_p2p.node_size);
     return (struct slot *)(wisp_p2p_seg.base + first +
                            ((size_t)owner * SLOTS + (size_t)index) * wisp_p2p_seg.slot_stride);
+}
+
+/* Commits this process's slots `first` to `first + count - 1` in /dev/shm;
+ * false, with a line, where /dev/shm cannot hold them. */
+static inline bool wisp_p2p_slots_commit(int first, int count)
+{
+    size_t stride = wisp_p2p_seg.slot_stride;
+    size_t at = slots_start(wisp_p2p.node_size) +
+                ((size_t)wisp_p2p.node_rank * SLOTS + (size_t)first) * stride;
+    return wisp_shm_segment_commit(wisp_p2p_seg.fd, at, (size_t)count * stride, "p2p");
 }
 
 static inline char *staging(struct slot *s)

@@ -14,7 +14,6 @@
 #include <hwloc.h>
 #include <mpi.h>
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -28,6 +27,7 @@
 #include "core/profile.h"
 #include "core/topo.h"
 #include "core/world.h"
+#include "core/thread.h"
 #include "p2p/progress.h"
 
 static struct {
@@ -242,17 +242,12 @@ void wisp_progress_start(int thread_level)
     atomic_store(&pt.stop, false);
     /* The application's level, not the MPI's (which the thread needs). */
     wisp_core_one_caller = thread_level != MPI_THREAD_MULTIPLE && wisp_membarrier_register();
-    sigset_t all, old; /* the application's signal handlers run on its own threads */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&pt.thread, NULL, start_here, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = wisp_core_thread_start(&pt.thread, start_here, NULL, "wisp-progress");
     if (rc) {
         wisp_log(1, "progress thread off: cannot start it: %s", strerror(rc));
         PMPI_Comm_free(&pt.comm);
         return;
     }
-    pthread_setname_np(pt.thread, "wisp-progress");
     /* Local peers ring a thread with a core of its own (meant to have one:
      * its binding may still fail); on a shared core each wake-up would take
      * the core from the application, at every message. */

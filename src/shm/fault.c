@@ -187,6 +187,23 @@ void wisp_shm_fault_committed(const char *start, size_t size)
         chunk_move(i, WISP_SHM_CHUNK_BACKED, &found); /* a PRIVATE one stays so */
 }
 
+void wisp_shm_heap_prefault_range(const char *p, uint64_t n)
+{
+    size_t step = (size_t)sysconf(_SC_PAGESIZE);
+    const char *base = wisp_shm_heap.base;
+    for (const char *at = p; at < p + n;) {
+        const char *to = p + n; /* the end of at's chunk, or of the range */
+        if (wisp_shm_heap.chunks) {
+            const char *end = base + ((size_t)(at - base) / CHUNK + 1) * CHUNK;
+            to = end < to ? end : to;
+        }
+        if (!wisp_shm_heap_back(at, (uint64_t)(to - at))) /* no table, PRIVATE, or no room */
+            for (const char *q = base + ((size_t)(at - base) & ~(step - 1)); q < to; q += step)
+                (void)*(const volatile char *)q; /* a fault here is this process's to resolve */
+        at = to;
+    }
+}
+
 bool wisp_shm_heap_back(const char *p, uint64_t n)
 {
     if (forked || fault_fd < 0 || !wisp_shm_heap.chunks)

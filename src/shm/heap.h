@@ -98,6 +98,30 @@ static inline bool wisp_shm_heap_holds(const void *p, uint64_t n)
     return true;
 }
 
+/* prefault()'s slow path (fault.c). */
+void wisp_shm_heap_prefault_range(const char *p, uint64_t n);
+
+/* Makes every page of [p, p + n) that lies in the heap backed or private
+ * to this process, so that a system call may read or write it: where a
+ * touch raises SIGBUS, which wisp resolves (fault.c), the kernel's own
+ * access answers EFAULT. Before wisp's process_vm_readv and writev. */
+static inline void wisp_shm_heap_prefault(const void *p, uint64_t n)
+{
+    const char *c = p, *base = wisp_shm_heap.base, *end = base + wisp_shm_heap_span();
+    if (!n || !base || c >= end || c + n <= base)
+        return;
+    const char *lo = c > base ? c : base, *hi = c + n < end ? c + n : end;
+    size_t first = (size_t)(lo - base) >> wisp_shm_heap.chunk_shift;
+    size_t last = (size_t)(hi - 1 - base) >> wisp_shm_heap.chunk_shift;
+    for (size_t i = first; i <= last; i++)
+        if (!wisp_shm_heap.chunks ||
+            atomic_load_explicit(&wisp_shm_heap.chunks[i], memory_order_acquire) !=
+                WISP_SHM_CHUNK_BACKED) {
+            wisp_shm_heap_prefault_range(lo, (uint64_t)(hi - lo));
+            return;
+        }
+}
+
 /* Is `p` in this process's own partition (so allocated by this process)? */
 static inline bool wisp_shm_heap_owns(const void *p)
 {

@@ -21,7 +21,11 @@
  * of rank 0's first block through a window (MPI_Win_create, fences):
  * "latetouch: window intact" (with WISP_GHOSTS, a ghost may serve it only
  * if it can reach every page; Open MPI cannot create a window at all
- * natively once /dev/shm is full).
+ * natively once /dev/shm is full); and "burst": rank 0 then starts BURST
+ * sends of 1 MiB at once, before rank 1 receives them in the reverse order,
+ * "latetouch: burst of BURST intact" (wisp commits its rendezvous slots as
+ * sends need them: on a full /dev/shm it cannot, and the sends must wait
+ * for the slots it has).
  */
 #include <mpi.h>
 #include <signal.h>
@@ -83,6 +87,36 @@ static void read_window(unsigned char *block, size_t bytes, int rank, int size)
         printf("latetouch: window %s\n", bad ? "CORRUPTED" : "intact");
     }
     MPI_Win_free(&win);
+}
+
+enum { BURST = 20 }; /* of 1 MiB, out of block 0 (24 MiB) */
+
+static void burst(unsigned char *block, int rank, int size)
+{
+    if (size < 2 || rank > 1)
+        return;
+    if (rank == 0) {
+        MPI_Request req[BURST];
+        MPI_Status st[BURST]; /* MPI_STATUSES_IGNORE: a warning of GCC's about MPICH's mpi.h */
+        for (int k = 0; k < BURST; k++)
+            MPI_Isend(block + (size_t)k * MIB, MIB, MPI_BYTE, 1, 100 + k, MPI_COMM_WORLD, &req[k]);
+        MPI_Waitall(BURST, req, st);
+        return;
+    }
+    unsigned char *in = malloc((size_t)BURST * MIB);
+    if (!in) {
+        fprintf(stderr, "latetouch rank 1: no memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(in, 0xff, (size_t)BURST * MIB);
+    for (int k = BURST - 1; k >= 0; k--)
+        MPI_Recv(in + (size_t)k * MIB, MIB, MPI_BYTE, 0, 100 + k, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    size_t bad = 0;
+    for (size_t i = 0; i < (size_t)BURST * MIB; i++)
+        bad += in[i] != pattern(0, i);
+    printf("latetouch: burst of %d %s\n", BURST, bad ? "CORRUPTED" : "intact");
+    free(in);
 }
 
 int main(int argc, char **argv)
@@ -153,6 +187,8 @@ int main(int argc, char **argv)
     }
     if (strstr(extra, "window"))
         read_window(block[0], bytes, rank, size);
+    if (strstr(extra, "burst"))
+        burst(block[0], rank, size);
     for (int b = 0; b < NBLOCKS; b++) {
         if (alloc_mem)
             MPI_Free_mem(block[b]);
