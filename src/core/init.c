@@ -13,6 +13,7 @@
 
 #include "core/account.h"
 #include "core/alive.h"
+#include "core/clock.h"
 #include "core/component.h"
 #include "core/config.h"
 #include "core/launch.h"
@@ -162,8 +163,28 @@ static int init_mpi(int *argc, char ***argv, int required, struct levels *l)
     return rc;
 }
 
+/* Where MPI_Init's time goes (WISP_VERBOSE=2, world rank 0): the MPI's
+ * own start, then each of wisp's steps, in milliseconds. */
+static struct {
+    char line[256];
+    size_t len;
+    uint64_t last;
+} startup;
+
+static void startup_step(const char *name)
+{
+    uint64_t now = wisp_core_clock_ns();
+    if (startup.len < sizeof startup.line) {
+        int n = snprintf(startup.line + startup.len, sizeof startup.line - startup.len, "%s%s %.1f",
+                         startup.len ? ", " : "", name, (double)(now - startup.last) / 1e6);
+        startup.len += n > 0 ? (size_t)n : 0;
+    }
+    startup.last = now;
+}
+
 int wisp_core_init(int *argc, char ***argv, int required, int *provided)
 {
+    uint64_t start = startup.last = wisp_core_clock_ns();
     /* A library built for another MPI stops here (core/mpi_check.h). */
     wisp_core_mpi_check_at_init();
     static struct problems problems; /* static: 4 KiB off the user's stack */
@@ -172,9 +193,11 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     static struct levels l; /* static: its line is 512 bytes */
     l.app = level_for_application(required, &ult_collectives);
     wisp_core_launch_check_before(environ);
+    wisp_core_topo_prefetch();
     int rc = init_mpi(argc, argv, required, &l);
     if (rc != MPI_SUCCESS)
         return rc;
+    startup_step("the MPI's");
     /* The application gets the level it asked for (a level raised for wisp
      * is not passed on); wisp's components the level of the calls they may
      * see at once, which ULTs on several kernel threads raise. */
@@ -199,11 +222,16 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
             wisp_log_error("%s", problems.lines[i]);
         wisp_core_stop(NULL);
     }
+    startup_step("configuration");
     wisp_core_topo_init(MPI_COMM_WORLD, (int)wisp_config.VNODE_SIZE);
+    startup_step("topology");
     /* Before the ghosts are set aside: they are watched too. */
     wisp_core_alive_start(wisp_topo.node_comm, (int)wisp_config.GHOSTS);
-    for (const struct wisp_component *c = wisp_components; c->name; c++)
+    startup_step("watcher");
+    for (const struct wisp_component *c = wisp_components; c->name; c++) {
         c->start(level);
+        startup_step(c->name);
+    }
     wisp_core_topo_log();
     wisp_core_stats_start();
     if (wisp_topo.world_rank == 0) {
@@ -224,6 +252,9 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
                                        ? WISP_CORE_HOOK_ALL
                                    : wisp_core_event_hook ? WISP_CORE_WATCH
                                                           : WISP_CORE_DIRECT);
+    if (wisp_topo.world_rank == 0)
+        wisp_log(2, "MPI_Init took %.1f ms: %s", (double)(wisp_core_clock_ns() - start) / 1e6,
+                 startup.line);
     if (wisp_topo.world_rank == 0)
         wisp_log(1,
                  "%d rank%s on %d node%s%s, %d ghost%s per node; %d process%s on %d core%s "

@@ -10,13 +10,50 @@
 #include <stdlib.h>
 
 #include "core/log.h"
+#include "core/thread.h"
 
 struct wisp_topo wisp_topo = {.node_comm = MPI_COMM_NULL, .node_rank = -1, .node_id = -1};
 
+/* hwloc reads the machine from /sys for a few milliseconds, which a thread
+ * does while the MPI starts (PMPI_Init mostly waits for the launcher); the
+ * binding is read after PMPI_Init, where some MPIs bind the process. */
+static struct {
+    pthread_t thread;
+    bool started;
+    hwloc_topology_t topology; /* NULL: not loaded */
+} loading;
+
+static void *load_machine(void *unused)
+{
+    (void)unused;
+    hwloc_topology_t topology;
+    if (hwloc_topology_init(&topology))
+        return NULL;
+    if (hwloc_topology_load(topology))
+        hwloc_topology_destroy(topology);
+    else
+        loading.topology = topology;
+    return NULL;
+}
+
+void wisp_core_topo_prefetch(void)
+{
+    if (!loading.started && !loading.topology)
+        loading.started =
+            !wisp_core_thread_start(&loading.thread, load_machine, NULL, "wisp-topology");
+}
+
 static void discover_machine(void)
 {
-    hwloc_topology_t topology;
-    if (hwloc_topology_init(&topology) || hwloc_topology_load(topology))
+    if (loading.started) {
+        pthread_join(loading.thread, NULL);
+        loading.started = false;
+    }
+    if (!loading.topology)
+        load_machine(NULL);
+    hwloc_topology_t topology = loading.topology;
+    loading.topology = NULL;
+    if (!topology)
         wisp_fatal("hwloc could not read this machine's topology");
     wisp_topo.machine_cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
     wisp_topo.machine_numa_nodes = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE);

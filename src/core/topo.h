@@ -32,6 +32,10 @@ static inline bool wisp_topo_oversubscribed(void)
     return wisp_topo.machine_procs > wisp_topo.machine_cores;
 }
 
+/* Starts reading the machine's topology in the background, before
+ * PMPI_Init; wisp_core_topo_init takes it (or reads it itself). */
+void wisp_core_topo_prefetch(void);
+
 /* Collective over `world`. `vnode_size` 0 means one node per machine. */
 void wisp_core_topo_init(MPI_Comm world, int vnode_size);
 
