@@ -4,12 +4,12 @@
  * mutex: a hit is a hash, a probe or two and a reference taken. A type
  * the engine refuses is remembered too, so that asking again is as cheap.
  *
- * The MPI gives a freed handle to the next new type, so the cache must not
- * outlive a free: wisp_dt_forget_all, called when any derived type is
- * freed, drops the table's references to every derived type's description
- * (predefined ones stay). A description a caller holds lives on until its
- * last reference goes. Flattening runs outside the mutex; two threads that
- * miss on the same handle both flatten it and the second keeps the first's.
+ * The MPI gives a freed handle to the next new type, so an entry must not
+ * outlive its type's free: wisp_dt_forget, called when a derived type is
+ * freed, drops its entry and the table's reference to its description (a
+ * type made from it has its own: freeing the one leaves the other valid). A
+ * description a caller holds lives on until its last reference goes. Flattening runs outside the
+ * mutex; two threads that miss on the same handle both flatten it and the second keeps the first's.
  */
 #include "dt/dt.h"
 
@@ -57,9 +57,9 @@ static void put(struct slot *t, size_t n, struct slot s)
     t[i] = s;
 }
 
-/* A table of n slots with the entries kept (all but `drop`'s, or the
- * named types' only); the others' references dropped. False without memory. */
-static bool rebuild(size_t n, bool keep_derived, MPI_Datatype drop)
+/* A table of n slots with the entries kept (all, or the named types'
+ * only); the others' references dropped. False without memory. */
+static bool rebuild(size_t n, bool keep_derived)
 {
     struct slot *t = calloc(n, sizeof *t);
     if (!t)
@@ -70,7 +70,7 @@ static bool rebuild(size_t n, bool keep_derived, MPI_Datatype drop)
         if (!s.used)
             continue;
         bool is_named = s.desc && s.desc->named;
-        if (is_named || (keep_derived && s.type != drop)) {
+        if (is_named || keep_derived) {
             put(t, n, s);
             used++;
             derived += !is_named;
@@ -89,8 +89,7 @@ static void insert(MPI_Datatype type, wisp_dt_desc_t *desc, wisp_dt_status_t sta
 {
     if (2 * (used + 1) > slots) {
         size_t n = slots ? 2 * slots : 64;
-        if (n > MAX_SLOTS ? !rebuild(slots, false, MPI_DATATYPE_NULL)
-                          : !rebuild(n, true, MPI_DATATYPE_NULL))
+        if (n > MAX_SLOTS ? !rebuild(slots, false) : !rebuild(n, true))
             return;
         if (2 * (used + 1) > slots)
             return; /* named types fill it: serve without caching */
@@ -162,16 +161,37 @@ static void empty(void)
 void wisp_dt_forget_all(void)
 {
     pthread_mutex_lock(&lock);
-    if (derived && !rebuild(slots, false, MPI_DATATYPE_NULL))
+    if (derived && !rebuild(slots, false))
         empty();
     pthread_mutex_unlock(&lock);
+}
+
+/* Empties slot `i`, moving back the entries after it that probed past it
+ * (deletion in linear probing: no tombstones, lookups stay short). */
+static void remove_at(size_t i)
+{
+    size_t mask = slots - 1;
+    table[i].used = false;
+    for (size_t j = (i + 1) & mask; table[j].used; j = (j + 1) & mask) {
+        size_t home = hash(table[j].type) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) { /* the hole is on its probe path */
+            table[i] = table[j];
+            table[j].used = false;
+            i = j;
+        }
+    }
 }
 
 void wisp_dt_forget(MPI_Datatype type)
 {
     pthread_mutex_lock(&lock);
     struct slot *s = find(type);
-    if (s && !(s->desc && s->desc->named) && !rebuild(slots, true, type))
-        empty();
+    if (s && !(s->desc && s->desc->named)) {
+        if (s->desc)
+            wisp_dt_desc_release(s->desc);
+        used--;
+        derived--;
+        remove_at((size_t)(s - table));
+    }
     pthread_mutex_unlock(&lock);
 }

@@ -11,7 +11,7 @@
  * A description is a small tree of nodes (docs/datatypes.md): byte runs,
  * vectors, blocks of bytes at a stride, indexed runs or blocks, structs. It
  * is reference counted; wisp_dt_desc_get caches one per handle until
- * wisp_dt_forget_all (a freed handle may come back for a new type). Types
+ * wisp_dt_forget (a freed handle may come back for a new type). Types
  * the engine does not describe (combiners it does not know, nesting past
  * its limits) are refused with WISP_DT_UNSUPPORTED; the caller then lets
  * the MPI pack them.
@@ -74,13 +74,14 @@ wisp_dt_desc_t *wisp_dt_desc_hold(wisp_dt_desc_t *desc);
 /* Drop a reference; the last one frees the description. */
 void wisp_dt_desc_release(wisp_dt_desc_t *desc);
 
-/* Drop the cache's references to every derived type's description: call it
- * whenever a derived type is freed (its handle may come back for another
- * type). Descriptions that callers hold stay valid. Thread-safe. */
+/* Drop the cache's references to every derived type's description.
+ * Descriptions that callers hold stay valid. Thread-safe. */
 void wisp_dt_forget_all(void);
 
-/* Drop the cache's reference to `type`'s description only: call it before
- * freeing a type of the caller's own (a duplicate it held). Thread-safe. */
+/* Drop the cache's entry for `type` and its reference to the description:
+ * call it whenever a derived type is freed, before PMPI_Type_free (its
+ * handle may come back for another type; a type made from it keeps its
+ * own description). Thread-safe. */
 void wisp_dt_forget(MPI_Datatype type);
 
 /* A description as bytes for another process of the node (export.c): its

@@ -167,19 +167,16 @@ void wisp_p2p_type_fini(void)
         PMPI_Comm_free(&probe_comm);
 }
 
-void wisp_p2p_type_forget(void)
-{
-    memset(cache, 0, sizeof cache);
-}
-
-/* The engine forgets what it knew of freed types (handles are reused), and
- * so does the datatype engine. */
+/* The engine forgets what it knew of a freed type (its handle goes to a
+ * later type), and so does the datatype engine. */
 int wisp_p2p_type_free(MPI_Datatype *type)
 {
     wisp_p2p_lock();
-    wisp_p2p_type_forget();
+    size_t h = slot_of(*type);
+    if (cache[h].type == *type)
+        cache[h].valid = false;
     wisp_p2p_unlock();
-    wisp_dt_forget_all();
+    wisp_dt_forget(*type);
     return PMPI_Type_free(type);
 }
 

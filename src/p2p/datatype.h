@@ -22,7 +22,6 @@ int wisp_p2p_type_bytes(MPI_Datatype type, MPI_Count count, uint64_t *bytes, boo
  * MPI_DATATYPE_NULL. */
 void wisp_p2p_type_init(void);
 void wisp_p2p_type_fini(void);
-void wisp_p2p_type_forget(void);            /* a derived type was freed */
 int wisp_p2p_type_free(MPI_Datatype *type); /* MPI_Type_free */
 /* MPI_Pack and MPI_Unpack (and their _c forms when `large`: position is
  * then an MPI_Count, else an int). */

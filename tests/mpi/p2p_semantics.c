@@ -1788,6 +1788,45 @@ static void rule_uncommitted_type(void)
     MPI_Errhandler_free(&eh);
 }
 
+/* Freed types' handles come back for new types (MPICH gives the next type
+ * the handle just freed): what wisp knew of a freed type must not describe
+ * the next one, and a type made from a freed one keeps its own layout.
+ * Rounds alternate strides, so a stale description would misplace data. */
+static void rule_type_handle_reuse(void)
+{
+    if (peer < 0)
+        return;
+    enum { ROUNDS = 40, N = 64 };
+    int in[4 * N], out[4 * N];
+    for (int i = 0; i < 4 * N; i++)
+        in[i] = i + 1;
+    for (int r = 0; r < ROUNDS; r++) {
+        int stride = 1 + r % 3; /* 1 is contiguous: the dense case */
+        MPI_Datatype inner, outer;
+        MPI_Type_vector(N / 2, 1, stride, MPI_INT, &inner);
+        MPI_Type_contiguous(1, inner, &outer); /* keeps inner's layout after inner's free */
+        MPI_Type_commit(&inner);
+        MPI_Type_commit(&outer);
+        MPI_Datatype first = r % 2 ? outer : inner;
+        memset(out, 0, sizeof out);
+        if (am_a)
+            MPI_Send(in, 1, first, peer, 30, tcomm);
+        else
+            MPI_Recv(out, 1, first, peer, 30, tcomm, MPI_STATUS_IGNORE);
+        MPI_Type_free(&inner);
+        memset(out + 2 * N, 0, 2 * N * sizeof *out);
+        if (am_a)
+            MPI_Send(in, 1, outer, peer, 31, tcomm);
+        else
+            MPI_Recv(out + 2 * N, 1, outer, peer, 31, tcomm, MPI_STATUS_IGNORE);
+        MPI_Type_free(&outer);
+        for (int k = 0; !am_a && k < N / 2 * stride; k++) {
+            int want = k % stride ? 0 : k + 1;
+            CHECK(out[k] == want && out[2 * N + k] == want);
+        }
+    }
+}
+
 /* A type made by a large-count constructor (MPI-4) travels between
  * processes of a node as any other. */
 static void rule_large_count_type(void)
@@ -2836,6 +2875,7 @@ static const struct {
     {"errors", rule_errors},
     {"null_type", rule_null_type},
     {"uncommitted_type", rule_uncommitted_type},
+    {"type_handle_reuse", rule_type_handle_reuse},
     {"large_count_type", rule_large_count_type},
     {"fortran_handles", rule_fortran_handles},
     {"truncate", rule_truncate},
