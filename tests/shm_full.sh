@@ -12,8 +12,8 @@
 # must not serve the window from heap pages that went private) the output must equal the
 # native run's, the exit status be 0, WISP_VERBOSE=1 say that pages became
 # private (the fault path ran), and no wisp file be left in /dev/shm.
-# A burst of sends after the fill needs rendezvous slots that /dev/shm can
-# no longer commit: they must wait for the slots there are.
+# A burst of sends after the fill, more than wisp has rendezvous slots,
+# has the receiver copy waiting messages aside into fresh heap memory.
 # Exit 77 (skipped) without the namespace.
 set -u
 mpi=$1 wisprun=$2 preload=$3 program=$4
@@ -61,7 +61,7 @@ if [ "$mpi" = mpich ]; then
     full native "${native[@]}" "$program" malloc - 8 $window
 else # Open MPI's vader grows its free list in /dev/shm for the burst: SIGBUS natively
     full native "${native[@]}" "$program" malloc - 8 fork
-    echo "latetouch: burst of 20 intact" >>"$work/native.raw"
+    echo "latetouch: burst of 80 intact" >>"$work/native.raw"
     sort "$work/native.raw" >"$work/native.out"
 fi
 [ "$(cat "$work/native.status")" = 0 ] || { cat "$work/native.err"; fail "the native run failed"; }
@@ -86,10 +86,6 @@ check() { # check NAME ARGS...: the run of NAME against the native one
 verbose=(--env WISP_VERBOSE=1)
 full wisprun "$wisprun" "${verbose[@]}" -n 2 "$program" malloc - 8 $window
 check wisprun malloc
-# The burst needed more rendezvous slots than were committed at MPI_Init,
-# which a full /dev/shm refused: the sends waited for the others.
-grep -q "^wisp\[0\]: cannot commit [0-9]* bytes of the p2p segment in /dev/shm" "$work/wisprun.err" ||
-    fail "wisprun: the burst did not try to commit more slots"
 full alloc_mem "$wisprun" "${verbose[@]}" -n 2 "$program" alloc_mem - 8 $window
 check alloc_mem alloc_mem
 full handler "$wisprun" "${verbose[@]}" -n 2 "$program" malloc handler 8 $window

@@ -7,8 +7,8 @@
 # committed at MPI_Init and the heap stops at half of /dev/shm's free space
 # (WISP_VERBOSE says so once per process), instead of a SIGBUS when a page is
 # first touched mid-run. A second run asks for rendezvous slots of 1 MiB
-# (WISP_SHM_STAGE=1M): the 8 committed at MPI_Init fit, the more that the
-# sends then ask for do not, and the sends wait for the slots there are. A
+# (WISP_SHM_STAGE=1M): the 8 a process needs fit, not all 64, and the
+# sends wait for the slots there are. A
 # third asks for a point-to-point segment that cannot fit at all
 # (WISP_SHM_STAGE=8M: 64 MiB for the first 8 slots of a process): the engine
 # is off, WISP_VERBOSE says why, and the MPI carries the messages. A fourth

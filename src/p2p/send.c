@@ -40,17 +40,17 @@ static struct {
     bool starving;      /* out of slots with sends waiting, since starved_count last grew */
 } mine;
 
-void wisp_p2p_sends_init(int node_size)
+void wisp_p2p_sends_init(int node_size, int committed)
 {
     pending = malloc(sizeof *pending * (size_t)node_size);
     if (!pending)
         wisp_fatal("out of memory for the point-to-point engine");
     for (int i = 0; i < node_size; i++)
         wisp_list_init(&pending[i]);
-    mine.committed = SLOTS_AT_START;
+    mine.committed = committed;
     mine.commit_failed = false;
-    for (int i = 0; i < SLOTS_AT_START; i++)
-        mine.free[mine.nfree++] = SLOTS_AT_START - 1 - i;
+    for (int i = 0; i < committed; i++)
+        mine.free[mine.nfree++] = committed - 1 - i;
 }
 
 /* Out of free slots: commit as many more as there are (doubling), once

@@ -27,7 +27,8 @@ bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void
 bool wisp_p2p_sends_on(const struct wisp_p2p_comm *comm);
 /* A synchronous send to self was matched. */
 void wisp_p2p_send_matched(struct wisp_p2p_req *req);
-void wisp_p2p_sends_init(int node_size);
+/* `committed`: this process's slots 0 to committed - 1 are in /dev/shm. */
+void wisp_p2p_sends_init(int node_size, int committed);
 void wisp_p2p_sends_fini(void);
 /* Does no send need this process any more (MPI_Finalize waits for it)? */
 bool wisp_p2p_sends_delivered(void *unused);

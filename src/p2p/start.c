@@ -4,6 +4,7 @@
  */
 #include "p2p/start.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,6 +38,29 @@ static uint32_t cells_for(int n)
     while (cells & (cells - 1))
         cells &= cells - 1;
     return (uint32_t)cells;
+}
+
+/* Where this process's rendezvous slots begin in the segment. */
+static size_t own_slots(size_t first)
+{
+    return first + (size_t)wisp_p2p.node_rank * SLOTS * wisp_p2p_seg.slot_stride;
+}
+
+/* Once every process of the node committed its SLOTS_AT_START: the rest of
+ * its slots where /dev/shm has room (committed mid-run, a burst of sends
+ * would pay for the zeroing of their pages: HPCC's PTRANS lost 10% to
+ * it), else as many as it holds; the others when sends need them. How
+ * many this process has. */
+static int commit_more_own_slots(int fd, size_t first)
+{
+    int n = SLOTS;
+    while (n > SLOTS_AT_START && posix_fallocate(fd, (off_t)own_slots(first),
+                                                 (off_t)((size_t)n * wisp_p2p_seg.slot_stride)))
+        n /= 2;
+    if (n < SLOTS)
+        wisp_log(1, "%d of %d rendezvous slots fit in /dev/shm: the others when sends need them", n,
+                 SLOTS);
+    return n;
 }
 
 void wisp_p2p_init(int thread_level)
@@ -77,12 +101,10 @@ void wisp_p2p_init(int thread_level)
     void *map = MAP_FAILED;
     /* Committed before use, never by a first touch (a SIGBUS once the heap
      * or the MPI has filled /dev/shm): each process its own slots, so they
-     * land on its NUMA node (the first SLOTS_AT_START now, the others when
-     * its sends need them), node rank 0 the rings and the records of
+     * land on its NUMA node, node rank 0 the rings and the records of
      * messages handed back. */
-    size_t my_slots = (size_t)SLOTS * wisp_p2p_seg.slot_stride;
     if (fd >= 0 &&
-        wisp_shm_segment_commit(fd, first + (size_t)wisp_p2p.node_rank * my_slots,
+        wisp_shm_segment_commit(fd, own_slots(first),
                                 (size_t)SLOTS_AT_START * wisp_p2p_seg.slot_stride, "p2p") &&
         (wisp_p2p.node_rank != 0 ||
          (wisp_shm_segment_commit(fd, 0, first, "p2p") &&
@@ -106,9 +128,10 @@ void wisp_p2p_init(int thread_level)
         return;
     }
     wisp_p2p_seg.base = map;
+    int committed = commit_more_own_slots(wisp_p2p_seg.fd, first);
     wisp_fastbox_join(wisp_p2p_seg.base, n, wisp_p2p_seg.ring_cells, wisp_p2p.node_rank);
     wisp_p2p_handback_init(wisp_p2p_seg.base + handback, wisp_p2p.node_rank, n);
-    wisp_p2p_sends_init(n);
+    wisp_p2p_sends_init(n, committed);
     wisp_p2p_progress_init(n);
     wisp_p2p.threads = thread_level == MPI_THREAD_MULTIPLE;
     /* n > 1: the rescuer; and the progress thread (src/progress) */

@@ -42,8 +42,8 @@
 
 enum {
     SLOTS = 64, /* rendezvous messages in flight per process */
-    /* Slots committed in /dev/shm at MPI_Init; more as sends need them
-     * (wisp_p2p_slots_commit): 68 KiB each, most programs use a few. */
+    /* Slots a process needs at MPI_Init to take part (a /dev/shm too small
+     * for all SLOTS commits more as sends need them). */
     SLOTS_AT_START = 8,
     CHUNKS = 16, /* staging area pieces: the sender fills one while the receiver empties another */
     /* Fastbox rings, unless WISP_SHM_RING says: RING_SHARE bytes shared

@@ -22,10 +22,11 @@
  * "latetouch: window intact" (with WISP_GHOSTS, a ghost may serve it only
  * if it can reach every page; Open MPI cannot create a window at all
  * natively once /dev/shm is full); and "burst": rank 0 then starts BURST
- * sends of 1 MiB at once, before rank 1 receives them in the reverse order,
- * "latetouch: burst of BURST intact" (wisp commits its rendezvous slots as
- * sends need them: on a full /dev/shm it cannot, and the sends must wait
- * for the slots it has).
+ * sends of 1 MiB at once, more than wisp has rendezvous slots, before
+ * rank 1 receives them in the reverse order, "latetouch: burst of BURST
+ * intact" (the sender runs out of slots, so the receiver's rescuer copies
+ * the waiting messages aside into memory fresh from malloc, on a full
+ * /dev/shm).
  */
 #include <mpi.h>
 #include <signal.h>
@@ -89,7 +90,7 @@ static void read_window(unsigned char *block, size_t bytes, int rank, int size)
     MPI_Win_free(&win);
 }
 
-enum { BURST = 20 }; /* of 1 MiB, out of block 0 (24 MiB) */
+enum { BURST = 80, PIECE = MIB, SOURCES = 20 }; /* pieces of block 0's first 20 MiB */
 
 static void burst(unsigned char *block, int rank, int size)
 {
@@ -99,22 +100,23 @@ static void burst(unsigned char *block, int rank, int size)
         MPI_Request req[BURST];
         MPI_Status st[BURST]; /* MPI_STATUSES_IGNORE: a warning of GCC's about MPICH's mpi.h */
         for (int k = 0; k < BURST; k++)
-            MPI_Isend(block + (size_t)k * MIB, MIB, MPI_BYTE, 1, 100 + k, MPI_COMM_WORLD, &req[k]);
+            MPI_Isend(block + (size_t)(k % SOURCES) * PIECE, PIECE, MPI_BYTE, 1, 100 + k,
+                      MPI_COMM_WORLD, &req[k]);
         MPI_Waitall(BURST, req, st);
         return;
     }
-    unsigned char *in = malloc((size_t)BURST * MIB);
+    unsigned char *in = malloc((size_t)BURST * PIECE);
     if (!in) {
         fprintf(stderr, "latetouch rank 1: no memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    memset(in, 0xff, (size_t)BURST * MIB);
+    memset(in, 0xff, (size_t)BURST * PIECE);
     for (int k = BURST - 1; k >= 0; k--)
-        MPI_Recv(in + (size_t)k * MIB, MIB, MPI_BYTE, 0, 100 + k, MPI_COMM_WORLD,
+        MPI_Recv(in + (size_t)k * PIECE, PIECE, MPI_BYTE, 0, 100 + k, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     size_t bad = 0;
-    for (size_t i = 0; i < (size_t)BURST * MIB; i++)
-        bad += in[i] != pattern(0, i);
+    for (size_t i = 0; i < (size_t)BURST * PIECE; i++)
+        bad += in[i] != pattern(0, (size_t)(i / PIECE % SOURCES) * PIECE + i % PIECE);
     printf("latetouch: burst of %d %s\n", BURST, bad ? "CORRUPTED" : "intact");
     free(in);
 }
