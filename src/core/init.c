@@ -19,6 +19,7 @@
 #include "core/launch.h"
 #include "core/log.h"
 #include "core/mpi_check.h"
+#include "core/mpi_exit.h"
 #include "core/quirks.h"
 #include "core/stats.h"
 #include "core/topo.h"
@@ -194,7 +195,9 @@ int wisp_core_init(int *argc, char ***argv, int required, int *provided)
     l.app = level_for_application(required, &ult_collectives);
     wisp_core_launch_check_before(environ);
     wisp_core_topo_prefetch();
+    wisp_core_mpi_exit_recording(true);
     int rc = init_mpi(argc, argv, required, &l);
+    wisp_core_mpi_exit_recording(false);
     if (rc != MPI_SUCCESS)
         return rc;
     startup_step("the MPI's");

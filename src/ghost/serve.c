@@ -37,6 +37,7 @@
 #include "core/config.h"
 #include "core/futex.h"
 #include "core/log.h"
+#include "core/mpi_exit.h"
 #include "ghost/board.h"
 #include "ghost/icomm.h"
 #include "ghost/pool.h"
@@ -297,6 +298,7 @@ _Noreturn void wisp_ghost_serve(int ghost)
     wisp_ghost_pool_release();
     wisp_ghost_icomm_release();
     wisp_core_alive_finalize();
+    wisp_core_mpi_exit_run(); /* MPICH 5's PMI finalize, as at its exit */
     fflush(NULL);
     _exit(0); /* the application's code after MPI_Init never runs here */
 }
