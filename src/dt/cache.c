@@ -7,9 +7,10 @@
  * The MPI gives a freed handle to the next new type, so an entry must not
  * outlive its type's free: wisp_dt_forget, called when a derived type is
  * freed, drops its entry and the table's reference to its description (a
- * type made from it has its own: freeing the one leaves the other valid). A
- * description a caller holds lives on until its last reference goes. Flattening runs outside the
- * mutex; two threads that miss on the same handle both flatten it and the second keeps the first's.
+ * type made from it has its own: freeing the one leaves the other valid).
+ * A description a caller holds lives on until its last reference goes.
+ * Flattening runs outside the mutex; two threads that miss on the same
+ * handle both flatten it and the second keeps the first's.
  */
 #include "dt/dt.h"
 

@@ -40,21 +40,15 @@ static uint32_t cells_for(int n)
     return (uint32_t)cells;
 }
 
-/* Where this process's rendezvous slots begin in the segment. */
-static size_t own_slots(size_t first)
-{
-    return first + (size_t)wisp_p2p.node_rank * SLOTS * wisp_p2p_seg.slot_stride;
-}
-
 /* Once every process of the node committed its SLOTS_AT_START: the rest of
  * its slots where /dev/shm has room (committed mid-run, a burst of sends
  * would pay for the zeroing of their pages: HPCC's PTRANS lost 10% to
  * it), else as many as it holds; the others when sends need them. How
  * many this process has. */
-static int commit_more_own_slots(int fd, size_t first)
+static int commit_more_own_slots(int fd)
 {
     int n = SLOTS;
-    while (n > SLOTS_AT_START && posix_fallocate(fd, (off_t)own_slots(first),
+    while (n > SLOTS_AT_START && posix_fallocate(fd, (off_t)slot_offset(wisp_p2p.node_rank, 0),
                                                  (off_t)((size_t)n * wisp_p2p_seg.slot_stride)))
         n /= 2;
     if (n < SLOTS)
@@ -104,7 +98,7 @@ void wisp_p2p_init(int thread_level)
      * land on its NUMA node, node rank 0 the rings and the records of
      * messages handed back. */
     if (fd >= 0 &&
-        wisp_shm_segment_commit(fd, own_slots(first),
+        wisp_shm_segment_commit(fd, slot_offset(wisp_p2p.node_rank, 0),
                                 (size_t)SLOTS_AT_START * wisp_p2p_seg.slot_stride, "p2p") &&
         (wisp_p2p.node_rank != 0 ||
          (wisp_shm_segment_commit(fd, 0, first, "p2p") &&
@@ -128,7 +122,7 @@ void wisp_p2p_init(int thread_level)
         return;
     }
     wisp_p2p_seg.base = map;
-    int committed = commit_more_own_slots(wisp_p2p_seg.fd, first);
+    int committed = commit_more_own_slots(wisp_p2p_seg.fd);
     wisp_fastbox_join(wisp_p2p_seg.base, n, wisp_p2p_seg.ring_cells, wisp_p2p.node_rank);
     wisp_p2p_handback_init(wisp_p2p_seg.base + handback, wisp_p2p.node_rank, n);
     wisp_p2p_sends_init(n, committed);

@@ -212,21 +212,24 @@ static inline size_t slots_start(int n)
     return (bells_end(n) + (size_t)n * sizeof(struct starved) + 4095) & ~(size_t)4095;
 }
 
+/* Where node rank `owner`'s slot `index` lies in the segment. */
+static inline size_t slot_offset(int owner, int index)
+{
+    return slots_start(wisp_p2p.node_size) +
+           ((size_t)owner * SLOTS + (size_t)index) * wisp_p2p_seg.slot_stride;
+}
+
 static inline struct slot *slot_at(int owner, int index)
 {
-    size_t first = slots_start(wisp_p2p.node_size);
-    return (struct slot *)(wisp_p2p_seg.base + first +
-                           ((size_t)owner * SLOTS + (size_t)index) * wisp_p2p_seg.slot_stride);
+    return (struct slot *)(wisp_p2p_seg.base + slot_offset(owner, index));
 }
 
 /* Commits this process's slots `first` to `first + count - 1` in /dev/shm;
  * false, with a line, where /dev/shm cannot hold them. */
 static inline bool wisp_p2p_slots_commit(int first, int count)
 {
-    size_t stride = wisp_p2p_seg.slot_stride;
-    size_t at = slots_start(wisp_p2p.node_size) +
-                ((size_t)wisp_p2p.node_rank * SLOTS + (size_t)first) * stride;
-    return wisp_shm_segment_commit(wisp_p2p_seg.fd, at, (size_t)count * stride, "p2p");
+    return wisp_shm_segment_commit(wisp_p2p_seg.fd, slot_offset(wisp_p2p.node_rank, first),
+                                   (size_t)count * wisp_p2p_seg.slot_stride, "p2p");
 }
 
 static inline char *staging(struct slot *s)
