@@ -131,14 +131,16 @@ fuzz: build
 
 # MPICH's own test suite (test/mpi of MPICH 4.0.2): the directories wisp is
 # judged by (CONFORMANCE_SUBSET=full: all of them), natively and under wisp
-# in every setting, for each MPI (docs/testing.md; about 2 hours on 2
-# cores). The source is fetched, never committed: conformance_fetch.sh adds
+# in every setting, for each MPI of CONFORMANCE_MPIS (Debian's two and the
+# two from PyPI, each built with its own wrappers; docs/testing.md; hours on
+# 2 cores). The source is fetched, never committed: conformance_fetch.sh adds
 # a deb-src entry (/etc/apt/sources.list.d/wisp-src.sources) if none is
 # there, runs apt-get update and apt-get source mpich into build/conformance/src.
 CONFORMANCE := $(BUILD)/conformance
 CONFORMANCE_SUBSET ?= gate
-conformance: build conformance-src
-	status=0; for mpi in $(MPIS); do \
+CONFORMANCE_MPIS ?= $(MPIS) $(PYPI_MPIS)
+conformance: $(addprefix build-,$(CONFORMANCE_MPIS)) conformance-src
+	status=0; for mpi in $(CONFORMANCE_MPIS); do \
 	    python3 tools/conformance.py --mpi $$mpi --wisprun $(BUILD)/$$mpi/wisprun \
 	        --work $(CONFORMANCE) --subset $(CONFORMANCE_SUBSET) || status=1; done; exit $$status
 

@@ -74,6 +74,14 @@ MPIS = {
                               "FCFLAGS=-fallow-argument-mismatch"],
                 "settings": ["wisp", "vnode2", "vnode1", "ghosts1_on"]},
 }
+# The MPIs from PyPI (build/mpich5, build/openmpi5): configured with the
+# wrappers of the wisp tree beside --wisprun (its CMakeCache's
+# MPI_C_COMPILER, the Fortran wrappers beside it when they work; neither
+# wheel ships any today, so the suite is C only there), with their family's
+# options and settings.
+MPIS["mpich5"] = dict(MPIS["mpich"], tree=True)
+MPIS["openmpi5"] = dict(MPIS["openmpi"], tree=True)
+FORTRAN_DIRS = ("f77", "f90", "f08")
 FLOOR, SLOWER_OK = 30, 20
 CONFIGURE = ["--enable-fortran=all", "--disable-cxx", "--enable-threads=multiple",
              "--disable-perftest", "--disable-ft-tests"]
@@ -91,21 +99,73 @@ def run(cmd, cwd=None, env=None, logfile=None):
         return subprocess.call(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
-def configure(suite, build, mpi):
-    """Configure test/mpi in build (once; again when the options changed)."""
-    cc, f77, fc = (w + "." + mpi for w in ("mpicc", "mpif77", "mpif90"))
-    args = [os.path.join(suite, "configure"), "CC=" + cc, "MPICC=" + cc, "F77=" + f77,
-            "MPIF77=" + f77, "FC=" + fc, "MPIFC=" + fc]
-    args += CONFIGURE + MPIS[mpi]["configure"]
+def cmake_cache(tree, name):
+    """The value of `name` in the CMakeCache.txt of the wisp build tree `tree`, or None."""
+    try:
+        with open(os.path.join(tree, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def fortran_works(fc, scratch):
+    """Whether the Fortran wrapper fc builds a program that uses `use mpi`."""
+    os.makedirs(scratch, exist_ok=True)
+    src = os.path.join(scratch, "wisp_fortran_check.f90")
+    with open(src, "w") as f:
+        f.write("program p\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n"
+                "  call MPI_Finalize(ierr)\nend program p\n")
+    return subprocess.call([fc, src, "-o", src[:-4]], cwd=scratch, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL) == 0
+
+
+def wrappers(args, build):
+    """(cc, f77, fc) for the suite: Debian's mpicc.<mpi>, mpif77.<mpi> and
+    mpif90.<mpi>, or for an MPI of its own tree (mpich5, openmpi5) the tree's
+    MPI_C_COMPILER and the Fortran wrappers beside it, (cc, None, None)
+    when it has none that work."""
+    if not MPIS[args.mpi].get("tree"):
+        return tuple(w + "." + args.mpi for w in ("mpicc", "mpif77", "mpif90"))
+    tree = os.path.dirname(args.wisprun)
+    cc = cmake_cache(tree, "MPI_C_COMPILER")
+    if not cc or not os.access(cc, os.X_OK):
+        sys.exit("conformance: no MPI_C_COMPILER in %s/CMakeCache.txt: is %s a wisp build tree of %s?"
+                 % (tree, tree, args.mpi))
+    bindir = os.path.dirname(cc)
+    fc = next((os.path.join(bindir, w) for w in ("mpifort", "mpif90")
+               if os.access(os.path.join(bindir, w), os.X_OK)), None)
+    if fc is None or not fortran_works(fc, os.path.join(build, "wisp-fortran-check")):
+        log("%s: %s for Fortran, so the suite is built without Fortran"
+            % (args.mpi, "no working " + fc if fc else "no mpifort or mpif90 beside " + cc))
+        return cc, None, None
+    f77 = os.path.join(bindir, "mpif77")
+    return cc, f77 if os.access(f77, os.X_OK) else fc, fc
+
+
+def configure(suite, build, args):
+    """Configure test/mpi in build (once; again when the options changed).
+    Returns whether the suite has Fortran."""
+    cc, f77, fc = wrappers(args, build)
+    options = MPIS[args.mpi]["configure"]
+    cmd = [os.path.join(suite, "configure"), "CC=" + cc, "MPICC=" + cc]
+    if fc:
+        cmd += ["F77=" + f77, "MPIF77=" + f77, "FC=" + fc, "MPIFC=" + fc] + CONFIGURE + options
+    else:
+        cmd += ["--disable-fortran"] + [o for o in CONFIGURE if not o.startswith("--enable-fortran")]
+        cmd += [o for o in options if not o.startswith(("FFLAGS=", "FCFLAGS="))]
     stamp = os.path.join(build, "wisp-configure.stamp")
-    if os.path.exists(stamp) and open(stamp).read() == " ".join(args):
-        return
+    if os.path.exists(stamp) and open(stamp).read() == " ".join(cmd):
+        return bool(fc)
     os.makedirs(build, exist_ok=True)
-    log("configuring MPICH's test suite for", mpi, "in", build)
-    if run(args, cwd=build, logfile=os.path.join(build, "wisp-configure.log")) != 0:
+    log("configuring MPICH's test suite for", args.mpi, "in", build)
+    if run(cmd, cwd=build, logfile=os.path.join(build, "wisp-configure.log")) != 0:
         sys.exit("conformance: configure failed, see " + os.path.join(build, "wisp-configure.log"))
     with open(stamp, "w") as f:
-        f.write(" ".join(args))
+        f.write(" ".join(cmd))
+    return bool(fc)
 
 
 def build_f08_library(build, logfile):
@@ -261,13 +321,14 @@ def run_setting(args, build, dirs, listname, setting, outdir, progress=None):
     return results
 
 
-def earlier_native(args, outdir, count):
+def earlier_native(args, outdir, count, dirs):
     """With --reuse-native, the native results of an earlier run of this
-    subset, when they cover the `count` tests chosen now; else None."""
+    subset, those of the directories `dirs`, when they cover the `count`
+    tests chosen now; else None."""
     junit = os.path.join(outdir, "native.junit.xml")
     if not args.reuse_native or not os.path.exists(junit):
         return None
-    results = parse_junit(junit)
+    results = {t: r for t, r in parse_junit(junit).items() if any(t.startswith(d + "/") for d in dirs)}
     if len(results) != count:
         log("native: the earlier results hold %d tests, not %d: running them again" % (len(results), count))
         return None
@@ -442,7 +503,8 @@ def report(args, results, outdir):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mpi", choices=sorted(MPIS), default="mpich")
-    p.add_argument("--wisprun", required=True, help="the wisp build's wisprun (it names the MPI)")
+    p.add_argument("--wisprun", required=True, help="the wisp build's wisprun (it names the MPI; for mpich5 and "
+                   "openmpi5 its tree's CMakeCache.txt also names the MPI's mpicc)")
     p.add_argument("--work", default=os.path.join(ROOT, "build", "conformance"),
                    help="where the source, the built suite and the results go")
     p.add_argument("--subset", choices=sorted(SUBSETS), default="ci")
@@ -477,7 +539,7 @@ def main():
         sys.exit("conformance: FAILED: MPICH's test suite could not be fetched (see above)")
     args.suite = fetch.stdout.strip()
     build = os.path.join(args.work, args.mpi, "suite")
-    configure(args.suite, build, args.mpi)
+    fortran = configure(args.suite, build, args)
 
     if args.dirs:
         dirs = args.dirs.split(",")
@@ -485,6 +547,9 @@ def main():
         dirs = subset["dirs"]
     else:  # every directory configure enabled
         dirs = [l.split()[0] for l in read_list(build, args.suite, ".") if l]
+    if not fortran and any(d.split("/")[0] in FORTRAN_DIRS for d in dirs):
+        log("without Fortran, leaving out " + ",".join(d for d in dirs if d.split("/")[0] in FORTRAN_DIRS))
+        dirs = [d for d in dirs if d.split("/")[0] not in FORTRAN_DIRS]
     listname = "testlist.wisp-" + args.subset
     own_np = {} if args.maxnp is not None or args.fewer_given else subset.get("own_np", {})
 
@@ -516,7 +581,7 @@ def main():
     log("built in %.0f s" % (time.time() - start))
 
     progress = Progress(["native"] + settings)
-    native = earlier_native(args, outdir, len(tests))
+    native = earlier_native(args, outdir, len(tests), dirs)
     if native:
         progress.index += 1  # taken from the earlier run: no time to estimate from
     results = {"native": native or run_setting(args, build, dirs, listname, "native", outdir, progress)}
