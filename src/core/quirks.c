@@ -48,6 +48,20 @@
  * on a loaded 2-core machine. So where auto serves, the yield is given back
  * once MPI_Init has returned, as Open MPI's own MPI_Init sets it
  * (opal_progress_set_yield_when_idle, exported by libopen-pal).
+ *
+ * Intel MPI has MPICH's ABI (libmpi.so.12), so libwisp-mpich built on
+ * Debian's MPICH 4.0.2 runs over it, and only MPI_Get_library_version tells
+ * the two apart at run time. What wisp reads of MPICH's internals holds
+ * there, each checked with a program over Intel MPI 2021.19 (tests/impi.sh,
+ * docs/launch.md): its requests and messages are MPICH's handles
+ * (0xac000000 direct, 0xec000000 indirect: never wisp's 0x04000000 and
+ * 0x08000000, request.h), MPI_Status is MPICH's five ints, every
+ * predefined constant of its mpi.h that MPICH 4.0.2's has is the same
+ * value, the Fortran keyvals are the C ones plus one (fortran/attr.c),
+ * a user error handler's error is returned (MPICH 4's way) and a rank's
+ * _exit after MPI_Finalize ends nothing else (MPICH 4's way, not 5's:
+ * mpi_exit.c). Its MPI-4.1 calls that MPICH 4.0.2 lacks are refused by
+ * wrap/newer.c. So nothing is adjusted: the report names the MPI.
  */
 #include "core/quirks.h"
 
@@ -191,6 +205,16 @@ void wisp_core_quirks_windows_served(void)
 
 void wisp_core_quirks_report(void)
 {
+#if defined(MPICH)
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    if (PMPI_Get_library_version(version, &len) == MPI_SUCCESS &&
+        !strncmp(version, "Intel(R) MPI Library", strlen("Intel(R) MPI Library"))) {
+        version[strcspn(version, "\n")] = '\0';
+        wisp_log(1, "the MPI is %s: MPICH's ABI, served as MPICH %s (built for it)", version,
+                 MPICH_VERSION);
+    }
+#endif
     if (ompi_yield_back)
         wisp_log(2, "Open MPI yields in its empty polls: the node is oversubscribed only by wisp's "
                     "ghosts, and they serve its windows");
