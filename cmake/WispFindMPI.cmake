@@ -11,7 +11,10 @@
 # wrapper (mpiexec.mpich beside mpicc.mpich, mpiexec beside mpicc).
 #
 # The family decides the library's name (libwisp-mpich, libwisp-openmpi:
-# WISP_MPI, which the rest of the build and wisprun key on); MPICH 5 is
+# WISP_MPI, which the rest of the build and wisprun key on). A wrapper that
+# compiles with the MPI-5 standard ABI's mpi.h (MPI_ABI_VERSION and no
+# implementation's macros: MPICH's mpicc_abi) is family abi and builds
+# libwisp-abi, which knows nothing of the MPI beneath it. MPICH 5 is
 # family mpich and builds libwisp-mpich in its own build directory (see
 # docs/launch.md, "MPIs by their wrapper", for why two builds of one family
 # are not installed into one prefix). -DWISP_MPI given with a wrapper of the
@@ -19,10 +22,11 @@
 #
 # Sets WISP_MPI (cache, the family), WISP_MPI_VERSION (the MPI's version,
 # e.g. 5.0.2), WISP_MPI_ABI_VERSION (MPI_ABI_VERSION where mpi.h defines it),
-# MPI_C_COMPILER and MPIEXEC_EXECUTABLE (cache, full paths).
+# WISP_LAUNCHER_STYLE (mpich or openmpi: the launcher's options), MPI_C_COMPILER
+# and MPIEXEC_EXECUTABLE (cache, full paths).
 
 set(WISP_MPI "" CACHE STRING "the MPI's family for Debian's wrapper names (mpich or openmpi); empty: MPI_C_COMPILER or mpicc in PATH")
-if(WISP_MPI AND NOT WISP_MPI MATCHES "^(mpich|openmpi)$")
+if(WISP_MPI AND NOT WISP_MPI MATCHES "^(mpich|openmpi)$" AND NOT WISP_MPI STREQUAL "${_WISP_MPI_PROBED}")
   message(FATAL_ERROR "WISP_MPI='${WISP_MPI}': expected mpich or openmpi (or leave it out and give MPI_C_COMPILER)")
 endif()
 
@@ -96,6 +100,8 @@ wisp_family=intel wisp_version=I_MPI_VERSION
 wisp_family=mpich wisp_version=MPICH_VERSION
 #elif defined(OMPI_MAJOR_VERSION)
 wisp_family=openmpi wisp_version=OMPI_MAJOR_VERSION/OMPI_MINOR_VERSION/OMPI_RELEASE_VERSION
+#elif defined(MPI_ABI_VERSION)
+wisp_family=abi wisp_version=MPI_ABI_VERSION/MPI_ABI_SUBVERSION
 #else
 wisp_family=unknown wisp_version=MPI_VERSION/MPI_SUBVERSION
 #endif
@@ -122,12 +128,9 @@ string(REPLACE "/" "." WISP_MPI_ABI_VERSION "${CMAKE_MATCH_1}")
 
 if(_wisp_family STREQUAL "intel")
   message(FATAL_ERROR "wisp: ${_wisp_cc} is Intel MPI ${_wisp_version} (I_MPI_VERSION in its mpi.h), which wisp does not build against yet; libwisp-mpich built over MPICH runs over it (issue 50)")
-elseif(NOT _wisp_family MATCHES "^(mpich|openmpi)$")
-  set(_wisp_what "an mpi.h of MPI ${_wisp_version} with neither MPICH_VERSION, OMPI_MAJOR_VERSION nor I_MPI_VERSION")
-  if(WISP_MPI_ABI_VERSION)
-    string(APPEND _wisp_what " (the MPI-5 standard ABI ${WISP_MPI_ABI_VERSION}: not built yet)")
-  endif()
-  message(FATAL_ERROR "wisp: unknown MPI: ${_wisp_cc} compiles with ${_wisp_what}; wisp builds over MPICH and Open MPI")
+elseif(NOT _wisp_family MATCHES "^(mpich|openmpi|abi)$")
+  set(_wisp_what "an mpi.h of MPI ${_wisp_version} with neither MPICH_VERSION, OMPI_MAJOR_VERSION, I_MPI_VERSION nor MPI_ABI_VERSION")
+  message(FATAL_ERROR "wisp: unknown MPI: ${_wisp_cc} compiles with ${_wisp_what}; wisp builds over MPICH, Open MPI and the MPI-5 standard ABI")
 endif()
 if(NOT _wisp_version MATCHES "^[0-9]+\\.[0-9]+")
   message(FATAL_ERROR "wisp: ${_wisp_cc} is ${_wisp_family} with an unreadable version '${_wisp_version}'")
@@ -139,6 +142,22 @@ if(NOT _wisp_asked)
   set(_WISP_MPI_PROBED "${_wisp_family}" CACHE INTERNAL "")
 endif()
 set(WISP_MPI "${_wisp_family}" CACHE STRING "" FORCE)
+# How the launcher takes environment variables and options (wisprun, the
+# tests): Hydra's (-genv) for MPICH, Open MPI's (-x, --oversubscribe); for
+# the standard ABI, whichever implementation's mpiexec this is.
+set(WISP_LAUNCHER_STYLE "${_wisp_family}")
+if(_wisp_family STREQUAL "abi")
+  execute_process(COMMAND "${MPIEXEC_EXECUTABLE}" --version OUTPUT_VARIABLE _wisp_exec_version
+                  ERROR_VARIABLE _wisp_exec_version TIMEOUT 30)
+  if(_wisp_exec_version MATCHES "HYDRA")
+    set(WISP_LAUNCHER_STYLE mpich)
+  elseif(_wisp_exec_version MATCHES "Open MPI|OpenRTE|PRRTE")
+    set(WISP_LAUNCHER_STYLE openmpi)
+  else()
+    string(REGEX REPLACE "\n.*" "" _wisp_exec_version "${_wisp_exec_version}")
+    message(FATAL_ERROR "wisp: ${MPIEXEC_EXECUTABLE} is neither MPICH's Hydra nor Open MPI's launcher ('--version' says: ${_wisp_exec_version}); give one: -DMPIEXEC_EXECUTABLE=/path/to/mpiexec")
+  endif()
+endif()
 set(WISP_MPI_VERSION "${_wisp_version}")
 string(REGEX MATCH "^[0-9]+" WISP_MPI_VERSION_MAJOR "${_wisp_version}")
 message(STATUS "wisp: the MPI is ${WISP_MPI} ${WISP_MPI_VERSION} (${_wisp_cc}, launcher ${MPIEXEC_EXECUTABLE})")

@@ -13,7 +13,9 @@ shift 3
 unset GLIBC_TUNABLES
 launcher=TEST_MPIEXEC_$mpi
 cmd=("${!launcher:-mpiexec.$mpi}" -n "$np")
-case "$mpi" in
+style=$mpi
+[ "$mpi" != abi ] || style=${TEST_LAUNCHER_STYLE:?the launcher style of the abi build}
+case "$style" in
 mpich) cmd+=(-genv LD_PRELOAD "$preload") ;;
 openmpi)
     cmd+=(--oversubscribe -x "LD_PRELOAD=$preload")
@@ -22,7 +24,7 @@ openmpi)
 *) echo "mpiexec_preload.sh: unknown MPI '$mpi'" >&2; exit 2 ;;
 esac
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
-    case "$mpi" in
+    case "$style" in
     mpich) cmd+=(-genv "${1%%=*}" "${1#*=}") ;;
     openmpi) cmd+=(-x "$1") ;;
     esac

@@ -18,11 +18,16 @@
 
 /* The MPI-1 combiners (MPI_Type_hvector & co.): MPICH 4.0.2 still has
  * them; Open MPI 4.1 built without MPI-1 compatibility keeps only their
- * values, under other names. Their contents read as the MPI-2 forms'. */
+ * values, under other names; the MPI-5 standard ABI has none (values no
+ * combiner has). Their contents read as the MPI-2 forms'. */
 #if defined(OPEN_MPI) && !OMPI_ENABLE_MPI1_COMPAT
 #define COMBINER_HVECTOR_INTEGER  OMPI_WAS_MPI_COMBINER_HVECTOR_INTEGER
 #define COMBINER_HINDEXED_INTEGER OMPI_WAS_MPI_COMBINER_HINDEXED_INTEGER
 #define COMBINER_STRUCT_INTEGER   OMPI_WAS_MPI_COMBINER_STRUCT_INTEGER
+#elif defined(MPI_ABI_VERSION)
+#define COMBINER_HVECTOR_INTEGER  (-1)
+#define COMBINER_HINDEXED_INTEGER (-2)
+#define COMBINER_STRUCT_INTEGER   (-3)
 #else
 #define COMBINER_HVECTOR_INTEGER  MPI_COMBINER_HVECTOR_INTEGER
 #define COMBINER_HINDEXED_INTEGER MPI_COMBINER_HINDEXED_INTEGER

@@ -17,14 +17,37 @@ struct wisp_mpi_functions wisp_mpi;
 
 static uintptr_t mpi_lo, mpi_hi; /* the MPI library's mapped range */
 
+#ifndef MPI_ABI_VERSION
 /* A name the linker must find in the MPI's library: wisp reaches the MPI's
  * functions through dlsym, and with libwisp.a linked into a program nothing
  * else names the library, which --as-needed would then leave out. */
 __attribute__((used)) static void *const names_the_mpi = (void *)MPI_COMM_DUP_FN;
 
+static void *mpi_library(void)
+{
+    return NULL;
+}
+#else
+/* The MPI-5 standard ABI names nothing that libwisp does not define too
+ * (its predefined functions are constants), so --as-needed drops the MPI's
+ * library from libwisp's and from a program's NEEDED: where the program's
+ * own libraries did not load it, wisp loads it by the ABI's name. */
+static void *mpi_library(void)
+{
+    static void *handle;
+    if (!handle && !(handle = dlopen("libmpi_abi.so.1", RTLD_NOW | RTLD_GLOBAL))) {
+        fprintf(stderr, "wisp: cannot load the MPI-5 ABI's library: %s\n", dlerror());
+        abort();
+    }
+    return handle;
+}
+#endif
+
 static void *find(const char *pname)
 {
     void *f = dlsym(RTLD_NEXT, pname);
+    if (!f && mpi_library())
+        f = dlsym(mpi_library(), pname);
     if (!f) { /* the MPI defines what its mpi.h declared at build time */
         fprintf(stderr, "wisp: the MPI has no %s (libwisp was built for another MPI?)\n", pname);
         abort();

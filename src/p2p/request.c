@@ -74,29 +74,29 @@ MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req)
 }
 #endif
 
-/* Fortran handles (Open MPI's own are indices of its table, from 0 up):
- * wisp's requests and messages by index, then the sends completed at once
- * by number, so that MPI_Request_f2c gives each its own handle back (and
- * makes none, which needs the lock). */
-enum { FORTRAN_BASE = 0x40000000, FORTRAN_SENT = FORTRAN_BASE + WISP_P2P_POOL_SIZE };
-_Static_assert(FORTRAN_SENT + (long long)SENT_NUMBERS <= 0x7fffffff, "Fortran handles fit an int");
+/* Integer handles, for Fortran (MPI_Request_c2f; Open MPI's own are indices
+ * of its table, from 0 up) and for the MPI-5 standard ABI's
+ * MPI_Request_toint: wisp's requests and messages by index, then the sends
+ * completed at once by number, so that MPI_Request_f2c gives each its own
+ * handle back (and makes none, which needs the lock). */
+enum { INT_BASE = 0x40000000, INT_SENT = INT_BASE + WISP_P2P_POOL_SIZE };
+_Static_assert(INT_SENT + (long long)SENT_NUMBERS <= 0x7fffffff, "integer handles fit an int");
 
-MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req)
+int wisp_p2p_req_int(const struct wisp_p2p_req *req)
 {
-    return (MPI_Fint)(FORTRAN_BASE + (req - WISP_P2P_POOL(reqs)));
+    return INT_BASE + (int)(req - WISP_P2P_POOL(reqs));
 }
 
-struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle)
+struct wisp_p2p_req *wisp_p2p_req_of_int(int handle)
 {
     struct wisp_p2p_req *reqs = WISP_P2P_POOL(reqs);
-    if (!reqs || handle < FORTRAN_BASE || (size_t)(handle - FORTRAN_BASE) >= WISP_P2P_POOL(used))
+    if (!reqs || handle < INT_BASE || (size_t)(handle - INT_BASE) >= WISP_P2P_POOL(used))
         return NULL;
-    return &reqs[handle - FORTRAN_BASE];
+    return &reqs[handle - INT_BASE];
 }
 
-#ifdef WISP_HAVE_MPI_Request_c2f /* a function (Open MPI), not MPICH's macro */
 /* The number of a send completed at once, from its handle. */
-static unsigned long sent_number(MPI_Request handle)
+static inline unsigned long sent_number(MPI_Request handle)
 {
 #if defined(MPICH)
     return (unsigned)handle & WISP_P2P_INDEX_MASK;
@@ -104,35 +104,70 @@ static unsigned long sent_number(MPI_Request handle)
     return (unsigned long)((const char *)(void *)handle - WISP_P2P_POOL(sent_range));
 #endif
 }
-MPI_Fint wisp_p2p_request_c2f(MPI_Request request)
+
+/* A request's or message's integer handle, and back; `mpi` converts the
+ * MPI's own (MPI_Request_c2f or MPI_Request_toint where those are functions:
+ * MPICH's c2f are macros, and these are not compiled there). */
+static inline int request_int(MPI_Request request, int (*mpi)(MPI_Request))
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(request);
     if (!req)
-        return PMPI_Request_c2f(request);
-    return req->shared ? (MPI_Fint)(FORTRAN_SENT + sent_number(request)) : wisp_p2p_req_c2f(req);
+        return mpi(request);
+    return req->shared ? INT_SENT + (int)sent_number(request) : wisp_p2p_req_int(req);
 }
-#endif
-#ifdef WISP_HAVE_MPI_Request_f2c
-MPI_Request wisp_p2p_request_f2c(MPI_Fint request)
+static inline MPI_Request request_of_int(int handle, MPI_Request (*mpi)(int))
 {
-    if (request >= FORTRAN_SENT && request - FORTRAN_SENT < SENT_NUMBERS && WISP_P2P_POOL(sent))
-        return sent_handle((unsigned long)(request - FORTRAN_SENT));
-    struct wisp_p2p_req *req = wisp_p2p_req_of_fint(request);
-    return req ? wisp_p2p_req_handle(req) : PMPI_Request_f2c(request);
+    if (handle >= INT_SENT && handle - INT_SENT < SENT_NUMBERS && WISP_P2P_POOL(sent))
+        return sent_handle((unsigned long)(handle - INT_SENT));
+    struct wisp_p2p_req *req = wisp_p2p_req_of_int(handle);
+    return req ? wisp_p2p_req_handle(req) : mpi(handle);
 }
-#endif
-#ifdef WISP_HAVE_MPI_Message_c2f
-MPI_Fint wisp_p2p_message_c2f(MPI_Message message)
+static inline int message_int(MPI_Message message, int (*mpi)(MPI_Message))
 {
     struct wisp_p2p_req *req = wisp_p2p_msg_of(message);
-    return req ? wisp_p2p_req_c2f(req) : PMPI_Message_c2f(message);
+    return req ? wisp_p2p_req_int(req) : mpi(message);
 }
-#endif
-#ifdef WISP_HAVE_MPI_Message_f2c
+static inline MPI_Message message_of_int(int handle, MPI_Message (*mpi)(int))
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_of_int(handle);
+    return req ? wisp_p2p_msg_handle(req) : mpi(handle);
+}
+
+#ifdef WISP_HAVE_MPI_Request_c2f
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "wisp's integer handles are MPI_Fint");
+MPI_Fint wisp_p2p_request_c2f(MPI_Request request)
+{
+    return request_int(request, PMPI_Request_c2f);
+}
+MPI_Request wisp_p2p_request_f2c(MPI_Fint request)
+{
+    return request_of_int(request, PMPI_Request_f2c);
+}
+MPI_Fint wisp_p2p_message_c2f(MPI_Message message)
+{
+    return message_int(message, PMPI_Message_c2f);
+}
 MPI_Message wisp_p2p_message_f2c(MPI_Fint message)
 {
-    struct wisp_p2p_req *req = wisp_p2p_req_of_fint(message);
-    return req ? wisp_p2p_msg_handle(req) : PMPI_Message_f2c(message);
+    return message_of_int(message, PMPI_Message_f2c);
+}
+#endif
+#ifdef WISP_HAVE_MPI_Request_toint
+int wisp_p2p_request_toint(MPI_Request request)
+{
+    return request_int(request, PMPI_Request_toint);
+}
+MPI_Request wisp_p2p_request_fromint(int request)
+{
+    return request_of_int(request, PMPI_Request_fromint);
+}
+int wisp_p2p_message_toint(MPI_Message message)
+{
+    return message_int(message, PMPI_Message_toint);
+}
+MPI_Message wisp_p2p_message_fromint(int message)
+{
+    return message_of_int(message, PMPI_Message_fromint);
 }
 #endif
 

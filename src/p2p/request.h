@@ -86,17 +86,25 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req); /* when neither user nor en
 struct wisp_p2p_req *wisp_p2p_req_sent(void);
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req);
 struct wisp_p2p_req *wisp_p2p_msg_of(MPI_Message handle); /* NULL: the MPI's message */
-/* Fortran handles of wisp's requests, apart from the MPI's (MPI_Request_c2f
- * where that is a function, as in Open MPI). */
-MPI_Fint wisp_p2p_req_c2f(const struct wisp_p2p_req *req);
-struct wisp_p2p_req *wisp_p2p_req_of_fint(MPI_Fint handle); /* NULL: the MPI's */
 MPI_Message wisp_p2p_msg_handle(const struct wisp_p2p_req *req);
-/* MPI_Request_c2f, MPI_Request_f2c, MPI_Message_c2f, MPI_Message_f2c for
- * handles of wisp and of the MPI. */
+/* Integer (Fortran) handles of wisp's requests, apart from the MPI's. */
+int wisp_p2p_req_int(const struct wisp_p2p_req *req);
+struct wisp_p2p_req *wisp_p2p_req_of_int(int handle); /* NULL: the MPI's */
+/* MPI_Request_c2f, MPI_Request_f2c, MPI_Message_c2f, MPI_Message_f2c (where
+ * they are functions, as in Open MPI) and the MPI-5 standard ABI's
+ * MPI_Request_toint, ..._fromint, for handles of wisp and of the MPI. */
+#ifdef WISP_HAVE_MPI_Request_c2f
 MPI_Fint wisp_p2p_request_c2f(MPI_Request request);
 MPI_Request wisp_p2p_request_f2c(MPI_Fint request);
 MPI_Fint wisp_p2p_message_c2f(MPI_Message message);
 MPI_Message wisp_p2p_message_f2c(MPI_Fint message);
+#endif
+#ifdef WISP_HAVE_MPI_Request_toint
+int wisp_p2p_request_toint(MPI_Request request);
+MPI_Request wisp_p2p_request_fromint(int request);
+int wisp_p2p_message_toint(MPI_Message message);
+MPI_Message wisp_p2p_message_fromint(int message);
+#endif
 /* The public fields and the count; single completions leave MPI_ERROR alone. */
 void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes, bool cancelled);
 /* A finished request's status, into `status` (may be MPI_STATUS_IGNORE);

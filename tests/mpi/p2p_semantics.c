@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h" /* tests/check.h */
+#include "int_handles.h"
 
 enum { WATCHDOG_S = 60 };
 
@@ -1848,24 +1849,36 @@ static void rule_large_count_type(void)
 #endif
 }
 
-/* MPI_Request_c2f / MPI_Request_f2c round trips, distinct for requests
- * alive at once, and the request still works after the trip. */
+/* MPI_Request_c2f / MPI_Request_f2c round trips (MPI_Request_toint /
+ * fromint in the MPI-5 ABI), distinct for requests alive at once, and the
+ * request still works after the trip; a matched message's likewise. */
 static void rule_fortran_handles(void)
 {
     int a = -1, b = -1, out[2] = {rank, rank + 1};
     MPI_Request r[2];
     MPI_Irecv(&a, 1, MPI_INT, rank, 1, tcomm, &r[0]);
     MPI_Irecv(&b, 1, MPI_INT, rank, 2, tcomm, &r[1]);
-    MPI_Fint f[2] = {MPI_Request_c2f(r[0]), MPI_Request_c2f(r[1])};
+    request_int f[2] = {REQUEST_TO_INT(r[0]), REQUEST_TO_INT(r[1])};
     CHECK(f[0] != f[1]);
-    MPI_Request back[2] = {MPI_Request_f2c(f[0]), MPI_Request_f2c(f[1])};
+    MPI_Request back[2] = {REQUEST_FROM_INT(f[0]), REQUEST_FROM_INT(f[1])};
     CHECK(back[0] == r[0] && back[1] == r[1]);
     MPI_Send(&out[1], 1, MPI_INT, rank, 2, tcomm);
     MPI_Send(&out[0], 1, MPI_INT, rank, 1, tcomm);
     MPI_Status st[2];
     CHECK(MPI_Waitall(2, back, st) == MPI_SUCCESS);
     CHECK(a == rank && b == rank + 1);
-    CHECK(MPI_Request_c2f(MPI_REQUEST_NULL) == MPI_Request_c2f(back[0]));
+    CHECK(REQUEST_TO_INT(MPI_REQUEST_NULL) == REQUEST_TO_INT(back[0]));
+
+    MPI_Message m;
+    MPI_Request s;
+    MPI_Isend(&out[0], 1, MPI_INT, rank, 3, tcomm, &s);
+    MPI_Mprobe(rank, 3, tcomm, &m, MPI_STATUS_IGNORE);
+    MPI_Message m_back = MESSAGE_FROM_INT(MESSAGE_TO_INT(m));
+    CHECK(m_back == m);
+    a = -1;
+    CHECK(MPI_Mrecv(&a, 1, MPI_INT, &m_back, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(a == rank && m_back == MPI_MESSAGE_NULL);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
 }
 
 /* ---------------------------------------------------------- MPI_PROC_NULL */

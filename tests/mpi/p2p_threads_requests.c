@@ -10,7 +10,8 @@
  * own requests in the same arrays). It completes them all with one of
  * MPI_Waitall, MPI_Testall, MPI_Waitsome, MPI_Testany, MPI_Waitany by turn.
  * Checked: every payload and status, the handles of one batch are distinct,
- * survive MPI_Request_c2f / MPI_Request_f2c, and are MPI_REQUEST_NULL after.
+ * survive MPI_Request_c2f / MPI_Request_f2c (toint / fromint in the MPI-5
+ * ABI), and are MPI_REQUEST_NULL after.
  *
  * usage: p2p_threads_requests [rounds]   (default 96)
  */
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 
 #include "check.h" /* tests/check.h */
+#include "int_handles.h"
 #include "multiple.h"
 
 enum { THREADS = 4, FIRST_BATCH = 4, MEDIUM_INTS = 16384, MAX_REPORTS = 10 };
@@ -116,7 +118,7 @@ static void exchange(int t, int round, int **sbuf, int **rbuf, MPI_Request *reqs
 
     for (int i = 0; i < m; i++) {
         TCHECK(t, reqs[i] != MPI_REQUEST_NULL);
-        TCHECK(t, MPI_Request_f2c(MPI_Request_c2f(reqs[i])) == reqs[i]);
+        TCHECK(t, REQUEST_FROM_INT(REQUEST_TO_INT(reqs[i])) == reqs[i]);
         for (int j = 0; j < i; j++)
             if (reqs[j] == reqs[i])
                 TCHECK(t, !"two active requests share a handle");

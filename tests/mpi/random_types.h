@@ -16,8 +16,8 @@
 #include "dt/dt.h"
 
 /* MPI_LB, MPI_UB and the MPI-1 constructors: MPICH 4.0.2 still has them,
- * Open MPI 4.1 as Debian builds it does not. */
-#if !defined(OPEN_MPI) || OMPI_ENABLE_MPI1_COMPAT
+ * Open MPI 4.1 as Debian builds it and the MPI-5 standard ABI do not. */
+#if (!defined(OPEN_MPI) || OMPI_ENABLE_MPI1_COMPAT) && !defined(MPI_ABI_VERSION)
 #define HAVE_MPI1 1
 #endif
 

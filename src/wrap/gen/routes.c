@@ -480,7 +480,7 @@ int wisp_impl_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype da
 #ifdef WISP_HAVE_MPI_Buffer_iflush
 int wisp_impl_MPI_Buffer_iflush(MPI_Request* request)
 {
-    wisp_fatal("MPI_Buffer_iflush is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:191); run the program without wisp (wisprun --native)");
+    wisp_fatal("MPI_Buffer_iflush is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:194); run the program without wisp (wisprun --native)");
 }
 #endif
 
@@ -588,7 +588,7 @@ int wisp_impl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_
 #ifdef WISP_HAVE_MPI_Comm_iflush_buffer
 int wisp_impl_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
-    wisp_fatal("MPI_Comm_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190); run the program without wisp (wisprun --native)");
+    wisp_fatal("MPI_Comm_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:193); run the program without wisp (wisprun --native)");
 }
 #endif
 
@@ -1489,10 +1489,17 @@ MPI_Message wisp_impl_MPI_Message_f2c(MPI_Fint message)
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Message_fromint
+MPI_Message wisp_impl_MPI_Message_fromint(int message)
+{
+    return wisp_p2p_message_fromint(message);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Message_toint
 int wisp_impl_MPI_Message_toint(MPI_Message message)
 {
-    wisp_fatal("MPI_Message_toint is not supported under wisp yet: MPI-5 ABI; would have to know wisp's message handles (src/p2p/routes.def:111); run the program without wisp (wisprun --native)");
+    return wisp_p2p_message_toint(message);
 }
 #endif
 
@@ -1956,6 +1963,13 @@ int wisp_impl_MPI_Request_free(MPI_Request* request)
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Request_fromint
+MPI_Request wisp_impl_MPI_Request_fromint(int request)
+{
+    return wisp_p2p_request_fromint(request);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Request_get_status
 int wisp_impl_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
@@ -1987,7 +2001,7 @@ int wisp_impl_MPI_Request_get_status_some(int incount, const MPI_Request array_o
 #ifdef WISP_HAVE_MPI_Request_toint
 int wisp_impl_MPI_Request_toint(MPI_Request request)
 {
-    wisp_fatal("MPI_Request_toint is not supported under wisp yet: MPI-5 ABI; would have to know wisp's request handles (src/p2p/routes.def:110); run the program without wisp (wisprun --native)");
+    return wisp_p2p_request_toint(request);
 }
 #endif
 
@@ -2351,7 +2365,7 @@ int wisp_impl_MPI_Session_get_pset_info(MPI_Session session, const char* pset_na
 #ifdef WISP_HAVE_MPI_Session_iflush_buffer
 int wisp_impl_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
-    wisp_fatal("MPI_Session_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:190); run the program without wisp (wisprun --native)");
+    wisp_fatal("MPI_Session_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:193); run the program without wisp (wisprun --native)");
 }
 #endif
 
@@ -2815,13 +2829,6 @@ int wisp_impl_MPI_Win_sync(MPI_Win win)
 int wisp_impl_MPI_Win_test(MPI_Win win, int* flag)
 {
     return wisp_ghost_win_test(win, flag);
-}
-#endif
-
-#ifdef WISP_HAVE_MPI_Win_toint
-int wisp_impl_MPI_Win_toint(MPI_Win win)
-{
-    wisp_fatal("MPI_Win_toint is not supported under wisp yet: MPI-5 ABI (src/ghost/routes.def:68); run the program without wisp (wisprun --native)");
 }
 #endif
 
