@@ -22,8 +22,10 @@
 #
 # Sets WISP_MPI (cache, the family), WISP_MPI_VERSION (the MPI's version,
 # e.g. 5.0.2), WISP_MPI_ABI_VERSION (MPI_ABI_VERSION where mpi.h defines it),
-# WISP_LAUNCHER_STYLE (mpich or openmpi: the launcher's options), MPI_C_COMPILER
-# and MPIEXEC_EXECUTABLE (cache, full paths).
+# WISP_MPI_IMPL, WISP_MPI_IMPL_VERSION(_MAJOR) (the implementation beneath:
+# the family's, or for abi the library's), WISP_LAUNCHER_STYLE (mpich or
+# openmpi: the launcher's options), MPI_C_COMPILER and MPIEXEC_EXECUTABLE
+# (cache, full paths).
 
 set(WISP_MPI "" CACHE STRING "the MPI's family for Debian's wrapper names (mpich or openmpi); empty: MPI_C_COMPILER or mpicc in PATH")
 if(WISP_MPI AND NOT WISP_MPI MATCHES "^(mpich|openmpi)$" AND NOT WISP_MPI STREQUAL "${_WISP_MPI_PROBED}")
@@ -142,22 +144,55 @@ if(NOT _wisp_asked)
   set(_WISP_MPI_PROBED "${_wisp_family}" CACHE INTERNAL "")
 endif()
 set(WISP_MPI "${_wisp_family}" CACHE STRING "" FORCE)
-# How the launcher takes environment variables and options (wisprun, the
-# tests): Hydra's (-genv) for MPICH, Open MPI's (-x, --oversubscribe); for
-# the standard ABI, whichever implementation's mpiexec this is.
-set(WISP_LAUNCHER_STYLE "${_wisp_family}")
+# The implementation beneath (WISP_MPI_IMPL, WISP_MPI_IMPL_VERSION): the
+# family itself, or, for the standard ABI, what its library says it is
+# (MPI_Get_library_version, which needs no MPI_Init). Quirks, the tests and
+# the launcher's options key on it: Hydra's (-genv) for MPICH, Open MPI's
+# (-x, --oversubscribe) for Open MPI (WISP_LAUNCHER_STYLE).
+set(WISP_MPI_IMPL "${_wisp_family}")
+set(WISP_MPI_IMPL_VERSION "${_wisp_version}")
 if(_wisp_family STREQUAL "abi")
-  execute_process(COMMAND "${MPIEXEC_EXECUTABLE}" --version OUTPUT_VARIABLE _wisp_exec_version
-                  ERROR_VARIABLE _wisp_exec_version TIMEOUT 30)
-  if(_wisp_exec_version MATCHES "HYDRA")
-    set(WISP_LAUNCHER_STYLE mpich)
-  elseif(_wisp_exec_version MATCHES "Open MPI|OpenRTE|PRRTE")
-    set(WISP_LAUNCHER_STYLE openmpi)
-  else()
-    string(REGEX REPLACE "\n.*" "" _wisp_exec_version "${_wisp_exec_version}")
-    message(FATAL_ERROR "wisp: ${MPIEXEC_EXECUTABLE} is neither MPICH's Hydra nor Open MPI's launcher ('--version' says: ${_wisp_exec_version}); give one: -DMPIEXEC_EXECUTABLE=/path/to/mpiexec")
+  file(WRITE "${_wisp_probe_dir}/probe_mpi_library.c" [[
+#include <mpi.h>
+#include <stdio.h>
+int main(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(version, &len);
+    puts(version);
+    return 0;
+}
+]])
+  set(_wisp_library "")
+  execute_process(COMMAND "${_wisp_cc}" -o "${_wisp_probe_dir}/probe_mpi_library"
+                          "${_wisp_probe_dir}/probe_mpi_library.c"
+                  RESULT_VARIABLE _wisp_rc OUTPUT_VARIABLE _wisp_library ERROR_VARIABLE _wisp_library)
+  if(_wisp_rc EQUAL 0)
+    execute_process(COMMAND "${_wisp_probe_dir}/probe_mpi_library" TIMEOUT 60
+                    RESULT_VARIABLE _wisp_rc OUTPUT_VARIABLE _wisp_library ERROR_VARIABLE _wisp_library)
   endif()
+  if(_wisp_library MATCHES "MPICH Version:[ \t]*([0-9][0-9.]*)")
+    set(WISP_MPI_IMPL mpich)
+  elseif(_wisp_library MATCHES "Open MPI v([0-9][0-9.]*)")
+    set(WISP_MPI_IMPL openmpi)
+  else()
+    string(REGEX REPLACE "^[ \n]+" "" _wisp_library "${_wisp_library}")
+    string(REGEX REPLACE "\n.*" "" _wisp_library "${_wisp_library}")
+    if(_wisp_rc EQUAL 0)
+      set(_wisp_what "says '${_wisp_library}' (MPICH and Open MPI are known)")
+    else()
+      set(_wisp_what "does not build or run: ${_wisp_library}")
+    endif()
+    message(FATAL_ERROR "wisp: cannot tell which MPI implements the MPI-5 standard ABI of ${_wisp_cc}: a program of MPI_Get_library_version built with it ${_wisp_what}")
+  endif()
+  set(WISP_MPI_IMPL_VERSION "${CMAKE_MATCH_1}")
 endif()
+set(WISP_LAUNCHER_STYLE "${WISP_MPI_IMPL}")
+string(REGEX MATCH "^[0-9]+" WISP_MPI_IMPL_VERSION_MAJOR "${WISP_MPI_IMPL_VERSION}")
 set(WISP_MPI_VERSION "${_wisp_version}")
 string(REGEX MATCH "^[0-9]+" WISP_MPI_VERSION_MAJOR "${_wisp_version}")
-message(STATUS "wisp: the MPI is ${WISP_MPI} ${WISP_MPI_VERSION} (${_wisp_cc}, launcher ${MPIEXEC_EXECUTABLE})")
+if(WISP_MPI STREQUAL "abi")
+  set(_wisp_beneath " over ${WISP_MPI_IMPL} ${WISP_MPI_IMPL_VERSION}")
+endif()
+message(STATUS "wisp: the MPI is ${WISP_MPI} ${WISP_MPI_VERSION}${_wisp_beneath} (${_wisp_cc}, launcher ${MPIEXEC_EXECUTABLE})")

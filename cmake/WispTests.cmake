@@ -17,12 +17,12 @@ endfunction()
 # TEST_MPIEXEC_mpich: the mpiexec beside the MPI's mpicc,
 # cmake/WispFindMPI.cmake), for the scripts that run the MPI's own mpiexec
 # (tests/mpiexec_preload.sh; an MPI of the other family is Debian's), and
-# how it takes options (TEST_LAUNCHER_STYLE: mpich or openmpi; for the
-# standard ABI build, that of the implementation beneath).
+# the implementation (TEST_MPI_IMPL: mpich or openmpi, the family's, or for
+# the standard ABI build the one beneath: its launcher's options, its tools).
 function(wisp_test_properties test np)
   set_tests_properties(${test} PROPERTIES TIMEOUT ${WISP_TEST_TIMEOUT} PROCESSORS ${np}
                        LABELS "${WISP_MPI};${ARGN}")
-  set(env "TEST_MPIEXEC_${WISP_MPI}=${MPIEXEC_EXECUTABLE}" "TEST_LAUNCHER_STYLE=${WISP_LAUNCHER_STYLE}")
+  set(env "TEST_MPIEXEC_${WISP_MPI}=${MPIEXEC_EXECUTABLE}" "TEST_MPI_IMPL=${WISP_MPI_IMPL}")
   if(WISP_SANITIZE)
     # Slow unwinding: the MPI's plugins have no frame pointers, and the
     # suppressions match frames below them. A failed allocation returns NULL,

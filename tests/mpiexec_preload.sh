@@ -14,7 +14,7 @@ unset GLIBC_TUNABLES
 launcher=TEST_MPIEXEC_$mpi
 cmd=("${!launcher:-mpiexec.$mpi}" -n "$np")
 style=$mpi
-[ "$mpi" != abi ] || style=${TEST_LAUNCHER_STYLE:?the launcher style of the abi build}
+[ "$mpi" != abi ] || style=${TEST_MPI_IMPL:?the MPI beneath the abi build}
 case "$style" in
 mpich) cmd+=(-genv LD_PRELOAD "$preload") ;;
 openmpi)

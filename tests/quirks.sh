@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # quirks.sh WISPRUN FAMILY VERSION HANDLER_RC OMPI5_MPIT EXIT_AFTER_FINALIZE
+# (FAMILY and VERSION: the implementation's, also beneath the standard ABI)
 # The behaviours of the MPI underneath that the build keys on its family and
 # version (cmake/WispFindMPI.cmake), each shown natively with its program:
 #   - HANDLER_RC (tests/mpi/quirk_handler_rc.c): after a user error handler

@@ -29,7 +29,7 @@ revision=${BASH_REMATCH[3]}
 launcher=TEST_MPIEXEC_$mpi
 bindir=$(dirname "${!launcher:-/nonexistent/x}")
 tool() { if [ -x "$bindir/$1" ]; then echo "$bindir/$1"; else echo "$1"; fi; }
-case "$mpi" in
+case "${TEST_MPI_IMPL:-$mpi}" in # the standard ABI's: the implementation beneath
 mpich) made=MPICH mpi_version=$("$(tool mpichversion)" | sed -n 's/^MPICH Version:[[:space:]]*//p') ;;
 openmpi) made="Open MPI" mpi_version=$("$(tool ompi_info)" --version | sed -n 's/^Open MPI v//p') ;;
 esac

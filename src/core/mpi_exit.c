@@ -7,14 +7,15 @@
  * it natively). So libwisp defines __cxa_atexit, which glibc's atexit
  * calls through the PLT, passes every registration on, and remembers the
  * ones made while wisp is inside PMPI_Init: those the ghost runs before
- * its _exit, and only those. MPICH 4.0.2 and Open MPI finalize in
- * MPI_Finalize: their handlers are left alone.
+ * its _exit, and only those. MPICH 4.0.2, Intel MPI and Open MPI finalize
+ * in MPI_Finalize: their handlers are left alone.
  */
 #include "core/mpi_exit.h"
 
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "core/export.h"
 
@@ -32,13 +33,29 @@ void wisp_core_mpi_exit_recording(bool on)
     atomic_store(&recording, on);
 }
 
+/* Does the MPI finalize in an exit handler? MPICH 5 does: its version from
+ * its mpi.h, or, built for the standard ABI, from its library. */
+static bool finalizes_at_exit(void)
+{
+#if defined(MPICH_NUMVERSION)
+    return MPICH_NUMVERSION >= 50000000;
+#elif defined(MPI_ABI_VERSION)
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, major = 0;
+    return PMPI_Get_library_version(version, &len) == MPI_SUCCESS &&
+           sscanf(version, "MPICH Version: %d", &major) == 1 && major >= 5;
+#else
+    return false;
+#endif
+}
+
 void wisp_core_mpi_exit_run(void)
 {
-#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 50000000
+    if (!finalizes_at_exit())
+        return;
     int n = atomic_load(&nhandlers);
     for (int i = (n < MAX_HANDLERS ? n : MAX_HANDLERS) - 1; i >= 0; i--)
         handlers[i].fn(handlers[i].arg);
-#endif
 }
 
 WISP_EXPORT int __cxa_atexit(void (*fn)(void *), void *arg, void *dso)
