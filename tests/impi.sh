@@ -8,7 +8,8 @@
 #   - a ping-pong natively (Intel's mpiexec) and with libwisp in LD_PRELOAD
 #     (Intel's mpiexec -genv): the same output, the messages copied through
 #     wisp's shared heap (WISP_STATS: single copy), WISP_VERBOSE=1 names
-#     Intel MPI;
+#     Intel MPI; the same with libwisp's libmpich.so.12 a link to Intel's
+#     libmpi.so.12 (a machine without MPICH);
 #   - wisprun: says the program is Intel MPI's (--verbose), preloads
 #     LIBWISP and launches with Intel's mpiexec; the same output, the heap
 #     serving; shm_copies (wisp's own counters of copies through the heap);
@@ -65,6 +66,16 @@ grep -q "the MPI is Intel(R) MPI Library" <<<"$out" || fail "preloaded, WISP_VER
 n=$(single_copies "$out")
 [ "$n" -gt 0 ] || fail "preloaded, no message copied once through the shared heap: $out"
 echo "ok: preloaded over Intel MPI, the same output; $n messages copied once through the heap"
+
+# Without MPICH on the machine: libwisp-mpich's own NEEDED libmpich.so.12
+# found as Intel MPI's libmpi.so.12 (a link to it first in the path), which
+# the loader has already mapped: one MPI library in the process.
+mkdir "$tmp/alias" && ln -s "$impi/lib/libmpi.so.12" "$tmp/alias/libmpich.so.12"
+out=$(LD_LIBRARY_PATH=$tmp/alias:$LD_LIBRARY_PATH run "$mpiexec" -n 2 -genv LD_PRELOAD "$lib" -genv WISP_STATS 1 "$tmp/pingpong") ||
+    fail "preloaded, libmpich.so.12 a link to Intel MPI's libmpi.so.12: $out"
+[ "$(grep '^pingpong' <<<"$out")" = "$native" ] || fail "preloaded with libmpich.so.12 a link to Intel MPI's: not the native output: $out"
+[ "$(single_copies "$out")" -gt 0 ] || fail "preloaded with libmpich.so.12 a link to Intel MPI's: no single copy: $out"
+echo "ok: preloaded with libmpich.so.12 a link to Intel MPI's libmpi.so.12 (no MPICH needed)"
 
 out=$(run "$wisprun" --verbose --env WISP_STATS=1 -n 2 "$tmp/pingpong") || fail "wisprun: $out"
 [ "$(grep '^pingpong' <<<"$out")" = "$native" ] || fail "wisprun, not the native output: $out"
