@@ -15,9 +15,9 @@
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdatomic.h>
-#include <stdio.h>
 
 #include "core/export.h"
+#include "core/mpi_impl.h"
 
 enum { MAX_HANDLERS = 16 };
 
@@ -33,25 +33,9 @@ void wisp_core_mpi_exit_recording(bool on)
     atomic_store(&recording, on);
 }
 
-/* Does the MPI finalize in an exit handler? MPICH 5 does: its version from
- * its mpi.h, or, built for the standard ABI, from its library. */
-static bool finalizes_at_exit(void)
-{
-#if defined(MPICH_NUMVERSION)
-    return MPICH_NUMVERSION >= 50000000;
-#elif defined(MPI_ABI_VERSION)
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int len = 0, major = 0;
-    return PMPI_Get_library_version(version, &len) == MPI_SUCCESS &&
-           sscanf(version, "MPICH Version: %d", &major) == 1 && major >= 5;
-#else
-    return false;
-#endif
-}
-
 void wisp_core_mpi_exit_run(void)
 {
-    if (!finalizes_at_exit())
+    if (!wisp_core_mpich_at_least(5)) /* from its library: also beneath the ABI, not Intel MPI */
         return;
     int n = atomic_load(&nhandlers);
     for (int i = (n < MAX_HANDLERS ? n : MAX_HANDLERS) - 1; i >= 0; i--)

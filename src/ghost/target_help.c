@@ -1,8 +1,9 @@
 /*
  * WISP_GHOST_WINDOWS=auto: serve windows where the MPI needs the target's
  * help for one-sided operations, that is where an origin waits while the
- * target computes outside MPI. MPICH applies accumulates (and, without
- * RDMA, every operation) only when the target calls into MPI. Open MPI
+ * target computes outside MPI. MPICH 4 applies accumulates (and, without
+ * RDMA, every operation) only when the target calls into MPI; MPICH 5 does
+ * so only between machines. Open MPI
  * picks a one-sided component (osc) per window, and each component names
  * the windows it makes ("pt2pt window 3"): one window made at MPI_Init on
  * the whole job says which component the application's windows get.
@@ -21,6 +22,7 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/mpi_impl.h"
 #include "core/quirks.h"
 #include "core/topo.h"
 
@@ -104,7 +106,18 @@ void wisp_ghost_windows_decide(void)
         snprintf(because, sizeof because, "Open MPI's osc/%s %s the target's help", osc,
                  target_helps ? "needs" : "progresses without");
 #else
-    snprintf(because, sizeof because, "MPICH needs the target's help");
+    /* MPICH 5 applies one-sided operations within a machine through shared
+     * memory, the target busy or not (bench/rma_busy_target: an accumulate
+     * and flush in 2 us natively, 3 ms waiting for a sleeping ghost on 2
+     * cores); MPICH 4.0.2 waits for the target, and so does MPICH between
+     * machines. Read from the library: the ABI build's MPI is known there. */
+    bool one_machine = wisp_topo.machine_procs == wisp_topo.world_size;
+    target_helps = !(wisp_core_mpich_at_least(5) && one_machine);
+    if (target_helps)
+        snprintf(because, sizeof because, "MPICH needs the target's help");
+    else
+        snprintf(because, sizeof because,
+                 "MPICH 5 applies one-sided operations within a machine without the target");
 #endif
     if (wisp_topo.world_rank == 0)
         wisp_log(1, "ghost windows %s (WISP_GHOST_WINDOWS=auto: %s)",
