@@ -637,6 +637,143 @@ int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *stat
     return rc;
 }
 
+#ifdef WISP_HAVE_MPI_Request_get_status_any
+/* MPI-4.1's MPI_Request_get_status_any, _all and _some: as the Test forms,
+ * but no request is freed or made inactive. The MPI's requests go to the
+ * MPI's own function as one sub-array (wisp's as MPI_REQUEST_NULL there),
+ * so its rules for null and inactive requests hold; wisp's follow the same
+ * rules here (mpi4py's test_request calls them). `ours` gets, per request,
+ * -1 for the MPI's or an inactive or null one of wisp's, 0 for an active
+ * one of wisp's not complete, 1 for a complete one (its status in
+ * statuses[i] unless MPI_STATUSES_IGNORE). Returns the active ones of
+ * wisp's, or -1 without memory for the sub-array. */
+static int status_parts(int n, const MPI_Request reqs[], signed char *ours, MPI_Request *mpi,
+                        MPI_Status *statuses)
+{
+    int active = 0;
+    wisp_p2p_lock();
+    wisp_p2p_progress();
+    for (int i = 0; i < n; i++) {
+        struct wisp_p2p_req *req = wisp_p2p_req_of(reqs[i]);
+        mpi[i] = req ? MPI_REQUEST_NULL : reqs[i];
+        ours[i] = -1;
+        if (!req || inactive(req))
+            continue;
+        active++;
+        ours[i] = wisp_p2p_req_test(req);
+        if (ours[i] && statuses != MPI_STATUSES_IGNORE)
+            wisp_p2p_req_status(req, &statuses[i]);
+    }
+    wisp_p2p_unlock();
+    return active;
+}
+
+/* The sub-array and the per-request marks in one block of n slots. */
+static bool status_alloc(int n, MPI_Request **mpi, signed char **ours, MPI_Status **st)
+{
+    size_t slots = n > 0 ? (size_t)n : 1;
+    *mpi = malloc(slots * (sizeof **mpi + sizeof **ours + sizeof **st));
+    if (!*mpi)
+        return false;
+    *st = (MPI_Status *)(*mpi + slots);
+    *ours = (signed char *)(*st + slots);
+    return true;
+}
+
+int wisp_p2p_request_get_status_any(int n, const MPI_Request reqs[], int *index, int *flag,
+                                    MPI_Status *status)
+{
+    if (!wisp_p2p_any_ours(n, reqs))
+        return PMPI_Request_get_status_any(n, reqs, index, flag, status);
+    MPI_Request *mpi;
+    signed char *ours;
+    MPI_Status *st;
+    if (!status_alloc(n, &mpi, &ours, &st))
+        return MPI_ERR_NO_MEM;
+    int active = status_parts(n, reqs, ours, mpi, st);
+    int rc = MPI_SUCCESS;
+    *index = MPI_UNDEFINED;
+    *flag = 0;
+    for (int i = 0; i < n && !*flag; i++)
+        if (ours[i] == 1) {
+            *index = i;
+            *flag = 1;
+            if (status != MPI_STATUS_IGNORE)
+                *status = st[i];
+        }
+    if (!*flag) {
+        rc = PMPI_Request_get_status_any(n, mpi, index, flag, status);
+        if (rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && active) {
+            *flag = 0; /* no active request of the MPI's, but wisp's are */
+        }
+    }
+    free(mpi);
+    if (!*flag)
+        wisp_p2p_poke_idle();
+    return rc;
+}
+
+int wisp_p2p_request_get_status_all(int n, const MPI_Request reqs[], int *flag,
+                                    MPI_Status statuses[])
+{
+    if (!wisp_p2p_any_ours(n, reqs))
+        return PMPI_Request_get_status_all(n, reqs, flag, statuses);
+    MPI_Request *mpi;
+    signed char *ours;
+    MPI_Status *st;
+    if (!status_alloc(n, &mpi, &ours, &st))
+        return MPI_ERR_NO_MEM;
+    status_parts(n, reqs, ours, mpi, st);
+    *flag = 1;
+    for (int i = 0; i < n; i++)
+        if (ours[i] == 0)
+            *flag = 0;
+    int rc = MPI_SUCCESS;
+    if (*flag) {
+        rc = PMPI_Request_get_status_all(n, mpi, flag, statuses);
+        if (*flag && statuses != MPI_STATUSES_IGNORE)
+            for (int i = 0; i < n; i++) {
+                if (ours[i] == 1)
+                    statuses[i] = st[i];
+                else if (wisp_p2p_req_of(reqs[i]))
+                    empty_status(&statuses[i]); /* null or inactive */
+            }
+    }
+    free(mpi);
+    if (!*flag)
+        wisp_p2p_poke_idle();
+    return rc;
+}
+
+int wisp_p2p_request_get_status_some(int n, const MPI_Request reqs[], int *outcount, int indices[],
+                                     MPI_Status statuses[])
+{
+    if (!wisp_p2p_any_ours(n, reqs))
+        return PMPI_Request_get_status_some(n, reqs, outcount, indices, statuses);
+    MPI_Request *mpi;
+    signed char *ours;
+    MPI_Status *st;
+    if (!status_alloc(n, &mpi, &ours, &st))
+        return MPI_ERR_NO_MEM;
+    int active = status_parts(n, reqs, ours, mpi, st);
+    int rc = PMPI_Request_get_status_some(n, mpi, outcount, indices, statuses);
+    if (rc == MPI_SUCCESS) {
+        if (*outcount == MPI_UNDEFINED)
+            *outcount = active ? 0 : MPI_UNDEFINED;
+        for (int i = 0; i < n; i++)
+            if (ours[i] == 1) {
+                if (statuses != MPI_STATUSES_IGNORE)
+                    statuses[*outcount] = st[i];
+                indices[(*outcount)++] = i;
+            }
+    }
+    free(mpi);
+    if (rc == MPI_SUCCESS && *outcount == 0)
+        wisp_p2p_poke_idle();
+    return rc;
+}
+#endif
+
 /* A receive of wisp, lent to the MPI for another thread's blocking call or
  * not. */
 static void cancel_recv(struct wisp_p2p_req *req)

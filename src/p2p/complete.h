@@ -52,6 +52,14 @@ int wisp_p2p_testany_mixed(int n, MPI_Request *reqs, int *index, int *flag, MPI_
 int wisp_p2p_wait1_ours(MPI_Request *request, MPI_Status *status, bool test, int *flag);
 int wisp_p2p_request_free(MPI_Request *request);
 int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+#ifdef WISP_HAVE_MPI_Request_get_status_any
+int wisp_p2p_request_get_status_any(int n, const MPI_Request reqs[], int *index, int *flag,
+                                    MPI_Status *status);
+int wisp_p2p_request_get_status_all(int n, const MPI_Request reqs[], int *flag,
+                                    MPI_Status statuses[]);
+int wisp_p2p_request_get_status_some(int n, const MPI_Request reqs[], int *outcount, int indices[],
+                                     MPI_Status statuses[]);
+#endif
 int wisp_p2p_cancel(MPI_Request *request);
 
 /* Does this array hold any of wisp's requests? One test per handle, no

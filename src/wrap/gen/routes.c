@@ -477,13 +477,6 @@ int wisp_impl_MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype da
 }
 #endif
 
-#ifdef WISP_HAVE_MPI_Buffer_iflush
-int wisp_impl_MPI_Buffer_iflush(MPI_Request* request)
-{
-    wisp_fatal("MPI_Buffer_iflush is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:194); run the program without wisp (wisprun --native)");
-}
-#endif
-
 #ifdef WISP_HAVE_MPI_Cancel
 int wisp_impl_MPI_Cancel(MPI_Request* request)
 {
@@ -582,13 +575,6 @@ int wisp_impl_MPI_Comm_free(MPI_Comm* comm)
 int wisp_impl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
 {
     return wisp_ghost_world_attr(PMPI_Comm_get_attr, comm, comm_keyval, attribute_val, flag);
-}
-#endif
-
-#ifdef WISP_HAVE_MPI_Comm_iflush_buffer
-int wisp_impl_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
-{
-    wisp_fatal("MPI_Comm_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:193); run the program without wisp (wisprun --native)");
 }
 #endif
 
@@ -1980,21 +1966,21 @@ int wisp_impl_MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status*
 #ifdef WISP_HAVE_MPI_Request_get_status_all
 int wisp_impl_MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
-    wisp_fatal("MPI_Request_get_status_all is not supported under wisp yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:100); run the program without wisp (wisprun --native)");
+    return wisp_p2p_request_get_status_all(count, array_of_requests, flag, array_of_statuses);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_any
 int wisp_impl_MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
-    wisp_fatal("MPI_Request_get_status_any is not supported under wisp yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:99); run the program without wisp (wisprun --native)");
+    return wisp_p2p_request_get_status_any(count, array_of_requests, index, flag, status);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Request_get_status_some
 int wisp_impl_MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    wisp_fatal("MPI_Request_get_status_some is not supported under wisp yet: MPI-4.1; would have to look at wisp's requests too (src/p2p/routes.def:101); run the program without wisp (wisprun --native)");
+    return wisp_p2p_request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 #endif
 
@@ -2359,13 +2345,6 @@ int wisp_impl_MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype da
 int wisp_impl_MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
 {
     return wisp_ghost_pset_info(session, pset_name, info);
-}
-#endif
-
-#ifdef WISP_HAVE_MPI_Session_iflush_buffer
-int wisp_impl_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
-{
-    wisp_fatal("MPI_Session_iflush_buffer is not supported under wisp yet: MPI-4.1 buffer flushes would have to flush wisp's buffered sends (src/p2p/routes.def:193); run the program without wisp (wisprun --native)");
 }
 #endif
 
