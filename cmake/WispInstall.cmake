@@ -43,10 +43,24 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/wispConfigVersion.cmake"
 install(FILES "${PROJECT_BINARY_DIR}/wispConfig.cmake" "${PROJECT_BINARY_DIR}/wispConfigVersion.cmake"
         DESTINATION ${cmake_dir})
 
-if(WISP_MPI STREQUAL "mpich")
-  set(WISP_MPI_PC mpich)
-else()
-  set(WISP_MPI_PC ompi-c)
+# The MPI's own pkg-config module, where pkg-config knows it for this MPI's
+# version (Debian's mpich.pc, ompi-c.pc; the PyPI wheels and the standard
+# ABI ship none, and another MPICH's would be wrong: programs are built with
+# the MPI's wrapper there).
+set(WISP_MPI_PC "")
+if(WISP_MPI MATCHES "^(mpich|openmpi)$")
+  set(candidate mpich)
+  if(WISP_MPI STREQUAL "openmpi")
+    set(candidate ompi-c)
+  endif()
+  pkg_check_modules(WISP_MPI_PKG QUIET ${candidate})
+  if(WISP_MPI_PKG_FOUND AND WISP_MPI_PKG_VERSION VERSION_EQUAL WISP_MPI_VERSION)
+    set(WISP_MPI_PC ${candidate})
+  endif()
+endif()
+set(WISP_MPI_BUILT_AGAINST "${WISP_MPI} ${WISP_MPI_VERSION}")
+if(WISP_MPI STREQUAL "abi")
+  string(APPEND WISP_MPI_BUILT_AGAINST " over ${WISP_MPI_IMPL} ${WISP_MPI_IMPL_VERSION}")
 endif()
 # Relative to the .pc file, so `cmake --install --prefix` may move it.
 file(RELATIVE_PATH pc_to_prefix "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
