@@ -46,26 +46,31 @@
 #include "core/log.h"
 
 /* The MPIs by the sonames of their C library: the MPICH ABI's (also Intel
- * MPI's and MVAPICH's) and Open MPI's since 3.0. */
+ * MPI's and MVAPICH's), Open MPI's since 3.0, and the MPI-5 standard ABI's. */
+enum { FLAVORS = 3 };
 static const struct flavor {
     const char *name; /* for people */
     const char *word; /* in the paths of a build or install (build/mpich) */
     const char *sonames[3];
-} flavors[2] = {
+} flavors[FLAVORS] = {
     {"MPICH", "mpich", {"libmpich.so.12", "libmpi.so.12", NULL}},
     {"Open MPI", "openmpi", {"libmpi.so.40", NULL}},
+    {"the MPI-5 ABI", "abi", {"libmpi_abi.so.1", NULL}},
 };
-#ifdef OPEN_MPI
-enum { OURS = 1, OTHER = 0 };
+#if defined(MPI_ABI_VERSION)
+enum { OURS = 2 };
+#elif defined(OPEN_MPI)
+enum { OURS = 1 };
 #else
-enum { OURS = 0, OTHER = 1 };
+enum { OURS = 0 };
 #endif
 
 struct scan {
-    int index;             /* of the object looked at; the program is 0 */
-    bool needs[2];         /* an object but libwisp needs that MPI's library */
-    bool loaded[2];        /* that MPI's library is loaded (for any reason) */
-    const char *soname[2]; /* its name */
+    int index;                   /* of the object looked at; the program is 0 */
+    bool needs[FLAVORS];         /* an object but libwisp needs that MPI's library */
+    bool loaded[FLAVORS];        /* that MPI's library is loaded (for any reason) */
+    const char *soname[FLAVORS]; /* its name */
+    int other;                   /* the other MPI carried (wrong_mpi) */
 };
 
 /* Is `addr` in one of the object's segments? */
@@ -81,9 +86,9 @@ static bool holds(const struct dl_phdr_info *info, const void *addr)
 }
 
 /* `name` (a soname) is one of an MPI's libraries: mark it in `marks`. */
-static void note(struct scan *s, bool marks[2], const char *name)
+static void note(struct scan *s, bool marks[FLAVORS], const char *name)
 {
-    for (int f = 0; f < 2; f++)
+    for (int f = 0; f < FLAVORS; f++)
         for (const char *const *n = flavors[f].sonames; *n; n++)
             if (!strcmp(name, *n)) {
                 marks[f] = true;
@@ -122,14 +127,19 @@ static int look(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* Does the process carry the other MPI and not libwisp's? libwisp never
- * loads the other, so the other loaded is the program's; libwisp's own
- * counts only where something else needs it. */
+/* Does the process carry another MPI and not libwisp's? libwisp never
+ * loads another, so another loaded is the program's; libwisp's own counts
+ * only where something else needs it. */
 static bool wrong_mpi(struct scan *s)
 {
     memset(s, 0, sizeof *s);
     dl_iterate_phdr(look, s);
-    return (s->loaded[OTHER] || s->needs[OTHER]) && !s->needs[OURS];
+    if (s->needs[OURS])
+        return false;
+    for (s->other = 0; s->other < FLAVORS; s->other++)
+        if (s->other != OURS && (s->loaded[s->other] || s->needs[s->other]))
+            return true;
+    return false;
 }
 
 /* The launcher's first task, or a process no launcher started: the one that
@@ -185,9 +195,9 @@ static bool replaced(const char *path, const char *from, const char *to, long al
  * beside this one: this one's path with the words that name its MPI
  * (build/mpich/libwisp-mpich.so, lib/libwisp-mpich.so) changed to the
  * other's, all of them, else one, the last first. */
-static bool sibling(const char *self, char *out, size_t cap)
+static bool sibling(const char *self, int other, char *out, size_t cap)
 {
-    const char *from = flavors[OURS].word, *to = flavors[OTHER].word;
+    const char *from = flavors[OURS].word, *to = flavors[other].word;
     if (replaced(self, from, to, -1, out, cap))
         return true;
     for (const char *p = self + strlen(self); p-- > self;)
@@ -201,13 +211,13 @@ static void say(const struct scan *s, const char *outcome)
 {
     char buf[PATH_MAX], other[PATH_MAX], use[PATH_MAX + 64];
     const char *self = self_path(buf, sizeof buf);
-    if (sibling(self, other, sizeof other))
-        snprintf(use, sizeof use, "%s for %s", other, flavors[OTHER].name);
+    if (sibling(self, s->other, other, sizeof other))
+        snprintf(use, sizeof use, "%s for %s", other, flavors[s->other].name);
     else
-        snprintf(use, sizeof use, "the libwisp built for %s", flavors[OTHER].name);
+        snprintf(use, sizeof use, "the libwisp built for %s", flavors[s->other].name);
     wisp_log_error(
         "this program uses %s (%s), but %s was built for %s%s; use %s (wisprun picks it)",
-        flavors[OTHER].name, s->soname[OTHER], self, flavors[OURS].name, outcome, use);
+        flavors[s->other].name, s->soname[s->other], self, flavors[OURS].name, outcome, use);
 }
 
 /* Is the LD_PRELOAD entry `entry` (`len` bytes) this libwisp? */
