@@ -27,9 +27,9 @@ wrappable=$(comm -12 <(echo "$declared") <(echo "$defined") | comm -23 - <(echo 
 exported=$(nm -D --defined-only "$lib" | awk '$2 == "T" && $3 ~ /^MPI_/ && $3 !~ /^MPI_[A-Z0-9_]+$/ {print $3}' | sort -u)
 missing=$(comm -23 <(echo "$wrappable") <(echo "$exported"))
 # Functions of a newer MPI of MPICH's ABI that this mpi.h lacks (Intel MPI's
-# MPI-4.1 calls), refused by libwisp where a program of that MPI calls them
+# MPI-4.1 calls), served by libwisp where a program of that MPI calls them
 # (src/wrap/newer.c): exported, though this mpi.h does not declare them.
-newer=$(sed -nE 's/^    REFUSE\((MPI_[A-Za-z0-9_]+),.*/\1/p' "$(dirname "$0")/../src/wrap/newer.c" | sort -u)
+newer=$(sed -nE 's/^int (MPI_[A-Za-z0-9_]+)\(.*/\1/p' "$(dirname "$0")/../src/wrap/newer.c" | sort -u)
 extra=$(comm -13 <(echo "$wrappable") <(echo "$exported") | comm -23 - <(echo "$newer"))
 echo "mpi.h declares $(echo "$declared" | wc -l) MPI functions;" \
     "$(echo "$wrappable" | wc -l) of them are defined by $(echo $mpi_libs);" \

@@ -637,7 +637,51 @@ int wisp_p2p_request_get_status(MPI_Request request, int *flag, MPI_Status *stat
     return rc;
 }
 
-#ifdef WISP_HAVE_MPI_Request_get_status_any
+#if !defined(WISP_HAVE_MPI_Request_get_status_any) && defined(MPICH)
+/* The build's mpi.h (MPICH 4.0.2) lacks them, the MPI beneath may have them
+ * (Intel MPI 2021.19's libmpi.so.12, MPICH's ABI): its own, found at run
+ * time (a program can call them only where the MPI has them, or linked
+ * with libwisp alone: then one line). */
+#include <dlfcn.h>
+static void *mpi_own(void *_Atomic *slot, const char *name)
+{
+    void *f = atomic_load_explicit(slot, memory_order_relaxed);
+    if (f)
+        return f;
+    if (!(f = dlsym(RTLD_NEXT, name)))
+        wisp_fatal("%s: the MPI beneath has no such function", name + 1);
+    atomic_store_explicit(slot, f, memory_order_relaxed);
+    return f;
+}
+static void *_Atomic own_any, *_Atomic own_all, *_Atomic own_some;
+static int mpi_get_status_any(int n, const MPI_Request r[], int *index, int *flag, MPI_Status *st)
+{
+    int (*f)(int, const MPI_Request[], int *, int *, MPI_Status *);
+    *(void **)&f = mpi_own(&own_any, "PMPI_Request_get_status_any");
+    return f(n, r, index, flag, st);
+}
+static int mpi_get_status_all(int n, const MPI_Request r[], int *flag, MPI_Status st[])
+{
+    int (*f)(int, const MPI_Request[], int *, MPI_Status[]);
+    *(void **)&f = mpi_own(&own_all, "PMPI_Request_get_status_all");
+    return f(n, r, flag, st);
+}
+static int mpi_get_status_some(int n, const MPI_Request r[], int *outcount, int indices[],
+                               MPI_Status st[])
+{
+    int (*f)(int, const MPI_Request[], int *, int[], MPI_Status[]);
+    *(void **)&f = mpi_own(&own_some, "PMPI_Request_get_status_some");
+    return f(n, r, outcount, indices, st);
+}
+#undef PMPI_Request_get_status_any /* src/mpi's wisp_mpi_PMPI_X exist for the build's mpi.h */
+#undef PMPI_Request_get_status_all
+#undef PMPI_Request_get_status_some
+#define PMPI_Request_get_status_any  mpi_get_status_any
+#define PMPI_Request_get_status_all  mpi_get_status_all
+#define PMPI_Request_get_status_some mpi_get_status_some
+#endif
+
+#if defined(WISP_HAVE_MPI_Request_get_status_any) || defined(MPICH)
 /* MPI-4.1's MPI_Request_get_status_any, _all and _some: as the Test forms,
  * but no request is freed or made inactive. The MPI's requests go to the
  * MPI's own function as one sub-array (wisp's as MPI_REQUEST_NULL there),
