@@ -60,7 +60,7 @@
  * value, the Fortran keyvals are the C ones plus one (fortran/attr.c),
  * a user error handler's error is returned (MPICH 4's way) and a rank's
  * _exit after MPI_Finalize ends nothing else (MPICH 4's way, not 5's:
- * mpi_exit.c). Its MPI-4.1 calls that MPICH 4.0.2 lacks are refused by
+ * mpi_exit.c). Its MPI-4.1 calls that MPICH 4.0.2 lacks are served by
  * wrap/newer.c. So nothing is adjusted: the report names the MPI.
  */
 #include "core/quirks.h"
