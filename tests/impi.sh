@@ -13,8 +13,10 @@
 #   - wisprun: says the program is Intel MPI's (--verbose), preloads
 #     LIBWISP and launches with Intel's mpiexec; the same output, the heap
 #     serving; shm_copies (wisp's own counters of copies through the heap);
-#     one-sided epochs with a ghost process (WISP_GHOSTS=1); the Fortran
-#     ping-pong, its sends counted by wisp;
+#     one-sided epochs with a ghost process serving the windows
+#     (WISP_GHOSTS=1, WISP_GHOST_WINDOWS=on), and with auto, which leaves
+#     them to Intel MPI on one machine (src/ghost/target_help.c); the
+#     Fortran ping-pong, its sends counted by wisp;
 #   - MPI-4.1's MPI_Request_get_status_any/_all/_some and buffer flushes,
 #     which Intel MPI has and MPICH 4.0.2 has not: the transparency
 #     programs request_get_status and buffer_flush give the same output
@@ -92,7 +94,11 @@ out=$(run "$wisprun" -n 2 "$tmp/shm_copies") || fail "wisprun shm_copies: $out"
 out=$(run "$wisprun" --env WISP_GHOSTS=1 --env WISP_GHOST_WINDOWS=on --env WISP_VERBOSE=1 -n 3 "$tmp/rma_epochs") ||
     fail "wisprun rma_epochs with a ghost: $out"
 grep -q "1 ghost per node" <<<"$out" || fail "rma_epochs: no ghost: $out"
-echo "ok: shm_copies, and rma_epochs with a ghost"
+out=$(run "$wisprun" --env WISP_GHOSTS=1 --env WISP_VERBOSE=1 -n 3 "$tmp/rma_epochs") ||
+    fail "wisprun rma_epochs with a ghost, WISP_GHOST_WINDOWS=auto: $out"
+grep -q "ghost windows not served (WISP_GHOST_WINDOWS=auto: Intel MPI applies" <<<"$out" ||
+    fail "rma_epochs, auto: the ghost serves Intel MPI's windows on one machine: $out"
+echo "ok: shm_copies, and rma_epochs with a ghost serving the windows (on) and leaving them to Intel MPI (auto)"
 
 fortran="" gf=""
 command -v gfortran >/dev/null && gf=$(gfortran -dumpversion) gf=${gf%%.*}

@@ -110,14 +110,20 @@ void wisp_ghost_windows_decide(void)
      * memory, the target busy or not (bench/rma_busy_target: an accumulate
      * and flush in 2 us natively, 3 ms waiting for a sleeping ghost on 2
      * cores); MPICH 4.0.2 waits for the target, and so does MPICH between
-     * machines. Read from the library: the ABI build's MPI is known there. */
+     * machines. Read from the library: the ABI build's MPI is known there.
+     * Intel MPI (2021.19, under libwisp-mpich) does as MPICH 5 within a
+     * machine: 10 accumulate+flush pairs during the target's 300 ms take
+     * 0.012 ms natively, 306 ms through a ghost on 2 loaded cores
+     * (docs/results/2026-12-06-every-mpi.md; between machines untested). */
     bool one_machine = wisp_topo.machine_procs == wisp_topo.world_size;
-    target_helps = !(wisp_core_mpich_at_least(5) && one_machine);
+    bool intel = wisp_core_mpi_impl().family == WISP_IMPL_INTEL;
+    target_helps = !((wisp_core_mpich_at_least(5) || intel) && one_machine);
     if (target_helps)
         snprintf(because, sizeof because, "MPICH needs the target's help");
     else
         snprintf(because, sizeof because,
-                 "MPICH 5 applies one-sided operations within a machine without the target");
+                 "%s applies one-sided operations within a machine without the target",
+                 intel ? "Intel MPI" : "MPICH 5");
 #endif
     if (wisp_topo.world_rank == 0)
         wisp_log(1, "ghost windows %s (WISP_GHOST_WINDOWS=auto: %s)",
