@@ -8,6 +8,7 @@
  */
 #include "p2p/request.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -253,6 +254,59 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
     free_list = req;
 }
 
+#if !defined(MPICH) && !defined(OPEN_MPI)
+/* The standard ABI leaves a status's hidden fields (MPI_internal) to the
+ * implementation. Where they hold the count and the cancelled flag as
+ * MPICH's do (two ints: the count's low word, and its high word shifted left
+ * past the flag), found by setting them through the MPI and checked by
+ * reading them back through it, wisp writes them directly; elsewhere it
+ * sets them through the MPI, two calls per message. */
+static int count_lo = -1, count_hi; /* indices into MPI_internal; -1: through the MPI */
+static pthread_once_t layout_once = PTHREAD_ONCE_INIT;
+
+static void status_encode(MPI_Status *s, int lo, int hi, uint64_t bytes, bool cancelled)
+{
+    s->MPI_internal[lo] = (int)bytes;
+    s->MPI_internal[hi] = (int)((bytes >> (8 * sizeof(int))) << 1) | (cancelled != 0);
+}
+
+static bool status_reads(const MPI_Status *s, uint64_t bytes, bool cancelled)
+{
+    MPI_Count count = -1;
+    int flag = -1;
+    return PMPI_Get_elements_x(s, MPI_BYTE, &count) == MPI_SUCCESS && count == (MPI_Count)bytes &&
+           PMPI_Test_cancelled(s, &flag) == MPI_SUCCESS && flag == (int)cancelled;
+}
+
+static void learn_layout(void)
+{
+    static const uint64_t probes[] = {0, 1, 0x7fffffff, 0x123456789};
+    enum { WORDS = sizeof ((MPI_Status *)0)->MPI_internal / sizeof(int) };
+    MPI_Status s;
+    memset(&s, 0, sizeof s);
+    if (PMPI_Status_set_elements_x(&s, MPI_BYTE, 0x123456789) != MPI_SUCCESS ||
+        PMPI_Status_set_cancelled(&s, 1) != MPI_SUCCESS)
+        return;
+    int lo = -1, hi = -1;
+    for (int i = 0; i < WORDS; i++) {
+        if (s.MPI_internal[i] == 0x23456789)
+            lo = i;
+        else if (s.MPI_internal[i] == ((0x1 << 1) | 1))
+            hi = i;
+    }
+    if (lo < 0 || hi < 0)
+        return;
+    for (size_t p = 0; p < sizeof probes / sizeof probes[0]; p++)
+        for (int c = 0; c < 2; c++) {
+            memset(&s, 0, sizeof s);
+            status_encode(&s, lo, hi, probes[p], c);
+            if (!status_reads(&s, probes[p], c))
+                return;
+        }
+    count_lo = lo, count_hi = hi;
+}
+#endif
+
 void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes, bool cancelled)
 {
     if (status == MPI_STATUS_IGNORE)
@@ -268,6 +322,11 @@ void wisp_p2p_status_set(MPI_Status *status, int source, int tag, uint64_t bytes
     status->_ucount = (size_t)bytes;
     status->_cancelled = cancelled;
 #else
+    pthread_once(&layout_once, learn_layout);
+    if (count_lo >= 0) {
+        status_encode(status, count_lo, count_hi, bytes, cancelled);
+        return;
+    }
     PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)bytes);
     PMPI_Status_set_cancelled(status, cancelled);
 #endif
