@@ -20,8 +20,9 @@ read -r -a mpis <<<"${DEMO_MPIS:-mpich openmpi}"
 for mpi in "${mpis[@]}"; do
     [ -x "$build/$mpi/wisprun" ] || { echo "demo.sh: no build $build/$mpi (make build-$mpi)" >&2; exit 2; }
 done
-# A tree's MPI family (mpich, openmpi), as its CMake cache says.
-family() { sed -n 's/^WISP_MPI:STRING=//p' "$build/$1/CMakeCache.txt"; }
+# A tree's MPI implementation (mpich, openmpi; beneath the standard ABI's
+# build too), as its CMake cache says.
+family() { sed -n 's/^WISP_MPI_IMPL_CACHED:INTERNAL=//p' "$build/$1/CMakeCache.txt"; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 log="$build/demo.log"
 report="$build/demo-report"
