@@ -134,8 +134,10 @@ $(addprefix build-,$(PYPI_TREES)): build-%: deps
 check-mpich check-openmpi: check-%: build-%
 	cd $(BUILD)/$* && ctest $(CTEST_FLAGS)
 # The Open MPI suite installs the MPICH build beside its own (both MPIs in
-# one prefix: tests/install_both.sh, module.sh).
-check-openmpi: build-mpich
+# one prefix: tests/install_both.sh, module.sh); in make check, it also
+# builds the easyconfig for the MPI in PATH over MPICH 5 from PyPI
+# (tests/easybuild_mpi_in_path.sh), whose venv comes first.
+check-openmpi: build-mpich $(if $(filter check,$(MAKECMDGOALS)),$(MPI_VENVS)/mpich5/stamp)
 
 check-sanitize: build-mpich-asan
 	cd $(BUILD)/mpich-asan && ctest $(CTEST_FLAGS)

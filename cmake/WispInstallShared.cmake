@@ -8,6 +8,9 @@
 #    `pkg-config --define-variable=mpi=openmpi wisp`, or wisp-openmpi itself
 #    (without one, pkg-config says that wisp-choose-mpich-or-openmpi is
 #    not found).
+#  - the MPIs the module files' help and description name: those installed
+#    here, with their versions (@WISP_MODULE_MPIS@, @WISP_MODULE_PCS@,
+#    @WISP_MODULE_MPI_WORDS@).
 #  - the environment modules wisp/<version>, for Lmod (Lua) and for
 #    Environment Modules (Tcl; Lmod reads it too): PATH, MANPATH,
 #    PKG_CONFIG_PATH, CMAKE_PREFIX_PATH and LD_LIBRARY_PATH (for programs
@@ -37,20 +40,45 @@ function(wisp_install_text dest content)
 endfunction()
 
 set(pc_dir "$ENV{DESTDIR}${abs_LIBDIR}/pkgconfig")
+# The MPIs installed here, each by its wisp-<mpi>.pc, whose description
+# says what it was built against ("built against mpich 5.0.2"): for the
+# module files' text, e.g. "MPICH 4.0.2 or Open MPI 4.1.4", or "MPICH 5.0.2"
+# in a prefix of one build for the MPI of a site's module.
 set(installed)
-foreach(mpi mpich openmpi)
+set(mpi_names)
+foreach(mpi mpich openmpi abi)
   if(EXISTS "${pc_dir}/wisp-${mpi}.pc")
     list(APPEND installed ${mpi})
+    file(STRINGS "${pc_dir}/wisp-${mpi}.pc" about REGEX "^Description:")
+    set(mpi_version "")
+    if(about MATCHES "built against ${mpi} ([^ )]+)")
+      set(mpi_version " ${CMAKE_MATCH_1}")
+    endif()
+    if(mpi STREQUAL "mpich")
+      list(APPEND mpi_names "MPICH${mpi_version}")
+    elseif(mpi STREQUAL "openmpi")
+      list(APPEND mpi_names "Open MPI${mpi_version}")
+    else()
+      list(APPEND mpi_names "the MPI-5 standard ABI${mpi_version} (mpicc_abi)")
+    endif()
   endif()
 endforeach()
+list(JOIN installed " or " installed_or)
+list(JOIN installed "-or-" installed_choice)
+list(JOIN mpi_names " or " WISP_MODULE_MPIS)
+list(TRANSFORM installed PREPEND "wisp-" OUTPUT_VARIABLE pc_names)
+list(JOIN pc_names " or " WISP_MODULE_PCS)
 list(LENGTH installed count)
 if(count EQUAL 1)
   set(wisp_mpi "${installed}")
   set(pc_about "the library for ${installed}, the only MPI installed here (wisp-<mpi> names one)")
 else()
-  set(wisp_mpi "choose-mpich-or-openmpi")
-  set(pc_about "give the MPI: --define-variable=mpi=mpich or =openmpi, or ask for wisp-mpich or wisp-openmpi")
+  set(wisp_mpi "choose-${installed_choice}")
+  list(TRANSFORM installed PREPEND "=" OUTPUT_VARIABLE defines)
+  list(JOIN defines " or " defines)
+  set(pc_about "give the MPI: --define-variable=mpi${defines}, or ask for ${WISP_MODULE_PCS}")
 endif()
+set(WISP_MODULE_MPI_WORDS "${installed_or}")
 wisp_install_text("${abs_LIBDIR}/pkgconfig/wisp.pc"
 "# wisp.pc: written by `cmake --install` from what this prefix holds (cmake/WispInstallShared.cmake)
 mpi=${wisp_mpi}
