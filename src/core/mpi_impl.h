@@ -7,6 +7,8 @@
 #ifndef WISP_CORE_MPI_IMPL_H
 #define WISP_CORE_MPI_IMPL_H
 
+#include <stdbool.h>
+
 #pragma GCC visibility push(hidden)
 
 enum wisp_mpi_family { WISP_IMPL_OTHER, WISP_IMPL_MPICH, WISP_IMPL_OPENMPI, WISP_IMPL_INTEL };
@@ -22,7 +24,7 @@ struct wisp_mpi_impl wisp_core_mpi_impl(void);
 
 /* MPICH of at least version `major` (not a derivative that names itself
  * otherwise, such as Intel MPI). */
-static inline int wisp_core_mpich_at_least(int major)
+static inline bool wisp_core_mpich_at_least(int major)
 {
     struct wisp_mpi_impl impl = wisp_core_mpi_impl();
     return impl.family == WISP_IMPL_MPICH && impl.major >= major;
