@@ -10,7 +10,7 @@
 #    not found).
 #  - the MPIs the module files' help and description name: those installed
 #    here, with their versions (@WISP_MODULE_MPIS@, @WISP_MODULE_PCS@,
-#    @WISP_MODULE_MPI_WORDS@).
+#    @WISP_MODULE_FIND_PACKAGE@).
 #  - the environment modules wisp/<version>, for Lmod (Lua) and for
 #    Environment Modules (Tcl; Lmod reads it too): PATH, MANPATH,
 #    PKG_CONFIG_PATH, CMAKE_PREFIX_PATH and LD_LIBRARY_PATH (for programs
@@ -59,11 +59,10 @@ foreach(mpi mpich openmpi abi)
     elseif(mpi STREQUAL "openmpi")
       list(APPEND mpi_names "Open MPI${mpi_version}")
     else()
-      list(APPEND mpi_names "the MPI-5 standard ABI${mpi_version} (mpicc_abi)")
+      list(APPEND mpi_names "the MPI-5 standard ABI${mpi_version}")
     endif()
   endif()
 endforeach()
-list(JOIN installed " or " installed_or)
 list(JOIN installed "-or-" installed_choice)
 list(JOIN mpi_names " or " WISP_MODULE_MPIS)
 list(TRANSFORM installed PREPEND "wisp-" OUTPUT_VARIABLE pc_names)
@@ -78,7 +77,17 @@ else()
   list(JOIN defines " or " defines)
   set(pc_about "give the MPI: --define-variable=mpi${defines}, or ask for ${WISP_MODULE_PCS}")
 endif()
-set(WISP_MODULE_MPI_WORDS "${installed_or}")
+# find_package(wisp) (cmake/wispConfig.cmake.in) knows mpich and openmpi,
+# not the standard ABI's library.
+set(cmake_mpis ${installed})
+list(REMOVE_ITEM cmake_mpis abi)
+list(JOIN cmake_mpis " or " cmake_mpis_or)
+if(cmake_mpis)
+  set(WISP_MODULE_FIND_PACKAGE "in CMake: the library for the MPI the project
+                          compiles with (COMPONENTS ${cmake_mpis_or} names it)")
+else()
+  set(WISP_MODULE_FIND_PACKAGE "in CMake: not for libwisp-abi (pkg-config wisp-abi)")
+endif()
 wisp_install_text("${abs_LIBDIR}/pkgconfig/wisp.pc"
 "# wisp.pc: written by `cmake --install` from what this prefix holds (cmake/WispInstallShared.cmake)
 mpi=${wisp_mpi}

@@ -5,7 +5,8 @@
 # - the two installs, in either order, give the same tree, holding every
 #   file of each build's install alone unchanged: flavored files side by
 #   side, the shared ones the same from both builds (but lib/pkgconfig/
-#   wisp.pc, which asks for a choice once the prefix holds both);
+#   wisp.pc, which asks for a choice once the prefix holds both, and the
+#   module files, which name the MPIs the prefix holds);
 # - pkg-config: wisp-mpich and wisp-openmpi link programs that run with
 #   their MPI's plain mpiexec; plain wisp asks for a choice;
 # - find_package(wisp): the library for the MPI the project compiles with
@@ -50,7 +51,9 @@ diff -r --no-dereference "$tmp/mo" "$tmp/om" >"$tmp/diff" || fail "the order of 
     fail "the two installs together are not the union of each alone:"$'\n'"$(diff <(sort -u "$tmp/m.files" "$tmp/o.files") "$tmp/mo.files")"
 shared=0
 while read -r f; do
-    [ "$f" = ./opt/wisp-test/lib/pkgconfig/wisp.pc ] && continue
+    case $f in # written from what the prefix holds (checked below)
+    ./opt/wisp-test/lib/pkgconfig/wisp.pc | ./opt/wisp-test/share/modulefiles/*) continue ;;
+    esac
     for alone in m o; do
         [ -e "$tmp/$alone/$f" ] || [ -L "$tmp/$alone/$f" ] || continue
         if [ -L "$tmp/mo/$f" ]; then
@@ -68,6 +71,24 @@ for f in bin/wisp-info-mpich bin/wisp-info-openmpi lib/libwisp-mpich.so lib/libw
     [ -e "$tmp/mo/opt/wisp-test/$f" ] || fail "$f not installed"
 done
 grep -q 'choose-mpich-or-openmpi' "$tmp/mo/opt/wisp-test/lib/pkgconfig/wisp.pc" || fail "wisp.pc does not ask for a choice with both"
+# The module files name the MPIs the prefix holds, with their versions
+# (from each build's wisp-<mpi>.pc): one alone, both together.
+names() { # STAGE: "MPICH 4.0.2 or Open MPI 4.1.4", from its wisprun --version
+    "$1/opt/wisp-test/bin/wisprun" --version | sed -n 's/^built for [a-z]* (\([^,]*\),.*/\1/p' | paste -sd '|' | sed 's/|/ or /g'
+}
+for stage in m o mo; do
+    want=$(names "$tmp/$stage")
+    case $stage in
+    m) [[ "$want" == "MPICH "* ]] && [[ "$want" != *" or "* ]] ;;
+    o) [[ "$want" == "Open MPI "* ]] && [[ "$want" != *" or "* ]] ;;
+    mo) [[ "$want" == "MPICH "*" or Open MPI "* ]] ;;
+    esac || fail "the $stage install's wisprun --version names: $want"
+    v=$("$tmp/$stage/opt/wisp-test/bin/wisprun" --version | sed -n '1s/^wisp \([^ ]*\).*/\1/p')
+    for f in "lmod/wisp/$v.lua" "tcl/wisp/$v"; do
+        got=$(grep -c "^For programs of $want\.\$\|for programs of $want (wisprun" "$tmp/$stage/opt/wisp-test/share/modulefiles/$f")
+        [ "$got" = 2 ] || fail "the $stage install's module file $f does not name $want in its help and description:"$'\n'"$(cat "$tmp/$stage/opt/wisp-test/share/modulefiles/$f")"
+    done
+done
 
 # A real prefix with both, for use.
 prefix=$tmp/prefix

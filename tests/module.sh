@@ -8,7 +8,8 @@
 # MPICH and an Open MPI program through the one wisprun with the heap
 # serving; a linked program), and `module unload wisp` takes it away; the
 # same with the Tcl module file (share/modulefiles/tcl, for Environment
-# Modules; Lmod reads Tcl too). Registered in the Open MPI build, which finds
+# Modules; Lmod reads Tcl too). Each one's whatis and help name the MPIs
+# installed with their versions. Registered in the Open MPI build, which finds
 # the MPICH build beside it; skipped (77) without it.
 set -u
 ompi_build=$1 mpich_build=$2
@@ -35,6 +36,10 @@ for b in "$mpich_build" "$ompi_build"; do
     cmake --install "$b" --prefix "$prefix" >/dev/null || fail "cmake --install $b --prefix $prefix"
 done
 version=$("$prefix/bin/wisprun" --version | sed -n '1s/^wisp \([^ ]*\).*/\1/p')
+# The MPIs installed, as the module files name them: "MPICH 4.0.2 or Open
+# MPI 4.1.4" (from wisprun --version's "built for mpich (MPICH 4.0.2, ...").
+mpis=$("$prefix/bin/wisprun" --version | sed -n 's/^built for [a-z]* (\([^,]*\),.*/\1/p' | paste -sd '|' | sed 's/|/ or /g')
+[[ "$mpis" == "MPICH "*" or Open MPI "* ]] || fail "the MPIs of wisprun --version: $mpis"
 
 # A clean environment for Lmod (no other module system's leftovers).
 unset MODULEPATH MODULEPATH_ROOT LOADEDMODULES _LMFILES_ MODULESHOME MANPATH
@@ -49,9 +54,11 @@ for kind in lmod tcl; do
     module load wisp || fail "$kind: module load wisp"
     [ "$(module --terse list 2>&1 | grep '^wisp')" = "wisp/$version" ] || fail "$kind: wisp/$version not loaded: $(module --terse list 2>&1)"
     out=$(module whatis wisp 2>&1)
-    [[ "$out" == *"Version: $version"* ]] || fail "$kind: module whatis wisp: $out"
+    [[ "$out" == *"Version: $version"* ]] && [[ "$out" == *"for programs of $mpis ("* ]] ||
+        fail "$kind: module whatis wisp: $out"
     out=$(module help wisp 2>&1)
-    [[ "$out" == *"wisprun -n 4 ./app"* ]] || fail "$kind: module help wisp: $out"
+    [[ "$out" == *"wisprun -n 4 ./app"* ]] && [[ "$out" == *"For programs of $mpis."* ]] ||
+        fail "$kind: module help wisp (expected \"For programs of $mpis.\"): $out"
     check_loaded "$prefix" "$tmp"
     [ -z "$system_man" ] || [ "$(man -w ls 2>/dev/null)" = "$system_man" ] ||
         fail "$kind: with wisp loaded, man no longer finds the system's pages (MANPATH=$MANPATH)"
