@@ -86,4 +86,7 @@ eb_build() {
     fi
     echo "eb built and installed $(basename "$eb_ec" .eb) in $(($(date +%s) - start)) s"
     grep -q "COMPLETED: Installation ended successfully" "$tmp/eb.out" || fail "eb did not say it completed:"$'\n'"$(tail "$tmp/eb.out")"
+    # What its sanity check found and ran (eb --trace: "file 'bin/wisprun' found: OK").
+    sed -n "s/^  >> \(file\|(non-empty) directory\) \(.*\) found: OK$/eb's sanity check: \2/p;
+            s/^  >> result for command '\(.*\)': OK$/eb's sanity check: \1/p" "$tmp/eb.out"
 }

@@ -63,10 +63,12 @@ version_out=$(wisprun --version)
     [ "$(grep -c '^built for ' <<<"$version_out")" = 1 ] || fail "the installed wisprun --version: $version_out"
 pc=$(pkg-config --print-errors --modversion wisp-mpich 2>&1 && grep '^Description:' "$prefix/lib/pkgconfig/wisp-mpich.pc")
 [[ "$pc" == *"(built against mpich $mpi_version)" ]] || fail "wisp-mpich.pc: $pc"
-# The module's help names the MPI installed (cmake/wisp-module.lua.in).
-help=$(cat "$prefix/share/modulefiles/lmod/wisp/$version.lua")
-[[ "$help" == *"MPICH $mpi_version"* ]] && [[ "$help" != *"Open MPI"* ]] ||
-    fail "the installed Lmod module file does not name MPICH $mpi_version alone:"$'\n'"$help"
+# cmake's own module files in the installation (share/modulefiles, for a
+# site that uses them rather than EasyBuild's) name that MPI alone.
+for f in "lmod/wisp/$version.lua" "tcl/wisp/$version"; do
+    [ "$(grep -c "^For programs of MPICH $mpi_version\.\$\|for programs of MPICH $mpi_version (wisprun" "$prefix/share/modulefiles/$f")" = 2 ] ||
+        fail "the installed module file $f does not name MPICH $mpi_version alone:"$'\n'"$(cat "$prefix/share/modulefiles/$f")"
+done
 
 # As a user of the module: wisprun, man, CMake; the MPI's programs.
 check_loaded_env "$prefix"
