@@ -16,7 +16,8 @@
 #   find_package(wisp) through the module; a program built with MPI-BIN's
 #   mpicc runs through the installed wisprun with the heap serving, and one
 #   linked with -lwisp-mpich under MPI-BIN's plain mpiexec.
-# About 6 minutes on 2 cores (one build of wisp and of jemalloc).
+# One build of wisp and of jemalloc: 10-11 minutes on 2 cores at load 15
+# (2026-12-06; script.easybuild builds two).
 # Skipped (77), saying why, without EasyBuild, without MPI-BIN's mpicc and
 # mpiexec, or without a git checkout to archive.
 set -u
