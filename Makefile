@@ -96,7 +96,7 @@ $(MPI_VENVS)/%/mpi4py.stamp: $(MPI_VENVS)/%/stamp
 	    --no-binary :all: -d $(MPI_VENVS)/$*/mpi4py-src '$(PYPI_MPI4PY)' || { \
 	    echo "make: $(PYPI_MPI4PY)'s sdist not fetched from PyPI into $(MPI_VENVS)/$*/mpi4py-src (is PyPI reachable?)" >&2; exit 1; }
 	tar -xzf $(MPI_VENVS)/$*/mpi4py-src/mpi4py-*.tar.gz -C $(MPI_VENVS)/$*/mpi4py-src
-	PATH=$(CURDIR)/$(MPI_VENVS)/$*/bin:$$PATH MPI4PY_BUILD_MPICC=$(CURDIR)/$(MPI_VENVS)/$*/bin/mpicc \
+	PATH=$(abspath $(MPI_VENVS))/$*/bin:$$PATH MPI4PY_BUILD_MPICC=$(abspath $(MPI_VENVS))/$*/bin/mpicc \
 	    nice -n 19 $(MPI_VENVS)/$*/bin/pip install --quiet --retries 2 --timeout 60 --no-binary mpi4py \
 	    $(MPI_VENVS)/$*/mpi4py-src/mpi4py-*.tar.gz || { \
 	    echo "make: $(PYPI_MPI4PY) not built into $(MPI_VENVS)/$* (its build needs setuptools from PyPI: is it reachable?)" >&2; exit 1; }
