@@ -88,7 +88,7 @@ $(MPI_VENVS)/%/stamp: | $(VENV)/stamp
 # kept beside it unpacked (mpi4py-src/) for its test suite:
 # tests/real/mpi4py_suite.sh, `make check-mpi4py` (docs/testing.md).
 PYPI_MPI4PY := mpi4py==4.1.2
-deps-mpi4py: $(foreach m,$(PYPI_MPIS),$(MPI_VENVS)/$(m)/mpi4py.stamp)
+deps-mpi4py: $(foreach m,$(PYPI_MPIS),$(MPI_VENVS)/$(m)/mpi4py.stamp) $(MPI_VENVS)/mpich5/mpi4py-abi.stamp
 
 $(MPI_VENVS)/%/mpi4py.stamp: $(MPI_VENVS)/%/stamp
 	rm -rf $(MPI_VENVS)/$*/mpi4py-src
@@ -102,11 +102,23 @@ $(MPI_VENVS)/%/mpi4py.stamp: $(MPI_VENVS)/%/stamp
 	    echo "make: $(PYPI_MPI4PY) not built into $(MPI_VENVS)/$* (its build needs setuptools from PyPI: is it reachable?)" >&2; exit 1; }
 	touch $@
 
+# And built for the MPI-5 standard ABI (MPI4PY_BUILD_MPIABI, the wheel's
+# mpicc_abi: its extension needs libmpi_abi.so.1), beside the other in
+# mpi4py-abi/ (PYTHONPATH), from the same sdist: build/abi's suite.
+$(MPI_VENVS)/mpich5/mpi4py-abi.stamp: $(MPI_VENVS)/mpich5/mpi4py.stamp
+	rm -rf $(MPI_VENVS)/mpich5/mpi4py-abi
+	PATH=$(abspath $(MPI_VENVS))/mpich5/bin:$$PATH MPI4PY_BUILD_MPIABI=1 \
+	    MPI4PY_BUILD_MPICC=$(abspath $(MPI_VENVS))/mpich5/bin/mpicc_abi \
+	    nice -n 19 $(MPI_VENVS)/mpich5/bin/pip install --quiet --retries 2 --timeout 60 --no-deps \
+	    --target $(MPI_VENVS)/mpich5/mpi4py-abi $(MPI_VENVS)/mpich5/mpi4py-src/mpi4py-*.tar.gz || { \
+	    echo "make: $(PYPI_MPI4PY) not built for the MPI-5 ABI into $(MPI_VENVS)/mpich5/mpi4py-abi (its build needs setuptools from PyPI: is it reachable?)" >&2; exit 1; }
+	touch $@
+
 # mpi4py's suite natively and under wisp over each MPI from PyPI (label
 # mpi4py; not in make check: three runs of the suite per MPI, about 7 minutes
 # over MPICH 5 and 20-25 over Open MPI 5 here, loaded).
-check-mpi4py: $(addprefix build-,$(PYPI_MPIS)) deps-mpi4py
-	status=0; for m in $(PYPI_MPIS); do (cd $(BUILD)/$$m && ctest --output-on-failure -L mpi4py) || status=1; done; \
+check-mpi4py: $(addprefix build-,$(PYPI_TREES)) deps-mpi4py
+	status=0; for m in $(PYPI_TREES); do (cd $(BUILD)/$$m && ctest --output-on-failure -L mpi4py) || status=1; done; \
 	exit $$status
 
 deps-impi: $(MPI_VENVS)/impi/stamp

@@ -19,6 +19,18 @@ mpiexec=${!launcher:?"the build's mpiexec"}
 venv=$(cd "$(dirname "$mpiexec")/.." && pwd)
 python=$venv/bin/python
 np=2 limit=${MPI4PY_SUITE_LIMIT:-1500}
+# The standard ABI's build: the mpi4py built for the ABI (mpi4py-abi/ of the
+# venv, make deps-mpi4py), first in every process's path (the launchers
+# pass the environment on).
+libmpi=libmpi
+if [ "$mpi" = abi ]; then
+    if [ ! -d "$venv/mpi4py-abi/mpi4py" ]; then
+        echo "SKIP: no mpi4py built for the MPI-5 ABI in $venv/mpi4py-abi (make deps-mpi4py builds it)"
+        exit 77
+    fi
+    export PYTHONPATH=$venv/mpi4py-abi${PYTHONPATH:+:$PYTHONPATH}
+    libmpi=libmpi_abi
+fi
 
 if [ ! -x "$python" ]; then
     echo "SKIP: no python beside $mpiexec: not an MPI from PyPI in a virtual environment"
@@ -28,10 +40,11 @@ if ! version=$(env -u LD_PRELOAD "$python" -c 'import mpi4py; print(mpi4py.__ver
     echo "SKIP: no mpi4py in $venv (make deps-mpi4py installs it, built with the venv's mpicc)"
     exit 77
 fi
-# The mpi4py must be this MPI's: its extension's libmpi from the venv.
+# The mpi4py must be this MPI's: its extension's libmpi (libmpi_abi for the
+# standard ABI) from the venv.
 ext=$(env -u LD_PRELOAD "$python" -c 'import glob, os, mpi4py
 print(glob.glob(os.path.join(os.path.dirname(mpi4py.__file__), "MPI.*so"))[0])')
-if ! ldd "$ext" | grep -q "libmpi.so.* => $venv/"; then
+if ! ldd "$ext" | grep -q "$libmpi\.so.* => $venv/"; then
     echo "FAIL: $ext is not linked with the libmpi of $venv:"
     ldd "$ext" | grep libmpi
     exit 1
