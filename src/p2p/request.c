@@ -281,7 +281,7 @@ static bool status_reads(const MPI_Status *s, uint64_t bytes, bool cancelled)
 static void learn_layout(void)
 {
     static const uint64_t probes[] = {0, 1, 0x7fffffff, 0x123456789};
-    enum { WORDS = sizeof ((MPI_Status *)0)->MPI_internal / sizeof(int) };
+    enum { WORDS = sizeof((MPI_Status *)0)->MPI_internal / sizeof(int) };
     MPI_Status s;
     memset(&s, 0, sizeof s);
     if (PMPI_Status_set_elements_x(&s, MPI_BYTE, 0x123456789) != MPI_SUCCESS ||
