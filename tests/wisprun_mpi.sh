@@ -84,7 +84,7 @@ refused "the other MPI's program" "'$tmp/hello_$other' is an $other_name program
 refused "the other MPI's program, --native" "*is an $other_name program*" --native -n 2 "$tmp/hello_$other"
 expect "--mpi $mpi" "$mpi $mpi" --mpi "$mpi" -n 2 "$tmp/hello_$mpi"
 refused "--mpi $other" "--mpi $other: this wisp has no library for $other_name, only for $name" --mpi "$other" "$tmp/hello_$mpi"
-refused "--mpi bogus" "--mpi 'bogus': expected mpich or openmpi" --mpi bogus "$tmp/hello_$mpi"
+refused "--mpi bogus" "--mpi 'bogus': expected mpich, openmpi or abi" --mpi bogus "$tmp/hello_$mpi"
 
 # Scripts, by their interpreter.
 for m in mpich openmpi; do
