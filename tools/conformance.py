@@ -91,9 +91,11 @@ MPIS["mpich5"] = dict(MPIS["mpich"], tree=True, subsets={"ci": CI_PYPI})
 # which fails every rma test natively (runtests wants "No Errors" alone), so
 # the suite runs it with its other one-sided components (OMPI_MCA_osc=^ucx),
 # natively and under wisp alike. Its CI part leaves out what hangs natively
-# until the limit: cancelled sends and ctxalloc.
+# until the limit (cancelled sends and ctxalloc) and transpose7, whose get
+# of a million 4-byte pieces osc/rdma queues one by one: natively it aborts
+# or takes 16 GB in most runs, which may OOM-kill a neighbour.
 CI_OMPI5 = dict(CI_PYPI, leave_out=CI_PYPI["leave_out"] + [
-    "pt2pt/scancel", "pt2pt/pscancel", "pt2pt/cancelrecv", "comm/ctxalloc"])
+    "pt2pt/scancel", "pt2pt/pscancel", "pt2pt/cancelrecv", "comm/ctxalloc", "rma/transpose7"])
 MPIS["openmpi5"] = dict(MPIS["openmpi"], tree=True, subsets={"ci": CI_OMPI5}, env={"OMPI_MCA_osc": "^ucx"})
 # The MPI-5 standard ABI's build (build/abi): the suite built with its
 # mpicc_abi, C programs of the ABI over MPICH 5 (the ABI has no Fortran).
