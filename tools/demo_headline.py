@@ -31,7 +31,7 @@ ROWS = [
     ("p2p_latency", "latency_1048576B", "single copy from the shared heap"),
     ("msgrate", "msgrate_pair_8B", "wisp's matching, no MPI in the path"),
     ("rma_busy_target", "acc_flush10_busy300ms_ms",
-     "a ghost serves the busy target's window"),
+     "a ghost serves the window where the MPI needs one (auto)"),
     ("apps:jacobi_nonblocking", "mlups", "3-D Jacobi, halo exchange"),
     ("apps:cg", "gflops", "CG: halo exchange, allreduce per dot"),
 ]
