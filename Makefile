@@ -203,17 +203,19 @@ fuzz: build
 # MPICH's own test suite (test/mpi of MPICH 4.0.2): the directories wisp is
 # judged by (CONFORMANCE_SUBSET=full: all of them), natively and under wisp
 # in every setting, for each MPI of CONFORMANCE_MPIS (Debian's two, the two
-# from PyPI and the standard ABI's, each built with its own wrappers;
-# docs/testing.md; hours on 2 cores). The source is fetched, never
-# committed: conformance_fetch.sh adds a deb-src entry
-# (/etc/apt/sources.list.d/wisp-src.sources) if none is there, runs apt-get
-# update and apt-get source mpich into build/conformance/src.
+# from PyPI, the standard ABI's and Intel MPI under build/mpich's library,
+# each built with its own wrappers; docs/testing.md; hours on 2 cores).
+# The source is fetched, never committed: conformance_fetch.sh adds a
+# deb-src entry (/etc/apt/sources.list.d/wisp-src.sources) if none is
+# there, runs apt-get update and apt-get source mpich into
+# build/conformance/src.
 CONFORMANCE := $(BUILD)/conformance
 CONFORMANCE_SUBSET ?= gate
-CONFORMANCE_MPIS ?= $(MPIS) $(PYPI_TREES)
-conformance: $(addprefix build-,$(CONFORMANCE_MPIS)) conformance-src
-	status=0; for mpi in $(CONFORMANCE_MPIS); do \
-	    python3 tools/conformance.py --mpi $$mpi --wisprun $(BUILD)/$$mpi/wisprun \
+CONFORMANCE_MPIS ?= $(MPIS) $(PYPI_TREES) impi
+conformance: $(addprefix build-,$(filter-out impi,$(CONFORMANCE_MPIS))) conformance-src \
+             $(if $(filter impi,$(CONFORMANCE_MPIS)),build-mpich deps-impi)
+	status=0; for mpi in $(CONFORMANCE_MPIS); do tree=$$mpi; [ $$mpi != impi ] || tree=mpich; \
+	    python3 tools/conformance.py --mpi $$mpi --wisprun $(BUILD)/$$tree/wisprun \
 	        --work $(CONFORMANCE) --subset $(CONFORMANCE_SUBSET) || status=1; done; exit $$status
 
 conformance-src: deps

@@ -103,6 +103,15 @@ MPIS["openmpi5"] = dict(MPIS["openmpi"], tree=True, subsets={"ci": CI_OMPI5}, en
 # wisp's own (the rest runs over the same MPICH 5 in mpich5's).
 CI_ABI = dict(CI_PYPI, dirs=["pt2pt", "datatype", "rma"])
 MPIS["abi"] = dict(MPIS["mpich"], tree=True, subsets={"ci": CI_ABI})
+# Intel MPI from PyPI (make deps-impi; I_MPI_ROOT names another): no wisp
+# tree of its own, libwisp-mpich serves it (--wisprun build/mpich/wisprun,
+# which launches its programs with Intel's mpiexec); the suite is built with
+# its mpicc and run over its shared-memory fabric.
+IMPI_ROOT = os.environ.get("I_MPI_ROOT") or os.path.join(ROOT, "build", ".venv-mpis", "impi")
+MPIS["impi"] = dict(MPIS["mpich"], bindir=os.path.join(IMPI_ROOT, "bin"), env={
+    "I_MPI_FABRICS": "shm", "I_MPI_ROOT": IMPI_ROOT,
+    "LD_LIBRARY_PATH": ":".join(filter(None, [os.path.join(IMPI_ROOT, "lib"),
+                                              os.environ.get("LD_LIBRARY_PATH")]))})
 FORTRAN_DIRS = ("f77", "f90", "f08")
 FLOOR, SLOWER_OK = 30, 20
 CONFIGURE = ["--enable-fortran=all", "--disable-cxx", "--enable-threads=multiple",
@@ -147,15 +156,21 @@ def fortran_works(fc, scratch):
 def wrappers(args, build):
     """(cc, f77, fc) for the suite: Debian's mpicc.<mpi>, mpif77.<mpi> and
     mpif90.<mpi>, or for an MPI of its own tree (mpich5, openmpi5, abi) the tree's
-    MPI_C_COMPILER and the Fortran wrappers beside it, (cc, None, None)
-    when it has none that work."""
-    if not MPIS[args.mpi].get("tree"):
+    MPI_C_COMPILER, or the mpicc of an MPI's bindir (impi), and the Fortran
+    wrappers beside it, (cc, None, None) when it has none that work."""
+    mpi = MPIS[args.mpi]
+    if mpi.get("bindir"):
+        cc = os.path.join(mpi["bindir"], "mpicc")
+        if not os.access(cc, os.X_OK):
+            sys.exit("conformance: no %s: is %s installed (make deps-%s)?" % (cc, args.mpi, args.mpi))
+    elif not mpi.get("tree"):
         return tuple(w + "." + args.mpi for w in ("mpicc", "mpif77", "mpif90"))
-    tree = os.path.dirname(args.wisprun)
-    cc = cmake_cache(tree, "MPI_C_COMPILER")
-    if not cc or not os.access(cc, os.X_OK):
-        sys.exit("conformance: no MPI_C_COMPILER in %s/CMakeCache.txt: is %s a wisp build tree of %s?"
-                 % (tree, tree, args.mpi))
+    else:
+        tree = os.path.dirname(args.wisprun)
+        cc = cmake_cache(tree, "MPI_C_COMPILER")
+        if not cc or not os.access(cc, os.X_OK):
+            sys.exit("conformance: no MPI_C_COMPILER in %s/CMakeCache.txt: is %s a wisp build tree of %s?"
+                     % (tree, tree, args.mpi))
     bindir = os.path.dirname(cc)
     fc = next((os.path.join(bindir, w) for w in ("mpifort", "mpif90")
                if os.access(os.path.join(bindir, w), os.X_OK)), None)
@@ -318,7 +333,6 @@ def run_setting(args, build, dirs, listname, setting, outdir, progress=None):
     mpiexec = " ".join(shlex.quote(a) for a in launcher(args, setting))
     junit = os.path.join(outdir, setting + ".junit.xml")
     env = {k: v for k, v in os.environ.items() if not k.startswith("WISP_")}
-    env.update(MPIS[args.mpi].get("env", {}))
     env["MPITEST_TIMEOUT"] = str(args.limit)
     cmd = ["perl", "runtests", "-srcdir=" + args.suite, "-tests=" + listname,
            "-testdirs=" + ",".join(run_dirs), "-mpiexec=" + mpiexec, "-junitfile=" + junit]
@@ -386,7 +400,6 @@ def rerun(args, build, setting, test, limit):
     is_env = re.compile(r"^[A-Z_][A-Z0-9_]*=").match  # test_key puts env values after the args
     rest = [w for w in words[2:] if not is_env(w)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("WISP_")}
-    env.update(MPIS[args.mpi].get("env", {}))
     env.update(w.split("=", 1) for w in words[2:] if is_env(w))
     env["MPIEXEC_TIMEOUT"] = str(limit)
     cmd = launcher(args, setting) + ["-n", np, "./" + os.path.basename(path)] + rest
@@ -559,6 +572,8 @@ def main():
         if s not in SETTINGS:
             sys.exit("conformance: unknown setting %s (known: %s)" % (s, ", ".join(SETTINGS)))
 
+    # The MPI's own environment, for configure, the build and every run.
+    os.environ.update(MPIS[args.mpi].get("env", {}))
     fetch = subprocess.run(["bash", os.path.join(TOOLS, "conformance_fetch.sh"), os.path.join(args.work, "src")],
                            stdout=subprocess.PIPE, text=True)
     if fetch.returncode != 0:
