@@ -1,5 +1,5 @@
 /*
- * Strict parsing of the WISP_* variables declared in config.def. A value is
+ * Strict parsing of the WISP_* variables of core/gen/config.def. A value is
  * accepted only when all of it is understood; an unknown WISP_* name is an
  * error too, because a misspelt variable that is silently ignored costs a user
  * a day. Messages name the variable, the value and what would be accepted.
@@ -22,7 +22,7 @@
 const struct wisp_config_var wisp_config_vars[] = {
 #define WISP_CONFIG(name, type, def, limits, doc)                                                  \
     {"WISP_" #name, WISP_CFG_##type, def, limits, doc, offsetof(struct wisp_config, name)},
-#include "core/config.def"
+#include "core/gen/config.def"
 #undef WISP_CONFIG
 };
 const size_t wisp_config_nvars = sizeof wisp_config_vars / sizeof wisp_config_vars[0];

@@ -1,7 +1,9 @@
 /*
- * The configuration: one struct whose fields come from config.def, filled
- * from the environment by a strict parser that rejects anything it does not
- * fully understand, including unknown WISP_* names.
+ * The configuration: one struct whose fields come from the tables of core
+ * and of each component (src/<folder>/config.def, gathered into
+ * core/gen/config.def), filled from the environment by a strict parser
+ * that rejects anything it does not fully understand, including unknown
+ * WISP_* names.
  */
 #ifndef WISP_CORE_CONFIG_H
 #define WISP_CORE_CONFIG_H
@@ -29,7 +31,7 @@ enum wisp_config_type {
 
 struct wisp_config {
 #define WISP_CONFIG(name, type, def, limits, doc) WISP_CFG_CTYPE_##type name;
-#include "core/config.def"
+#include "core/gen/config.def"
 #undef WISP_CONFIG
 };
 
