@@ -15,6 +15,7 @@
 #include "p2p/contexts.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"
+#include "p2p/queues.h"
 #include "p2p/request.h"
 
 static bool is_wildcard(const struct wisp_p2p_req *req)

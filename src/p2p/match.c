@@ -3,6 +3,9 @@
  * the order they were posted and `unexpected` the local messages in the
  * order they arrived; a ring is read in the order it was written, so
  * messages of one sender on one communicator never overtake each other.
+ * The queues and the lookup of the posted receive a message takes are
+ * queues.c's, below the transport: the rings' reader asks it by name for
+ * an immediate message, which it copies straight from the cells.
  *
  * A receive that may match a remote sender belongs to the MPI, but it may
  * not be handed over while an earlier wildcard receive (MPI_ANY_SOURCE,
@@ -32,15 +35,11 @@
 #include "p2p/layout.h"
 #include "p2p/lend.h"
 #include "p2p/lock.h"
+#include "p2p/queues.h"
 #include "p2p/recv.h"
 #include "p2p/request.h"
 #include "p2p/send.h"
 #include "p2p/state.h"
-
-/* The communicators with `remote` work; their number is wisp_p2p_remote_count. */
-struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
-/* Receives lent to the MPI at the moment, in the order posted there. */
-struct wisp_list wisp_p2p_lent = {&wisp_p2p_lent, &wisp_p2p_lent};
 
 /* ---- where a receive waits (types.h, enum wisp_p2p_recv_where) ---------- */
 
@@ -64,12 +63,6 @@ static bool in_posted(const struct wisp_p2p_req *req)
            1u << req->where;
 }
 
-static bool in_remote(const struct wisp_p2p_req *req)
-{
-    return (WHERE(WILDCARD) | WHERE(HELD) | WHERE(LENT_WILDCARD) | WHERE(LENT_HELD)) &
-           1u << req->where;
-}
-
 /* Could one message match both receives? */
 static bool overlap(const struct wisp_p2p_req *a, const struct wisp_p2p_req *b)
 {
@@ -78,84 +71,17 @@ static bool overlap(const struct wisp_p2p_req *a, const struct wisp_p2p_req *b)
     return tags && sources;
 }
 
-/* Out of the communicator's `remote` queue; the communicator leaves the
- * engine's list of those with `remote` work when its queue empties. */
-static void leave_remote(struct wisp_p2p_req *req)
-{
-    wisp_list_remove(&req->rlink);
-    if (wisp_list_empty(&req->comm->remote)) {
-        wisp_list_remove(&req->comm->remote_link);
-        wisp_p2p_count_add(&wisp_p2p_remote_count, -1);
-    }
-}
-
 /* A receive held back in `remote` (not posted) is let go. */
 static void unhold(struct wisp_p2p_req *req)
 {
-    leave_remote(req);
+    wisp_p2p_leave_remote(req);
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
-}
-
-/* Out of `posted` (and `remote`, a wildcard); the caller says where to. */
-void wisp_p2p_unpost(struct wisp_p2p_req *req)
-{
-    wisp_list_remove(&req->link);
-    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
-    if (in_remote(req))
-        leave_remote(req);
-}
-
-struct wisp_p2p_req *wisp_p2p_first_posted(struct wisp_p2p_comm *comm, int source, int tag)
-{
-    for (struct wisp_list *l = comm->posted.next; l != &comm->posted; l = l->next) {
-        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
-        if (wisp_p2p_matches(req->peer, req->tag, source, tag))
-            return req;
-    }
-    return NULL;
-}
-
-/*
- * Can receive `req` match a message queued before `end` in the unexpected
- * queue? Such a message waits for a lent receive posted before `req` (or
- * for one that waits so): the MPI may give that receive another message,
- * and then this one is `req`'s. A later message must not take `req` first
- * (fuzz seed 199: a wildcard unlent before an earlier one took a later
- * synchronous message while the one it was due waited).
- */
-bool wisp_p2p_wanted_earlier(struct wisp_p2p_comm *comm, const struct wisp_p2p_req *req,
-                             const struct wisp_list *end)
-{
-    for (const struct wisp_list *l = comm->unexpected.next; l != end; l = l->next) {
-        const struct wisp_p2p_msg *e = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (wisp_p2p_matches(req->peer, req->tag, e->source, e->tag))
-            return true;
-    }
-    return false;
-}
-
-/* May posted receive `req` take a message that comes now? Not a lent one
- * (the MPI may be taking it: wait until reclaimed), nor one an earlier
- * message waits for (only while some are lent). */
-static bool may_take(struct wisp_p2p_comm *comm, const struct wisp_p2p_req *req)
-{
-    return !wisp_p2p_recv_lent(req) && (wisp_list_empty(&wisp_p2p_lent) ||
-                                        !wisp_p2p_wanted_earlier(comm, req, &comm->unexpected));
-}
-
-struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag)
-{
-    struct wisp_p2p_req *req = wisp_p2p_first_posted(comm, source, tag);
-    if (!req || !may_take(comm, req))
-        return NULL;
-    wisp_p2p_unpost(req);
-    return req;
 }
 
 void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 {
     struct wisp_p2p_req *req = wisp_p2p_first_posted(comm, msg->source, msg->tag);
-    if (req && may_take(comm, req)) {
+    if (req && wisp_p2p_may_take(comm, req)) {
         wisp_p2p_unpost(req);
         wisp_p2p_deliver(req, msg);
         return;

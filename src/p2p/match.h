@@ -11,16 +11,15 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "p2p/queues.h"
 #include "p2p/state.h"
 #include "p2p/types.h"
 
 #pragma GCC visibility push(hidden)
 
-/* A message arrived from a local sender (or self): match or queue it. */
+/* A message arrived from a local sender (or self): match or queue it (the
+ * engine's callback wisp_p2p_up.incoming, state.h). */
 void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
-/* A message in a ring, matched before it is copied out: NULL if no posted
- * receive takes it. */
-struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag);
 /* Give a matched message to a receive (copies, or starts the rendezvous). */
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 /* Set the receive's destination from its buffer, count and type. */
@@ -45,17 +44,10 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
  * wisp_p2p_lent_cancel); false when too late. */
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req);
 
-/* ---- the queues, for lending (loan.c) ------------------------------------ */
+/* ---- the queues, for lending (loan.c; their lists are queues.h's) --------- */
 
-/* The communicators with receives in their `remote` queue. */
-extern struct wisp_list wisp_p2p_remote_comms;
-/* The receives lent to the MPI at the moment, in the order posted there
- * (by their `llink`). */
-extern struct wisp_list wisp_p2p_lent;
-
-/* Sets of where a receive waits, for wisp_p2p_recv_move. */
-#define WISP_P2P_WHERE(w) (1u << WISP_P2P_RECV_##w)
-#define WISP_P2P_QUEUED   (WISP_P2P_WHERE(POSTED) | WISP_P2P_WHERE(WILDCARD) | WISP_P2P_WHERE(HELD))
+/* Sets of where a receive waits, for wisp_p2p_recv_move (WISP_P2P_WHERE). */
+#define WISP_P2P_QUEUED (WISP_P2P_WHERE(POSTED) | WISP_P2P_WHERE(WILDCARD) | WISP_P2P_WHERE(HELD))
 #define WISP_P2P_LENT                                                                              \
     (WISP_P2P_WHERE(LENT_POSTED) | WISP_P2P_WHERE(LENT_WILDCARD) | WISP_P2P_WHERE(LENT_HELD))
 /* X + WISP_P2P_LENT_APART is LENT_X. */
@@ -69,15 +61,6 @@ static inline bool wisp_p2p_local_source(const struct wisp_p2p_comm *comm, int s
 {
     return source >= 0 && source < comm->size && comm->node_of[source] >= 0;
 }
-/* The first posted receive of `comm` that a message from `source` with
- * `tag` matches, or NULL. */
-struct wisp_p2p_req *wisp_p2p_first_posted(struct wisp_p2p_comm *comm, int source, int tag);
-/* Can receive `req` match a message queued before `end` in the unexpected
- * queue (one that waits for a lent receive)? */
-bool wisp_p2p_wanted_earlier(struct wisp_p2p_comm *comm, const struct wisp_p2p_req *req,
-                             const struct wisp_list *end);
-/* Out of `posted` (and `remote`, a wildcard); the caller says where to. */
-void wisp_p2p_unpost(struct wisp_p2p_req *req);
 /* Receive `req` is the MPI's now: out of `posted` and/or `remote`. */
 void wisp_p2p_hand_over(struct wisp_p2p_req *req);
 /* Post receive `req` to the MPI for a message from `source` with `tag`. */

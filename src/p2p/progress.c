@@ -1,7 +1,9 @@
 /*
  * The engine's progress and waiting (transport.h): a pass over the rings,
- * the slots and the copies; the rescuer thread; naps on the doorbell; the
- * calls into the MPI's own progress.
+ * the slots and the copies, and over the receives that wait for the MPI
+ * behind wildcards (match.c: progress is above matching, so it calls it
+ * by name); the rescuer thread; naps on the doorbell; the calls into the
+ * MPI's own progress.
  */
 #include "p2p/progress.h"
 
@@ -17,6 +19,7 @@
 #include "p2p/handback.h"
 #include "p2p/lend.h"
 #include "p2p/lock.h"
+#include "p2p/match.h"
 #include "p2p/recv.h"
 #include "p2p/send.h"
 #include "p2p/transport.h"
@@ -197,7 +200,7 @@ bool wisp_p2p_progress(void)
     bool moved = progress_local();
     if (wisp_p2p_count(&wisp_p2p.deferred))
         wisp_p2p_finish_deferred();
-    moved |= wisp_p2p_remote_waiting() && wisp_p2p_up.remote_pass();
+    moved |= wisp_p2p_remote_advance();
     moved |= wisp_p2p_finish_forwarded();
     if (moved)
         idle_passes = 0;

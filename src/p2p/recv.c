@@ -14,6 +14,7 @@
 #include "p2p/contexts.h"
 #include "p2p/datatype.h"
 #include "p2p/layout.h"
+#include "p2p/queues.h"
 #include "p2p/request.h"
 #include "p2p/send.h"
 #include "p2p/transport.h"
@@ -313,7 +314,7 @@ bool wisp_p2p_drain(struct wisp_fastbox_ring *r, int from)
             wisp_fastbox_read(r, cell, &seq, 0, sizeof seq);
             wisp_p2p_sync_done(seq);
         } else if (kind == KIND_IMMEDIATE) {
-            struct wisp_p2p_req *req = comm ? wisp_p2p_up.match_posted(comm, source, tag) : NULL;
+            struct wisp_p2p_req *req = comm ? wisp_p2p_match_posted(comm, source, tag) : NULL;
             if (req) { /* straight from the cells into the receive buffer */
                 uint64_t n = cell->size < req->cap ? cell->size : req->cap;
                 read_cells(r, cell, req, n);

@@ -59,10 +59,8 @@ static int commit_more_own_slots(int fd)
 
 void wisp_p2p_init(int thread_level)
 {
-    wisp_p2p_up = (struct wisp_p2p_upcalls){.incoming = wisp_p2p_incoming,
-                                            .match_posted = wisp_p2p_match_posted,
-                                            .spilled = wisp_p2p_spilled,
-                                            .remote_pass = wisp_p2p_remote_pass};
+    wisp_p2p_up =
+        (struct wisp_p2p_callbacks){.incoming = wisp_p2p_incoming, .spilled = wisp_p2p_spilled};
     wisp_p2p_type_init(); /* MPI_Pack and MPI_Unpack use the datatype engine also without */
     int mine_on = wisp_config.SHM, all_on = 0;
     PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_core_user_world);

@@ -1,8 +1,9 @@
 /*
  * The engine's settings and counters, its node segment (laid out in
- * transport.h) and the pointers through which the engine hands up to
- * matching, defined in state.c at the bottom so that every file reads them
- * without depending on start.c, which fills them.
+ * transport.h) and the callbacks through which the transport reports
+ * events up to matching and lending, defined in state.c at the bottom so
+ * that every file reads them without depending on start.c, which fills
+ * them.
  */
 #ifndef WISP_P2P_STATE_H
 #define WISP_P2P_STATE_H
@@ -75,23 +76,23 @@ extern struct wisp_p2p_segment wisp_p2p_seg;
 extern _Atomic unsigned long wisp_p2p_passes;
 
 /*
- * What the engine hands up to matching (match.c) and lending (loan.c),
- * through pointers that start.c fills in: the engine's files call nothing
- * above them by name.
+ * The engine's event callbacks: what the transport reports up, as UCX's
+ * transports report an active message to the handler that the protocol
+ * layer set (uct_iface_set_am_handler). start.c fills them in with
+ * matching's and lending's functions; the transport's files call nothing
+ * above them by name. Only events go here: a query or a step that a lower
+ * file needs of a higher one is a call, and so is counted by
+ * tools/check_file_loops.py, which exempts a struct of `_callbacks` only.
  */
-struct wisp_p2p_upcalls {
-    /* A message came for served communicator `comm` (wisp_p2p_incoming). */
+struct wisp_p2p_callbacks {
+    /* A message came for served communicator `comm`: match or queue it
+     * (wisp_p2p_incoming, match.c). */
     void (*incoming)(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
-    /* The posted receive that takes a message from `source` with `tag`
-     * now, out of its queue; NULL: none (wisp_p2p_match_posted). */
-    struct wisp_p2p_req *(*match_posted)(struct wisp_p2p_comm *comm, int source, int tag);
-    /* Copy aside `fill->spill` is whole (wisp_p2p_spilled). */
+    /* Copy aside `fill->spill`, which the transport filled, is whole: a
+     * completion, as UCX's request callback (wisp_p2p_spilled, loan.c). */
     void (*spilled)(struct wisp_p2p_req *fill);
-    /* One pass over the receives that wait for the MPI; true if any moved
-     * (wisp_p2p_remote_pass). */
-    bool (*remote_pass)(void);
 };
-extern struct wisp_p2p_upcalls wisp_p2p_up;
+extern struct wisp_p2p_callbacks wisp_p2p_up;
 
 #pragma GCC visibility pop
 
