@@ -92,17 +92,22 @@ enum {
  * or slot_swap (one the other side may race with), which name the states
  * it may come from (core/states.h).
  */
+/* The states, each named once: the enum and the names in slot_move's line. */
+#define WISP_P2P_SLOT_STATES(X)                                                                    \
+    X(FREE) /* never used yet (the segment starts zeroed) */                                       \
+    X(POSTED)                                                                                      \
+    X(MATCHED)                                                                                     \
+    X(STAGING)                                                                                     \
+    X(STAGED)                                                                                      \
+    X(FORWARD)                                                                                     \
+    X(FORWARDED)                                                                                   \
+    X(HANDING)                                                                                     \
+    X(COPIED)                                                                                      \
+    X(DONE)
 enum {
-    SLOT_FREE, /* never used yet (the segment starts zeroed) */
-    SLOT_POSTED,
-    SLOT_MATCHED,
-    SLOT_STAGING,
-    SLOT_STAGED,
-    SLOT_FORWARD,
-    SLOT_FORWARDED,
-    SLOT_HANDING,
-    SLOT_COPIED,
-    SLOT_DONE,
+#define X(state) SLOT_##state,
+    WISP_P2P_SLOT_STATES(X)
+#undef X
 };
 /* What a ring's cell carries: a message's bytes, a rendezvous notice, or
  * (receiver to sender) a synchronous copy's match. */
@@ -148,9 +153,11 @@ struct rendezvous {
 };
 
 #define SLOT(state) (1u << SLOT_##state)
-static const char *const wisp_p2p_slot_names[] = {"FREE",   "POSTED",  "MATCHED",   "STAGING",
-                                                  "STAGED", "FORWARD", "FORWARDED", "HANDING",
-                                                  "COPIED", "DONE"};
+static const char *const wisp_p2p_slot_names[] = {
+#define X(state) #state,
+    WISP_P2P_SLOT_STATES(X)
+#undef X
+};
 
 static inline void slot_move(struct slot *s, unsigned from, uint32_t to, memory_order order)
 {
