@@ -12,14 +12,21 @@
 
 #pragma GCC visibility push(hidden)
 
+/* The kinds of node, each with the name print.c writes for it. */
+#define WISP_DT_KINDS(X)                                                                           \
+    X(WISP_DT_RUN, "run")         /* `size` bytes at off */                                        \
+    X(WISP_DT_BLOCKS, "blocks")   /* count blocks of blen bytes at off + i * stride */             \
+    X(WISP_DT_VECTOR, "vector")   /* count elements of child at off + i * stride */                \
+    X(WISP_DT_RUNS, "runs")       /* count runs of lens[i] bytes at off + displs[i] */             \
+    X(WISP_DT_INDEXED, "indexed") /* count blocks of lens[i] elements of child at off +            \
+                                     displs[i], child extent apart */                              \
+    X(WISP_DT_STRUCT, "struct")   /* count blocks of lens[i] elements of children[i] at off +      \
+                                     displs[i] */
+
 enum wisp_dt_kind {
-    WISP_DT_RUN,     /* `size` bytes at off */
-    WISP_DT_BLOCKS,  /* count blocks of blen bytes at off + i * stride */
-    WISP_DT_VECTOR,  /* count elements of child at off + i * stride */
-    WISP_DT_RUNS,    /* count runs of lens[i] bytes at off + displs[i] */
-    WISP_DT_INDEXED, /* count blocks of lens[i] elements of child at off + displs[i], child extent
-                        apart */
-    WISP_DT_STRUCT,  /* count blocks of lens[i] elements of children[i] at off + displs[i] */
+#define WISP_DT_KIND(kind, name) kind,
+    WISP_DT_KINDS(WISP_DT_KIND)
+#undef WISP_DT_KIND
 };
 
 struct wisp_dt_node {

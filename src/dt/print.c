@@ -9,7 +9,11 @@
 
 static void print_node(const wisp_dt_desc_t *d, const struct wisp_dt_node *n, int depth, FILE *f)
 {
-    static const char *const kinds[] = {"run", "blocks", "vector", "runs", "indexed", "struct"};
+    static const char *const kinds[] = {
+#define WISP_DT_KIND(kind, name) [kind] = name,
+        WISP_DT_KINDS(WISP_DT_KIND)
+#undef WISP_DT_KIND
+    };
     fprintf(f, "%*s%s off %" PRId64 " size %" PRIu64 " extent %" PRId64, 2 * depth, "",
             kinds[n->kind], n->off, n->size, n->extent);
     switch (n->kind) {

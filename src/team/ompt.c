@@ -122,11 +122,20 @@ static inline void relax(void)
 
 /* A parked thread's states: it arrives, parks, helps with jobs (back to
  * parked after each) and leaves into the runtime's barrier. */
-enum park_state { ARRIVING, PARKED, HELPING, LEAVING };
+#define PARK_STATES(X) X(ARRIVING) X(PARKED) X(HELPING) X(LEAVING)
+enum park_state {
+#define PARK_STATE(s) s,
+    PARK_STATES(PARK_STATE)
+#undef PARK_STATE
+};
 
 static void move(enum park_state *s, enum park_state to)
 {
-    static const char *const names[] = {"ARRIVING", "PARKED", "HELPING", "LEAVING"};
+    static const char *const names[] = {
+#define PARK_STATE(s) [s] = #s,
+        PARK_STATES(PARK_STATE)
+#undef PARK_STATE
+    };
     static const unsigned from[] = {
         [ARRIVING] = 0,
         [PARKED] = 1u << ARRIVING | 1u << HELPING,
