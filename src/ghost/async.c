@@ -46,7 +46,28 @@ enum {
     YIELD_NS = 200000, /* the longest an origin sleeps for its ghost */
 };
 
-static const char *const mode_words[] = {"auto", "on", "off"};
+/* The row of WISP_ASYNC in the configuration table: the info key
+ * async_config takes and gives its words, in the order of enum
+ * wisp_config_async. */
+static const struct wisp_config_var *async_var(void)
+{
+    for (size_t i = 0; i < wisp_config_nvars; i++)
+        if (strcmp(wisp_config_vars[i].name, "WISP_ASYNC") == 0)
+            return &wisp_config_vars[i];
+    wisp_fatal("WISP_ASYNC is not in the configuration table");
+}
+
+/* Word `m` of WISP_ASYNC, `*len` bytes long; NULL past the last. */
+static const char *async_word(int m, size_t *len)
+{
+    const char *w = async_var()->words;
+    for (; m > 0 && *w; m--) {
+        w += strcspn(w, "|");
+        w += *w == '|';
+    }
+    *len = strcspn(w, "|");
+    return *w ? w : NULL;
+}
 
 void wisp_ghost_async_start(void)
 {
@@ -62,12 +83,16 @@ enum wisp_config_async wisp_ghost_async_mode(MPI_Info info, enum wisp_config_asy
     if (info == MPI_INFO_NULL ||
         PMPI_Info_get(info, "async_config", MPI_MAX_INFO_VAL, value, &flag) != MPI_SUCCESS || !flag)
         return fallback;
-    for (int m = 0; m < 3; m++)
-        if (strcasecmp(value, mode_words[m]) == 0)
+    const char *word;
+    size_t len;
+    for (int m = 0; (word = async_word(m, &len)); m++)
+        if (len == strlen(value) && strncasecmp(value, word, len) == 0)
             return (enum wisp_config_async)m;
-    if (say)
-        wisp_log(1, "window info async_config='%s' is not understood (auto, on or off): ignored",
-                 value);
+    if (say) {
+        char words[128];
+        wisp_core_config_accepted(async_var(), words, sizeof words);
+        wisp_log(1, "window info async_config='%s' is not understood (%s): ignored", value, words);
+    }
     return fallback;
 }
 
@@ -99,7 +124,11 @@ static void want_ghost(int d)
             wisp_doorbell_ring(&b->bells[g]);
 }
 
-static const char *const point_names[] = {"creation", "fence", "MPI_Win_set_info"};
+static const char *const point_names[] = {
+#define WISP_ASYNC_POINT(point, name) [point] = name,
+    WISP_ASYNC_POINTS(WISP_ASYNC_POINT)
+#undef WISP_ASYNC_POINT
+};
 
 void wisp_ghost_async_apply(struct wisp_ghost_win *w, const int *wishes,
                             enum wisp_async_point point)
@@ -236,7 +265,11 @@ int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info)
     snprintf(ghosts, sizeof ghosts, "%" PRIu64, w->nghost);
     snprintf(direct, sizeof direct, "%" PRIu64, w->ndirect);
     wisp_ghost_books_unlock(w);
-    rc = PMPI_Info_set(*info, "async_config", w->route[w->rank] ? "on" : "off");
+    size_t len;
+    const char *word = async_word(w->route[w->rank] ? WISP_ASYNC_ON : WISP_ASYNC_OFF, &len);
+    char route[16];
+    snprintf(route, sizeof route, "%.*s", (int)len, word);
+    rc = PMPI_Info_set(*info, "async_config", route);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Info_set(*info, "wisp_ops_to_ghosts", ghosts);
     if (rc == MPI_SUCCESS)
