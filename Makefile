@@ -255,6 +255,7 @@ generate: build-mpich
 	$(VENV)/bin/python tools/gen_fortran.py src/fortran/gen
 	$(VENV)/bin/python tools/gen_fortran_check.py tests/fortran/gen
 	$(VENV)/bin/python tools/gen_config_words.py src/core/gen
+	cmake --build $(BUILD)/mpich --target wisp-info # the gathered table, just written
 	$(BUILD)/mpich/wisp-info --markdown > docs/config.md
 
 FORMATTED = $(shell git ls-files '*.c' '*.h' ':!:src/wrap/gen/*' ':!:src/mpi/gen/*' ':!:src/fortran/gen/*' ':!:src/core/gen/*')

@@ -2,7 +2,8 @@
 # man_pages.sh MAN-DIR CONFIG-DEF WISPRUN
 # The build's manual pages (man/CMakeLists.txt): wisprun(1) and wisp(7)
 # render without a warning (groff with every warning on, and man -l), wisp(7)
-# has an entry for every variable of src/core/config.def, and wisprun(1) for
+# has an entry for every variable of the gathered tables
+# (src/core/gen/config.def, from src/*/config.def), and wisprun(1) for
 # every option of `wisprun --help`.
 set -u
 dir=$1 def=$2 wisprun=$3
