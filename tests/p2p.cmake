@@ -70,6 +70,16 @@ wisp_add_mpi_test(p2p_threads NP 2)
 # the engine's looks without the lock), also beside the progress thread.
 wisp_add_mpi_test(p2p_threads_requests NP 2)
 wisp_add_mpi_test(p2p_threads_requests NP 2 ENV WISP_PROGRESS=thread SUFFIX .progress)
+# The functions of the dispatch groups (`until GROUP` in the route tables):
+# wisp's once their group has begun (the world served from MPI_Init), the
+# MPI's own before (each process its own node, or no shared memory), also
+# beside the progress thread's watched slots; the polls' group begins at the
+# first request of wisp's, an MPI_Isendrecv in the middle of the run.
+wisp_add_mpi_test(p2p_groups NP 2 ARGS local)
+wisp_add_mpi_test(p2p_groups NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS remote)
+wisp_add_mpi_test(p2p_groups NP 2 ENV WISP_SHM=off SUFFIX .off ARGS remote)
+wisp_add_mpi_test(p2p_groups NP 2 ENV WISP_VNODE_SIZE=1 WISP_PROGRESS=thread
+                  SUFFIX .vnode1.progress ARGS remote)
 wisp_add_mpi_test(p2p_comm_create NP 2)
 # Threads of every process creating communicators at once (MPI_Comm_create_group
 # on their own parents and on one, MPI_Comm_dup), on 3 and 4 processes: each

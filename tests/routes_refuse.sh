@@ -3,7 +3,8 @@
 # The generator must refuse route tables that leave a function of an owned
 # family unrouted, or name a function twice, or name none: here the route of
 # MPI_Isendrecv is dropped, MPI_Send routed twice and a made-up function
-# routed, each in a copy of the tables, and each must fail with its reason.
+# routed, or a lend marked with a group, each in a copy of the tables, and
+# each must fail with its reason.
 # (generated.wrappers_up_to_date checks that the tables as committed pass.)
 set -u
 python=$1 root=$2
@@ -34,5 +35,11 @@ expect twice "MPI_Send is routed twice"
 
 { cat "$root/src/p2p/routes.def"; echo "MPI_Sned call wisp_p2p_send()"; } >"$tmp/p2p.def"
 expect unknown "MPI_Sned is no MPI function"
+
+# A group's function is the MPI's own until the group begins: only a call
+# route may have one (a lend lends on every call).
+sed 's/^MPI_Barrier         lend$/MPI_Barrier         until served lend/' \
+    "$root/src/p2p/routes.def" >"$tmp/p2p.def"
+expect until "MPI_Barrier: expected until GROUP call EXPR"
 
 exit $status

@@ -25,7 +25,9 @@ configure time for the functions the underlying MPI declares and defines
 Which functions wisp implements, and how, is said by the layers' route
 tables, src/<layer>/routes.def (the format is described in
 src/p2p/routes.def). The generator emits wisp_impl_MPI_X from them into
-routes.c, the large-count form MPI_X_c from the line of MPI_X, and refuses to
+routes.c, the large-count form MPI_X_c from the line of MPI_X, the functions
+that are the MPI's own until wisp begins their group (`until GROUP`) into
+groups.def for src/wrap/dispatch.c, and refuses to
 run when a function of a family that wisp owns (anything taking a request,
 a message, a tag or a window, and everything that creates or frees a
 communicator) has no route: a new MPI function of those families cannot
@@ -182,8 +184,9 @@ class Route:
 
     KINDS = ("call", "pass", "absent")
 
-    def __init__(self, where, pattern, kind, text, lend):
+    def __init__(self, where, pattern, kind, text, lend, group=None):
         self.where, self.pattern, self.kind, self.text, self.lend = where, pattern, kind, text, lend
+        self.group = group  # `until GROUP`: the MPI's own until wisp begins GROUP
 
     def matches(self, name):
         return fnmatch.fnmatchcase(name, self.pattern)
@@ -222,6 +225,16 @@ class Tables:
                 self.parse(where, words[0], words[1] if len(words) > 1 else "")
 
     def parse(self, where, pattern, rest):
+        group = None
+        if rest.startswith("until "):
+            _, group, rest = (rest.split(None, 2) + ["", ""])[:3]
+            # Its slot holds the MPI's own function until then: only a call
+            # route (a lend lends on every call, an absent function must
+            # refuse every call, a pass has nothing of wisp's to begin).
+            if not group.isidentifier() or not rest.startswith("call ") or \
+                    any(c in pattern for c in "*?["):
+                self.fail(where, f"{pattern}: expected until GROUP call EXPR")
+                return
         lend = rest == "lend" or rest.startswith("lend ")
         if lend:
             rest = rest[4:].strip() or "call @mpi"
@@ -232,7 +245,7 @@ class Tables:
         if any(c in pattern for c in "*?[") and kind == "call" and text.strip() != "@mpi":
             self.fail(where, f"{pattern}: a pattern may only lend, pass or be absent")
             return
-        self.routes.append(Route(where, pattern, kind, text.strip(), lend))
+        self.routes.append(Route(where, pattern, kind, text.strip(), lend, group))
 
 
 def resolve(funcs, tables):
@@ -440,6 +453,13 @@ PMPI_NAMES_DOC = """
 """
 
 
+GROUPS_DOC = """
+/* The functions of each group of src/wrap/dispatch.c, the lines marked
+ * `until GROUP` in the route tables: WISP_GROUP(GROUP, MPI_X), GROUP naming
+ * enum wisp_core_group's WISP_CORE_GROUP (core/wrapper.h). */
+"""
+
+
 def render(funcs, tables, routes, yields):
     for f in funcs:  # a blocking call: the progress thread skips its looks meanwhile
         if not f.event and yields.of(f):
@@ -461,8 +481,12 @@ def render(funcs, tables, routes, yields):
     routes_c += "\n" + render_initial("struct wisp_dispatch wisp_impl =",
                                       "The implementations (src/wrap/dispatch.c).")
     pmpi_names, calls_c = render_mpi_calls(funcs)
+    grouped = [(f.name, routes[f.name].group.upper()) for f in funcs
+               if f.name in routes and routes[f.name].group]
+    groups = HEADER + GROUPS_DOC + "".join(
+        f"#ifdef WISP_HAVE_{n}\nWISP_GROUP({g}, {n})\n#endif\n" for n, g in grouped)
     wrap = {"wrappers.c": wrappers, "mpi_functions.def": functions, "impls.def": impl_def,
-            "routes.c": routes_c, "pmpi.c": render_pmpi(funcs)}
+            "groups.def": groups, "routes.c": routes_c, "pmpi.c": render_pmpi(funcs)}
     mpi = {"pmpi_names.h": pmpi_names, "calls.c": calls_c}
     return {**{f"wrap/gen/{n}": t for n, t in wrap.items()},
             **{f"mpi/gen/{n}": t for n, t in mpi.items()}}

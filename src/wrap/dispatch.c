@@ -11,7 +11,7 @@
  */
 
 #include "mpi/calls.h"
-#include "wisp_have.h" /* WISP_HAVE_MPI_*_c */
+#include "wisp_have.h" /* WISP_HAVE_MPI_*: gen/groups.def */
 #include "wrap/impls.h"
 #include "wrap/wrap.h"
 
@@ -51,6 +51,7 @@ void wisp_wrap_mpi_found(void)
  * Functions that are the MPI's own until wisp has something to do in them:
  * their slots of `wisp_serve` hold PMPI_X until then, so the call costs one
  * jump, not even a look at each request handle, communicator or window.
+ * The route tables mark them `until GROUP` (src/p2p/routes.def):
  * - WISP_CORE_REQUESTS, the polls and waits, until wisp makes its first
  *   request (a loop of MPI_Testany over the MPI's receives);
  * - WISP_CORE_SERVED, sends, receives and probes, until wisp serves its
@@ -70,55 +71,15 @@ static bool begun[WISP_CORE_GROUPS], hooked, watching;
 #define WATCHED(f) (watching && wisp_watched.f)
 #define BEGUN(f)   (WATCHED(f) ? wisp_watched.f : wisp_impl.f)
 
+/* The slots of `group`'s functions (gen/groups.def, from the lines marked
+ * `until GROUP` in the route tables): the MPI's own, or as begun. */
 static void point(enum wisp_core_group group, bool mpi)
 {
-#define SLOT(f) SET(f, (mpi && !WATCHED(f)) ? MPI_OWN(f) : BEGUN(f))
-    switch (group) {
-    case WISP_CORE_REQUESTS:
-        SLOT(MPI_Test);
-        SLOT(MPI_Testall);
-        SLOT(MPI_Testany);
-        SLOT(MPI_Testsome);
-        SLOT(MPI_Wait);
-        SLOT(MPI_Waitall);
-        SLOT(MPI_Waitany);
-        SLOT(MPI_Waitsome);
-        SLOT(MPI_Request_get_status);
-        break;
-    case WISP_CORE_SERVED:
-        SLOT(MPI_Send);
-        SLOT(MPI_Isend);
-        SLOT(MPI_Recv);
-        SLOT(MPI_Irecv);
-        SLOT(MPI_Iprobe);
-        SLOT(MPI_Probe);
-        break;
-    case WISP_CORE_WINDOWS:
-        SLOT(MPI_Put);
-        SLOT(MPI_Rput);
-        SLOT(MPI_Get);
-        SLOT(MPI_Rget);
-        SLOT(MPI_Accumulate);
-        SLOT(MPI_Raccumulate);
-        SLOT(MPI_Get_accumulate);
-        SLOT(MPI_Rget_accumulate);
-        SLOT(MPI_Fetch_and_op);
-        SLOT(MPI_Compare_and_swap);
-#ifdef WISP_HAVE_MPI_Put_c
-        SLOT(MPI_Put_c);
-        SLOT(MPI_Rput_c);
-        SLOT(MPI_Get_c);
-        SLOT(MPI_Rget_c);
-        SLOT(MPI_Accumulate_c);
-        SLOT(MPI_Raccumulate_c);
-        SLOT(MPI_Get_accumulate_c);
-        SLOT(MPI_Rget_accumulate_c);
-#endif
-        break;
-    case WISP_CORE_GROUPS:
-        break;
-    }
-#undef SLOT
+#define WISP_GROUP(g, f)                                                                           \
+    if (group == WISP_CORE_##g)                                                                    \
+        SET(f, (mpi && !WATCHED(f)) ? MPI_OWN(f) : BEGUN(f));
+#include "gen/groups.def"
+#undef WISP_GROUP
 }
 
 void wisp_wrap_hooks_enable(enum wisp_core_hooks hooks)
