@@ -31,18 +31,6 @@ enum wisp_config_async wisp_ghost_async_mode(MPI_Info info, enum wisp_config_asy
 /* What this process tells the others at a safe point (an int, allgathered). */
 int wisp_ghost_async_wish(const struct wisp_ghost_win *w);
 
-/* Why a safe point was passed, for the counts WISP_VERBOSE reports, each
- * with the name the log gives it. */
-#define WISP_ASYNC_POINTS(X)                                                                       \
-    X(WISP_ASYNC_AT_CREATE, "creation")                                                            \
-    X(WISP_ASYNC_AT_FENCE, "fence")                                                                \
-    X(WISP_ASYNC_AT_HINT, "MPI_Win_set_info")
-enum wisp_async_point {
-#define WISP_ASYNC_POINT(point, name) point,
-    WISP_ASYNC_POINTS(WISP_ASYNC_POINT)
-#undef WISP_ASYNC_POINT
-};
-
 /* Collective over the window: every process's wish, then the routes from it. */
 int wisp_ghost_async_exchange(struct wisp_ghost_win *w, enum wisp_async_point point);
 

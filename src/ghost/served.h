@@ -75,6 +75,21 @@ enum wisp_ghost_access {
     WISP_GHOST_LOCK_ALL,
 };
 
+/* Why a safe point of adaptive progress (async.h) was passed, for the
+ * counts WISP_VERBOSE reports, each with the name the log gives it. */
+#define WISP_ASYNC_POINTS(X)                                                                       \
+    X(WISP_ASYNC_AT_CREATE, "creation")                                                            \
+    X(WISP_ASYNC_AT_FENCE, "fence")                                                                \
+    X(WISP_ASYNC_AT_HINT, "MPI_Win_set_info")
+enum wisp_async_point {
+#define WISP_ASYNC_POINT(point, name) point,
+    WISP_ASYNC_POINTS(WISP_ASYNC_POINT)
+#undef WISP_ASYNC_POINT
+};
+#define WISP_ASYNC_ONE(point, name) +1
+enum { WISP_ASYNC_NPOINTS = 0 WISP_ASYNC_POINTS(WISP_ASYNC_ONE) };
+#undef WISP_ASYNC_ONE
+
 struct wisp_ghost_win {
     MPI_Win win;   /* the application's handle */
     int flavor;    /* MPI_WIN_FLAVOR_ALLOCATE, _SHARED or _CREATE (memory in the heap) */
@@ -102,11 +117,12 @@ struct wisp_ghost_win {
     /* Adaptive progress (async.h): per target, whether its operations go to
      * a ghost (1) or to it directly (0), changed only at safe points. */
     unsigned char *route;
-    int async_mode;      /* this process's enum wisp_config_async for the window */
-    bool adaptive;       /* some process decides from its profile: fences exchange wishes */
-    int *wishes;         /* room for everyone's, by rank */
-    unsigned nswitch[3]; /* switches of the route to this process, by enum wisp_async_point */
-    uint64_t nghost;     /* operations this origin sent to ghosts */
+    int async_mode;  /* this process's enum wisp_config_async for the window */
+    bool adaptive;   /* some process decides from its profile: fences exchange wishes */
+    int *wishes;     /* room for everyone's, by rank */
+    uint64_t nghost; /* operations this origin sent to ghosts */
+    /* Switches of the route to this process, by enum wisp_async_point. */
+    unsigned nswitch[WISP_ASYNC_NPOINTS];
     /* nghost when a flush_all in `global` last began that then returned,
      * [0] remote, [1] local (redirect.c): none sent since, no ghost wakes */
     uint64_t nghost_flushed[2];
