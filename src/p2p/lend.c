@@ -184,7 +184,11 @@ bool wisp_p2p_spill(struct wisp_p2p_msg *msg)
  * of COPY(...)), checked in the debug and sanitizer builds. */
 static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_copy to)
 {
-    static const char *const names[] = {"NONE", "FILLING", "TAKEN", "DROPPED", "WHOLE"};
+    static const char *const names[] = {
+#define X(state) #state,
+        WISP_P2P_COPY_STATES(X)
+#undef X
+    };
     wisp_state_check("a message's copy aside", names, msg->copy, from, to);
     msg->copy = to;
 }
@@ -210,7 +214,11 @@ enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
  * mask of ROUTE(...)), checked in the debug and sanitizer builds. */
 static void route_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_route to)
 {
-    static const char *const names[] = {"HERE", "QUEUED", "HANDED", "SENT", "ASKED", "BATCHED"};
+    static const char *const names[] = {
+#define X(state) #state,
+        WISP_P2P_ROUTE_STATES(X)
+#undef X
+    };
     wisp_state_check("a message's route to the MPI", names, msg->route, from, to);
     msg->route = to;
 }

@@ -51,8 +51,10 @@
 void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to)
 {
     static const char *const names[] = {
-        "IDLE",          "POSTED",    "WILDCARD", "HELD",      "LENT_POSTED",
-        "LENT_WILDCARD", "LENT_HELD", "MATCHED",  "FORWARDED", "MPI"};
+#define X(where) #where,
+        WISP_P2P_RECV_WHERES(X)
+#undef X
+    };
     wisp_state_check("a receive", names, req->where, from, to);
     req->where = (uint8_t)to;
 }

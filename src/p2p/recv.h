@@ -1,7 +1,8 @@
 /*
  * The receiving side of the engine's protocols (recv.c): the rings drained,
- * each message matched (through wisp_p2p_up) or kept unexpected, and the
- * bytes of a matched one copied in.
+ * each message matched (an immediate one against the posted receives of
+ * queues.c, the others handed up through the `incoming` callback) or kept
+ * unexpected, and the bytes of a matched one copied in.
  */
 #ifndef WISP_P2P_RECV_H
 #define WISP_P2P_RECV_H

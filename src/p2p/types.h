@@ -189,17 +189,22 @@ struct wisp_p2p_req {
  *   X <-> LENT_X                               lent, taken back
  *   MATCHED -> MATCHED                         its copy aside filled
  */
+/* The states, each named once: the enum and the names in recv_move's line. */
+#define WISP_P2P_RECV_WHERES(X)                                                                    \
+    X(IDLE)                                                                                        \
+    X(POSTED)                                                                                      \
+    X(WILDCARD)                                                                                    \
+    X(HELD)                                                                                        \
+    X(LENT_POSTED) /* the LENT_ ones in the same order, 3 apart */                                 \
+    X(LENT_WILDCARD)                                                                               \
+    X(LENT_HELD)                                                                                   \
+    X(MATCHED)                                                                                     \
+    X(FORWARDED)                                                                                   \
+    X(MPI)
 enum wisp_p2p_recv_where {
-    WISP_P2P_RECV_IDLE,
-    WISP_P2P_RECV_POSTED,
-    WISP_P2P_RECV_WILDCARD,
-    WISP_P2P_RECV_HELD,
-    WISP_P2P_RECV_LENT_POSTED, /* the LENT_ ones in the same order, 3 apart */
-    WISP_P2P_RECV_LENT_WILDCARD,
-    WISP_P2P_RECV_LENT_HELD,
-    WISP_P2P_RECV_MATCHED,
-    WISP_P2P_RECV_FORWARDED,
-    WISP_P2P_RECV_MPI,
+#define X(where) WISP_P2P_RECV_##where,
+    WISP_P2P_RECV_WHERES(X)
+#undef X
 };
 /* Does a message from `source` with `tag` match the pattern `want_source`,
  * `want_tag` (MPI_ANY_SOURCE, MPI_ANY_TAG allowed), by MPI's rules? */
@@ -227,12 +232,12 @@ static inline bool wisp_p2p_recv_lent(const struct wisp_p2p_req *req)
  *                           filled: an unexpected message like any other;
  *                           TAKEN is then delivered, DROPPED freed
  */
+/* The states, each named once: the enum and the names in copy_move's line. */
+#define WISP_P2P_COPY_STATES(X) X(NONE) X(FILLING) X(TAKEN) X(DROPPED) X(WHOLE)
 enum wisp_p2p_copy {
-    WISP_P2P_COPY_NONE,
-    WISP_P2P_COPY_FILLING,
-    WISP_P2P_COPY_TAKEN,
-    WISP_P2P_COPY_DROPPED,
-    WISP_P2P_COPY_WHOLE,
+#define X(state) WISP_P2P_COPY_##state,
+    WISP_P2P_COPY_STATES(X)
+#undef X
 };
 /* Is `msg` a copy whose bytes are still on their way? */
 static inline bool wisp_p2p_copy_filling(const struct wisp_p2p_msg *msg)
@@ -259,13 +264,12 @@ static inline bool wisp_p2p_copy_filling(const struct wisp_p2p_msg *msg)
  * Every state but HERE marks the message among the unexpected ones: the
  * MPI may hold it, or soon will.
  */
+/* The states, each named once: the enum and the names in route_move's line. */
+#define WISP_P2P_ROUTE_STATES(X) X(HERE) X(QUEUED) X(HANDED) X(SENT) X(ASKED) X(BATCHED)
 enum wisp_p2p_route {
-    WISP_P2P_ROUTE_HERE,
-    WISP_P2P_ROUTE_QUEUED,
-    WISP_P2P_ROUTE_HANDED,
-    WISP_P2P_ROUTE_SENT,
-    WISP_P2P_ROUTE_ASKED,
-    WISP_P2P_ROUTE_BATCHED,
+#define X(state) WISP_P2P_ROUTE_##state,
+    WISP_P2P_ROUTE_STATES(X)
+#undef X
 };
 /* Is `msg` on its way to the MPI (any route but HERE)? */
 static inline bool wisp_p2p_routed(const struct wisp_p2p_msg *msg)
