@@ -51,12 +51,21 @@ static MPI_Datatype any_leaf(void)
 /* The leaf of the shape being built; NULL: a random one each time. */
 static MPI_Datatype the_leaf;
 
-/* Whether the shape being built has a long double: MPICH 4.0.2 packs 10
- * of its 16 bytes where the layout is not contiguous and leaves the other 6
- * of the stream unwritten (docs/datatypes.md), so MPI_Pack cannot tell the
- * offsets of those bytes: a type of several leaf types (elements of one
- * byte) with a long double is compared on Open MPI only. */
+/* Whether the shape being built has a long double: MPICH 4.0.2 and Open
+ * MPI 5.0.11 pack 10 of its 16 bytes where the layout is not contiguous and
+ * leave the other 6 of the stream unwritten (docs/datatypes.md), so
+ * MPI_Pack cannot tell the offsets of those bytes: a type of several leaf
+ * types (elements of one byte) with a long double is compared on Open MPI
+ * 4 only, which packs all 16. */
 static bool long_double;
+
+static bool packs_whole_long_double(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(version, &len);
+    return strncmp(version, "Open MPI v4.", strlen("Open MPI v4.")) == 0;
+}
 
 static MPI_Datatype leaf(void)
 {
@@ -147,13 +156,11 @@ static void compare(MPI_Datatype t, MPI_Count count, const char *what)
 static void check_type(MPI_Datatype t, const char *what)
 {
     MPI_Type_commit(&t);
-#ifndef OPEN_MPI
-    if (long_double && wisp_ghost_basic_type(t) == MPI_BYTE) {
+    if (long_double && wisp_ghost_basic_type(t) == MPI_BYTE && !packs_whole_long_double()) {
         skipped++;
         release(&t);
         return;
     }
-#endif
     wisp_dt_desc_t *d;
     if (wisp_dt_desc_get(t, &d) == WISP_DT_OK)
         wisp_dt_desc_release(d);
@@ -288,7 +295,7 @@ int main(int argc, char **argv)
     }
     the_leaf = MPI_DATATYPE_NULL;
     printf("%ld shapes, %ld offsets compared; the engine refused %ld; %ld left out (long "
-           "doubles in elements of bytes, MPICH)\n",
+           "doubles in elements of bytes, but over Open MPI 4)\n",
            shapes_checked, offsets_checked, refused, skipped);
     if (seed == 1)
         figures();
