@@ -59,14 +59,6 @@ static MPI_Datatype the_leaf;
  * 4 only, which packs all 16. */
 static bool long_double;
 
-static bool packs_whole_long_double(void)
-{
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    MPI_Get_library_version(version, &len);
-    return strncmp(version, "Open MPI v4.", strlen("Open MPI v4.")) == 0;
-}
-
 static MPI_Datatype leaf(void)
 {
     MPI_Datatype t = the_leaf != MPI_DATATYPE_NULL ? the_leaf : any_leaf();
@@ -156,7 +148,7 @@ static void compare(MPI_Datatype t, MPI_Count count, const char *what)
 static void check_type(MPI_Datatype t, const char *what)
 {
     MPI_Type_commit(&t);
-    if (long_double && wisp_ghost_basic_type(t) == MPI_BYTE && !packs_whole_long_double()) {
+    if (long_double && wisp_ghost_basic_type(t) == MPI_BYTE && !mpi_packs_whole_long_double()) {
         skipped++;
         release(&t);
         return;
