@@ -105,6 +105,22 @@ static const char *list_next(const char **at, size_t *len)
     return w;
 }
 
+const struct wisp_config_var *wisp_core_config_var(const char *name)
+{
+    for (size_t i = 0; i < wisp_config_nvars; i++)
+        if (strcmp(wisp_config_vars[i].name, name) == 0)
+            return &wisp_config_vars[i];
+    return NULL;
+}
+
+const char *wisp_core_config_word(const struct wisp_config_var *var, int64_t index, size_t *len)
+{
+    const char *at = var->words, *w;
+    while ((w = list_next(&at, len)) && index-- > 0)
+        ;
+    return w;
+}
+
 /* The index of `s` in the list `words`. */
 static int parse_word(const char *s, const char *words, int64_t *out)
 {

@@ -71,6 +71,13 @@ void wisp_core_config_free(struct wisp_config *cfg);
 /* Describe the accepted values of `var` in words, e.g. "an integer in 0..3". */
 void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, size_t len);
 
+/* The row of the variable `name` ("WISP_ASYNC"); NULL when there is none. */
+const struct wisp_config_var *wisp_core_config_var(const char *name);
+
+/* Word `index` of a WORD variable's row, `*len` bytes long (not ended by a
+ * NUL: print it with "%.*s"); NULL past the last. */
+const char *wisp_core_config_word(const struct wisp_config_var *var, int64_t index, size_t *len);
+
 /* The live configuration of this process, valid after MPI_Init. */
 extern struct wisp_config wisp_config;
 

@@ -51,22 +51,10 @@ enum {
  * wisp_config_async. */
 static const struct wisp_config_var *async_var(void)
 {
-    for (size_t i = 0; i < wisp_config_nvars; i++)
-        if (strcmp(wisp_config_vars[i].name, "WISP_ASYNC") == 0)
-            return &wisp_config_vars[i];
-    wisp_fatal("WISP_ASYNC is not in the configuration table");
-}
-
-/* Word `m` of WISP_ASYNC, `*len` bytes long; NULL past the last. */
-static const char *async_word(int m, size_t *len)
-{
-    const char *w = async_var()->words;
-    for (; m > 0 && *w; m--) {
-        w += strcspn(w, "|");
-        w += *w == '|';
-    }
-    *len = strcspn(w, "|");
-    return *w ? w : NULL;
+    const struct wisp_config_var *var = wisp_core_config_var("WISP_ASYNC");
+    if (!var)
+        wisp_fatal("WISP_ASYNC is not in the configuration table");
+    return var;
 }
 
 void wisp_ghost_async_start(void)
@@ -85,7 +73,7 @@ enum wisp_config_async wisp_ghost_async_mode(MPI_Info info, enum wisp_config_asy
         return fallback;
     const char *word;
     size_t len;
-    for (int m = 0; (word = async_word(m, &len)); m++)
+    for (int m = 0; (word = wisp_core_config_word(async_var(), m, &len)); m++)
         if (len == strlen(value) && strncasecmp(value, word, len) == 0)
             return (enum wisp_config_async)m;
     if (say) {
@@ -266,7 +254,8 @@ int wisp_ghost_win_get_info(MPI_Win win, MPI_Info *info)
     snprintf(direct, sizeof direct, "%" PRIu64, w->ndirect);
     wisp_ghost_books_unlock(w);
     size_t len;
-    const char *word = async_word(w->route[w->rank] ? WISP_ASYNC_ON : WISP_ASYNC_OFF, &len);
+    const char *word = wisp_core_config_word(
+        async_var(), w->route[w->rank] ? WISP_ASYNC_ON : WISP_ASYNC_OFF, &len);
     char route[16];
     snprintf(route, sizeof route, "%.*s", (int)len, word);
     rc = PMPI_Info_set(*info, "async_config", route);

@@ -218,10 +218,13 @@ void wisp_progress_start(int thread_level)
         return;
     pt.adaptive = wisp_config.PROGRESS == WISP_PROGRESS_AUTO;
     if (mpi_level != MPI_THREAD_MULTIPLE) { /* every process has the same */
+        size_t len = 0;
+        const char *word = wisp_core_config_word(wisp_core_config_var("WISP_PROGRESS"),
+                                                 wisp_config.PROGRESS, &len);
         if (wisp_core_log_rank == 0)
             wisp_log_error("no progress thread: the MPI gave no MPI_THREAD_MULTIPLE, which "
-                           "WISP_PROGRESS=%s would need",
-                           pt.adaptive ? "auto" : "thread");
+                           "WISP_PROGRESS=%.*s would need",
+                           (int)len, word);
         return;
     }
     if (pt.adaptive) {
