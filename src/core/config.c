@@ -105,14 +105,6 @@ static const char *list_next(const char **at, size_t *len)
     return w;
 }
 
-const struct wisp_config_var *wisp_core_config_var(const char *name)
-{
-    for (size_t i = 0; i < wisp_config_nvars; i++)
-        if (strcmp(wisp_config_vars[i].name, name) == 0)
-            return &wisp_config_vars[i];
-    return NULL;
-}
-
 const char *wisp_core_config_word(const struct wisp_config_var *var, int64_t index, size_t *len)
 {
     const char *at = var->words, *w;
@@ -281,6 +273,11 @@ static const struct wisp_config_var *find_var(const char *name, size_t len)
             !strncmp(wisp_config_vars[i].name, name, len))
             return &wisp_config_vars[i];
     return NULL;
+}
+
+const struct wisp_config_var *wisp_core_config_var(const char *name)
+{
+    return find_var(name, strlen(name));
 }
 
 /* Levenshtein distance, capped: enough to suggest the variable a typo meant. */
