@@ -64,18 +64,23 @@ static bool test_pair(struct wisp_p2p_req *req)
         return false;
     if (req->st_error == MPI_SUCCESS)
         req->st_error = req->partner_error;
-    return req->done = true;
+    wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
+    return true;
 }
 
 bool wisp_p2p_req_test_more(struct wisp_p2p_req *req)
 {
-    if (req->unpack_later) {
+    if (req->where == WISP_P2P_RECV_DEFERRED) {
         wisp_p2p_recv_finish(req);
         return true;
     }
-    if (req->persistent)
-        return req->done = part_done(req, &req->child);
-    if (req->pair)
+    if (req->form == WISP_P2P_PERSISTENT) {
+        if (!part_done(req, &req->child))
+            return false;
+        wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
+        return true;
+    }
+    if (req->form == WISP_P2P_PAIR)
         return test_pair(req);
     if (req->inner == MPI_REQUEST_NULL)
         return false;
@@ -86,7 +91,7 @@ bool wisp_p2p_req_test_more(struct wisp_p2p_req *req)
 
 static bool inactive(const struct wisp_p2p_req *req)
 {
-    return req->persistent && !req->active;
+    return req->life == WISP_P2P_LIFE_INACTIVE;
 }
 
 static void empty_status(MPI_Status *status)
@@ -572,11 +577,9 @@ int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indice
 static void free_part(MPI_Request *part)
 {
     struct wisp_p2p_req *child = wisp_p2p_req_of(*part);
-    if (child) {
-        child->user_freed = true;
-        if (child->done && !child->engine_holds)
-            wisp_p2p_req_release(child);
-    } else if (*part != MPI_REQUEST_NULL) {
+    if (child)
+        wisp_p2p_req_move(child, WISP_P2P_FREE);
+    else if (*part != MPI_REQUEST_NULL) {
         PMPI_Request_free(part);
     }
     *part = MPI_REQUEST_NULL;
@@ -588,28 +591,25 @@ int wisp_p2p_request_free(MPI_Request *request)
     if (!req)
         return PMPI_Request_free(request);
     wisp_p2p_lock();
-    if (req->persistent || req->pair) { /* the parts in flight finish on their own */
+    if (req->form != WISP_P2P_PLAIN) { /* the parts in flight finish on their own */
         free_part(&req->child);
-        if (req->pair && req->partner != MPI_REQUEST_NULL) {
+        if (req->form == WISP_P2P_PAIR && req->partner != MPI_REQUEST_NULL) {
             free_part(&req->partner);
             req->tmp = NULL; /* the send may still read it: left to leak */
         }
-        if (req->persistent && req->comm)
+        if (req->form == WISP_P2P_PERSISTENT && req->comm)
             wisp_p2p_comm_unhold(req->comm); /* held since MPI_*_init (ops.c) */
-        wisp_p2p_req_release(req);
-    } else {
-        req->user_freed = true;
+        if (req->life == WISP_P2P_LIFE_ACTIVE)
+            wisp_p2p_req_move(req, WISP_P2P_COMPLETE); /* nothing of its own runs */
+    } else if (!wisp_p2p_req_done(req) && req->inner != MPI_REQUEST_NULL &&
+               !wisp_p2p_req_held(req) && !wisp_p2p_recv_lent(req)) {
         /* The MPI finishes it on its own; but a forwarded send's packed
          * bytes stay until the engine sees its request complete, and a
          * lent receive until it is taken back. */
-        if (!req->done && req->inner != MPI_REQUEST_NULL && !req->engine_holds &&
-            !wisp_p2p_recv_lent(req)) {
-            PMPI_Request_free(&req->inner);
-            req->done = true;
-        }
-        if (req->done && !req->engine_holds)
-            wisp_p2p_req_release(req);
+        PMPI_Request_free(&req->inner);
+        wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
     }
+    wisp_p2p_req_move(req, WISP_P2P_FREE);
     *request = MPI_REQUEST_NULL;
     wisp_p2p_unlock();
     return MPI_SUCCESS;
@@ -834,7 +834,7 @@ int wisp_p2p_cancel(MPI_Request *request)
     if (!req)
         return PMPI_Cancel(request);
     wisp_p2p_lock();
-    if (req->persistent || req->pair) { /* the receive of a pair; a send completes */
+    if (req->form != WISP_P2P_PLAIN) { /* the receive of a pair; a send completes */
         struct wisp_p2p_req *child = wisp_p2p_req_of(req->child);
         if (child && child->kind == WISP_P2P_RECV)
             cancel_recv(child);

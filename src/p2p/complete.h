@@ -22,9 +22,10 @@
 bool wisp_p2p_req_test_more(struct wisp_p2p_req *req);
 static inline bool wisp_p2p_req_test(struct wisp_p2p_req *req)
 {
-    if (req->done)
+    if (wisp_p2p_req_done(req))
         return true;
-    if (!req->unpack_later && !req->persistent && !req->pair && req->inner == MPI_REQUEST_NULL)
+    if (req->where != WISP_P2P_RECV_DEFERRED && req->form == WISP_P2P_PLAIN &&
+        req->inner == MPI_REQUEST_NULL)
         return false; /* the engine completes it (inline: polls ask this of each) */
     return wisp_p2p_req_test_more(req);
 }

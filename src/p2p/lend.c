@@ -149,7 +149,7 @@ void wisp_p2p_spill_held(int from)
 bool wisp_p2p_spill(struct wisp_p2p_msg *msg)
 {
     struct wisp_p2p_msg *copy = malloc(sizeof *copy + msg->size);
-    struct wisp_p2p_req *fill = copy ? wisp_p2p_req_new(WISP_P2P_RECV) : NULL;
+    struct wisp_p2p_req *fill = copy ? wisp_p2p_req_new(WISP_P2P_RECV, WISP_P2P_LIFE_ACTIVE) : NULL;
     if (!fill) {
         free(copy);
         wisp_log(1, "no memory to copy aside a waiting message of %llu bytes from node rank %d",

@@ -119,7 +119,7 @@ static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
     req->inner_status = status;
     req->from_inner = true;
     req->st_error = rc;
-    req->done = true;
+    wisp_p2p_req_move(req, WISP_P2P_COMPLETE); /* released, if the user freed it */
 }
 
 /* A lent receive back from the MPI: true if cancelled there (wisp's again,
@@ -168,7 +168,7 @@ bool wisp_p2p_lent_test(struct wisp_p2p_req *req)
 
 bool wisp_p2p_lent_cancel(struct wisp_p2p_req *req)
 {
-    if (req->done)
+    if (wisp_p2p_req_done(req))
         return false;
     /* Settled with the MPI now. Local messages it was owed go to their
      * next match at once (that receive's thread may be what lets the
@@ -196,8 +196,7 @@ void wisp_p2p_reclaim(void)
         prev = l->prev;
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, llink);
         struct wisp_p2p_comm *comm = req->comm;
-        if (!unlend(req) && req->user_freed && !req->engine_holds)
-            wisp_p2p_req_release(req);
+        unlend(req);
         rematch(comm);
     }
     wisp_p2p_unlock();
@@ -226,7 +225,7 @@ static void unblock_behind(struct wisp_p2p_msg *copy)
 void wisp_p2p_spilled(struct wisp_p2p_req *fill)
 {
     struct wisp_p2p_msg *copy = fill->spill;
-    wisp_p2p_req_release(fill);
+    wisp_p2p_req_move(fill, WISP_P2P_DISCARD); /* never the user's */
     switch (wisp_p2p_copy_whole(copy)) {
     case WISP_P2P_COPY_DROPPED:
         free(copy);

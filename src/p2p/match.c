@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "core/states.h"
 #include "p2p/contexts.h"
 #include "p2p/datatype.h"
 #include "p2p/layout.h"
@@ -45,19 +44,6 @@
 
 #define WHERE(w) WISP_P2P_WHERE(w)
 #define QUEUED   WISP_P2P_QUEUED
-
-/* Every change of where a receive waits: from one of the states in `from`
- * (a mask of WHERE(...)), checked in the debug and sanitizer builds. */
-void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to)
-{
-    static const char *const names[] = {
-#define X(where) #where,
-        WISP_P2P_RECV_WHERES(X)
-#undef X
-    };
-    wisp_state_check("a receive", names, req->where, from, to);
-    req->where = (uint8_t)to;
-}
 
 static bool in_posted(const struct wisp_p2p_req *req)
 {
@@ -95,12 +81,13 @@ void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
 
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
 {
-    bool contig;
+    bool contig, predefined;
     MPI_Aint offset;
-    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->cap, &contig, &offset,
-                                 &req->predefined_type);
+    int rc = wisp_p2p_type_bytes(req->type, req->count, &req->cap, &contig, &offset, &predefined);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (predefined)
+        req->type_ref = WISP_P2P_TYPE_PREDEFINED;
     req->unpack = false;
     if (contig) {
         req->dst = (char *)req->rbuf + offset;
@@ -192,18 +179,12 @@ static void queue_remote(struct wisp_p2p_req *req)
 int wisp_p2p_recv_start(struct wisp_p2p_req *req)
 {
     struct wisp_p2p_comm *comm = req->comm;
-    wisp_p2p_recv_move(req, WHERE(IDLE) | WHERE(MATCHED) | WHERE(FORWARDED) | WHERE(MPI),
-                       WISP_P2P_RECV_IDLE); /* a persistent one's next round */
-    req->done = false;
-    req->inner = MPI_REQUEST_NULL;
-    req->from_inner = false;
-    req->st_cancelled = false;
     if (req->peer == MPI_PROC_NULL) {
         req->st_source = MPI_PROC_NULL;
         req->st_tag = MPI_ANY_TAG;
         req->st_bytes = 0;
         req->st_error = MPI_SUCCESS;
-        req->done = true;
+        wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
         return MPI_SUCCESS;
     }
     if (req->peer != MPI_ANY_SOURCE && comm->node_of[req->peer] < 0) {
@@ -448,7 +429,7 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
 
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
 {
-    if (req->done)
+    if (wisp_p2p_req_done(req))
         return false;
     switch ((enum wisp_p2p_recv_where)req->where) {
     case WISP_P2P_RECV_MPI:
@@ -472,6 +453,6 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req)
     req->st_tag = MPI_ANY_TAG;
     req->st_bytes = 0;
     req->st_error = MPI_SUCCESS;
-    req->done = true;
+    wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
     return true;
 }

@@ -24,7 +24,7 @@ void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
 void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg);
 /* Set the receive's destination from its buffer, count and type. */
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req);
-/* Post a receive (req->peer may be MPI_ANY_SOURCE). */
+/* Post a new receive (req->peer may be MPI_ANY_SOURCE). */
 int wisp_p2p_recv_start(struct wisp_p2p_req *req);
 /* Hand receives blocked behind wildcards to the MPI when allowed (inline:
  * every progress pass asks, and mostly none wait). */
@@ -53,9 +53,6 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req);
 /* X + WISP_P2P_LENT_APART is LENT_X. */
 enum { WISP_P2P_LENT_APART = WISP_P2P_RECV_LENT_POSTED - WISP_P2P_RECV_POSTED };
 
-/* Every change of where a receive waits: from one of the states in `from`
- * (a set of WISP_P2P_WHERE), checked in the debug and sanitizer builds. */
-void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to);
 /* Is `source` a member of `comm` on this node? */
 static inline bool wisp_p2p_local_source(const struct wisp_p2p_comm *comm, int source)
 {

@@ -23,14 +23,21 @@
 #include "p2p/send.h"
 #include "p2p/state.h"
 
+/* `type` becomes wisp's own reference, where it is a derived type. */
+static void type_hold(struct wisp_p2p_req *req)
+{
+    if (wisp_p2p_type_hold(req->type, &req->type))
+        req->type_ref = WISP_P2P_TYPE_HELD;
+}
+
 /* A receive of wisp still pending after its call holds its derived type
  * (the common receive, of a predefined type, pays one test). */
 static void recv_hold_type(struct wisp_p2p_req *req)
 {
-    if (req->predefined_type || req->done || req->holds_type)
+    if (req->type_ref != WISP_P2P_TYPE_USERS || wisp_p2p_req_done(req))
         return;
     if (req->link.next != &req->link || req->rlink.next != &req->rlink) /* pending */
-        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
+        type_hold(req);
 }
 
 /* The MPI's functions of each send mode, indexed by enum wisp_p2p_mode;
@@ -130,7 +137,7 @@ static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count coun
                         MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode,
                         MPI_Request *request)
 {
-    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND);
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND, WISP_P2P_LIFE_ACTIVE);
     req->mode = (uint8_t)mode;
     req->sbuf = buf;
     req->count = count;
@@ -139,10 +146,9 @@ static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count coun
     req->tag = tag;
     req->handle = comm;
     req->comm = c;
-    req->active = true;
     int rc = prepare_send(req);
     if (rc != MPI_SUCCESS) {
-        wisp_p2p_req_release(req);
+        wisp_p2p_req_move(req, WISP_P2P_DISCARD);
         if (rc == MPI_ERR_NO_MEM) {
             *request = MPI_REQUEST_NULL;
             return rc;
@@ -150,9 +156,9 @@ static int isend_locked(struct wisp_p2p_comm *c, const void *buf, MPI_Count coun
         return mpi_isend(mode, buf, count, type, dest, tag, comm, request); /* a bad type */
     }
     wisp_p2p_send_start(req, c->rank == dest ? wisp_p2p.node_rank : c->node_of[dest]);
-    if (mode == WISP_P2P_BUFFERED && !req->done) {
-        req->done = true; /* from wisp's own copy; the engine finishes the rest */
-        req->st_error = MPI_SUCCESS;
+    if (mode == WISP_P2P_BUFFERED && !wisp_p2p_req_done(req)) {
+        req->st_error = MPI_SUCCESS; /* from wisp's own copy; the engine finishes the rest */
+        wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
     }
     *request = wisp_p2p_req_handle(req);
     return MPI_SUCCESS;
@@ -224,7 +230,7 @@ int wisp_p2p_send_to(const void *buf, MPI_Count count, MPI_Datatype type, int de
 static int irecv_locked(struct wisp_p2p_comm *c, void *buf, MPI_Count count, MPI_Datatype type,
                         int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_RECV);
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_RECV, WISP_P2P_LIFE_ACTIVE);
     req->rbuf = buf;
     req->count = count;
     req->type = type;
@@ -232,16 +238,16 @@ static int irecv_locked(struct wisp_p2p_comm *c, void *buf, MPI_Count count, MPI
     req->tag = tag;
     req->handle = comm;
     req->comm = c;
-    req->active = true;
     int rc = wisp_p2p_recv_start(req);
     if (rc != MPI_SUCCESS) {
-        wisp_p2p_req_release(req);
+        wisp_p2p_req_move(req, WISP_P2P_DISCARD);
         return rc;
     }
     recv_hold_type(req);
-    if ((req->where == WISP_P2P_RECV_MPI || req->where == WISP_P2P_RECV_FORWARDED) && !req->done) {
+    if ((req->where == WISP_P2P_RECV_MPI || req->where == WISP_P2P_RECV_FORWARDED) &&
+        !wisp_p2p_req_done(req)) {
         *request = req->inner; /* straight to the MPI: hand its request over */
-        wisp_p2p_req_release(req);
+        wisp_p2p_req_move(req, WISP_P2P_DISCARD);
         return MPI_SUCCESS;
     }
     *request = wisp_p2p_req_handle(req);
@@ -286,8 +292,8 @@ int wisp_p2p_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int
 static int persistent(uint8_t kind, int mode, const void *sbuf, void *rbuf, MPI_Count count,
                       MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    struct wisp_p2p_req *req = wisp_p2p_req_new(kind);
-    req->persistent = true;
+    struct wisp_p2p_req *req = wisp_p2p_req_new(kind, WISP_P2P_LIFE_INACTIVE);
+    req->form = WISP_P2P_PERSISTENT;
     req->mode = (uint8_t)mode;
     req->sbuf = sbuf;
     req->rbuf = rbuf;
@@ -298,7 +304,7 @@ static int persistent(uint8_t kind, int mode, const void *sbuf, void *rbuf, MPI_
     req->handle = comm;
     req->child = MPI_REQUEST_NULL;
     /* Each MPI_Start needs them: the user may free both meanwhile. */
-    req->holds_type = wisp_p2p_type_hold(type, &req->type);
+    type_hold(req);
     req->comm = wisp_p2p_comm_of(comm);
     wisp_p2p_comm_hold(req->comm);
     *request = wisp_p2p_req_handle(req);
@@ -360,7 +366,7 @@ int wisp_p2p_start(MPI_Request *request)
     struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
     if (!req)
         return PMPI_Start(request);
-    if (req->active) /* MPI_Start on an active request is erroneous */
+    if (req->life != WISP_P2P_LIFE_INACTIVE) /* MPI_Start on an active request is erroneous */
         return wisp_p2p_error(req->handle, MPI_ERR_REQUEST);
     int rc;
     if (req->kind == WISP_P2P_SEND)
@@ -370,9 +376,9 @@ int wisp_p2p_start(MPI_Request *request)
         rc = wisp_p2p_irecv(req->rbuf, req->count, req->type, req->peer, req->tag, req->handle,
                             &req->child);
     wisp_p2p_lock();
-    req->done = false;
     req->from_inner = false;
-    req->active = rc == MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        wisp_p2p_req_move(req, WISP_P2P_START);
     wisp_p2p_unlock();
     return rc;
 }
@@ -410,7 +416,7 @@ static bool probe_wisp(int source, int tag, MPI_Comm comm, int *flag, MPI_Messag
         wisp_p2p_status_set(status, msg->source, msg->tag, msg->size, false);
         if (message) {
             wisp_list_remove(&msg->link);
-            struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_MESSAGE);
+            struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_MESSAGE, WISP_P2P_LIFE_ACTIVE);
             req->msg = msg;
             req->comm = c;
             req->handle = comm;
@@ -525,7 +531,6 @@ int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *
     req->type = type;
     req->peer = msg->source;
     req->tag = msg->tag;
-    req->active = true;
     int rc = wisp_p2p_recv_prepare(req);
     if (rc != MPI_SUCCESS) { /* keep the message for another try */
         req->kind = WISP_P2P_MESSAGE;
@@ -534,8 +539,8 @@ int wisp_p2p_imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *
         return wisp_p2p_error(req->handle, rc);
     }
     wisp_p2p_deliver(req, msg);
-    if (!req->done)
-        req->holds_type = wisp_p2p_type_hold(req->type, &req->type);
+    if (!wisp_p2p_req_done(req) && req->type_ref == WISP_P2P_TYPE_USERS)
+        type_hold(req);
     *message = MPI_MESSAGE_NULL;
     *request = wisp_p2p_req_handle(req);
     wisp_p2p_unlock();
@@ -638,8 +643,8 @@ int wisp_p2p_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int
 static int pair_request(MPI_Request recv, MPI_Request send, void *copy, MPI_Request *request)
 {
     wisp_p2p_lock();
-    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_RECV);
-    req->pair = req->active = true;
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_RECV, WISP_P2P_LIFE_ACTIVE);
+    req->form = WISP_P2P_PAIR;
     req->child = recv;
     req->partner = send;
     req->partner_error = MPI_SUCCESS;

@@ -6,6 +6,8 @@
  */
 #include "p2p/queues.h"
 
+#include "core/states.h"
+
 /* The communicators with `remote` work; their number is wisp_p2p_remote_count. */
 struct wisp_list wisp_p2p_remote_comms = {&wisp_p2p_remote_comms, &wisp_p2p_remote_comms};
 /* Receives lent to the MPI at the moment, in the order posted there. */
@@ -45,4 +47,15 @@ struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int sourc
         return NULL;
     wisp_p2p_unpost(req);
     return req;
+}
+
+void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to)
+{
+    static const char *const names[] = {
+#define X(where) #where,
+        WISP_P2P_RECV_WHERES(X)
+#undef X
+    };
+    wisp_state_check("a receive", names, req->where, from, to);
+    req->where = to;
 }

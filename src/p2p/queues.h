@@ -23,8 +23,12 @@ extern struct wisp_list wisp_p2p_remote_comms;
  * (by their `llink`). */
 extern struct wisp_list wisp_p2p_lent;
 
-/* Sets of where a receive waits, for wisp_p2p_recv_move (match.h). */
+/* Sets of where a receive waits, for wisp_p2p_recv_move. */
 #define WISP_P2P_WHERE(w) (1u << WISP_P2P_RECV_##w)
+/* Every change of where a receive waits: from one of the states in `from`
+ * (a set of WISP_P2P_WHERE), checked in the debug and sanitizer builds.
+ * Matching makes all but one (recv.c defers a receive's finish). */
+void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to);
 
 /* Is receive `req` in its communicator's `remote` queue? */
 static inline bool wisp_p2p_in_remote(const struct wisp_p2p_req *req)

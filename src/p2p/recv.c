@@ -59,17 +59,17 @@ static struct wisp_list deferred = {&deferred, &deferred};
 
 void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
 {
-    if (wisp_p2p.rescuing && (req->unpack || req->holds_type)) {
-        req->unpack_later = true;
+    if (wisp_p2p.rescuing && (req->unpack || req->type_ref == WISP_P2P_TYPE_HELD)) {
+        wisp_p2p_recv_move(req, WISP_P2P_WHERE(MATCHED), WISP_P2P_RECV_DEFERRED);
         wisp_list_push(&deferred, &req->link);
         wisp_p2p_count_add(&wisp_p2p.deferred, 1);
         return;
     }
-    if (req->unpack_later) {
+    if (req->where == WISP_P2P_RECV_DEFERRED) {
+        wisp_p2p_recv_move(req, WISP_P2P_WHERE(DEFERRED), WISP_P2P_RECV_MATCHED);
         wisp_list_remove(&req->link);
         wisp_p2p_count_add(&wisp_p2p.deferred, -1);
     }
-    req->unpack_later = false;
     if (req->layout) {
         wisp_dt_desc_release(req->layout);
         req->layout = NULL;
@@ -79,9 +79,7 @@ void wisp_p2p_recv_finish(struct wisp_p2p_req *req)
         free(req->tmp);
         req->tmp = NULL;
     }
-    req->done = true;
-    if (req->user_freed && !req->engine_holds)
-        wisp_p2p_req_release(req);
+    wisp_p2p_req_move(req, WISP_P2P_COMPLETE); /* released, if the user freed it */
 }
 
 void wisp_p2p_finish_deferred(void)

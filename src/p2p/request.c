@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "core/log.h"
+#include "core/states.h"
 #include "core/wrapper.h"
 #include "p2p/datatype.h"
 #include "p2p/lock.h"
@@ -40,7 +41,7 @@ static MPI_Request sent_handle(unsigned long n)
 }
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
-    if (req->shared) /* never 0x08000000 itself, MPICH's MPI_GROUP_NULL */
+    if (req->life == WISP_P2P_LIFE_SENT) /* never 0x08000000 itself, MPICH's MPI_GROUP_NULL */
         return sent_handle(sent_count++ % WISP_P2P_INDEX_MASK + 1);
     return (MPI_Request)(WISP_P2P_HANDLE_TAG | (int)(req - WISP_P2P_POOL(reqs)));
 }
@@ -61,7 +62,7 @@ static MPI_Request sent_handle(unsigned long n)
 }
 MPI_Request wisp_p2p_req_handle(const struct wisp_p2p_req *req)
 {
-    if (req->shared)
+    if (req->life == WISP_P2P_LIFE_SENT)
         return sent_handle(sent_count++ % WISP_P2P_SENT_RANGE);
     return (MPI_Request)(void *)req;
 }
@@ -114,7 +115,8 @@ static inline int request_int(MPI_Request request, int (*mpi)(MPI_Request))
     struct wisp_p2p_req *req = wisp_p2p_req_of(request);
     if (!req)
         return mpi(request);
-    return req->shared ? INT_SENT + (int)sent_number(request) : wisp_p2p_req_int(req);
+    return req->life == WISP_P2P_LIFE_SENT ? INT_SENT + (int)sent_number(request)
+                                           : wisp_p2p_req_int(req);
 }
 static inline MPI_Request request_of_int(int handle, MPI_Request (*mpi)(int))
 {
@@ -196,7 +198,7 @@ static void reserve(struct wisp_p2p_pool *p)
 #endif
 }
 
-struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
+struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind, enum wisp_p2p_life life)
 {
     struct wisp_p2p_pool *p = &wisp_p2p_pool;
     if (!WISP_P2P_POOL(reqs))
@@ -216,6 +218,7 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind)
     wisp_list_init(&req->rlink);
     wisp_list_init(&req->llink);
     req->kind = kind;
+    req->life = life;
     req->inner = req->anchor = MPI_REQUEST_NULL;
     req->slot = -1;
     return req;
@@ -225,8 +228,7 @@ struct wisp_p2p_req *wisp_p2p_req_sent(void)
 {
     struct wisp_p2p_pool *p = &wisp_p2p_pool;
     if (!WISP_P2P_POOL(sent)) {
-        struct wisp_p2p_req *sent = wisp_p2p_req_new(WISP_P2P_SEND);
-        sent->shared = sent->active = sent->done = true;
+        struct wisp_p2p_req *sent = wisp_p2p_req_new(WISP_P2P_SEND, WISP_P2P_LIFE_SENT);
         sent->st_source = MPI_ANY_SOURCE;
         sent->st_tag = MPI_ANY_TAG;
         sent->st_error = MPI_SUCCESS;
@@ -235,17 +237,16 @@ struct wisp_p2p_req *wisp_p2p_req_sent(void)
     return WISP_P2P_POOL(sent);
 }
 
+/* Through wisp_p2p_req_move only: the move left nobody holding it. */
 void wisp_p2p_req_release(struct wisp_p2p_req *req)
 {
-    if (req->shared)
-        return;
     if (req->tmp) /* free() is wisp's heap's, not free of charge: most requests have none */
         free(req->tmp);
     if (req->layout)
         wisp_dt_desc_release(req->layout);
     if (req->send_layout)
         wisp_dt_desc_release(req->send_layout);
-    if (req->holds_type)
+    if (req->type_ref == WISP_P2P_TYPE_HELD)
         wisp_p2p_type_unhold(req->type);
     if (req->anchor != MPI_REQUEST_NULL)
         PMPI_Request_free(&req->anchor);
@@ -346,14 +347,29 @@ int wisp_p2p_req_status(struct wisp_p2p_req *req, MPI_Status *status)
     return req->st_error;
 }
 
+void wisp_p2p_req_bad_move(const struct wisp_p2p_req *req, enum wisp_p2p_event event)
+{
+    static const char *const lives[] = {
+#define X(life) #life,
+        WISP_P2P_LIVES(X)
+#undef X
+    };
+    static const char *const events[] = {"start", "hold", "complete", "let go",
+                                         "free",  "rest", "discard"};
+    _Static_assert(sizeof events / sizeof events[0] == WISP_P2P_EVENTS, "a name per event");
+    if (WISP_STATES_CHECKED) {
+        fprintf(stderr, "wisp: internal error: a request in %s cannot %s\n", lives[req->life],
+                events[event]);
+        abort();
+    }
+}
+
 void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle)
 {
-    if (req->persistent) {
-        req->active = false;
+    if (req->form == WISP_P2P_PERSISTENT) {
+        wisp_p2p_req_move(req, WISP_P2P_REST);
         return;
     }
     *handle = MPI_REQUEST_NULL;
-    req->user_freed = true;
-    if (!req->engine_holds)
-        wisp_p2p_req_release(req);
+    wisp_p2p_req_move(req, WISP_P2P_FREE);
 }

@@ -78,8 +78,80 @@ static inline struct wisp_p2p_req *wisp_p2p_req_of(MPI_Request handle)
 }
 #endif
 
-struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind);
-void wisp_p2p_req_release(struct wisp_p2p_req *req); /* when neither user nor engine holds it */
+/* A new request of `kind` in `life` (ACTIVE, or INACTIVE: persistent). */
+struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind, enum wisp_p2p_life life);
+
+/*
+ * The moves of a request's life (types.h has the diagram), in one table:
+ * to[event][from] is the state `event` leads to from `from`, plus one (0:
+ * no such move). A move to FREE releases the request: that is the only way
+ * one is released, so "nobody holds it any more" is decided here alone.
+ */
+enum wisp_p2p_event {
+    WISP_P2P_START,    /* MPI_Start on an inactive persistent request */
+    WISP_P2P_HOLD,     /* the engine refers to it (a slot, a line, a list) */
+    WISP_P2P_COMPLETE, /* its operation completed: the result is in it */
+    WISP_P2P_LET_GO,   /* the engine no longer refers to it */
+    WISP_P2P_FREE,     /* the user lets go: MPI_Request_free, or completion reported */
+    WISP_P2P_REST,     /* a persistent request's round reported: inactive again */
+    WISP_P2P_DISCARD,  /* made, but never handed to the user */
+    WISP_P2P_EVENTS
+};
+#define L_(life) (WISP_P2P_LIFE_##life + 1)
+static const uint8_t wisp_p2p_life_to[WISP_P2P_EVENTS][WISP_P2P_LIFE_SENT + 1] = {
+    [WISP_P2P_START] = {[WISP_P2P_LIFE_INACTIVE] = L_(ACTIVE)},
+    [WISP_P2P_HOLD] = {[WISP_P2P_LIFE_ACTIVE] = L_(ACTIVE_HELD),
+                       [WISP_P2P_LIFE_ACTIVE_HELD] = L_(ACTIVE_HELD),
+                       [WISP_P2P_LIFE_FREED_HELD] = L_(FREED_HELD),
+                       [WISP_P2P_LIFE_DONE_HELD] = L_(DONE_HELD),
+                       [WISP_P2P_LIFE_FREED_DONE_HELD] = L_(FREED_DONE_HELD)},
+    [WISP_P2P_COMPLETE] = {[WISP_P2P_LIFE_ACTIVE] = L_(DONE),
+                           [WISP_P2P_LIFE_ACTIVE_HELD] = L_(DONE_HELD),
+                           [WISP_P2P_LIFE_FREED] = L_(FREE),
+                           [WISP_P2P_LIFE_FREED_HELD] = L_(FREED_DONE_HELD),
+                           [WISP_P2P_LIFE_DONE] = L_(DONE),
+                           [WISP_P2P_LIFE_DONE_HELD] = L_(DONE_HELD),
+                           [WISP_P2P_LIFE_FREED_DONE_HELD] = L_(FREED_DONE_HELD),
+                           [WISP_P2P_LIFE_SENT] = L_(SENT)},
+    [WISP_P2P_LET_GO] = {[WISP_P2P_LIFE_ACTIVE_HELD] = L_(ACTIVE),
+                         [WISP_P2P_LIFE_FREED_HELD] = L_(FREE),
+                         [WISP_P2P_LIFE_DONE_HELD] = L_(DONE),
+                         [WISP_P2P_LIFE_FREED_DONE_HELD] = L_(FREE)},
+    [WISP_P2P_FREE] = {[WISP_P2P_LIFE_INACTIVE] = L_(FREE),
+                       [WISP_P2P_LIFE_ACTIVE] = L_(FREED),
+                       [WISP_P2P_LIFE_ACTIVE_HELD] = L_(FREED_HELD),
+                       [WISP_P2P_LIFE_DONE] = L_(FREE),
+                       [WISP_P2P_LIFE_DONE_HELD] = L_(FREED_DONE_HELD),
+                       [WISP_P2P_LIFE_SENT] = L_(SENT)},
+    [WISP_P2P_REST] = {[WISP_P2P_LIFE_DONE] = L_(INACTIVE)},
+    [WISP_P2P_DISCARD] = {[WISP_P2P_LIFE_ACTIVE] = L_(FREE)},
+};
+#undef L_
+void wisp_p2p_req_release(struct wisp_p2p_req *req); /* only from wisp_p2p_req_move */
+void wisp_p2p_req_bad_move(const struct wisp_p2p_req *req, enum wisp_p2p_event event);
+/* `event` happened to `req`; it may be released (not to be touched after). */
+static inline void wisp_p2p_req_move(struct wisp_p2p_req *req, enum wisp_p2p_event event)
+{
+    unsigned to = wisp_p2p_life_to[event][req->life];
+    if (!to) {
+        wisp_p2p_req_bad_move(req, event); /* stops the checked builds; else no move */
+        return;
+    }
+    req->life = (enum wisp_p2p_life)(to - 1);
+    if (req->life == WISP_P2P_LIFE_FREE)
+        wisp_p2p_req_release(req);
+}
+/* Has its operation completed (the result is in it)? */
+static inline bool wisp_p2p_req_done(const struct wisp_p2p_req *req)
+{
+    return req->life >= WISP_P2P_LIFE_DONE;
+}
+/* Does the engine refer to it? */
+static inline bool wisp_p2p_req_held(const struct wisp_p2p_req *req)
+{
+    return req->life == WISP_P2P_LIFE_ACTIVE_HELD || req->life == WISP_P2P_LIFE_FREED_HELD ||
+           req->life == WISP_P2P_LIFE_DONE_HELD || req->life == WISP_P2P_LIFE_FREED_DONE_HELD;
+}
 /* The one request behind every send completed at once (immediate): nothing
  * to allocate, fill and free for each; wisp_p2p_req_handle gives each send a
  * handle of its own for it. */
@@ -118,9 +190,10 @@ static inline bool wisp_p2p_req_test_inner(struct wisp_p2p_req *req)
     if (rc != MPI_SUCCESS || flag) {
         req->st_error = rc;
         req->from_inner = true;
-        req->done = true;
+        wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
+        return true;
     }
-    return req->done;
+    return wisp_p2p_req_done(req);
 }
 /* A call into the MPI made for `req` returned `rc`: a failure completes it
  * with that error, reported by its wait or test. */
@@ -128,7 +201,7 @@ static inline void wisp_p2p_req_fail_on(struct wisp_p2p_req *req, int rc)
 {
     if (rc != MPI_SUCCESS) {
         req->st_error = rc;
-        req->done = true;
+        wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
     }
 }
 /* After completion was reported to the user: free or make inactive. */

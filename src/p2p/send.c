@@ -79,28 +79,27 @@ void wisp_p2p_sends_fini(void)
     mine.nfree = mine.nbusy = 0;
 }
 
+/* The send completed for the user (its request may be released). */
 static void send_complete(struct wisp_p2p_req *req)
 {
-    req->done = true;
     req->st_source = MPI_ANY_SOURCE;
     req->st_tag = MPI_ANY_TAG;
     req->st_error = MPI_SUCCESS;
-    if (req->tmp && !req->engine_holds) {
+    if (req->tmp && !wisp_p2p_req_held(req)) {
         free(req->tmp);
         req->tmp = NULL;
     }
+    wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
 }
 
-/* The engine is done with a send: its private copy goes, and the request
- * too if the user freed it meanwhile. */
+/* The engine is done with a completed send: its private copy goes, and the
+ * request too if the user freed it meanwhile. */
 static void let_go(struct wisp_p2p_req *req)
 {
-    req->engine_holds = false;
     req->slot = -1;
     free(req->tmp);
     req->tmp = NULL;
-    if (req->user_freed)
-        wisp_p2p_req_release(req);
+    wisp_p2p_req_move(req, WISP_P2P_LET_GO);
 }
 
 /* A send's bytes as one run into `out`: its data, or its layout packed. */
@@ -268,7 +267,7 @@ static bool emit(struct wisp_p2p_req *req, int node)
     req->seq = s->seq;
     req->sync_matched = false;
     req->posted_pass = atomic_load_explicit(&wisp_p2p_passes, memory_order_relaxed);
-    req->engine_holds = true;
+    wisp_p2p_req_move(req, WISP_P2P_HOLD);
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     if (!single && !s->sync &&
         atomic_load_explicit(&s->staged, memory_order_relaxed) == chunks_of(req->bytes))
@@ -278,11 +277,9 @@ static bool emit(struct wisp_p2p_req *req, int node)
 
 void wisp_p2p_send_matched(struct wisp_p2p_req *req)
 {
-    req->engine_holds = false;
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     send_complete(req);
-    if (req->user_freed)
-        wisp_p2p_req_release(req);
+    let_go(req);
 }
 
 bool wisp_p2p_send_now(struct wisp_p2p_comm *comm, int dest, int tag, const void *buf,
@@ -320,7 +317,7 @@ static void send_to_self(struct wisp_p2p_req *req)
     wisp_stats_shm.copies += 2;
     if (req->mode == WISP_P2P_SYNC) {
         msg->waiter = req; /* done when matched */
-        req->engine_holds = true;
+        wisp_p2p_req_move(req, WISP_P2P_HOLD);
         wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     } else {
         send_complete(req);
@@ -340,7 +337,7 @@ void wisp_p2p_send_start(struct wisp_p2p_req *req, int node)
     /* Behind others to the same process, or no room: wait in line. Sends an
      * MPI would buffer (all but synchronous ones up to a staging area)
      * complete now from a private copy, as the MPI's eager protocol would. */
-    req->engine_holds = true;
+    wisp_p2p_req_move(req, WISP_P2P_HOLD);
     if (req->mode != WISP_P2P_SYNC && req->bytes <= wisp_p2p.stage && !req->tmp) {
         void *copy = malloc(req->bytes ? req->bytes : 1);
         if (copy) {
@@ -392,7 +389,7 @@ static bool emit_pending(void)
  * receiver to take it back and stage it (and won the race for it)? */
 static bool stages_late(struct slot *s, const struct wisp_p2p_req *req)
 {
-    if (s->sync || s->size > wisp_p2p.stage || req->done ||
+    if (s->sync || s->size > wisp_p2p.stage || wisp_p2p_req_done(req) ||
         atomic_load_explicit(&wisp_p2p_passes, memory_order_relaxed) - req->posted_pass <
             STAGE_LATE_PASSES)
         return false;
@@ -410,9 +407,10 @@ static void send_returned(int to, uint32_t index, uint32_t gen, const struct wis
     void *bytes = wisp_p2p_handback_claim(to, index, gen, &size, &tag);
     if (!bytes)
         return;
-    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND);
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND, WISP_P2P_LIFE_ACTIVE);
     req->tmp = bytes;
-    req->user_freed = req->engine_holds = true; /* finish_forwarded lets it go */
+    wisp_p2p_req_move(req, WISP_P2P_HOLD); /* finish_forwarded lets it go */
+    wisp_p2p_req_move(req, WISP_P2P_FREE); /* nobody else has it */
     wisp_p2p_req_fail_on(req, WISP_P2P_MPI(Isend, size, req->tmp, (MPI_Count)size, MPI_BYTE,
                                            fwd->peer, tag, fwd->handle, &req->inner));
     wisp_list_push(&forwarded, &req->link);
@@ -477,7 +475,7 @@ static bool advance_slot(int i)
     if (state != SLOT_DONE && state != SLOT_COPIED) {
         if (!s->src) {
             moved = stage_more(s, req);
-            if (!req->done && !s->sync &&
+            if (!wisp_p2p_req_done(req) && !s->sync &&
                 atomic_load_explicit(&s->staged, memory_order_relaxed) == chunks_of(s->size))
                 send_complete(req);
         } else if (state == SLOT_MATCHED) {
@@ -514,12 +512,13 @@ static bool advance_slot(int i)
         wisp_list_push(&unmatched, &req->link);
         return true;
     }
-    if (req->inner != MPI_REQUEST_NULL && !req->done) { /* forwarded: the MPI completes it */
+    if (req->inner != MPI_REQUEST_NULL &&
+        !wisp_p2p_req_done(req)) { /* forwarded: the MPI completes it */
         req->slot = -1;
         wisp_list_push(&forwarded, &req->link);
         return true;
     }
-    if (!req->done)
+    if (!wisp_p2p_req_done(req))
         send_complete(req);
     let_go(req);
     return true;
@@ -533,7 +532,7 @@ bool wisp_p2p_finish_forwarded(void)
     for (struct wisp_list *l = forwarded.next, *next; l != &forwarded; l = next) {
         next = l->next;
         struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, link);
-        if (req->done || wisp_p2p_req_test_inner(req)) {
+        if (wisp_p2p_req_done(req) || wisp_p2p_req_test_inner(req)) {
             wisp_list_remove(&req->link);
             let_go(req);
             moved = true;

@@ -103,20 +103,127 @@ struct wisp_p2p_msg {
     unsigned char data[];
 };
 
+/*
+ * A request's life: where its operation is and who still holds it, the
+ * user (through its handle) or the engine (a slot, a line or a list refers
+ * to it: sends only). request.h has every move, in one table; a request is
+ * released only by a move that leaves nobody holding it.
+ *
+ *   FREE             in the pool's free list
+ *   INACTIVE         persistent, between rounds: the user's
+ *   ACTIVE           its operation runs: the user's
+ *   ACTIVE_HELD      ... and the engine's
+ *   FREED            its operation runs; the user freed it (MPI_Request_free):
+ *                    released when it completes
+ *   FREED_HELD       ... and the engine holds it: released when the engine
+ *                    lets go (a send is the engine's work: nobody completes
+ *                    it after that)
+ *   DONE             completed, the result below: the user's until reported
+ *   DONE_HELD        completed for the user (from a private copy), and the
+ *                    engine still sends it
+ *   FREED_DONE_HELD  completed and freed: the engine's until it lets go
+ *   SENT             the one request of every send completed at once
+ *                    (wisp_p2p_req_sent): done, never released
+ *
+ *   FREE -> ACTIVE | INACTIVE | SENT              made
+ *   INACTIVE -> ACTIVE                            start (MPI_Start)
+ *   ACTIVE -> ACTIVE_HELD                         hold (the engine)
+ *   ACTIVE(_HELD) -> DONE(_HELD),
+ *     FREED_HELD -> FREED_DONE_HELD, FREED -> FREE   complete
+ *   ACTIVE_HELD -> ACTIVE, DONE_HELD -> DONE,
+ *     FREED(_DONE)_HELD -> FREE                   let go (the engine)
+ *   ACTIVE(_HELD) -> FREED(_HELD), DONE -> FREE,
+ *     DONE_HELD -> FREED_DONE_HELD, INACTIVE -> FREE   free (the user)
+ *   DONE -> INACTIVE                              rest (a persistent one reported)
+ *   ACTIVE -> FREE                                discard (never handed out)
+ *
+ * Moves that change nothing are allowed where they happen: hold of a held
+ * one, complete of a done one, free of SENT. The done states come last, so
+ * that "is it done?" is one comparison.
+ */
+#define WISP_P2P_LIVES(X)                                                                          \
+    X(FREE)                                                                                        \
+    X(INACTIVE)                                                                                    \
+    X(ACTIVE)                                                                                      \
+    X(ACTIVE_HELD)                                                                                 \
+    X(FREED)                                                                                       \
+    X(FREED_HELD)                                                                                  \
+    X(DONE) /* the first done state */                                                             \
+    X(DONE_HELD)                                                                                   \
+    X(FREED_DONE_HELD)                                                                             \
+    X(SENT)
+enum wisp_p2p_life {
+#define X(life) WISP_P2P_LIFE_##life,
+    WISP_P2P_LIVES(X)
+#undef X
+};
+
+/* What the request stands for: one operation, a persistent one's rounds
+ * (MPI_*_init: each round's request is `child`), or MPI_Isendrecv(_replace)
+ * (a receive, `child`, and a send, `partner`). */
+enum wisp_p2p_form { WISP_P2P_PLAIN, WISP_P2P_PERSISTENT, WISP_P2P_PAIR };
+
+/* Whose is `type`: the user's (valid during the call), predefined (nothing
+ * to hold), or wisp's own reference (wisp_p2p_type_hold, freed at release). */
+enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P_TYPE_HELD };
+
+/*
+ * Where a receive waits, and so which of match.c's lists hold it (match.c,
+ * recv_move, has every transition; each checks where it comes from in the
+ * debug and sanitizer builds):
+ *
+ *   IDLE       not started, or not in any list: completed at once
+ *   POSTED     in its communicator's `posted` (for a process of this node,
+ *              or MPI_ANY_SOURCE where every process is on this node)
+ *   WILDCARD   MPI_ANY_SOURCE where other nodes belong: in `posted` and in
+ *              `remote`, asking the MPI with matched probes
+ *   HELD       for another node, held in `remote` behind a wildcard
+ *   LENT_*     the same three, and posted to the MPI for a blocking call
+ *              (in match.c's `lent` too): back when the MPI cancels it
+ *   MATCHED    a local message is copied in (`msg`), or was
+ *   DEFERRED   copied in by the rescuer thread, which cannot call the MPI:
+ *              its next test finishes it (the MPI unpacks, or lets its
+ *              type go)
+ *   FORWARDED  receives from the MPI a local message its sender sent
+ *              there (matched: no cancel)
+ *   MPI        the MPI has it (`inner`): for another node, or a message a
+ *              matched probe found, or a lent one the MPI completed
+ *
+ *   IDLE -> POSTED | WILDCARD | HELD | MATCHED | FORWARDED | MPI  (start)
+ *   POSTED | WILDCARD -> MATCHED | FORWARDED   a local message came
+ *   POSTED | WILDCARD | HELD -> MPI            handed to the MPI
+ *   POSTED | WILDCARD | HELD -> IDLE           cancelled
+ *   X <-> LENT_X                               lent, taken back
+ *   MATCHED -> MATCHED                         its copy aside filled
+ *   MATCHED <-> DEFERRED                       finished later, finished
+ */
+/* The states, each named once: the enum and the names in recv_move's line. */
+#define WISP_P2P_RECV_WHERES(X)                                                                    \
+    X(IDLE)                                                                                        \
+    X(POSTED)                                                                                      \
+    X(WILDCARD)                                                                                    \
+    X(HELD)                                                                                        \
+    X(LENT_POSTED) /* the LENT_ ones in the same order, 3 apart */                                 \
+    X(LENT_WILDCARD)                                                                               \
+    X(LENT_HELD)                                                                                   \
+    X(MATCHED)                                                                                     \
+    X(DEFERRED)                                                                                    \
+    X(FORWARDED)                                                                                   \
+    X(MPI)
+enum wisp_p2p_recv_where {
+#define X(where) WISP_P2P_RECV_##where,
+    WISP_P2P_RECV_WHERES(X)
+#undef X
+};
 struct wisp_p2p_req {
     struct wisp_list link;  /* posted, pending-send or transfer list */
     struct wisp_list rlink; /* the communicator's `remote` queue */
     struct wisp_list llink; /* the receives lent to the MPI (match.c) */
     uint8_t kind, mode;
-    bool persistent;   /* MPI_*_init: survives completion, inactive until MPI_Start */
-    bool active;       /* started and not yet returned complete */
-    bool done;         /* the operation completed; the result is below */
-    bool user_freed;   /* MPI_Request_free while active */
-    bool engine_holds; /* a rendezvous slot still refers to it */
-    uint8_t where;     /* a receive: where it waits, enum wisp_p2p_recv_where */
-    bool shared;       /* wisp_p2p_req_sent(): never released */
-    bool pair;         /* MPI_Isendrecv(_replace): a receive (child) and a send (partner) */
-    bool holds_type;   /* `type` is wisp's own reference (wisp_p2p_type_hold) */
+    enum wisp_p2p_life life; /* moved only by wisp_p2p_req_move (request.h) */
+    enum wisp_p2p_form form;
+    enum wisp_p2p_recv_where where;  /* a receive: moved only by wisp_p2p_recv_move */
+    enum wisp_p2p_type_ref type_ref; /* whose `type` is */
     /* the arguments */
     const void *sbuf;
     void *rbuf;
@@ -150,9 +257,7 @@ struct wisp_p2p_req {
     char *dst;
     wisp_dt_desc_t *layout;
     uint64_t cap;
-    bool unpack;
-    bool unpack_later;          /* copied by the rescuer; the MPI unpacks it at the next test */
-    bool predefined_type;       /* set by wisp_p2p_recv_prepare: nothing to hold */
+    bool unpack;                /* into tmp: the MPI unpacks it when it completes */
     struct wisp_p2p_msg *msg;   /* the message being copied in */
     struct wisp_p2p_msg *spill; /* wisp's own receive filling this private copy */
     /* the result */
@@ -163,49 +268,6 @@ struct wisp_p2p_req {
     bool from_inner;
 };
 
-/*
- * Where a receive waits, and so which of match.c's lists hold it (match.c,
- * recv_move, has every transition; each checks where it comes from in the
- * debug and sanitizer builds):
- *
- *   IDLE       not started, or not in any list: completed at once
- *   POSTED     in its communicator's `posted` (for a process of this node,
- *              or MPI_ANY_SOURCE where every process is on this node)
- *   WILDCARD   MPI_ANY_SOURCE where other nodes belong: in `posted` and in
- *              `remote`, asking the MPI with matched probes
- *   HELD       for another node, held in `remote` behind a wildcard
- *   LENT_*     the same three, and posted to the MPI for a blocking call
- *              (in match.c's `lent` too): back when the MPI cancels it
- *   MATCHED    a local message is copied in (`msg`), or was
- *   FORWARDED  receives from the MPI a local message its sender sent
- *              there (matched: no cancel)
- *   MPI        the MPI has it (`inner`): for another node, or a message a
- *              matched probe found, or a lent one the MPI completed
- *
- *   IDLE -> POSTED | WILDCARD | HELD | MATCHED | FORWARDED | MPI  (start)
- *   POSTED | WILDCARD -> MATCHED | FORWARDED   a local message came
- *   POSTED | WILDCARD | HELD -> MPI            handed to the MPI
- *   POSTED | WILDCARD | HELD -> IDLE           cancelled
- *   X <-> LENT_X                               lent, taken back
- *   MATCHED -> MATCHED                         its copy aside filled
- */
-/* The states, each named once: the enum and the names in recv_move's line. */
-#define WISP_P2P_RECV_WHERES(X)                                                                    \
-    X(IDLE)                                                                                        \
-    X(POSTED)                                                                                      \
-    X(WILDCARD)                                                                                    \
-    X(HELD)                                                                                        \
-    X(LENT_POSTED) /* the LENT_ ones in the same order, 3 apart */                                 \
-    X(LENT_WILDCARD)                                                                               \
-    X(LENT_HELD)                                                                                   \
-    X(MATCHED)                                                                                     \
-    X(FORWARDED)                                                                                   \
-    X(MPI)
-enum wisp_p2p_recv_where {
-#define X(where) WISP_P2P_RECV_##where,
-    WISP_P2P_RECV_WHERES(X)
-#undef X
-};
 /* Does a message from `source` with `tag` match the pattern `want_source`,
  * `want_tag` (MPI_ANY_SOURCE, MPI_ANY_TAG allowed), by MPI's rules? */
 static inline bool wisp_p2p_matches(int want_source, int want_tag, int source, int tag)
