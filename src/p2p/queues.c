@@ -2,7 +2,8 @@
  * A served communicator's queues and the engine's lists of them
  * (queues.h): the lookups that the rings' reader (recv.c) makes by name
  * for a message it can copy straight from the cells, and that matching
- * (match.c) and lending (loan.c) make on their way.
+ * (match.c) and lending (loan.c) make on their way; and every move of where
+ * a receive waits (types.h has the diagram).
  */
 #include "p2p/queues.h"
 

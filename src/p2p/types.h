@@ -1,10 +1,12 @@
 /*
  * What the engine's files share, at the bottom of src/p2p: the list, and the
  * three objects they hand each other (a served communicator, a message from
- * a local sender, a request) with the states a receive and a message move
- * through. Each state changes only in the file whose job it is: where a
- * receive waits in match.c (recv_move), a message's copy aside and its
- * route to the MPI in lend.c (copy_move, route_move).
+ * a local sender, a request) with the states a request and a message move
+ * through. Each state changes only through its machine's move function: a
+ * request's life in request.h (wisp_p2p_req_move, one table), where a
+ * receive waits in queues.c (wisp_p2p_recv_move; matching makes the moves),
+ * a message's copy aside and its route to the MPI in lend.c (copy_move,
+ * route_move).
  */
 #ifndef WISP_P2P_TYPES_H
 #define WISP_P2P_TYPES_H
@@ -168,8 +170,9 @@ enum wisp_p2p_form { WISP_P2P_PLAIN, WISP_P2P_PERSISTENT, WISP_P2P_PAIR };
 enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P_TYPE_HELD };
 
 /*
- * Where a receive waits, and so which of match.c's lists hold it (match.c,
- * recv_move, has every transition; each checks where it comes from in the
+ * Where a receive waits, and so which of match.c's lists hold it (match.c
+ * makes every transition but DEFERRED's, recv.c's, through
+ * wisp_p2p_recv_move, queues.c, which checks where it comes from in the
  * debug and sanitizer builds):
  *
  *   IDLE       not started, or not in any list: completed at once
@@ -197,7 +200,7 @@ enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P
  *   MATCHED -> MATCHED                         its copy aside filled
  *   MATCHED <-> DEFERRED                       finished later, finished
  */
-/* The states, each named once: the enum and the names in recv_move's line. */
+/* The states, each named once: the enum and the names in recv_move's line (queues.c). */
 #define WISP_P2P_RECV_WHERES(X)                                                                    \
     X(IDLE)                                                                                        \
     X(POSTED)                                                                                      \
