@@ -47,6 +47,8 @@ struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int sourc
     if (!req || !wisp_p2p_may_take(comm, req))
         return NULL;
     wisp_p2p_unpost(req);
+    wisp_p2p_recv_move(req, WISP_P2P_WHERE(POSTED) | WISP_P2P_WHERE(WILDCARD),
+                       WISP_P2P_RECV_MATCHED);
     return req;
 }
 

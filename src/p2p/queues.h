@@ -79,7 +79,8 @@ static inline bool wisp_p2p_may_take(struct wisp_p2p_comm *comm, const struct wi
 /* Out of `posted` (and `remote`, a wildcard); the caller says where to. */
 void wisp_p2p_unpost(struct wisp_p2p_req *req);
 /* The posted receive that takes a message from `source` with `tag` now,
- * out of its queue; NULL: none (the message is matching's to queue). */
+ * out of its queue and MATCHED; NULL: none (the message is matching's to
+ * queue). */
 struct wisp_p2p_req *wisp_p2p_match_posted(struct wisp_p2p_comm *comm, int source, int tag);
 
 #pragma GCC visibility pop

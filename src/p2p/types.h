@@ -193,7 +193,9 @@ enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P
  *              matched probe found, or a lent one the MPI completed
  *
  *   IDLE -> POSTED | WILDCARD | HELD | MATCHED | FORWARDED | MPI  (start)
- *   POSTED | WILDCARD -> MATCHED | FORWARDED   a local message came
+ *   POSTED | WILDCARD -> MATCHED | FORWARDED   a local message came (MATCHED
+ *                                              also by queues.c: an
+ *                                              immediate one, from its cells)
  *   POSTED | WILDCARD | HELD -> MPI            handed to the MPI
  *   POSTED | WILDCARD | HELD -> IDLE           cancelled
  *   X <-> LENT_X                               lent, taken back
