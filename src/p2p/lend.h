@@ -10,8 +10,10 @@
  * reach the same collective. So around such a call the receives are lent:
  * posted to the MPI for the call, taken back after it.
  *
- * A lent receive (loan.c; LENT_POSTED, LENT_WILDCARD, LENT_HELD in enum
- * wisp_p2p_recv_where). wisp_p2p_lend (p2p.h) posts, per communicator, its
+ * A lent receive (loan.c; the request's `lent`, which links it into
+ * queues.h's wisp_p2p_lent: it keeps its place in matching's queues and
+ * its `where`, and nothing moves it while it is lent). wisp_p2p_lend
+ * (p2p.h) posts, per communicator, its
  * `remote` queue and the receives for other processes of the node posted
  * after its first wildcard (they can take a synchronous message forwarded
  * for that wildcard when the wildcard took another one in the MPI), in an

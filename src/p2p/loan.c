@@ -20,7 +20,7 @@
 
 static bool is_wildcard(const struct wisp_p2p_req *req)
 {
-    return req->where == WISP_P2P_RECV_WILDCARD || req->where == WISP_P2P_RECV_LENT_WILDCARD;
+    return req->where == WISP_P2P_RECV_WILDCARD;
 }
 
 /* ---- lending and taking back ---------------------------------------------- */
@@ -95,8 +95,7 @@ bool wisp_p2p_lend_waiting(void)
             if (wisp_p2p_recv_lent(req) ||
                 wisp_p2p_post_to_mpi(req, req->peer, req->tag) != MPI_SUCCESS)
                 continue; /* a receive the MPI refuses stays wisp's */
-            wisp_p2p_recv_move(req, WISP_P2P_QUEUED, req->where + WISP_P2P_LENT_APART);
-            wisp_list_push(&wisp_p2p_lent, &req->llink);
+            wisp_list_push(&wisp_p2p_lent, &req->lent);
         }
     }
     bool holds = !wisp_list_empty(&wisp_p2p_lent);
@@ -109,8 +108,7 @@ bool wisp_p2p_lend_waiting(void)
  * for the user. */
 static void lent_done(struct wisp_p2p_req *req, int rc, MPI_Status status)
 {
-    wisp_p2p_recv_move(req, WISP_P2P_LENT, req->where - WISP_P2P_LENT_APART);
-    wisp_list_remove(&req->llink);
+    wisp_list_remove(&req->lent);
     int source = status.MPI_SOURCE, cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled); /* by the user: no message taken */
     if (!cancelled && wisp_p2p_local_source(req->comm, source))
@@ -131,8 +129,7 @@ static bool unlend(struct wisp_p2p_req *req)
     int rc = PMPI_Wait(&req->inner, &status), cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
     if (rc == MPI_SUCCESS && cancelled) {
-        wisp_p2p_recv_move(req, WISP_P2P_LENT, req->where - WISP_P2P_LENT_APART);
-        wisp_list_remove(&req->llink);
+        wisp_list_remove(&req->lent);
         return true;
     }
     lent_done(req, rc, status);
@@ -194,7 +191,7 @@ void wisp_p2p_reclaim(void)
      * still lent). */
     for (struct wisp_list *l = wisp_p2p_lent.prev, *prev; l != &wisp_p2p_lent; l = prev) {
         prev = l->prev;
-        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, llink);
+        struct wisp_p2p_req *req = wisp_list_entry(l, struct wisp_p2p_req, lent);
         struct wisp_p2p_comm *comm = req->comm;
         unlend(req);
         rematch(comm);

@@ -43,12 +43,11 @@
 /* ---- where a receive waits (types.h, enum wisp_p2p_recv_where) ---------- */
 
 #define WHERE(w) WISP_P2P_WHERE(w)
-#define QUEUED   WISP_P2P_QUEUED
+#define QUEUED   (WHERE(POSTED) | WHERE(WILDCARD) | WHERE(HELD))
 
 static bool in_posted(const struct wisp_p2p_req *req)
 {
-    return (WHERE(POSTED) | WHERE(WILDCARD) | WHERE(LENT_POSTED) | WHERE(LENT_WILDCARD)) &
-           1u << req->where;
+    return (WHERE(POSTED) | WHERE(WILDCARD)) & 1u << req->where;
 }
 
 /* Could one message match both receives? */

@@ -46,13 +46,6 @@ bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req);
 
 /* ---- the queues, for lending (loan.c; their lists are queues.h's) --------- */
 
-/* Sets of where a receive waits, for wisp_p2p_recv_move (WISP_P2P_WHERE). */
-#define WISP_P2P_QUEUED (WISP_P2P_WHERE(POSTED) | WISP_P2P_WHERE(WILDCARD) | WISP_P2P_WHERE(HELD))
-#define WISP_P2P_LENT                                                                              \
-    (WISP_P2P_WHERE(LENT_POSTED) | WISP_P2P_WHERE(LENT_WILDCARD) | WISP_P2P_WHERE(LENT_HELD))
-/* X + WISP_P2P_LENT_APART is LENT_X. */
-enum { WISP_P2P_LENT_APART = WISP_P2P_RECV_LENT_POSTED - WISP_P2P_RECV_POSTED };
-
 /* Is `source` a member of `comm` on this node? */
 static inline bool wisp_p2p_local_source(const struct wisp_p2p_comm *comm, int source)
 {

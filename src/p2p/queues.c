@@ -59,6 +59,7 @@ void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_r
         WISP_P2P_RECV_WHERES(X)
 #undef X
     };
-    wisp_state_check("a receive", names, req->where, from, to);
+    /* A lent receive is lending's until loan.c takes it back. */
+    wisp_state_check("a receive", names, req->where, wisp_p2p_recv_lent(req) ? 0 : from, to);
     req->where = to;
 }

@@ -20,7 +20,7 @@
 /* The communicators with receives in their `remote` queue. */
 extern struct wisp_list wisp_p2p_remote_comms;
 /* The receives lent to the MPI at the moment, in the order posted there
- * (by their `llink`). */
+ * (by their `lent`). */
 extern struct wisp_list wisp_p2p_lent;
 
 /* Sets of where a receive waits, for wisp_p2p_recv_move. */
@@ -33,9 +33,7 @@ void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_r
 /* Is receive `req` in its communicator's `remote` queue? */
 static inline bool wisp_p2p_in_remote(const struct wisp_p2p_req *req)
 {
-    return (WISP_P2P_WHERE(WILDCARD) | WISP_P2P_WHERE(HELD) | WISP_P2P_WHERE(LENT_WILDCARD) |
-            WISP_P2P_WHERE(LENT_HELD)) &
-           1u << req->where;
+    return (WISP_P2P_WHERE(WILDCARD) | WISP_P2P_WHERE(HELD)) & 1u << req->where;
 }
 
 /* Out of the communicator's `remote` queue; the communicator leaves the

@@ -216,7 +216,7 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind, enum wisp_p2p_life life)
     memset(req, 0, sizeof *req);
     wisp_list_init(&req->link);
     wisp_list_init(&req->rlink);
-    wisp_list_init(&req->llink);
+    wisp_list_init(&req->lent);
     req->kind = kind;
     req->life = life;
     req->inner = req->anchor = MPI_REQUEST_NULL;

@@ -181,8 +181,6 @@ enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P
  *   WILDCARD   MPI_ANY_SOURCE where other nodes belong: in `posted` and in
  *              `remote`, asking the MPI with matched probes
  *   HELD       for another node, held in `remote` behind a wildcard
- *   LENT_*     the same three, and posted to the MPI for a blocking call
- *              (in match.c's `lent` too): back when the MPI cancels it
  *   MATCHED    a local message is copied in (`msg`), or was
  *   DEFERRED   copied in by the rescuer thread, which cannot call the MPI:
  *              its next test finishes it (the MPI unpacks, or lets its
@@ -198,9 +196,13 @@ enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P
  *                                              immediate one, from its cells)
  *   POSTED | WILDCARD | HELD -> MPI            handed to the MPI
  *   POSTED | WILDCARD | HELD -> IDLE           cancelled
- *   X <-> LENT_X                               lent, taken back
  *   MATCHED -> MATCHED                         its copy aside filled
  *   MATCHED <-> DEFERRED                       finished later, finished
+ *
+ * A receive lent to the MPI for a blocking call is lending's, not a place
+ * here: it keeps its place (POSTED, WILDCARD or HELD) and lending's part
+ * of the request, `lent`, links it into queues.h's list of the lent ones
+ * (loan.c alone links and unlinks it; nothing moves it meanwhile).
  */
 /* The states, each named once: the enum and the names in recv_move's line (queues.c). */
 #define WISP_P2P_RECV_WHERES(X)                                                                    \
@@ -208,9 +210,6 @@ enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P
     X(POSTED)                                                                                      \
     X(WILDCARD)                                                                                    \
     X(HELD)                                                                                        \
-    X(LENT_POSTED) /* the LENT_ ones in the same order, 3 apart */                                 \
-    X(LENT_WILDCARD)                                                                               \
-    X(LENT_HELD)                                                                                   \
     X(MATCHED)                                                                                     \
     X(DEFERRED)                                                                                    \
     X(FORWARDED)                                                                                   \
@@ -223,7 +222,7 @@ enum wisp_p2p_recv_where {
 struct wisp_p2p_req {
     struct wisp_list link;  /* posted, pending-send or transfer list */
     struct wisp_list rlink; /* the communicator's `remote` queue */
-    struct wisp_list llink; /* the receives lent to the MPI (match.c) */
+    struct wisp_list lent;  /* lending's (loan.c): in wisp_p2p_lent while lent to the MPI */
     uint8_t kind, mode;
     enum wisp_p2p_life life; /* moved only by wisp_p2p_req_move (request.h) */
     enum wisp_p2p_form form;
@@ -280,10 +279,10 @@ static inline bool wisp_p2p_matches(int want_source, int want_tag, int source, i
     return (want_source == MPI_ANY_SOURCE || want_source == source) &&
            (want_tag == MPI_ANY_TAG || want_tag == tag);
 }
-/* Is receive `req` posted to the MPI for a blocking call (LENT_*)? */
+/* Is receive `req` lent to the MPI for a blocking call (loan.c)? */
 static inline bool wisp_p2p_recv_lent(const struct wisp_p2p_req *req)
 {
-    return req->where >= WISP_P2P_RECV_LENT_POSTED && req->where <= WISP_P2P_RECV_LENT_HELD;
+    return !wisp_list_empty(&req->lent);
 }
 
 /*
