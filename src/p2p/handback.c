@@ -295,23 +295,23 @@ bool wisp_p2p_handback_put(struct wisp_p2p_msg *msg)
     }
     nfree[sender]--;
     holder[sender * share + (int)i] = msg;
-    msg->ret_index = i;
-    msg->ret_gen = generation = (generation + 1) & (UINT32_MAX >> 4);
-    atomic_store_explicit(&r->state, handed(msg->ret_gen), memory_order_release);
+    msg->lend.ret_index = i;
+    msg->lend.ret_gen = generation = (generation + 1) & (UINT32_MAX >> 4);
+    atomic_store_explicit(&r->state, handed(msg->lend.ret_gen), memory_order_release);
     return true;
 }
 
 bool wisp_p2p_handback_recall(const struct wisp_p2p_msg *msg)
 {
-    struct record *r = record_at(me, msg->from, msg->ret_index);
-    uint32_t state = handed(msg->ret_gen);
+    struct record *r = record_at(me, msg->from, msg->lend.ret_index);
+    uint32_t state = handed(msg->lend.ret_gen);
     bool back = atomic_compare_exchange_strong(&r->state, &state, RECALLED);
     /* Claimed: the sender may be reading our copy, which goes after this. */
     for (unsigned rounds = 0; state == CLAIMED;
          state = atomic_load_explicit(&r->state, memory_order_acquire))
         if (!pump(msg->from)) /* it may be copying out of our pipe */
             wisp_backoff(&rounds);
-    release(msg->from, msg->ret_index);
+    release(msg->from, msg->lend.ret_index);
     return back;
 }
 

@@ -162,10 +162,10 @@ bool wisp_p2p_spill(struct wisp_p2p_msg *msg)
                                   .from = msg->from,
                                   .ctx = msg->ctx,
                                   .slot = -1,
-                                  .copy = WISP_P2P_COPY_FILLING};
+                                  .lend.copy = WISP_P2P_COPY_FILLING};
     struct slot *s = slot_at(msg->from, msg->slot);
     if (s->sync)
-        copy->sync_seq = s->seq;             /* its sender hears of the match: SLOT_COPIED */
+        copy->lend.sync_seq = s->seq;        /* its sender hears of the match: SLOT_COPIED */
     wisp_list_push(&msg->link, &copy->link); /* just before it */
     wisp_list_remove(&msg->link);
     fill->spill = copy;
@@ -189,19 +189,19 @@ static void copy_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_cop
         WISP_P2P_COPY_STATES(X)
 #undef X
     };
-    wisp_state_check("a message's copy aside", names, msg->copy, from, to);
-    msg->copy = to;
+    wisp_state_check("a message's copy aside", names, msg->lend.copy, from, to);
+    msg->lend.copy = to;
 }
 
 void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req)
 {
     copy_move(copy, COPY(FILLING), WISP_P2P_COPY_TAKEN);
-    copy->taker = req;
+    copy->lend.taker = req;
 }
 
 enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
 {
-    enum wisp_p2p_copy was = copy->copy;
+    enum wisp_p2p_copy was = copy->lend.copy;
     copy_move(copy, COPY(FILLING) | COPY(TAKEN) | COPY(DROPPED), WISP_P2P_COPY_WHOLE);
     return was;
 }
@@ -219,14 +219,14 @@ static void route_move(struct wisp_p2p_msg *msg, unsigned from, enum wisp_p2p_ro
         WISP_P2P_ROUTE_STATES(X)
 #undef X
     };
-    wisp_state_check("a message's route to the MPI", names, msg->route, from, to);
-    msg->route = to;
+    wisp_state_check("a message's route to the MPI", names, msg->lend.route, from, to);
+    msg->lend.route = to;
 }
 
 void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg)
 {
     route_move(earlier, ROUTE(HERE), WISP_P2P_ROUTE_QUEUED);
-    earlier->behind = msg;
+    earlier->lend.behind = msg;
 }
 
 /* `msg` no longer waits for earlier messages to be named (BATCHED ->
@@ -234,16 +234,16 @@ void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg
 static void unbatch(struct wisp_p2p_msg *msg, enum wisp_p2p_route to)
 {
     route_move(msg, ROUTE(BATCHED), to);
-    wisp_list_remove(&msg->hlink);
+    wisp_list_remove(&msg->lend.hlink);
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
     if (!comm)
         return;
     for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (m->route == WISP_P2P_ROUTE_QUEUED && m->behind == msg) {
+        if (m->lend.route == WISP_P2P_ROUTE_QUEUED && m->lend.behind == msg) {
             route_move(m, ROUTE(QUEUED), WISP_P2P_ROUTE_HERE);
-            m->behind = NULL;
+            m->lend.behind = NULL;
         }
     }
 }
@@ -260,21 +260,21 @@ static uint32_t name_batch(struct wisp_p2p_msg *msg)
     struct slot *s = slot_at(msg->from, msg->slot);
     struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
     bool first = true, more = false;
-    for (struct wisp_list *l = batched.next; l != &msg->hlink; l = l->next)
-        first &= wisp_list_entry(l, struct wisp_p2p_msg, hlink)->from != msg->from;
+    for (struct wisp_list *l = batched.next; l != &msg->lend.hlink; l = l->next)
+        first &= wisp_list_entry(l, struct wisp_p2p_msg, lend.hlink)->from != msg->from;
     uint32_t n = 0;
     for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
         struct wisp_p2p_msg *m = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (m->route != WISP_P2P_ROUTE_QUEUED || m->behind != msg)
+        if (m->lend.route != WISP_P2P_ROUTE_QUEUED || m->lend.behind != msg)
             continue;
         if (!first || n == WISP_P2P_RETURN_MAX || !wisp_p2p_handback_put(m)) {
             more = true;
             break;
         }
         route_move(m, ROUTE(QUEUED), WISP_P2P_ROUTE_HANDED);
-        m->behind = NULL;
-        s->before[n].index = m->ret_index;
-        s->before[n].gen = m->ret_gen;
+        m->lend.behind = NULL;
+        s->before[n].index = m->lend.ret_index;
+        s->before[n].gen = m->lend.ret_gen;
         n++;
     }
     s->nbefore = n;
@@ -297,7 +297,7 @@ static uint32_t name_batch(struct wisp_p2p_msg *msg)
 void wisp_p2p_forward(struct wisp_p2p_msg *msg)
 {
     route_move(msg, ROUTE(HERE), WISP_P2P_ROUTE_BATCHED);
-    wisp_list_push(&batched, &msg->hlink);
+    wisp_list_push(&batched, &msg->lend.hlink);
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     name_batch(msg);
 }
@@ -316,14 +316,14 @@ bool wisp_p2p_name_next_batches(void)
     bool moved = false;
     for (struct wisp_list *l = batched.next, *next; l != &batched; l = next) {
         next = l->next;
-        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, hlink);
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, lend.hlink);
         struct slot *s = slot_at(msg->from, msg->slot);
         if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_HANDING)
             continue;
         struct wisp_p2p_msg *sent[WISP_P2P_RETURN_MAX];
         for (int i = 0, n = wisp_p2p_handback_reclaim(msg->from, sent); i < n; i++)
             route_move(sent[i], ROUTE(HANDED), WISP_P2P_ROUTE_SENT); /* through the MPI */
-        if (name_batch(msg) || msg->route != WISP_P2P_ROUTE_BATCHED)
+        if (name_batch(msg) || msg->lend.route != WISP_P2P_ROUTE_BATCHED)
             moved = true;
         else
             retry_at = wisp_core_clock_ns() + 1000000u;
@@ -333,8 +333,8 @@ bool wisp_p2p_name_next_batches(void)
 
 bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg)
 {
-    enum wisp_p2p_route route = msg->route;
-    msg->behind = NULL;
+    enum wisp_p2p_route route = msg->lend.route;
+    msg->lend.behind = NULL;
     switch (route) {
     case WISP_P2P_ROUTE_HERE:
         route_move(msg, 0, WISP_P2P_ROUTE_HERE); /* never asked for */
@@ -373,7 +373,7 @@ void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
     }
     /* A record named to its sender: copied out, or too late now. A
      * synchronous one still waiting for batches: the rest stay here. */
-    if (msg->route == WISP_P2P_ROUTE_HANDED || msg->route == WISP_P2P_ROUTE_BATCHED)
+    if (msg->lend.route == WISP_P2P_ROUTE_HANDED || msg->lend.route == WISP_P2P_ROUTE_BATCHED)
         wisp_p2p_forward_recall(msg);
     if (msg->slot >= 0) {
         struct slot *s = slot_at(msg->from, msg->slot);

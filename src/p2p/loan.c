@@ -228,8 +228,8 @@ void wisp_p2p_spilled(struct wisp_p2p_req *fill)
         free(copy);
         break;
     case WISP_P2P_COPY_TAKEN:
-        copy->taker->msg = NULL;
-        wisp_p2p_deliver(copy->taker, copy);
+        copy->lend.taker->msg = NULL;
+        wisp_p2p_deliver(copy->lend.taker, copy);
         break;
     default:
         unblock_behind(copy);

@@ -133,7 +133,7 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
         req->msg = msg;
         return;
     }
-    if (msg->sync_seq)
+    if (msg->lend.sync_seq)
         wisp_p2p_sync_matched(msg);
     if (wisp_p2p_routed(msg) && !wisp_p2p_forward_recall(msg)) {
         /* Its sender sent it through the MPI: receive it there, exactly. */

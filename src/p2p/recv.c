@@ -213,7 +213,7 @@ bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
 
 bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
 {
-    return msg->slot < 0 && !wisp_p2p_copy_filling(msg) && !msg->waiter && !msg->sync_seq;
+    return msg->slot < 0 && !wisp_p2p_copy_filling(msg) && !msg->waiter && !msg->lend.sync_seq;
 }
 
 static bool put_matched(int to, uint64_t seq)
@@ -227,7 +227,7 @@ static bool put_matched(int to, uint64_t seq)
 
 void wisp_p2p_sync_matched(const struct wisp_p2p_msg *copy)
 {
-    if (put_matched(copy->from, copy->sync_seq))
+    if (put_matched(copy->from, copy->lend.sync_seq))
         return;
     if (nnotices == notices_cap) {
         size_t cap = notices_cap ? 2 * notices_cap : 16;
@@ -237,7 +237,7 @@ void wisp_p2p_sync_matched(const struct wisp_p2p_msg *copy)
         notices = more;
         notices_cap = cap;
     }
-    notices[nnotices++] = (struct matched_notice){copy->from, copy->sync_seq};
+    notices[nnotices++] = (struct matched_notice){copy->from, copy->lend.sync_seq};
 }
 
 bool wisp_p2p_send_notices(void)
