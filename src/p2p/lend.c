@@ -273,12 +273,12 @@ static uint32_t name_batch(struct wisp_p2p_msg *msg)
         }
         route_move(m, ROUTE(QUEUED), WISP_P2P_ROUTE_HANDED);
         m->lend.behind = NULL;
-        s->before[n].index = m->lend.ret_index;
-        s->before[n].gen = m->lend.ret_gen;
+        s->lend.before[n].index = m->lend.ret_index;
+        s->lend.before[n].gen = m->lend.ret_gen;
         n++;
     }
-    s->nbefore = n;
-    s->more = more;
+    s->lend.nbefore = n;
+    s->lend.more = more;
     slot_move(s, SLOT(POSTED) | SLOT(HANDING), SLOT_FORWARD, memory_order_release);
     wake(msg->from);
     if (!more)

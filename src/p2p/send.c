@@ -436,10 +436,10 @@ static bool forward(int index)
             (state == SLOT_FORWARD || state == SLOT_HANDING))
             return false;
     }
-    for (uint32_t k = 0; k < s->nbefore; k++)
-        send_returned(s->to, s->before[k].index, s->before[k].gen, req);
+    for (uint32_t k = 0; k < s->lend.nbefore; k++)
+        send_returned(s->to, s->lend.before[k].index, s->lend.before[k].gen, req);
     uint32_t asked = SLOT_FORWARD;
-    if (s->more) { /* the receiver names the next batch */
+    if (s->lend.more) { /* the receiver names the next batch */
         if (slot_swap(s, &asked, SLOT(FORWARD), SLOT_HANDING))
             wake(s->to);
         return true;

@@ -134,13 +134,16 @@ struct slot {
     _Atomic uint64_t copied;
     alignas(64) _Atomic uint64_t staged;
     alignas(64) _Atomic uint64_t drained;
-    /* Forwarding: the messages handed back, to send through the MPI first
-     * (written by the receiver). */
-    alignas(64) uint32_t nbefore;
-    uint32_t more; /* further batches follow: wait in HANDING for them */
-    struct {
-        uint32_t index, gen;
-    } before[WISP_P2P_RETURN_MAX];
+    /* Lending's part (lend.h): for a message forwarded through the MPI,
+     * the earlier ones handed back, to send through the MPI first (written
+     * by the receiver, lend.c; read by the sender, send.c's forward). */
+    alignas(64) struct {
+        uint32_t nbefore;
+        uint32_t more; /* further batches follow: wait in HANDING for them */
+        struct {
+            uint32_t index, gen;
+        } before[WISP_P2P_RETURN_MAX];
+    } lend;
 };
 
 /* The notice in the ring: what the receiver needs, so that it reads the
