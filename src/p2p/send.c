@@ -92,8 +92,8 @@ static void send_complete(struct wisp_p2p_req *req)
     wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
 }
 
-/* The engine is done with a completed send: its private copy goes, and the
- * request too if the user freed it meanwhile. */
+/* The engine is done with a send: its private copy goes, and the request
+ * too if the user freed it meanwhile. */
 static void let_go(struct wisp_p2p_req *req)
 {
     req->slot = -1;
@@ -512,8 +512,8 @@ static bool advance_slot(int i)
         wisp_list_push(&unmatched, &req->link);
         return true;
     }
-    if (req->inner != MPI_REQUEST_NULL &&
-        !wisp_p2p_req_done(req)) { /* forwarded: the MPI completes it */
+    /* Forwarded: the MPI completes it. */
+    if (req->inner != MPI_REQUEST_NULL && !wisp_p2p_req_done(req)) {
         req->slot = -1;
         wisp_list_push(&forwarded, &req->link);
         return true;
