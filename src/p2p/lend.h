@@ -13,12 +13,12 @@
  * A lent receive (loan.c; the request's `lent`, which links it into
  * queues.h's wisp_p2p_lent: it keeps its place in matching's queues and
  * its `where`, and nothing moves it while it is lent). wisp_p2p_lend
- * (p2p.h) posts, per communicator, its
- * `remote` queue and the receives for other processes of the node posted
- * after its first wildcard (they can take a synchronous message forwarded
- * for that wildcard when the wildcard took another one in the MPI), in an
- * order that keeps both orders that decide a match: `remote`'s and
- * `posted`'s (lend_order). A receive the MPI refuses stays wisp's.
+ * (p2p.h) posts, per communicator, its `remote` queue and the receives
+ * for other processes of the node posted after its first wildcard (they
+ * can take a synchronous message forwarded for that wildcard when the
+ * wildcard took another one in the MPI), in an order that keeps both
+ * orders that decide a match: `remote`'s and `posted`'s (lend_order). A
+ * receive the MPI refuses stays wisp's.
  *
  * A local message for a lent receive (lend.c). It waits as unexpected: no
  * later receive may take it, the MPI may be giving that receive another

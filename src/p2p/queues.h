@@ -27,7 +27,8 @@ extern struct wisp_list wisp_p2p_lent;
 #define WISP_P2P_WHERE(w) (1u << WISP_P2P_RECV_##w)
 /* Every change of where a receive waits: from one of the states in `from`
  * (a set of WISP_P2P_WHERE), checked in the debug and sanitizer builds.
- * Matching makes all but one (recv.c defers a receive's finish). */
+ * Matching makes most; match_posted below and recv.c (a finish deferred)
+ * the others. */
 void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_recv_where to);
 
 /* Is receive `req` in its communicator's `remote` queue? */
