@@ -566,11 +566,19 @@ bool wisp_p2p_sends_delivered(void *unused)
 
 /* Once the sends are delivered, no receiver reads a sender's bytes any
  * more (they are staged whole, or copied): the private copies that the
- * slots' requests hold go, and the requests the user freed with them. */
+ * slots' requests hold go, and the requests the user freed with them; the
+ * slots are free, so that no later pass (the rescuer's, until it stops)
+ * reaches a request let go. */
 void wisp_p2p_drop_slot_holds(void)
 {
-    for (int i = 0; i < mine.nbusy; i++)
-        let_go(mine.req[mine.busy[i]]);
+    for (int i = 0; i < mine.nbusy; i++) {
+        int index = mine.busy[i];
+        let_go(mine.req[index]);
+        mine.req[index] = NULL;
+        mine.free[mine.nfree++] = index;
+        wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    }
+    mine.nbusy = 0;
 }
 
 /* The receiver matched the copy of synchronous send `seq` of this process:
