@@ -36,11 +36,16 @@ static void *load_machine(void *unused)
     return NULL;
 }
 
+/* Not over Open MPI: its init sets environment variables (PMIx) while
+ * hwloc reads others, and getenv beside setenv crashed the thread (Open
+ * MPI 5.0.11). There the machine is read after PMPI_Init (2.5 ms here). */
 void wisp_core_topo_prefetch(void)
 {
+#if !defined(OPEN_MPI)
     if (!loading.started && !loading.topology)
         loading.started =
             !wisp_core_thread_start(&loading.thread, load_machine, NULL, "wisp-topology");
+#endif
 }
 
 static void discover_machine(void)
