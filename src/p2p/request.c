@@ -354,9 +354,11 @@ void wisp_p2p_req_bad_move(const struct wisp_p2p_req *req, enum wisp_p2p_event e
         WISP_P2P_LIVES(X)
 #undef X
     };
-    static const char *const events[] = {"start", "hold", "complete", "let go",
-                                         "free",  "rest", "discard"};
-    _Static_assert(sizeof events / sizeof events[0] == WISP_P2P_EVENTS, "a name per event");
+    static const char *const events[] = {
+#define X(event, name) name,
+        WISP_P2P_REQ_EVENTS(X)
+#undef X
+    };
     if (WISP_STATES_CHECKED) {
         fprintf(stderr, "wisp: internal error: a request in %s cannot %s\n", lives[req->life],
                 events[event]);

@@ -86,16 +86,21 @@ struct wisp_p2p_req *wisp_p2p_req_new(uint8_t kind, enum wisp_p2p_life life);
  * to[event][from] is the state `event` leads to from `from`, plus one (0:
  * no such move). A move to FREE releases the request: that is the only way
  * one is released, so "nobody holds it any more" is decided here alone.
+ * The events are named once: the enum, and the words a bad move prints.
  */
+#define WISP_P2P_REQ_EVENTS(X)                                                                     \
+    X(START, "start")       /* MPI_Start on an inactive persistent request */                      \
+    X(HOLD, "hold")         /* the engine refers to it (a slot, a line, a list) */                 \
+    X(COMPLETE, "complete") /* its operation completed: the result is in it */                     \
+    X(LET_GO, "let go")     /* the engine no longer refers to it */                                \
+    X(FREE, "free")         /* the user lets go: MPI_Request_free, or completion reported */       \
+    X(REST, "rest")         /* a persistent request's round reported: inactive again */            \
+    X(DISCARD, "discard")   /* made, but never handed to the user */
 enum wisp_p2p_event {
-    WISP_P2P_START,    /* MPI_Start on an inactive persistent request */
-    WISP_P2P_HOLD,     /* the engine refers to it (a slot, a line, a list) */
-    WISP_P2P_COMPLETE, /* its operation completed: the result is in it */
-    WISP_P2P_LET_GO,   /* the engine no longer refers to it */
-    WISP_P2P_FREE,     /* the user lets go: MPI_Request_free, or completion reported */
-    WISP_P2P_REST,     /* a persistent request's round reported: inactive again */
-    WISP_P2P_DISCARD,  /* made, but never handed to the user */
-    WISP_P2P_EVENTS
+#define X(event, name) WISP_P2P_##event,
+    WISP_P2P_REQ_EVENTS(X)
+#undef X
+        WISP_P2P_EVENTS
 };
 #define L_(life) (WISP_P2P_LIFE_##life + 1)
 static const uint8_t wisp_p2p_life_to[WISP_P2P_EVENTS][WISP_P2P_LIFE_SENT + 1] = {

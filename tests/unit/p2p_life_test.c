@@ -100,8 +100,11 @@ static void check_move(enum wisp_p2p_event e, const char *event, int from, int n
 
 int main(void)
 {
-    static const char *const events[WISP_P2P_EVENTS] = {"start", "hold", "complete", "let go",
-                                                        "free",  "rest", "discard"};
+    static const char *const events[WISP_P2P_EVENTS] = {
+#define X(event, name) name,
+        WISP_P2P_REQ_EVENTS(X)
+#undef X
+    };
     for (int from = 0; from < LIVES; from++) {
         EXPECT(means[from].done == wisp_p2p_req_done(&(struct wisp_p2p_req){.life = from}),
                "wisp_p2p_req_done(%s) is wrong", names[from]);
