@@ -84,6 +84,12 @@ WISP_API unsigned long long wisp_shm_counter(const char *name);
  *  did); 0 for another name. */
 WISP_API unsigned long long wisp_dt_counter(const char *name);
 
+/** @return a counter of the node's collectives (docs/coll.md): `name` is
+ *  "served" (MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Allreduce calls that
+ *  wisp ran through the shared heap) or "passed" (calls of those four that
+ *  went to the MPI); 0 for another name. */
+WISP_API unsigned long long wisp_coll_counter(const char *name);
+
 /* ---- user-level threads (docs/ult.md) ---------------------------------
  *
  * Many user-level threads (ULTs) run on few kernel threads; a blocking MPI

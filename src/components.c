@@ -3,7 +3,8 @@
  * The heap comes first, so that it spans the ghosts too; the ghosts next,
  * since carving them out changes the world and the topology everyone after
  * them sees; the idle-thread team, which the engine's copies use; the
- * point-to-point engine over the application's nodes; the progress thread
+ * point-to-point engine over the application's nodes; the node's collectives
+ * above it, which move it while they wait; the progress thread
  * last, as it moves the engine too. And the wrapper layer
  * above them, as core and the components reach it (core/wrapper.h).
  */
@@ -13,6 +14,7 @@
 
 #include "core/wrapper.h"
 
+#include "coll/coll.h"
 #include "ghost/ghost.h"
 #include "p2p/start.h"
 #include "progress/progress.h"
@@ -26,6 +28,7 @@ const struct wisp_component wisp_components[] = {
     {"ghost", wisp_ghost_start, wisp_ghost_release, NULL},
     {"team", wisp_team_start, wisp_team_stop, wisp_team_counter},
     {"p2p", wisp_p2p_init, wisp_p2p_fini, NULL},
+    {"coll", wisp_coll_start, wisp_coll_stop, wisp_coll_counter_of},
     {"progress", wisp_progress_start, wisp_progress_stop, NULL},
     {NULL, NULL, NULL, NULL},
 };

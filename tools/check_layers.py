@@ -30,6 +30,7 @@ LAYERS = [
     ("team",),
     ("dt",),
     ("p2p", "ghost", "ult"),
+    ("coll",),
     ("progress",),
     ("fortran",),
     ("wrap",),

@@ -28,10 +28,10 @@ from generated import write_or_check
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The order --help-env, docs/config.md and wisp(7) list the variables in:
-# the job, the heap, messages over it, the ghosts, user-level threads, the
-# idle-thread team, the progress thread (not src/components.c's start order,
-# which puts the ghosts before the messages).
-TABLES = ("core", "shm", "p2p", "ghost", "ult", "team", "progress")
+# the job, the heap, messages over it, the node's collectives, the ghosts,
+# user-level threads, the idle-thread team, the progress thread (not
+# src/components.c's start order, which puts the ghosts before the messages).
+TABLES = ("core", "shm", "p2p", "coll", "ghost", "ult", "team", "progress")
 ROW = re.compile(r"^WISP_CONFIG\(", re.M)
 ENTRY = re.compile(r'^WISP_CONFIG\((\w+),\s*WORD,\s*"[^"]*",\s*WISP_WORDS\("([^"]+)"\)', re.M)
 

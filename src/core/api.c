@@ -96,3 +96,8 @@ unsigned long long wisp_dt_counter(const char *name)
 {
     return wisp_core_component_counter("team", name);
 }
+
+unsigned long long wisp_coll_counter(const char *name)
+{
+    return wisp_core_component_counter("coll", name);
+}

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 
 #include "core/log.h"
+#include "coll/coll.h"
 #include "core/init.h"
 #include "core/world.h"
 #include "ghost/async.h"
@@ -168,11 +169,7 @@ int wisp_impl_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 #ifdef WISP_HAVE_MPI_Allreduce
 static int route_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, false);
 }
 
 int wisp_impl_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -191,11 +188,7 @@ int wisp_impl_MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_D
 #ifdef WISP_HAVE_MPI_Allreduce_c
 static int route_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, true);
 }
 
 int wisp_impl_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -359,11 +352,7 @@ int wisp_impl_MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* 
 #ifdef WISP_HAVE_MPI_Barrier
 static int route_MPI_Barrier(MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Barrier(comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_barrier(comm);
 }
 
 int wisp_impl_MPI_Barrier(MPI_Comm comm)
@@ -382,11 +371,7 @@ int wisp_impl_MPI_Barrier(MPI_Comm comm)
 #ifdef WISP_HAVE_MPI_Bcast
 static int route_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_bcast(buffer, count, datatype, root, comm, false);
 }
 
 int wisp_impl_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -405,11 +390,7 @@ int wisp_impl_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root
 #ifdef WISP_HAVE_MPI_Bcast_c
 static int route_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Bcast_c(buffer, count, datatype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_bcast(buffer, count, datatype, root, comm, true);
 }
 
 int wisp_impl_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -1793,11 +1774,7 @@ int wisp_impl_MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype,
 #ifdef WISP_HAVE_MPI_Reduce
 static int route_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, false);
 }
 
 int wisp_impl_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
@@ -1816,11 +1793,7 @@ int wisp_impl_MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Data
 #ifdef WISP_HAVE_MPI_Reduce_c
 static int route_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, true);
 }
 
 int wisp_impl_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)

@@ -1,0 +1,170 @@
+/*
+ * A communicator's area in the node's shared heap (area.c), and the one
+ * primitive every algorithm of the layer is built on: phases.
+ *
+ * The area. Allocated by the communicator's rank 0 in its partition of the
+ * heap at the communicator's first collectives (after WISP_COLL_AFTER went
+ * to the MPI: a communicator made for one call costs nothing more), its
+ * address and layout sent to the others with one MPI_Bcast. It holds, per
+ * member, two cache lines that only that member writes (the line of even
+ * phases and the line of odd ones: a sequence number and up to 48 bytes
+ * inline), and a staging area in two halves (even and odd phases). A
+ * communicator whose members are not all on this (virtual) node, an
+ * intercommunicator, one of a single process, or one for which the heap has
+ * no room is marked for the MPI, the same way in every member, for good.
+ *
+ * Phases. Every collective on the communicator is a fixed number of phases
+ * that every member goes through alike (the number follows from the call's
+ * arguments, the same in every member). In phase p a member may write its
+ * line and staging half of parity p % 2, then publishes p (a release store
+ * of its line's sequence number); others wait until it has published p
+ * (acquire) and then read what it wrote. Two rules make reuse safe without
+ * any other acknowledgement:
+ *   - a member reads the phase-p data of another before it publishes p + 1;
+ *   - before it writes its parity-(p % 2) line or half for phase p, a member
+ *     waits until every member has published p - 1 (coll_area_reuse).
+ * The data of phase p - 2 lived there, and everyone who read it has
+ * published p - 1 since. So a root that only writes (a broadcast's) runs at
+ * most one phase ahead of its readers, and no member ever waits for an
+ * acknowledgement it would not wait for anyway in an all-to-all phase.
+ *
+ * Waiting. Nothing here blocks inside the MPI: a member that waits for
+ * another moves wisp's point-to-point engine now and then (its pass asks
+ * the MPI, with matched probes, for the remote messages that pending
+ * wildcard receives wait for, so a remote sender is never stuck behind a
+ * collective wisp serves) and pokes the MPI's own progress; on a node with
+ * more processes than cores it gives its core away at once.
+ *
+ * Freed. With the communicator (an attribute's delete callback, so also
+ * when the MPI frees it at MPI_Finalize) or at the layer's stop. Readers
+ * may still be reading a member's staging half when that member has
+ * returned and freed the communicator: the area counts the members that
+ * still use it, and rank 0 gives it back to the heap only when none does
+ * (checked whenever it sets up another area, and at the stop).
+ */
+#ifndef WISP_COLL_AREA_H
+#define WISP_COLL_AREA_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+enum { WISP_COLL_LINE = 64, WISP_COLL_INLINE = 48 };
+
+/* A member's line of one parity: only that member writes it. */
+struct wisp_coll_line {
+    _Atomic uint64_t seq; /* the last phase of this parity it published */
+    uint64_t aux;         /* what the algorithm says (an address, a mode) */
+    unsigned char data[WISP_COLL_INLINE];
+};
+_Static_assert(sizeof(struct wisp_coll_line) == WISP_COLL_LINE, "one cache line");
+
+/* The shared part, in rank 0's partition of the heap. */
+struct wisp_coll_shared {
+    _Atomic int users; /* members that have not let go of it yet */
+    int size;
+    uint64_t half; /* bytes of each staging half */
+    char pad[WISP_COLL_LINE - 16];
+    struct wisp_coll_line lines[]; /* [member][parity]; staging after them */
+};
+
+/* The states of a communicator's collectives: a communicator starts NEW,
+ * counting its calls through the MPI; setup moves it to AREA or MPI. */
+enum wisp_coll_state { WISP_COLL_NEW, WISP_COLL_AREA, WISP_COLL_MPI };
+
+/* This process's view of a communicator. */
+struct wisp_coll_comm {
+    MPI_Comm handle;
+    enum wisp_coll_state state;
+    int rank, size;
+    unsigned calls;                     /* through the MPI while NEW */
+    uint64_t phase;                     /* the last phase this member published */
+    struct wisp_coll_shared *shared;    /* AREA */
+    char *stage;                        /* the first member's first half */
+    uint64_t half;                      /* bytes of a staging half */
+    struct wisp_coll_comm *prev, *next; /* the process's list (area.c) */
+};
+
+/* The layer's settings and state, filled by coll_start (start.c). */
+struct wisp_coll {
+    bool on;        /* between the start and the stop, WISP_COLL not off */
+    bool all;       /* WISP_COLL=on: wisp's algorithm at every size */
+    bool sleepy;    /* more processes than cores: yield at once */
+    unsigned after; /* WISP_COLL_AFTER */
+    uint64_t stage; /* WISP_COLL_STAGE */
+    uint64_t single_copy_min;
+    /* The largest data (bytes) each collective takes through the heap:
+     * under WISP_COLL=auto the measured limits of docs/coll.md (start.c),
+     * under on, everything. */
+    uint64_t bcast_max, reduce_max, allreduce_max;
+    int keyval; /* the attribute that carries a communicator's view */
+    /* Calls served through the heap; calls of the four passed to the MPI
+     * (wisp_coll_counter). Relaxed loads and stores, no locked instruction:
+     * threads may count over each other, they only report. */
+    _Atomic uint64_t served, passed;
+};
+extern struct wisp_coll wisp_coll;
+
+static inline void wisp_coll_count(_Atomic uint64_t *counter)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* The view of `comm`, ready for a collective: AREA when wisp serves it, else
+ * NULL (the MPI serves this call). Counts the call while the communicator
+ * is NEW and sets it up when its time comes (collective: every member
+ * calls this for the same collective). */
+struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm);
+
+/* Set up the layer (the attribute key) and let go of everything. */
+void wisp_coll_area_init(void);
+void wisp_coll_area_fini(void);
+
+/* ---- phases ---------------------------------------------------------------- */
+
+static inline struct wisp_coll_line *wisp_coll_line(struct wisp_coll_comm *c, int member,
+                                                    uint64_t phase)
+{
+    return &c->shared->lines[member * 2 + (int)(phase & 1)];
+}
+static inline char *wisp_coll_half(struct wisp_coll_comm *c, int member, uint64_t phase)
+{
+    return c->stage + ((size_t)member * 2 + (size_t)(phase & 1)) * c->half;
+}
+static inline bool wisp_coll_reached(struct wisp_coll_comm *c, int member, uint64_t phase)
+{
+    return atomic_load_explicit(&wisp_coll_line(c, member, phase)->seq, memory_order_acquire) >=
+           phase;
+}
+/* The next phase (the caller then writes its data for it, and publishes). */
+static inline uint64_t wisp_coll_next(struct wisp_coll_comm *c)
+{
+    return c->phase + 1;
+}
+/* Publish `phase`: this member's data for it is in place, and it has read
+ * everything of earlier phases it needed. */
+static inline void wisp_coll_publish(struct wisp_coll_comm *c, uint64_t phase)
+{
+    c->phase = phase;
+    atomic_store_explicit(&wisp_coll_line(c, c->rank, phase)->seq, phase, memory_order_release);
+}
+/* Wait until `member` has published `phase` (progressing wisp meanwhile). */
+void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase);
+/* Wait until every other member has published `phase`. */
+void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase);
+/* Before writing this member's line or half of `phase`: every member has
+ * published phase - 1, so has read what was there. */
+static inline void wisp_coll_reuse(struct wisp_coll_comm *c, uint64_t phase)
+{
+    if (phase >= 2)
+        wisp_coll_wait_all(c, phase - 1);
+}
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * The node's collectives (src/coll), as the routes see them: MPI_Barrier,
+ * MPI_Bcast, MPI_Reduce and MPI_Allreduce (routes.def). Each call runs
+ * through the communicator's area in the shared heap (area.h tells how)
+ * when every process of the communicator is on this (virtual) node and
+ * wisp can serve the call (predefined operations on predefined types; any
+ * type for a broadcast); otherwise it goes to the MPI, with the waiting
+ * wildcard receives lent to it around the call, as p2p's routes marked
+ * `lend` do (src/p2p/lend.h). The decision depends only on what every
+ * member passes alike (the communicator, the data's size, the type of a
+ * reduction, the operation, the root), so every member takes the same
+ * path. docs/coll.md has the algorithms, the decision and its figures.
+ */
+#ifndef WISP_COLL_COLL_H
+#define WISP_COLL_COLL_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+int wisp_coll_barrier(MPI_Comm comm);
+int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                    bool large);
+int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op, int root, MPI_Comm comm, bool large);
+int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                        MPI_Op op, MPI_Comm comm, bool large);
+
+/* The component's start and stop (core/component.h; start.c). */
+void wisp_coll_start(int thread_level);
+void wisp_coll_stop(void);
+/* "served" (calls through the heap) or "passed" (calls of the four that
+ * went to the MPI); 0 for another name (wisp.h's wisp_coll_counter). */
+uint64_t wisp_coll_counter_of(const char *name);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * MPI_Reduce and MPI_Allreduce through the area (area.h has the phases),
+ * for the predefined operations on the predefined types (op.h).
+ *
+ * Up to 48 bytes: one phase; every member puts its contribution inline in
+ * its line, and the members that want the result (the root; every member
+ * of an allreduce) fold the lines in rank order.
+ *
+ * Larger data, a staging half at a time (a chunk): two phases per chunk.
+ * In the first, every member copies its chunk into its half; then every
+ * member folds its share of the chunk (an n-th of the elements) over all
+ * members' halves, in rank order, into its other half. In the second, those
+ * shares are published, and the members that want the result copy every
+ * member's share into their receive buffer. So the folding is spread over
+ * all members (reduce-scatter, then gather), and every element is folded
+ * by one member in one fixed order: the same bits everywhere, run after
+ * run, whatever order the members arrive in.
+ */
+#include <string.h>
+
+#include "coll/area.h"
+#include "coll/coll.h"
+#include "coll/layout.h"
+#include "coll/mpi.h"
+#include "coll/op.h"
+
+/* `in` is this member's contribution; `out` the result's place where this
+ * member wants it, else NULL. */
+static void reduce_inline(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
+                          void *out, size_t count)
+{
+    size_t bytes = count * f.size;
+    uint64_t p = wisp_coll_next(c);
+    wisp_coll_reuse(c, p);
+    memcpy(wisp_coll_line(c, c->rank, p)->data, in, bytes);
+    wisp_coll_publish(c, p);
+    if (!out)
+        return;
+    wisp_coll_wait_all(c, p);
+    union {
+        long double align;
+        unsigned char bytes[WISP_COLL_INLINE];
+    } acc;
+    memcpy(acc.bytes, wisp_coll_line(c, 0, p)->data, bytes);
+    for (int m = 1; m < c->size; m++)
+        wisp_coll_fold(f, acc.bytes, wisp_coll_line(c, m, p)->data, count);
+    memcpy(out, acc.bytes, bytes);
+}
+
+/* Member m's share of a chunk of `count` elements: [lo, hi). */
+static size_t share(const struct wisp_coll_comm *c, int m, size_t count)
+{
+    return count * (size_t)m / (size_t)c->size;
+}
+
+static void reduce_staged(struct wisp_coll_comm *c, struct wisp_coll_fold f, const char *in,
+                          char *out, size_t count)
+{
+    size_t per = c->half / f.size; /* elements of a chunk */
+    for (size_t first = 0; first < count; first += per) {
+        size_t n = count - first < per ? count - first : per;
+        uint64_t p1 = wisp_coll_next(c), p2 = p1 + 1;
+        wisp_coll_reuse(c, p1);
+        memcpy(wisp_coll_half(c, c->rank, p1), in + first * f.size, n * f.size);
+        wisp_coll_publish(c, p1);
+        wisp_coll_wait_all(c, p1);
+        /* Every member has published p1: the parity of p2 is free. */
+        size_t lo = share(c, c->rank, n), hi = share(c, c->rank + 1, n);
+        size_t off = lo * f.size;
+        char *acc = wisp_coll_half(c, c->rank, p2) + off;
+        memcpy(acc, wisp_coll_half(c, 0, p1) + off, (hi - lo) * f.size);
+        for (int m = 1; m < c->size; m++)
+            wisp_coll_fold(f, acc, wisp_coll_half(c, m, p1) + off, hi - lo);
+        wisp_coll_publish(c, p2);
+        if (!out)
+            continue;
+        wisp_coll_wait_all(c, p2);
+        char *to = out + first * f.size;
+        for (int m = 0; m < c->size; m++) {
+            size_t mlo = share(c, m, n), mhi = share(c, m + 1, n);
+            memcpy(to + mlo * f.size, wisp_coll_half(c, m, p2) + mlo * f.size,
+                   (mhi - mlo) * f.size);
+        }
+    }
+}
+
+static void reduce(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in, void *out,
+                   size_t count)
+{
+    if (count * f.size <= WISP_COLL_INLINE)
+        reduce_inline(c, f, in, out, count);
+    else
+        reduce_staged(c, f, in, out, count);
+}
+
+/* Can wisp fold this call (alike in every member)? */
+static bool served(struct wisp_coll_comm *c, MPI_Count count, struct wisp_coll_fold f, uint64_t max)
+{
+    return c && count >= 0 && f.kernel >= 0 && (uint64_t)count * f.size <= max;
+}
+
+int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op, int root, MPI_Comm comm, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (!served(c, count, f, wisp_coll.reduce_max) || root < 0 || root >= c->size ||
+        (c->rank == root && sendbuf == recvbuf && count > 0) ||
+        (c->rank != root && sendbuf == MPI_IN_PLACE))
+        return wisp_coll_mpi_reduce(sendbuf, recvbuf, count, type, op, root, comm, large);
+    wisp_coll_count(&wisp_coll.served);
+    if (count == 0)
+        return MPI_SUCCESS;
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    reduce(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count);
+    return MPI_SUCCESS;
+}
+
+int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                        MPI_Op op, MPI_Comm comm, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (!served(c, count, f, wisp_coll.allreduce_max) || (sendbuf == recvbuf && count > 0))
+        return wisp_coll_mpi_allreduce(sendbuf, recvbuf, count, type, op, comm, large);
+    wisp_coll_count(&wisp_coll.served);
+    if (count == 0)
+        return MPI_SUCCESS;
+    reduce(c, f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count);
+    return MPI_SUCCESS;
+}

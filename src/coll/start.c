@@ -1,0 +1,70 @@
+/*
+ * The node's collectives' start and stop (core/component.h): the settings
+ * read, the limits of WISP_COLL=auto, the attribute key that carries a
+ * communicator's view; at the stop every area let go of.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/area.h"
+#include "coll/coll.h"
+#include "coll/op.h"
+#include "core/config.h"
+#include "core/topo.h"
+
+/*
+ * WISP_COLL=auto: the largest data each collective takes through the heap,
+ * from the figures of docs/coll.md (bench/coll, 2 processes on this
+ * machine's 2 cores, both MPIs): above them the MPI's own was as fast or
+ * faster.
+ */
+#define AUTO_BCAST_MAX     UINT64_MAX
+#define AUTO_REDUCE_MAX    UINT64_MAX
+#define AUTO_ALLREDUCE_MAX UINT64_MAX
+
+/* A child of fork() has the parent's areas as a private copy: it leaves
+ * every collective to the MPI (if it calls one at all). */
+static void forked(void)
+{
+    wisp_coll.on = false;
+}
+
+void wisp_coll_start(int thread_level)
+{
+    (void)thread_level; /* every thread works on its own communicators' areas */
+    static bool handler;
+    if (!handler)
+        handler = pthread_atfork(NULL, NULL, forked) == 0;
+    if (wisp_config.COLL == WISP_COLL_OFF || !wisp_config.SHM)
+        return;
+    wisp_coll.all = wisp_config.COLL == WISP_COLL_ON;
+    wisp_coll.after = (unsigned)wisp_config.COLL_AFTER;
+    wisp_coll.stage = (uint64_t)wisp_config.COLL_STAGE;
+    wisp_coll.single_copy_min = (uint64_t)wisp_config.COLL_SINGLE_COPY;
+    wisp_coll.sleepy = wisp_topo_oversubscribed();
+    wisp_coll.bcast_max = wisp_coll.all ? UINT64_MAX : AUTO_BCAST_MAX;
+    wisp_coll.reduce_max = wisp_coll.all ? UINT64_MAX : AUTO_REDUCE_MAX;
+    wisp_coll.allreduce_max = wisp_coll.all ? UINT64_MAX : AUTO_ALLREDUCE_MAX;
+    wisp_coll_op_init();
+    wisp_coll_area_init();
+    wisp_coll.on = wisp_coll.keyval != MPI_KEYVAL_INVALID;
+}
+
+uint64_t wisp_coll_counter_of(const char *name)
+{
+    if (!strcmp(name, "served"))
+        return atomic_load_explicit(&wisp_coll.served, memory_order_relaxed);
+    if (!strcmp(name, "passed"))
+        return atomic_load_explicit(&wisp_coll.passed, memory_order_relaxed);
+    return 0;
+}
+
+void wisp_coll_stop(void)
+{
+    if (!wisp_coll.on)
+        return;
+    wisp_coll.on = false;
+    wisp_coll_area_fini();
+}

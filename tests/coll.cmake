@@ -1,0 +1,23 @@
+# The node's collectives' tests (tests/mpi/coll_*.c, docs/coll.md): plain MPI
+# programs that assert MPI's semantics, so they pass natively too; `served`
+# also checks that wisp ran the collectives and that an allreduce gives the
+# bits of the fold in rank order, `passed` that the MPI ran them all.
+set(coll_quick)
+if(WISP_SANITIZE)
+  set(coll_quick quick) # the 1 MiB sizes are slow under the sanitizers
+endif()
+wisp_add_mpi_test(coll_ops NP 2 ARGS served ${coll_quick})
+wisp_add_mpi_test(coll_ops NP 3 ARGS served quick)
+wisp_add_mpi_test(coll_ops NP 4 ARGS served quick)
+wisp_add_mpi_test(coll_ops NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
+# A small staging area: many chunks per call.
+wisp_add_mpi_test(coll_ops NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
+                  ARGS served quick)
+# The MPI's: WISP_COLL=off, no shared heap, every process its own node.
+wisp_add_mpi_test(coll_ops NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
+wisp_add_mpi_test(coll_ops NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
+wisp_add_mpi_test(coll_ops NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed quick)
+# Two virtual nodes of two: the world and the halves of even and odd ranks
+# span both nodes and go to the MPI; the pairs of consecutive ranks are
+# nodes of their own, which wisp serves.
+wisp_add_mpi_test(coll_ops NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)
