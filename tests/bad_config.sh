@@ -51,6 +51,11 @@ expect_rejected "WISP_GHOST_LOAD='bytes' is not valid: expected one of static, r
     "$wisprun" --env WISP_GHOST_LOAD=bytes
 expect_rejected "WISP_GHOST_BIND='socket' is not valid: expected one of none, numa, core" \
     "$wisprun" --env WISP_GHOST_BIND=socket
+# The node's collectives: a word of a list, a size in its range.
+expect_rejected "WISP_COLL='maybe' is not valid: expected one of auto, on, off" \
+    "$wisprun" --env WISP_COLL=maybe
+expect_rejected "WISP_COLL_STAGE='1k' is not valid: expected a size in bytes with an optional unit k, M, G or T, from 4k to 64M" \
+    "$wisprun" --env WISP_COLL_STAGE=1k
 # Two valid values that contradict each other: one check at MPI_Init,
 # whatever reads them (a ghost's WISP_ASYNC=auto, WISP_PROGRESS=auto) or none.
 expect_rejected "WISP_ASYNC_ON_BELOW=95 is above WISP_ASYNC_OFF_ABOVE=90" \

@@ -21,3 +21,11 @@ wisp_add_mpi_test(coll_ops NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed
 # span both nodes and go to the MPI; the pairs of consecutive ranks are
 # nodes of their own, which wisp serves.
 wisp_add_mpi_test(coll_ops NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)
+# A pending wildcard receive whose remote sender waits for it while the
+# receiver is in a collective that wisp serves (it must ask the MPI
+# meanwhile), and collectives on several communicators at once from
+# threads.
+wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS served)
+wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=off SUFFIX .vnode2.off)
+wisp_add_mpi_test(coll_threads NP 2 ARGS served)
+wisp_add_mpi_test(coll_threads NP 3 ARGS served)

@@ -109,7 +109,9 @@ static void tables(void)
     add("int64_t", MPI_INT64_T, INT, 8, true);
     add("uint64_t", MPI_UINT64_T, INT, 8, false);
     add("MPI_Aint", MPI_AINT, INT, sizeof(MPI_Aint), true);
-    add("MPI_Offset", MPI_OFFSET, INT, sizeof(MPI_Offset), true);
+    /* Open MPI 4.1.4's own MPI_MAX and MPI_MIN of MPI_OFFSET get negative
+     * values wrong: none here (the test passes natively). */
+    add("MPI_Offset", MPI_OFFSET, INT, sizeof(MPI_Offset), false);
     add("MPI_Count", MPI_COUNT, INT, sizeof(MPI_Count), true);
     add("float", MPI_FLOAT, FLT, sizeof(float), true);
     add("double", MPI_DOUBLE, FLT, sizeof(double), true);
