@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Check that no two files of a folder call each other in a loop.
 
-Reads the symbols of the compiled objects (nm): a file uses another when it
-needs a function or variable that the other defines. Within each folder the
-uses must form no loop, so that it reads from the bottom up (docs/design.md;
+Reads the symbols of the compiled objects (nm): a file (of the folder or of
+a folder within it) uses another when it needs a function or variable that
+the other defines. Within each folder the uses must form no loop, so that it reads from the bottom up (docs/design.md;
 docs/p2p.md, "The files, from the bottom up").
 
 A call through a function pointer is a use too, where the sources say which
@@ -123,7 +123,8 @@ def check(folder, objects, root):
     owner = {s: f for f, names in defined.items() for s in names}
     # Calls through pointers, from the sources of the folder (with its headers).
     base = root / folder
-    texts = {p.name: strip(p.read_text()) for p in sorted(base.glob("*.[ch]")) if p.is_file()}
+    texts = {p.relative_to(base).as_posix(): strip(p.read_text())
+             for p in sorted(base.rglob("*.[ch]")) if p.is_file()}
     held, callbacks = pointers(texts.values(), functions)
     through = 0
     for name in needed:

@@ -18,7 +18,7 @@
 #include "core/world.h"
 #include "core/wrapper.h"
 #include "p2p/contexts.h"
-#include "p2p/lend.h"
+#include "p2p/recv.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"
 #include "p2p/send.h"

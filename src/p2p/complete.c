@@ -13,7 +13,7 @@
 
 #include "core/log.h"
 #include "p2p/comm.h"
-#include "p2p/lend.h"
+#include "p2p/lend/lend.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"
 #include "p2p/progress.h"

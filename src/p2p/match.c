@@ -17,11 +17,12 @@
  *
  * A blocking call the MPI serves alone (a collective) would leave those
  * probes unasked, and a remote sender waiting for its wildcard would wait
- * forever. Around such a call the receives are lent to the MPI: lend.h
- * tells that story; loan.c moves the queues here through match.h's second
- * part, and the matching here calls lend.c for a local message that a lent
- * receive matches (its sender must not wait for it) or that a receive
- * takes on its way to the MPI.
+ * forever. Around such a call the receives are lent to the MPI: lend/lend.h
+ * tells that story; lend/loan.c moves the queues here through match.h's
+ * second part, and matching tells lending, through the one `lending`
+ * event (state.h), of a local message that a lent receive matches (its
+ * sender must not wait for it) or that lending marked (a copy aside, a
+ * message on its way to the MPI) when a receive takes it.
  */
 #include "p2p/match.h"
 
@@ -32,7 +33,6 @@
 #include "p2p/contexts.h"
 #include "p2p/datatype.h"
 #include "p2p/layout.h"
-#include "p2p/lend.h"
 #include "p2p/lock.h"
 #include "p2p/queues.h"
 #include "p2p/recv.h"
@@ -74,8 +74,9 @@ void wisp_p2p_incoming(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg)
         return;
     }
     wisp_list_push(&comm->unexpected, &msg->link);
-    if (req && msg->slot >= 0)
-        wisp_p2p_unblock_sender(comm, msg); /* it waits for a lent receive */
+    if (req && msg->slot >= 0) /* its sender waits for a lent receive */
+        wisp_p2p_up.lending(&(struct wisp_p2p_lend_event){
+            .kind = WISP_P2P_LEND_WAITS, .comm = comm, .req = req, .msg = msg});
 }
 
 int wisp_p2p_recv_prepare(struct wisp_p2p_req *req)
@@ -127,23 +128,10 @@ void wisp_p2p_deliver(struct wisp_p2p_req *req, struct wisp_p2p_msg *msg)
     req->st_error = msg->size > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     if (msg->waiter)
         wisp_p2p_send_matched(msg->waiter);
-    if (wisp_p2p_copy_filling(msg)) { /* delivered when whole: wisp_p2p_spilled */
-        wisp_p2p_recv_move(req, from, WISP_P2P_RECV_MATCHED);
-        wisp_p2p_copy_take(msg, req);
-        req->msg = msg;
-        return;
-    }
-    if (msg->lend.sync_seq)
-        wisp_p2p_sync_matched(msg);
-    if (wisp_p2p_routed(msg) && !wisp_p2p_forward_recall(msg)) {
-        /* Its sender sent it through the MPI: receive it there, exactly. */
-        free(req->tmp);
-        req->tmp = NULL;
-        wisp_p2p_recv_move(req, from, WISP_P2P_RECV_FORWARDED);
-        wisp_p2p_req_fail_on(req, wisp_p2p_post_to_mpi(req, msg->source, msg->tag));
-        wisp_p2p_msg_drop(msg);
-        return;
-    }
+    if (wisp_p2p_lending_marked(&msg->lend) &&
+        wisp_p2p_up.lending(
+            &(struct wisp_p2p_lend_event){.kind = WISP_P2P_LEND_TAKEN, .req = req, .msg = msg}))
+        return; /* lending delivers it: a copy still filling, or through the MPI */
     wisp_p2p_recv_move(req, from, WISP_P2P_RECV_MATCHED);
     if (msg->slot >= 0) {
         req->msg = msg;
@@ -220,22 +208,13 @@ int wisp_p2p_recv_start(struct wisp_p2p_req *req)
     return MPI_SUCCESS;
 }
 
-/* The MPI gave a local message to a receive of ours (a lent one, or one a
- * matched probe found it for) or to the user's matched probe: one its
- * sender forwarded or had handed back, the first marked one of that sender
- * and tag (the MPI matches a sender's messages in the order they were
- * sent, and they were sent in the order they are queued here). Its sender
- * may let go of it. */
-void wisp_p2p_forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
+/* The MPI gave a message of local `source` to a receive or probe here: one
+ * its sender sent there for a lent receive (lending, FROM_MPI). */
+static void from_mpi(struct wisp_p2p_comm *comm, int source, int tag)
 {
-    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
-        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
-        if (wisp_p2p_routed(msg) && msg->source == source && msg->tag == tag) {
-            wisp_list_remove(&msg->link);
-            wisp_p2p_msg_drop(msg);
-            return;
-        }
-    }
+    if (wisp_p2p_local_source(comm, source))
+        wisp_p2p_up.lending(&(struct wisp_p2p_lend_event){
+            .kind = WISP_P2P_LEND_FROM_MPI, .comm = comm, .source = source, .tag = tag});
 }
 
 /* The receive, first in posting order, that a message the MPI holds from
@@ -284,8 +263,7 @@ static void take(struct wisp_p2p_req *req, MPI_Message *message, int source, int
     wisp_p2p_hand_over(req);
     wisp_p2p_req_fail_on(req, WISP_P2P_MPI(Imrecv, req->count, req->rbuf, req->count, req->type,
                                            message, &req->inner));
-    if (wisp_p2p_local_source(req->comm, source))
-        wisp_p2p_forwarded_taken(req->comm, source, tag);
+    from_mpi(req->comm, source, tag);
 }
 
 /* A probe saw a message from `source` with `tag` that a receive of ours
@@ -403,8 +381,7 @@ int wisp_p2p_probe_remote(struct wisp_p2p_comm *comm, int source, int tag, int *
         rc = PMPI_Improbe(st.MPI_SOURCE, st.MPI_TAG, comm->handle, flag, message, &st);
         if (rc != MPI_SUCCESS || !*flag)
             return rc;
-        if (wisp_p2p_local_source(comm, st.MPI_SOURCE))
-            wisp_p2p_forwarded_taken(comm, st.MPI_SOURCE, st.MPI_TAG);
+        from_mpi(comm, st.MPI_SOURCE, st.MPI_TAG);
     }
     if (status != MPI_STATUS_IGNORE)
         *status = st;

@@ -2,7 +2,7 @@
  * Matching, with MPI's rules (match.c): per communicator, posted receives
  * and unexpected local messages, and the `remote` queues of receives that
  * wait for the MPI behind wildcards. Lending those receives to the MPI
- * around a blocking call is lend.h's story; its files use the queues
+ * around a blocking call is lend/lend.h's story; its files use the queues
  * through the second part below.
  */
 #ifndef WISP_P2P_MATCH_H
@@ -44,7 +44,7 @@ struct wisp_p2p_msg *wisp_p2p_probe_local(struct wisp_p2p_comm *comm, int source
  * wisp_p2p_lent_cancel); false when too late. */
 bool wisp_p2p_recv_cancel(struct wisp_p2p_req *req);
 
-/* ---- the queues, for lending (loan.c; their lists are queues.h's) --------- */
+/* ---- the queues, for lending (lend/; their lists are queues.h's) ---------- */
 
 /* Is `source` a member of `comm` on this node? */
 static inline bool wisp_p2p_local_source(const struct wisp_p2p_comm *comm, int source)
@@ -55,9 +55,6 @@ static inline bool wisp_p2p_local_source(const struct wisp_p2p_comm *comm, int s
 void wisp_p2p_hand_over(struct wisp_p2p_req *req);
 /* Post receive `req` to the MPI for a message from `source` with `tag`. */
 int wisp_p2p_post_to_mpi(struct wisp_p2p_req *req, int source, int tag);
-/* The MPI gave a local message from `source` with `tag` to a receive or
- * probe here: the first routed one of that sender and tag is gone. */
-void wisp_p2p_forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag);
 
 #pragma GCC visibility pop
 

@@ -24,7 +24,7 @@
  * the MPI, wildcards through matched probes (queue `remote`), never as a
  * wildcard receive the MPI would have to cancel.
  *
- * Lending (lend.h tells it; lend.c, loan.c, handback.c): around a
+ * Lending (lend/lend.h tells it; the folder src/p2p/lend): around a
  * blocking call the MPI serves alone, the receives that wait for the MPI
  * are posted there; a local message one of them matches is copied aside
  * or sent through the MPI by its sender, so that no sender waits for it.
@@ -39,14 +39,14 @@
 #ifndef WISP_P2P_P2P_H
 #define WISP_P2P_P2P_H
 
-#include "p2p/comm.h"     /* communicators made and freed */
-#include "p2p/complete.h" /* MPI_Wait, MPI_Test and their forms */
-#include "p2p/datatype.h" /* MPI_Type_free, MPI_Pack, MPI_Unpack */
-#include "p2p/lend.h"     /* lending around blocking calls */
-#include "p2p/ops.h"      /* sends, receives, probes */
-#include "p2p/progress.h" /* the progress thread */
-#include "p2p/request.h"  /* handles to and from Fortran */
-#include "p2p/start.h"    /* start and end */
+#include "p2p/comm.h"      /* communicators made and freed */
+#include "p2p/complete.h"  /* MPI_Wait, MPI_Test and their forms */
+#include "p2p/datatype.h"  /* MPI_Type_free, MPI_Pack, MPI_Unpack */
+#include "p2p/lend/lend.h" /* lending around blocking calls */
+#include "p2p/ops.h"       /* sends, receives, probes */
+#include "p2p/progress.h"  /* the progress thread */
+#include "p2p/request.h"   /* handles to and from Fortran */
+#include "p2p/start.h"     /* start and end */
 #include "p2p/state.h"
 #include "p2p/types.h" /* the send modes */
 
@@ -54,7 +54,7 @@
 
 /* Around a blocking call that only the MPI serves (a routes.def route
  * marked `lend`): lend the receives that wait for the MPI to it (true if
- * any), wisp_p2p_reclaim after the call (lend.h tells the story). Inline:
+ * any), wisp_p2p_reclaim after the call (lend/lend.h tells the story). Inline:
  * every such call asks (a program that polls MPI_Win_flush_local_all,
  * millions of times), and mostly nothing is in flight. */
 static inline bool wisp_p2p_lend(void)

@@ -16,8 +16,7 @@
 #include "core/log.h"
 #include "core/world.h"
 #include "core/thread.h"
-#include "p2p/handback.h"
-#include "p2p/lend.h"
+#include "p2p/lend/lend.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"
 #include "p2p/recv.h"
@@ -164,9 +163,7 @@ static bool progress_local(void)
     }
     moved |= wisp_p2p_advance_sends();
     moved |= wisp_p2p_copy_receiving();
-    moved |= wisp_p2p_name_next_batches();
-    if (wisp_p2p_handback_npiped)
-        moved |= wisp_p2p_handback_pump();
+    moved |= wisp_p2p_lend_progress();
     moved |= wisp_p2p_send_notices();
     return moved;
 }

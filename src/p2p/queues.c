@@ -2,7 +2,7 @@
  * A served communicator's queues and the engine's lists of them
  * (queues.h): the lookups that the rings' reader (recv.c) makes by name
  * for a message it can copy straight from the cells, and that matching
- * (match.c) and lending (loan.c) make on their way; and every move of where
+ * (match.c) and lending (lend/loan.c) make on their way; and every move of where
  * a receive waits (types.h has the diagram).
  */
 #include "p2p/queues.h"
@@ -59,7 +59,7 @@ void wisp_p2p_recv_move(struct wisp_p2p_req *req, unsigned from, enum wisp_p2p_r
         WISP_P2P_RECV_WHERES(X)
 #undef X
     };
-    /* A lent receive is lending's until loan.c takes it back. */
+    /* A lent receive is lending's until lend/loan.c takes it back. */
     wisp_state_check("a receive", names, req->where, wisp_p2p_recv_lent(req) ? 0 : from, to);
     req->where = to;
 }

@@ -14,6 +14,7 @@
 #include "p2p/contexts.h"
 #include "p2p/datatype.h"
 #include "p2p/layout.h"
+#include "p2p/lock.h"
 #include "p2p/queues.h"
 #include "p2p/request.h"
 #include "p2p/send.h"
@@ -200,7 +201,7 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
     req->msg = NULL;
     free(msg);
     if (req->spill)
-        wisp_p2p_up.spilled(req);
+        wisp_p2p_up.lending(&(struct wisp_p2p_lend_event){.kind = WISP_P2P_LEND_WHOLE, .req = req});
     else
         wisp_p2p_recv_finish(req);
     return true;
@@ -209,11 +210,6 @@ static bool copy_rendezvous(struct wisp_p2p_req *req)
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg)
 {
     return msg->slot >= 0 && slot_at(msg->from, msg->slot)->sync;
-}
-
-bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg)
-{
-    return msg->slot < 0 && !wisp_p2p_copy_filling(msg) && !msg->waiter && !msg->lend.sync_seq;
 }
 
 static bool put_matched(int to, uint64_t seq)
@@ -362,4 +358,26 @@ bool wisp_p2p_copy_receiving(void)
         moved |= copy_rendezvous(wisp_list_entry(l, struct wisp_p2p_req, link));
     }
     return moved;
+}
+
+void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
+{
+    if (wisp_p2p_lending_marked(&msg->lend) && wisp_p2p_up.lending(&(struct wisp_p2p_lend_event){
+                                                   .kind = WISP_P2P_LEND_DROPPED, .msg = msg}))
+        return; /* lending frees it later */
+    if (msg->slot >= 0) {
+        struct slot *s = slot_at(msg->from, msg->slot);
+        /* A sender staging it late (STAGING) writes STAGED: DONE must come after. */
+        uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
+        unsigned rounds = 0;
+        unsigned droppable = SLOT(POSTED) | SLOT(MATCHED) | SLOT(STAGED) | SLOT(FORWARD) |
+                             SLOT(FORWARDED) | SLOT(HANDING);
+        while (state == SLOT_STAGING || !slot_swap(s, &state, droppable, SLOT_DONE)) {
+            if (state == SLOT_STAGING)
+                wisp_backoff(&rounds); /* the sender may be preempted mid-copy */
+            state = atomic_load_explicit(&s->state, memory_order_acquire);
+        }
+        wake(msg->from);
+    }
+    free(msg);
 }

@@ -28,13 +28,13 @@ void wisp_p2p_finish_deferred(void);
 void wisp_p2p_sync_matched(const struct wisp_p2p_msg *copy);
 /* Is `msg` a synchronous rendezvous message? */
 bool wisp_p2p_msg_sync(const struct wisp_p2p_msg *msg);
-/* Can this process hand unexpected message `msg` back to its sender (its
- * bytes are here, whole)? */
-bool wisp_p2p_returnable(const struct wisp_p2p_msg *msg);
 /* Take every message waiting in ring `r` from node rank `from`; true if any. */
 bool wisp_p2p_drain(struct wisp_fastbox_ring *r, int from);
 /* The receives copying a rendezvous message, moved on; true if any. */
 bool wisp_p2p_copy_receiving(void);
+/* Done with a message of the ring/slot transport that no one will read:
+ * its slot back to its sender (lending first, for one it marked). */
+void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
 /* The MATCHED notices that found a full ring, again; true if any went. */
 bool wisp_p2p_send_notices(void);
 

@@ -1,8 +1,9 @@
 /*
  * The sending side of the engine's protocols (transport.h): a send into
  * the ring, immediate or with a rendezvous slot, or queued behind others;
- * a slot's copies moved on (staged chunks, synergistic blocks, staged late,
- * forwarded through the MPI) until its receiver is done with it.
+ * a slot's copies moved on (staged chunks, synergistic blocks, staged late)
+ * until its receiver is done with it; one forwarded through the MPI is
+ * lending's (lend/forward.c).
  */
 #include "p2p/send.h"
 
@@ -12,7 +13,6 @@
 #include "core/log.h"
 #include "p2p/blocks.h"
 #include "p2p/datatype.h"
-#include "p2p/handback.h"
 #include "p2p/request.h"
 #include "p2p/transport.h"
 #include "shm/heap.h"
@@ -24,8 +24,8 @@ enum {
 static struct wisp_list *pending; /* per destination node rank: sends not yet in the ring */
 static unsigned npending;
 /* Sends that went through the MPI for a receive lent there (forwarded
- * synchronous ones, slot given back, and returned ones) whose MPI request
- * is still to complete. */
+ * synchronous ones, slot given back, and returned ones: lend/forward.c)
+ * whose MPI request is still to complete. */
 static struct wisp_list forwarded = {&forwarded, &forwarded};
 /* Synchronous sends whose receiver copied them aside (SLOT_COPIED): done
  * at the MATCHED notice of their `seq`. */
@@ -397,66 +397,31 @@ static bool stages_late(struct slot *s, const struct wisp_p2p_req *req)
     return slot_swap(s, &posted, SLOT(POSTED), SLOT_STAGING);
 }
 
-/* Send a message that receiver `to` handed back (its record `index`,
- * generation `gen`) through the MPI, ahead of forwarded send `fwd`, unless
- * the receiver took it back meanwhile. */
-static void send_returned(int to, uint32_t index, uint32_t gen, const struct wisp_p2p_req *fwd)
+int wisp_p2p_own_slots(const int **busy)
 {
-    uint64_t size;
-    int tag;
-    void *bytes = wisp_p2p_handback_claim(to, index, gen, &size, &tag);
-    if (!bytes)
-        return;
-    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_SEND, WISP_P2P_LIFE_ACTIVE);
-    req->tmp = bytes;
-    wisp_p2p_req_move(req, WISP_P2P_HOLD); /* finish_forwarded lets it go */
-    wisp_p2p_req_move(req, WISP_P2P_FREE); /* nobody else has it */
-    wisp_p2p_req_fail_on(req, WISP_P2P_MPI(Isend, size, req->tmp, (MPI_Count)size, MPI_BYTE,
-                                           fwd->peer, tag, fwd->handle, &req->inner));
-    wisp_list_push(&forwarded, &req->link);
+    *busy = mine.busy;
+    return mine.nbusy;
 }
 
-/* The receiver asks for a synchronous message through the MPI (its receive
- * is lent there: wisp_p2p_forward). It goes there after every earlier one
- * to the same receiver that was asked for (the MPI matches them in the
- * order they reach it), from a thread that may call the MPI; true if it
- * went, or the receiver took it back meanwhile. Also on a communicator the
- * user has freed: wisp keeps it, and the MPI's, while the send is in a
- * slot (comm.c, in_use), and both MPIs take new calls on its handle then. */
-static bool forward(int index)
+struct wisp_p2p_req *wisp_p2p_slot_req(int index)
 {
-    struct slot *s = slot_at(wisp_p2p.node_rank, index);
-    struct wisp_p2p_req *req = mine.req[index];
-    if (wisp_p2p.rescuing)
-        return false;
-    for (int j = 0; j < mine.nbusy; j++) {
-        struct slot *earlier = slot_at(wisp_p2p.node_rank, mine.busy[j]);
-        uint32_t state = atomic_load_explicit(&earlier->state, memory_order_acquire);
-        if (earlier->to == s->to && earlier->seq < s->seq &&
-            (state == SLOT_FORWARD || state == SLOT_HANDING))
-            return false;
-    }
-    for (uint32_t k = 0; k < s->lend.nbefore; k++)
-        send_returned(s->to, s->lend.before[k].index, s->lend.before[k].gen, req);
-    uint32_t asked = SLOT_FORWARD;
-    if (s->lend.more) { /* the receiver names the next batch */
-        if (slot_swap(s, &asked, SLOT(FORWARD), SLOT_HANDING))
-            wake(s->to);
-        return true;
-    }
-    if (!slot_swap(s, &asked, SLOT(FORWARD), SLOT_FORWARDED))
-        return true;
-    if (!req->data) { /* read in place so far: the MPI needs it packed */
-        if (!(req->tmp = malloc(req->bytes)))
-            wisp_fatal("out of memory for a forwarded message of %llu bytes",
-                       (unsigned long long)req->bytes);
-        copy_out(req, req->tmp, req->bytes);
-        req->data = req->tmp;
-    }
-    wisp_p2p_req_fail_on(req,
-                         WISP_P2P_MPI(Issend, req->bytes, req->data, (MPI_Count)req->bytes,
-                                      MPI_BYTE, req->peer, req->tag, req->handle, &req->inner));
-    return true;
+    return mine.req[index];
+}
+
+void wisp_p2p_send_pack(struct wisp_p2p_req *req)
+{
+    if (req->data)
+        return;
+    if (!(req->tmp = malloc(req->bytes)))
+        wisp_fatal("out of memory for a forwarded message of %llu bytes",
+                   (unsigned long long)req->bytes);
+    copy_out(req, req->tmp, req->bytes);
+    req->data = req->tmp;
+}
+
+void wisp_p2p_send_by_mpi(struct wisp_p2p_req *req)
+{
+    wisp_list_push(&forwarded, &req->link);
 }
 
 static bool advance_slot(int i)
@@ -466,12 +431,8 @@ static bool advance_slot(int i)
     struct wisp_p2p_req *req = mine.req[index];
     uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
     bool moved = false;
-    if (state == SLOT_FORWARD)
-        return forward(index);
-    if (state == SLOT_FORWARDED)
-        return false; /* the receiver takes it from the MPI, then gives the slot back */
-    if (state == SLOT_HANDING)
-        return false; /* the receiver names the next batch */
+    if (state == SLOT_FORWARD || state == SLOT_FORWARDED || state == SLOT_HANDING)
+        return false; /* lending's: forward.c sends it through the MPI */
     if (state != SLOT_DONE && state != SLOT_COPIED) {
         if (!s->src) {
             moved = stage_more(s, req);

@@ -38,6 +38,18 @@ void wisp_p2p_drop_slot_holds(void);
 bool wisp_p2p_advance_sends(void);
 /* Forwarded sends whose MPI request completed let go; true if any. */
 bool wisp_p2p_finish_forwarded(void);
+
+/* ---- for lending's sender side (lend/forward.c) ---------------------------- */
+
+/* This process's slots in use: their number, their indexes in `*busy`. */
+int wisp_p2p_own_slots(const int **busy);
+/* The send in this process's slot `index`. */
+struct wisp_p2p_req *wisp_p2p_slot_req(int index);
+/* Send `req`, read in place so far, packed into `tmp` (`data`). */
+void wisp_p2p_send_pack(struct wisp_p2p_req *req);
+/* `req` went through the MPI: let go once its MPI request completes
+ * (wisp_p2p_finish_forwarded). */
+void wisp_p2p_send_by_mpi(struct wisp_p2p_req *req);
 /* The receiver matched the copy of synchronous send `seq` (a MATCHED notice). */
 void wisp_p2p_sync_done(uint64_t seq);
 

@@ -17,8 +17,7 @@
 #include "p2p/cma.h"
 #include "p2p/comm.h"
 #include "p2p/datatype.h"
-#include "p2p/handback.h"
-#include "p2p/lend.h"
+#include "p2p/lend/lend.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"
 #include "p2p/progress.h"
@@ -60,7 +59,7 @@ static int commit_more_own_slots(int fd)
 void wisp_p2p_init(int thread_level)
 {
     wisp_p2p_up =
-        (struct wisp_p2p_callbacks){.incoming = wisp_p2p_incoming, .spilled = wisp_p2p_spilled};
+        (struct wisp_p2p_callbacks){.incoming = wisp_p2p_incoming, .lending = wisp_p2p_lend_on};
     wisp_p2p_type_init(); /* MPI_Pack and MPI_Unpack use the datatype engine also without */
     int mine_on = wisp_config.SHM, all_on = 0;
     PMPI_Allreduce(&mine_on, &all_on, 1, MPI_INT, MPI_MIN, wisp_core_user_world);

@@ -88,9 +88,11 @@ struct wisp_p2p_callbacks {
     /* A message came for served communicator `comm`: match or queue it
      * (wisp_p2p_incoming, match.c). */
     void (*incoming)(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
-    /* Copy aside `fill->spill`, which the transport filled, is whole: a
-     * completion, as UCX's request callback (wisp_p2p_spilled, loan.c). */
-    void (*spilled)(struct wisp_p2p_req *fill);
+    /* Lending has a say (lend/parts.h, enum wisp_p2p_lend_kind): a message
+     * met a lent receive, a marked one is taken or dropped, a copy aside is
+     * whole, the MPI gave a local message. Its one entry from below
+     * (wisp_p2p_lend_on, lend/lend.c); the return as the kind says. */
+    bool (*lending)(const struct wisp_p2p_lend_event *event);
 };
 extern struct wisp_p2p_callbacks wisp_p2p_up;
 

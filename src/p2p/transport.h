@@ -1,11 +1,11 @@
 /*
  * The engine's transport, shared by its files (start.c, send.c, recv.c,
- * blocks.c, lend.c, progress.c; nothing outside src/p2p includes it): fastbox rings for headers and
- * small payloads, and per-process rendezvous slots for everything larger. A slot lives in the
- * sender's part of the node segment; its header says where the bytes are
- * (the sender's buffer in the shared heap, or the slot's own staging area)
- * and carries the counters that sender and receiver use to share the copy.
- * Only the sender allocates and frees its slots, so no cross-process lock.
+ * blocks.c, progress.c, lend/; nothing outside src/p2p includes it): fastbox
+ * rings for headers and small payloads, and per-process rendezvous slots for everything larger. A
+ * slot lives in the sender's part of the node segment; its header says where the bytes are (the
+ * sender's buffer in the shared heap, or the slot's own staging area) and carries the counters that
+ * sender and receiver use to share the copy. Only the sender allocates and frees its slots, so no
+ * cross-process lock.
  *
  *   immediate    size <= WISP_SHM_IMMEDIATE: the payload rides in the
  *                ring's cells; one miss for the receiver.
@@ -32,7 +32,6 @@
 #include <stdint.h>
 
 #include "core/states.h"
-#include "p2p/handback.h" /* WISP_P2P_RETURN_MAX: the records a slot names */
 #include "p2p/state.h"
 #include "p2p/types.h"
 #include "shm/fastbox.h"
@@ -65,7 +64,7 @@ enum {
  * area and completes, as an MPI's eager protocol would; the receiver then
  * copies from there. A synchronous message whose receive is lent to the MPI
  * (or a standard one too large to stage late, which its receiver has no
- * memory to copy aside: lend.c, unblock_sender) goes POSTED -> FORWARD
+ * memory to copy aside: lend/message.c, unblock_sender) goes POSTED -> FORWARD
  * (the receiver asks for it through the MPI) -> FORWARDED (the sender sent
  * it there) -> DONE (the receiver took it), or back FORWARD -> POSTED when
  * the receiver takes it here after all (compare and swap with the sender's
@@ -74,7 +73,7 @@ enum {
  * An earlier message of that sender which the receiver holds (its bytes
  * are here, not with the sender) and which the MPI must see first goes
  * back: the receiver names it in the forwarded one's slot through a record
- * of its own (handback.c); the sender claims it, copies it out and sends it
+ * of its own (lend/handback.c); the sender claims it, copies it out and sends it
  * through the MPI just before. The receiver may take it back as above.
  * When they are more than one batch of records (`more`), the sender sends
  * a batch and goes FORWARD -> HANDING; the receiver frees the records sent,
@@ -134,16 +133,7 @@ struct slot {
     _Atomic uint64_t copied;
     alignas(64) _Atomic uint64_t staged;
     alignas(64) _Atomic uint64_t drained;
-    /* Lending's part (lend.h): for a message forwarded through the MPI,
-     * the earlier ones handed back, to send through the MPI first (written
-     * by the receiver, lend.c; read by the sender, send.c's forward). */
-    alignas(64) struct {
-        uint32_t nbefore;
-        uint32_t more; /* further batches follow: wait in HANDING for them */
-        struct {
-            uint32_t index, gen;
-        } before[WISP_P2P_RETURN_MAX];
-    } lend;
+    alignas(64) struct wisp_p2p_slot_lending lend; /* lending's part (lend/parts.h) */
 };
 
 /* The notice in the ring: what the receiver needs, so that it reads the

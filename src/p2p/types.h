@@ -4,9 +4,9 @@
  * a local sender, a request) with the states a request and a message move
  * through. Each state changes only through its machine's move function: a
  * request's life in request.h (wisp_p2p_req_move, one table), where a
- * receive waits in queues.c (wisp_p2p_recv_move; matching makes the moves),
- * a message's copy aside and its route to the MPI in lend.c (copy_move,
- * route_move).
+ * receive waits in queues.c (wisp_p2p_recv_move; matching makes the moves);
+ * lending's part of a message, its copy aside and its route to the MPI, in
+ * lend/parts.h (moved by lend/message.c's copy_move and route_move).
  */
 #ifndef WISP_P2P_TYPES_H
 #define WISP_P2P_TYPES_H
@@ -84,65 +84,7 @@ struct wisp_p2p_comm {
 enum wisp_p2p_mode { WISP_P2P_STANDARD, WISP_P2P_SYNC, WISP_P2P_BUFFERED, WISP_P2P_READY };
 enum wisp_p2p_kind { WISP_P2P_SEND = 1, WISP_P2P_RECV, WISP_P2P_MESSAGE };
 
-/*
- * A message copied aside into private memory (wisp_p2p_spill: its receive
- * is lent, or its sender is out of slots), while the copy fills (lend.c,
- * "a copy's life", has every transition; each checks where it comes from
- * in the debug and sanitizer builds):
- *
- *   NONE                    not a copy: its bytes are in `data` or a slot
- *   FILLING -> TAKEN        a receive matched it meanwhile (`taker`)
- *   FILLING -> DROPPED      no one will read it (wisp_p2p_msg_drop)
- *   FILLING | TAKEN | DROPPED -> WHOLE
- *                           filled: an unexpected message like any other;
- *                           TAKEN is then delivered, DROPPED freed
- */
-/* The states, each named once: the enum and the names in copy_move's line. */
-#define WISP_P2P_COPY_STATES(X) X(NONE) X(FILLING) X(TAKEN) X(DROPPED) X(WHOLE)
-enum wisp_p2p_copy {
-#define X(state) WISP_P2P_COPY_##state,
-    WISP_P2P_COPY_STATES(X)
-#undef X
-};
-/*
- * A local message's way to the MPI, for a receive lent there (lend.c,
- * "a message's route", has every transition; each checks where it comes
- * from in the debug and sanitizer builds):
- *
- *   HERE -> ASKED | BATCHED   a synchronous one: its sender is asked to
- *                             send it through the MPI (wisp_p2p_forward);
- *                             BATCHED while earlier ones still wait for
- *                             records, then ASKED
- *   HERE -> QUEUED            an earlier one of its sender, to go before it
- *   QUEUED -> HANDED          named to its sender in a record (handback.c)
- *   QUEUED -> HERE            the synchronous one was recalled
- *   HANDED -> SENT            its sender sent it through the MPI
- *   any -> HERE               recalled by a receive here
- *                             (wisp_p2p_forward_recall)
- *
- * Every state but HERE marks the message among the unexpected ones: the
- * MPI may hold it, or soon will.
- */
-/* The states, each named once: the enum and the names in route_move's line. */
-#define WISP_P2P_ROUTE_STATES(X) X(HERE) X(QUEUED) X(HANDED) X(SENT) X(ASKED) X(BATCHED)
-enum wisp_p2p_route {
-#define X(state) WISP_P2P_ROUTE_##state,
-    WISP_P2P_ROUTE_STATES(X)
-#undef X
-};
-/* Lending's part of a message (lend.h tells the story): written by lend.c,
- * handback.c and loan.c alone; elsewhere read only through
- * wisp_p2p_copy_filling and wisp_p2p_routed, and the transport tells a
- * copy's sender its match by sync_seq. All zero for a message never lent. */
-struct wisp_p2p_msg_lending {
-    enum wisp_p2p_copy copy;     /* a private copy's life */
-    struct wisp_p2p_req *taker;  /* WISP_P2P_COPY_TAKEN: the receive that matched it */
-    uint64_t sync_seq;           /* a synchronous one's copy: its sender's number */
-    enum wisp_p2p_route route;   /* its way to the MPI */
-    uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
-    struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
-    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in lend.c's list of those */
-};
+#include "p2p/lend/parts.h" /* lending's part of a message */
 
 /* A message from a local sender that has reached this process. */
 struct wisp_p2p_msg {
@@ -256,7 +198,7 @@ enum wisp_p2p_type_ref { WISP_P2P_TYPE_USERS, WISP_P2P_TYPE_PREDEFINED, WISP_P2P
  * A receive lent to the MPI for a blocking call is lending's, not a place
  * here: it keeps its place (POSTED, WILDCARD or HELD) and lending's part
  * of the request, `lent`, links it into queues.h's list of the lent ones
- * (loan.c alone links and unlinks it; nothing moves it meanwhile).
+ * (lend/loan.c alone links and unlinks it; nothing moves it meanwhile).
  */
 /* The states, each named once: the enum and the names in recv_move's line (queues.c). */
 #define WISP_P2P_RECV_WHERES(X)                                                                    \
@@ -276,7 +218,7 @@ enum wisp_p2p_recv_where {
 struct wisp_p2p_req {
     struct wisp_list link;  /* posted, pending-send or transfer list */
     struct wisp_list rlink; /* the communicator's `remote` queue */
-    struct wisp_list lent;  /* lending's (loan.c): in wisp_p2p_lent while lent to the MPI */
+    struct wisp_list lent;  /* lending's (lend/loan.c): in wisp_p2p_lent while lent to the MPI */
     uint8_t kind, mode;
     enum wisp_p2p_life life; /* moved only by wisp_p2p_req_move (request.h) */
     enum wisp_p2p_form form;
@@ -333,22 +275,10 @@ static inline bool wisp_p2p_matches(int want_source, int want_tag, int source, i
     return (want_source == MPI_ANY_SOURCE || want_source == source) &&
            (want_tag == MPI_ANY_TAG || want_tag == tag);
 }
-/* Is receive `req` lent to the MPI for a blocking call (loan.c)? */
+/* Is receive `req` lent to the MPI for a blocking call (lend/loan.c)? */
 static inline bool wisp_p2p_recv_lent(const struct wisp_p2p_req *req)
 {
     return !wisp_list_empty(&req->lent);
-}
-
-/* Is `msg` a copy whose bytes are still on their way? */
-static inline bool wisp_p2p_copy_filling(const struct wisp_p2p_msg *msg)
-{
-    return msg->lend.copy != WISP_P2P_COPY_NONE && msg->lend.copy != WISP_P2P_COPY_WHOLE;
-}
-
-/* Is `msg` on its way to the MPI (any route but HERE)? */
-static inline bool wisp_p2p_routed(const struct wisp_p2p_msg *msg)
-{
-    return msg->lend.route != WISP_P2P_ROUTE_HERE;
 }
 
 #pragma GCC visibility pop

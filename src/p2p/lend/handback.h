@@ -14,14 +14,6 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Earlier messages of one sender that one forwarded message names at once
- * (a batch: more go in further batches), and the most records one process
- * keeps per sender (handback.c). */
-#define WISP_P2P_RETURN_MAX 64
-
-/* The node's table of records, the region it takes in the segment. */
-size_t wisp_p2p_handback_size(int node_size);
-void wisp_p2p_handback_init(void *region, int node_rank, int node_size);
 /* Records free here for messages of sender `sender` (a node rank). */
 int wisp_p2p_handback_free(int sender);
 /* Hand `msg` back: its record's index and generation in `msg`; false if

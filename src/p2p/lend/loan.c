@@ -5,9 +5,10 @@
  * posted to the MPI (lent), and taken back after it, the last posted
  * first; the local messages that waited for them are matched again. Above
  * matching (match.c), whose queues it moves; a waiting message's side is
- * lend.c's.
+ * message.c's.
  */
-#include "p2p/lend.h"
+#include "p2p/lend/lend.h"
+#include "p2p/lend/message.h"
 
 #include <stdlib.h>
 
@@ -34,7 +35,7 @@ static unsigned lenders;
  * The receives of `comm` to lend, in `*order`: its `remote` queue, and the
  * receives for other processes of the node posted after its first
  * wildcard. Those can take a synchronous message forwarded to a lent
- * wildcard (lend.c, forwardable) when the wildcard took another in the
+ * wildcard (message.c, forwardable) when the wildcard took another in the
  * MPI; held here, they would never see it, and its sender never get to
  * the blocking call. The order keeps both orders that decide a match: that
  * of `remote` (messages from other nodes) and that of `posted` (from this

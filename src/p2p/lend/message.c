@@ -4,17 +4,17 @@
  * for it (unblock_sender), copied aside into private memory (or one whose
  * sender is out of slots), the copy's life, and a message's route to the
  * MPI when its sender must send it there (forwarded, and the earlier ones
- * handed back first: handback.c). Matching (match.c) calls it; the
- * receives lent are loan.c's.
+ * handed back first: handback.c). Below loan.c; matching reaches it only
+ * through lend.c's entry; the receives lent are loan.c's.
  */
-#include "p2p/lend.h"
+#include "p2p/lend/message.h"
 
 #include <stdlib.h>
 
 #include "core/clock.h"
 #include "core/log.h"
 #include "p2p/contexts.h"
-#include "p2p/handback.h"
+#include "p2p/lend/handback.h"
 #include "p2p/lock.h"
 #include "p2p/recv.h"
 #include "p2p/request.h"
@@ -26,6 +26,13 @@
 static struct wisp_list batched = {&batched, &batched};
 
 /* ---- a message for a lent receive: its sender must not wait ------------ */
+
+/* Can this process hand unexpected message `msg` back to its sender (its
+ * bytes are here, whole)? */
+static bool returnable(const struct wisp_p2p_msg *msg)
+{
+    return msg->slot < 0 && !wisp_p2p_copy_filling(msg) && !msg->waiter && !msg->lend.sync_seq;
+}
 
 /* Does every lent receive that `msg` can match come before every other
  * receive it can match? (The MPI sees only the lent ones.) */
@@ -69,7 +76,7 @@ static int earlier_for_mpi(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg,
         if (earlier->source != msg->source || wisp_p2p_routed(earlier) ||
             !share_lent(comm, earlier, msg))
             continue;
-        if (!wisp_p2p_returnable(earlier) || !lent_first(comm, earlier))
+        if (!returnable(earlier) || !lent_first(comm, earlier))
             return -1;
         if (each)
             each(earlier, msg);
@@ -365,29 +372,33 @@ bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg)
     return recalled;
 }
 
-void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg)
+bool wisp_p2p_lend_drop(struct wisp_p2p_msg *msg)
 {
-    if (wisp_p2p_copy_filling(msg)) { /* freed when whole */
+    if (wisp_p2p_copy_filling(msg)) { /* freed when whole: wisp_p2p_spilled */
         copy_move(msg, COPY(FILLING), WISP_P2P_COPY_DROPPED);
-        return;
+        return true;
     }
     /* A record named to its sender: copied out, or too late now. A
      * synchronous one still waiting for batches: the rest stay here. */
     if (msg->lend.route == WISP_P2P_ROUTE_HANDED || msg->lend.route == WISP_P2P_ROUTE_BATCHED)
         wisp_p2p_forward_recall(msg);
-    if (msg->slot >= 0) {
-        struct slot *s = slot_at(msg->from, msg->slot);
-        /* A sender staging it late (STAGING) writes STAGED: DONE must come after. */
-        uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
-        unsigned rounds = 0;
-        unsigned droppable = SLOT(POSTED) | SLOT(MATCHED) | SLOT(STAGED) | SLOT(FORWARD) |
-                             SLOT(FORWARDED) | SLOT(HANDING);
-        while (state == SLOT_STAGING || !slot_swap(s, &state, droppable, SLOT_DONE)) {
-            if (state == SLOT_STAGING)
-                wisp_backoff(&rounds); /* the sender may be preempted mid-copy */
-            state = atomic_load_explicit(&s->state, memory_order_acquire);
+    return false;
+}
+
+/* The MPI gave a local message to a receive of ours (a lent one, or one a
+ * matched probe found it for) or to the user's matched probe: one its
+ * sender forwarded or had handed back, the first marked one of that sender
+ * and tag (the MPI matches a sender's messages in the order they were
+ * sent, and they were sent in the order they are queued here). Its sender
+ * may let go of it. */
+void wisp_p2p_forwarded_taken(struct wisp_p2p_comm *comm, int source, int tag)
+{
+    for (struct wisp_list *l = comm->unexpected.next; l != &comm->unexpected; l = l->next) {
+        struct wisp_p2p_msg *msg = wisp_list_entry(l, struct wisp_p2p_msg, link);
+        if (wisp_p2p_routed(msg) && msg->source == source && msg->tag == tag) {
+            wisp_list_remove(&msg->link);
+            wisp_p2p_msg_drop(msg);
+            return;
         }
-        wake(msg->from);
     }
-    free(msg);
 }

@@ -1,5 +1,5 @@
 /*
- * Messages handed back to their sender (lend.c, wisp_p2p_forward): an
+ * Messages handed back to their sender (message.c, wisp_p2p_forward): an
  * earlier message of a synchronous one's sender that this process holds
  * must reach the MPI before it, so its sender sends it there. Each process
  * has records for them in the node's segment, apart from its rendezvous
@@ -21,7 +21,8 @@
  * owner sees it SENT (wisp_p2p_handback_reclaim), so that a sender with
  * more earlier messages than records gets them back in batches.
  */
-#include "p2p/handback.h"
+#include "p2p/lend/handback.h"
+#include "p2p/lend/lend.h"
 
 #include <fcntl.h>
 #include <stdalign.h>

@@ -20,7 +20,7 @@
  * orders that decide a match: `remote`'s and `posted`'s (lend_order). A
  * receive the MPI refuses stays wisp's.
  *
- * A local message for a lent receive (lend.c). It waits as unexpected: no
+ * A local message for a lent receive (message.c). It waits as unexpected: no
  * later receive may take it, the MPI may be giving that receive another
  * one. Its sender must not wait for it, as it may be on its way into the
  * same call (wisp_p2p_unblock_sender):
@@ -59,62 +59,34 @@
  * lent receive meanwhile (wisp_p2p_lent_test, wisp_p2p_lent_cancel); the
  * last of several threads' blocking calls takes them back.
  *
- * The files: lend.c (a waiting message's side: its copy aside, its route
- * to the MPI, its sender unblocked; below matching, which calls it) and
- * loan.c (the receives' side: which are lent, in what order, and taken
- * back; above matching, whose queues it moves); handback.c has the
- * records. docs/p2p.md, "Blocking collectives", tells the cases and the
+ * The files, one folder (the rest of the engine includes this header
+ * alone): message.c, a waiting message's side (its copy aside, its route
+ * to the MPI, its sender unblocked); loan.c, the receives' side (which are
+ * lent, in what order, taken back; above matching, whose queues it moves);
+ * handback.c, the records; forward.c, the sender's side (a forwarded
+ * message and the ones handed back sent through the MPI); lend.c, the one
+ * entry from below and lending's pass. Lending's parts of a message and a
+ * slot are in parts.h. Matching and the transport come here only through
+ * wisp_p2p_up.lending (state.h), and only for a message lending marked or
+ * one that meets a lent receive: an ordinary receive never enters these
+ * files. docs/p2p.md, "Blocking collectives", tells the cases and the
  * tests that hold them.
  */
 #ifndef WISP_P2P_LEND_H
 #define WISP_P2P_LEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "p2p/types.h"
 
 #pragma GCC visibility push(hidden)
 
-/* ---- a waiting message (lend.c) ------------------------------------------- */
-
-/* Rendezvous message `msg`, queued, belongs to a lent receive: copy it
- * aside or forward it, so that its sender does not wait for it. Lock held. */
-void wisp_p2p_unblock_sender(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
-/* Copy unexpected rendezvous message `msg` into a private buffer that takes
- * its place, so that its sender completes; false, the message left as it
- * was, where there is no memory for the copy. Lock held. */
-bool wisp_p2p_spill(struct wisp_p2p_msg *msg);
-/* Spill every unexpected rendezvous message from node rank `from` (the
- * synchronous ones complete at their match all the same), whose slots it
- * needs for sends waiting behind them (progress.c). Lock held. */
-void wisp_p2p_spill_held(int from);
-/* Receive `req` matched `copy` while it fills: FILLING -> TAKEN. */
-void wisp_p2p_copy_take(struct wisp_p2p_msg *copy, struct wisp_p2p_req *req);
-/* The copy is filled: -> WHOLE; returns the state it left. */
-enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy);
-/* Ask the sender of unexpected synchronous message `msg` to send it through
- * the MPI, after the earlier messages of the same sender queued before it
- * (wisp_p2p_route_queue), handed back to it in batches as records free up;
- * each stays among the unexpected ones, routed. Lock held. */
-void wisp_p2p_forward(struct wisp_p2p_msg *msg);
-/* Earlier message `earlier` of synchronous `msg`'s sender goes to the MPI
- * before it: HERE -> QUEUED (before wisp_p2p_forward). */
-void wisp_p2p_route_queue(struct wisp_p2p_msg *earlier, struct wisp_p2p_msg *msg);
-/* A receive takes routed `msg`: true if it was recalled (not sent to
- * the MPI yet: it is a rendezvous or returned message again), false if it
- * must be received from the MPI (then drop it). Lock held, from a thread
- * that may call the MPI. */
-bool wisp_p2p_forward_recall(struct wisp_p2p_msg *msg);
-/* Senders that sent a batch of records: the next batch; true if any. */
-bool wisp_p2p_name_next_batches(void);
-/* Done with a message of the ring/slot transport that no one will read. */
-void wisp_p2p_msg_drop(struct wisp_p2p_msg *msg);
-
-/* ---- the receives lent (loan.c) ------------------------------------------- */
+/* ---- what the rest of the engine calls ------------------------------------ */
 
 /* Around a blocking call that only the MPI serves (a collective): post the
  * receives waiting in `remote` queues to the MPI (true if any; the routes
- * ask through wisp_p2p_lend, p2p.h), and take them back afterwards. */
+ * ask through wisp_p2p_lend, p2p.h), and take them back afterwards (loan.c). */
 bool wisp_p2p_lend_waiting(void);
 void wisp_p2p_reclaim(void);
 /* Is lent receive `req` complete (another thread tests it while the
@@ -124,9 +96,28 @@ bool wisp_p2p_lent_test(struct wisp_p2p_req *req);
 /* Cancel lent receive `req` (another thread's blocking call lent it):
  * false if it was done already. */
 bool wisp_p2p_lent_cancel(struct wisp_p2p_req *req);
-/* The copy of wisp_p2p_spill is whole: `fill` is done
- * (wisp_p2p_up.spilled). Lock held. */
+/* Spill every unexpected rendezvous message from node rank `from` (the
+ * synchronous ones complete at their match all the same), whose slots it
+ * needs for sends waiting behind them (progress.c). Lock held. */
+void wisp_p2p_spill_held(int from);
+/* What matching and the transport report (wisp_p2p_up.lending; the events
+ * and what each returns: parts.h). Lock held. */
+bool wisp_p2p_lend_on(const struct wisp_p2p_lend_event *event);
+/* Lending's part of a progress pass: forwarded messages sent, the next
+ * batches of records named, records streamed; true if any moved. */
+bool wisp_p2p_lend_progress(void);
+/* The node's table of hand-back records: the region it takes in the
+ * segment, and this process's part set up (handback.c). */
+size_t wisp_p2p_handback_size(int node_size);
+void wisp_p2p_handback_init(void *region, int node_rank, int node_size);
+
+/* ---- within this folder ---------------------------------------------------- */
+
+/* The copy of wisp_p2p_spill is whole: `fill` is done (loan.c). */
 void wisp_p2p_spilled(struct wisp_p2p_req *fill);
+/* The slots the receivers asked to send through the MPI (SLOT_FORWARD),
+ * sent; true if any moved (forward.c). */
+bool wisp_p2p_forward_sends(void);
 
 #pragma GCC visibility pop
 
