@@ -16,6 +16,7 @@
  * by one member in one fixed order: the same bits everywhere, run after
  * run, whatever order the members arrive in.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "coll/area.h"
@@ -23,6 +24,7 @@
 #include "coll/layout.h"
 #include "coll/mpi.h"
 #include "coll/op.h"
+#include "shm/heap.h"
 
 /* `in` is this member's contribution; `out` the result's place where this
  * member wants it, else NULL. */
@@ -84,12 +86,68 @@ static void reduce_staged(struct wisp_coll_comm *c, struct wisp_coll_fold f, con
     }
 }
 
-static void reduce(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in, void *out,
-                   size_t count)
+/* An allreduce whose buffers are all in the shared heap, read in place:
+ * false (one phase spent, alike in every member) where some member's are
+ * not. Phase 1: every member publishes its buffers' addresses. Then every
+ * member folds its share straight from everyone's send buffer, a block at
+ * a time through a private accumulator (so that MPI_IN_PLACE, where the
+ * receive buffer is the send buffer, never overwrites an input before it
+ * is folded), into its receive buffer; phase 2 publishes that, and every
+ * member copies the others' shares from their receive buffers. Phase 3:
+ * nobody reads this member's buffers any more, which are the user's again. */
+static bool allreduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, const char *in,
+                               char *out, size_t count)
 {
-    if (count * f.size <= WISP_COLL_INLINE)
+    size_t bytes = count * f.size;
+    uint64_t p1 = wisp_coll_next(c);
+    wisp_coll_reuse(c, p1);
+    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p1);
+    bool mine = wisp_shm_heap_holds(in, bytes) && wisp_shm_heap_holds(out, bytes);
+    line->aux = mine ? (uint64_t)(uintptr_t)in : 0;
+    uint64_t at = (uint64_t)(uintptr_t)out;
+    memcpy(line->data, &at, sizeof at);
+    wisp_coll_publish(c, p1);
+    wisp_coll_wait_all(c, p1);
+    for (int m = 0; m < c->size; m++)
+        if (!wisp_coll_line(c, m, p1)->aux)
+            return false;
+    size_t lo = share(c, c->rank, count), hi = share(c, c->rank + 1, count);
+    union {
+        long double align;
+        char bytes[8192];
+    } acc;
+    size_t per = sizeof acc.bytes / f.size;
+    for (size_t first = lo; first < hi; first += per) {
+        size_t n = hi - first < per ? hi - first : per, off = first * f.size;
+        memcpy(acc.bytes, (const char *)(uintptr_t)wisp_coll_line(c, 0, p1)->aux + off, n * f.size);
+        for (int m = 1; m < c->size; m++)
+            wisp_coll_fold(f, acc.bytes,
+                           (const char *)(uintptr_t)wisp_coll_line(c, m, p1)->aux + off, n);
+        memcpy(out + off, acc.bytes, n * f.size);
+    }
+    uint64_t p2 = p1 + 1, p3 = p1 + 2;
+    wisp_coll_publish(c, p2);
+    wisp_coll_wait_all(c, p2);
+    for (int m = 0; m < c->size; m++) {
+        if (m == c->rank)
+            continue;
+        size_t mlo = share(c, m, count), mhi = share(c, m + 1, count);
+        memcpy(&at, wisp_coll_line(c, m, p1)->data, sizeof at);
+        memcpy(out + mlo * f.size, (const char *)(uintptr_t)at + mlo * f.size,
+               (mhi - mlo) * f.size);
+    }
+    wisp_coll_publish(c, p3);
+    wisp_coll_wait_all(c, p3);
+    return true;
+}
+
+static void reduce(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in, void *out,
+                   size_t count, bool all)
+{
+    size_t bytes = count * f.size;
+    if (bytes <= WISP_COLL_INLINE)
         reduce_inline(c, f, in, out, count);
-    else
+    else if (!all || bytes < wisp_coll.single_copy_min || !allreduce_in_place(c, f, in, out, count))
         reduce_staged(c, f, in, out, count);
 }
 
@@ -112,7 +170,7 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     if (count == 0)
         return MPI_SUCCESS;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    reduce(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count);
+    reduce(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count, false);
     return MPI_SUCCESS;
 }
 
@@ -126,6 +184,6 @@ int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
     wisp_coll_count(&wisp_coll.served);
     if (count == 0)
         return MPI_SUCCESS;
-    reduce(c, f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count);
+    reduce(c, f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count, true);
     return MPI_SUCCESS;
 }

@@ -1,0 +1,147 @@
+/*
+ * coll.c - time per call of MPI_Barrier, MPI_Bcast, MPI_Reduce and
+ * MPI_Allreduce on MPI_COMM_WORLD at 8 B, 64 KiB and 1 MiB (doubles, MPI_SUM;
+ * root 0), in the style of the OSU collective benchmarks: the same buffers
+ * call after call (cache-hot), from malloc (so in wisp's shared heap when
+ * wisp is preloaded, as an unmodified program's buffers are).
+ *
+ * For each collective and size a warm-up runs 1, 2, 4, ... calls until one
+ * pass lasts CALIB_S (every rank agrees on the count through rank 0's); then
+ * TRIALS chunks of about TARGET_S / TRIALS each, each after a barrier. A
+ * chunk's time per call is the largest over the ranks (a root that returns
+ * early does not flatter a broadcast); the figure is the median chunk.
+ * Every result is checked once after the timing (exit 1 if wrong).
+ *
+ * Usage: coll [8 65536 1048576 ...]    (sizes in bytes; default those three)
+ * Rank 0 prints lines that bench/run.py reads:
+ *   metric <collective>_<size>B <microseconds> us lower     (barrier: barrier)
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CALIB_S  0.02
+#define TARGET_S 0.25
+#define TRIALS   7
+
+static int me, np;
+static double *in, *out;
+
+enum coll { BARRIER, BCAST, REDUCE, ALLREDUCE };
+static const char *names[] = {"barrier", "bcast", "reduce", "allreduce"};
+
+static void call(enum coll c, int count)
+{
+    switch (c) {
+    case BARRIER:
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case BCAST:
+        MPI_Bcast(in, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case REDUCE:
+        MPI_Reduce(in, out, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        break;
+    case ALLREDUCE:
+        MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    }
+}
+
+/* Seconds per call over `iters` calls, the largest over the ranks. */
+static double chunk(enum coll c, int count, long iters)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; i++)
+        call(c, count);
+    double mine = (MPI_Wtime() - t0) / (double)iters, worst;
+    MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double measure(enum coll c, int count)
+{
+    long iters = 1;
+    for (;;) {
+        double t = chunk(c, count, iters) * (double)iters;
+        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (t >= CALIB_S || iters > (1L << 30))
+            break;
+        iters *= 2;
+    }
+    long per = (long)((double)iters * TARGET_S / TRIALS / CALIB_S);
+    if (per < 1)
+        per = 1;
+    double trial[TRIALS];
+    for (int k = 0; k < TRIALS; k++)
+        trial[k] = chunk(c, count, per);
+    qsort(trial, TRIALS, sizeof trial[0], by_value);
+    return trial[TRIALS / 2];
+}
+
+/* The results of one call of each, checked. */
+static int check(int count)
+{
+    int bad = 0;
+    for (int i = 0; i < count; i++)
+        in[i] = me == 0 ? (double)(i % 1000) : -1.0;
+    MPI_Bcast(in, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < count; i++)
+        bad |= in[i] != (double)(i % 1000);
+    for (int i = 0; i < count; i++)
+        in[i] = (double)(me + i % 7);
+    MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < count; i++)
+        bad |= out[i] != (double)np * (i % 7) + (double)np * (np - 1) / 2;
+    MPI_Reduce(in, out, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < count && me == 0; i++)
+        bad |= out[i] != (double)np * (i % 7) + (double)np * (np - 1) / 2;
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    long sizes[16] = {8, 65536, 1048576};
+    int nsizes = 3;
+    if (argc > 1)
+        for (nsizes = 0; nsizes < argc - 1 && nsizes < 16; nsizes++)
+            sizes[nsizes] = atol(argv[nsizes + 1]);
+    long largest = 8;
+    for (int s = 0; s < nsizes; s++)
+        largest = sizes[s] > largest ? sizes[s] : largest;
+    in = malloc((size_t)largest);
+    out = malloc((size_t)largest);
+    memset(in, 0, (size_t)largest);
+    memset(out, 0, (size_t)largest);
+    double t = measure(BARRIER, 0);
+    if (me == 0)
+        printf("metric barrier %.3f us lower\n", t * 1e6);
+    int bad = 0;
+    for (int s = 0; s < nsizes; s++) {
+        int count = (int)(sizes[s] / (long)sizeof(double));
+        for (enum coll c = BCAST; c <= ALLREDUCE; c++) {
+            t = measure(c, count);
+            if (me == 0)
+                printf("metric %s_%ldB %.3f us lower\n", names[c], sizes[s], t * 1e6);
+        }
+        bad |= check(count);
+    }
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && me == 0)
+        fprintf(stderr, "coll: wrong results\n");
+    MPI_Finalize();
+    return any ? 1 : 0;
+}
