@@ -141,13 +141,59 @@ static bool allreduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f
     return true;
 }
 
+/* A reduce whose send buffers and root receive buffer are all in the
+ * shared heap: every member folds its share straight from everyone's send
+ * buffer into the root's receive buffer (through a private accumulator, for
+ * MPI_IN_PLACE at the root); false (one phase spent, alike everywhere)
+ * where some buffer is not. Phase 2: every share is in place; every member
+ * waits for it, as the others read its send buffer until then. */
+static bool reduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, const char *in,
+                            char *out, size_t count, int root)
+{
+    size_t bytes = count * f.size;
+    uint64_t p1 = wisp_coll_next(c);
+    wisp_coll_reuse(c, p1);
+    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p1);
+    bool mine = wisp_shm_heap_holds(in, bytes) && (!out || wisp_shm_heap_holds(out, bytes));
+    line->aux = mine ? (uint64_t)(uintptr_t)in : 0;
+    uint64_t at = (uint64_t)(uintptr_t)out;
+    memcpy(line->data, &at, sizeof at);
+    wisp_coll_publish(c, p1);
+    wisp_coll_wait_all(c, p1);
+    for (int m = 0; m < c->size; m++)
+        if (!wisp_coll_line(c, m, p1)->aux)
+            return false;
+    memcpy(&at, wisp_coll_line(c, root, p1)->data, sizeof at);
+    char *to = (char *)(uintptr_t)at;
+    size_t lo = share(c, c->rank, count), hi = share(c, c->rank + 1, count);
+    union {
+        long double align;
+        char bytes[8192];
+    } acc;
+    size_t per = sizeof acc.bytes / f.size;
+    for (size_t first = lo; first < hi; first += per) {
+        size_t n = hi - first < per ? hi - first : per, off = first * f.size;
+        memcpy(acc.bytes, (const char *)(uintptr_t)wisp_coll_line(c, 0, p1)->aux + off, n * f.size);
+        for (int m = 1; m < c->size; m++)
+            wisp_coll_fold(f, acc.bytes,
+                           (const char *)(uintptr_t)wisp_coll_line(c, m, p1)->aux + off, n);
+        memcpy(to + off, acc.bytes, n * f.size);
+    }
+    wisp_coll_publish(c, p1 + 1);
+    wisp_coll_wait_all(c, p1 + 1);
+    return true;
+}
+
+/* `root` -1: an allreduce. */
 static void reduce(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in, void *out,
-                   size_t count, bool all)
+                   size_t count, int root)
 {
     size_t bytes = count * f.size;
     if (bytes <= WISP_COLL_INLINE)
         reduce_inline(c, f, in, out, count);
-    else if (!all || bytes < wisp_coll.single_copy_min || !allreduce_in_place(c, f, in, out, count))
+    else if (bytes < wisp_coll.single_copy_min ||
+             !(root < 0 ? allreduce_in_place(c, f, in, out, count)
+                        : reduce_in_place(c, f, in, out, count, root)))
         reduce_staged(c, f, in, out, count);
 }
 
@@ -170,7 +216,7 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     if (count == 0)
         return MPI_SUCCESS;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    reduce(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count, false);
+    reduce(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count, root);
     return MPI_SUCCESS;
 }
 
@@ -184,6 +230,6 @@ int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
     wisp_coll_count(&wisp_coll.served);
     if (count == 0)
         return MPI_SUCCESS;
-    reduce(c, f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count, true);
+    reduce(c, f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count, -1);
     return MPI_SUCCESS;
 }
