@@ -25,7 +25,7 @@ wisp_add_mpi_test(coll_ops NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some q
 # receiver is in a collective that wisp serves (it must ask the MPI
 # meanwhile), and collectives on several communicators at once from
 # threads.
-wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS served)
+wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=on SUFFIX .vnode2 ARGS served)
 wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=off SUFFIX .vnode2.off)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)

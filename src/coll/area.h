@@ -101,6 +101,8 @@ struct wisp_coll {
      * under WISP_COLL=auto the measured limits of docs/coll.md (start.c),
      * under on, everything. */
     uint64_t bcast_max, reduce_max, allreduce_max;
+    /* The smallest nonzero data (bytes) they take: below, the MPI's. */
+    uint64_t bcast_min, reduce_min, allreduce_min;
     int keyval; /* the attribute that carries a communicator's view */
     /* Calls served through the heap; calls of the four passed to the MPI
      * (wisp_coll_counter). Relaxed loads and stores, no locked instruction:

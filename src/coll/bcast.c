@@ -80,7 +80,7 @@ int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, 
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
     struct wisp_coll_layout l;
     if (!c || count < 0 || root < 0 || root >= c->size || !wisp_coll_layout_of(type, count, &l) ||
-        l.bytes > wisp_coll.bcast_max)
+        l.bytes > wisp_coll.bcast_max || (l.bytes && l.bytes < wisp_coll.bcast_min))
         return wisp_coll_mpi_bcast(buffer, count, type, root, comm, large);
     wisp_coll_count(&wisp_coll.served);
     if (!l.bytes)

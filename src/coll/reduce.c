@@ -198,9 +198,11 @@ static void reduce(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void
 }
 
 /* Can wisp fold this call (alike in every member)? */
-static bool served(struct wisp_coll_comm *c, MPI_Count count, struct wisp_coll_fold f, uint64_t max)
+static bool served(struct wisp_coll_comm *c, MPI_Count count, struct wisp_coll_fold f, uint64_t min,
+                   uint64_t max)
 {
-    return c && count >= 0 && f.kernel >= 0 && (uint64_t)count * f.size <= max;
+    uint64_t bytes = (uint64_t)count * f.size;
+    return c && count >= 0 && f.kernel >= 0 && bytes <= max && (!bytes || bytes >= min);
 }
 
 int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
@@ -208,8 +210,8 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 {
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (!served(c, count, f, wisp_coll.reduce_max) || root < 0 || root >= c->size ||
-        (c->rank == root && sendbuf == recvbuf && count > 0) ||
+    if (!served(c, count, f, wisp_coll.reduce_min, wisp_coll.reduce_max) || root < 0 ||
+        root >= c->size || (c->rank == root && sendbuf == recvbuf && count > 0) ||
         (c->rank != root && sendbuf == MPI_IN_PLACE))
         return wisp_coll_mpi_reduce(sendbuf, recvbuf, count, type, op, root, comm, large);
     wisp_coll_count(&wisp_coll.served);
@@ -225,7 +227,8 @@ int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
 {
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (!served(c, count, f, wisp_coll.allreduce_max) || (sendbuf == recvbuf && count > 0))
+    if (!served(c, count, f, wisp_coll.allreduce_min, wisp_coll.allreduce_max) ||
+        (sendbuf == recvbuf && count > 0))
         return wisp_coll_mpi_allreduce(sendbuf, recvbuf, count, type, op, comm, large);
     wisp_coll_count(&wisp_coll.served);
     if (count == 0)

@@ -15,11 +15,21 @@
 #include "core/topo.h"
 
 /*
- * WISP_COLL=auto: the largest data each collective takes through the heap,
+ * WISP_COLL=auto: the sizes (bytes) each collective takes through the heap,
  * from the figures of docs/coll.md (bench/coll, 2 processes on this
- * machine's 2 cores, both MPIs): above them the MPI's own was as fast or
- * faster.
+ * machine's 2 cores): outside them the MPI's own was faster. Open MPI's
+ * broadcast and reduce of a few bytes do not wait for the other processes
+ * (its root returns at once, call after call), which wisp's one-deep
+ * phases do not match.
  */
+#if defined(OPEN_MPI) && OPEN_MPI
+#define AUTO_BCAST_MIN  (WISP_COLL_INLINE + 1)
+#define AUTO_REDUCE_MIN (WISP_COLL_INLINE + 1)
+#else
+#define AUTO_BCAST_MIN  0
+#define AUTO_REDUCE_MIN 0
+#endif
+#define AUTO_ALLREDUCE_MIN 0
 #define AUTO_BCAST_MAX     UINT64_MAX
 #define AUTO_REDUCE_MAX    UINT64_MAX
 #define AUTO_ALLREDUCE_MAX UINT64_MAX
@@ -47,6 +57,9 @@ void wisp_coll_start(int thread_level)
     wisp_coll.bcast_max = wisp_coll.all ? UINT64_MAX : AUTO_BCAST_MAX;
     wisp_coll.reduce_max = wisp_coll.all ? UINT64_MAX : AUTO_REDUCE_MAX;
     wisp_coll.allreduce_max = wisp_coll.all ? UINT64_MAX : AUTO_ALLREDUCE_MAX;
+    wisp_coll.bcast_min = wisp_coll.all ? 0 : AUTO_BCAST_MIN;
+    wisp_coll.reduce_min = wisp_coll.all ? 0 : AUTO_REDUCE_MIN;
+    wisp_coll.allreduce_min = wisp_coll.all ? 0 : AUTO_ALLREDUCE_MIN;
     wisp_coll_op_init();
     wisp_coll_area_init();
     wisp_coll.on = wisp_coll.keyval != MPI_KEYVAL_INVALID;
