@@ -178,8 +178,9 @@ static void setup(struct wisp_coll_comm *c)
     uint64_t offer[2] = {0, 0}; /* the area's address, its halves' bytes */
     if (c->rank == 0 && local) {
         uint64_t half = (wisp_coll.stage / 2) & ~(uint64_t)(WISP_COLL_LINE - 1);
-        size_t bytes = sizeof(struct wisp_coll_shared) +
-                       (size_t)c->size * 2 * (sizeof(struct wisp_coll_line) + half);
+        size_t bytes =
+            sizeof(struct wisp_coll_shared) +
+            (size_t)c->size * (WISP_COLL_LINES * sizeof(struct wisp_coll_line) + 2 * half);
         pthread_mutex_lock(&list_lock);
         zombies_sweep();
         pthread_mutex_unlock(&list_lock);
@@ -208,7 +209,7 @@ static void setup(struct wisp_coll_comm *c)
     }
     c->shared = (struct wisp_coll_shared *)(uintptr_t)offer[0];
     c->half = offer[1];
-    c->stage = (char *)&c->shared->lines[c->size * 2];
+    c->stage = (char *)&c->shared->lines[c->size * WISP_COLL_LINES];
     c->phase = 0;
     c->state = WISP_COLL_AREA;
 }

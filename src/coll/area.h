@@ -6,8 +6,8 @@
  * heap at the communicator's first collectives (after WISP_COLL_AFTER went
  * to the MPI: a communicator made for one call costs nothing more), its
  * address and layout sent to the others with one MPI_Bcast. It holds, per
- * member, two cache lines that only that member writes (the line of even
- * phases and the line of odd ones: a sequence number and up to 48 bytes
+ * member, WISP_COLL_LINES cache lines that only that member writes (phase p
+ * in line p % WISP_COLL_LINES: a sequence number, a word and up to 48 bytes
  * inline), and a staging area in two halves (even and odd phases). A
  * communicator whose members are not all on this (virtual) node, an
  * intercommunicator, one of a single process, or one for which the heap has
@@ -16,17 +16,21 @@
  * Phases. Every collective on the communicator is a fixed number of phases
  * that every member goes through alike (the number follows from the call's
  * arguments, the same in every member). In phase p a member may write its
- * line and staging half of parity p % 2, then publishes p (a release store
- * of its line's sequence number); others wait until it has published p
- * (acquire) and then read what it wrote. Two rules make reuse safe without
- * any other acknowledgement:
+ * line of phase p and its staging half of parity p % 2, then publishes p (a
+ * release store of the line's sequence number); others wait until it has
+ * published p (acquire) and then read what it wrote. Two rules make reuse
+ * safe without any other acknowledgement:
  *   - a member reads the phase-p data of another before it publishes p + 1;
- *   - before it writes its parity-(p % 2) line or half for phase p, a member
- *     waits until every member has published p - 1 (coll_area_reuse).
- * The data of phase p - 2 lived there, and everyone who read it has
- * published p - 1 since. So a root that only writes (a broadcast's) runs at
- * most one phase ahead of its readers, and no member ever waits for an
- * acknowledgement it would not wait for anyway in an all-to-all phase.
+ *   - before it writes its line for phase p, a member waits until every
+ *     member has published p - WISP_COLL_LINES + 1 (wisp_coll_reuse_line);
+ *     before it writes its half, until every member has published p - 1
+ *     (wisp_coll_reuse_half).
+ * The data of phase p - WISP_COLL_LINES (p - 2 for a half) lived there, and
+ * everyone who read it has published the phase after it since. So a root
+ * that only writes a few bytes (a broadcast's) runs up to WISP_COLL_LINES
+ * - 1 phases ahead of its readers, a member that writes a half one phase,
+ * and no member ever waits for an acknowledgement it would not wait for
+ * anyway in an all-to-all phase.
  *
  * Waiting. Nothing here blocks inside the MPI: a member that waits for
  * another moves wisp's point-to-point engine now and then (its pass asks
@@ -53,7 +57,7 @@
 
 #pragma GCC visibility push(hidden)
 
-enum { WISP_COLL_LINE = 64, WISP_COLL_INLINE = 48 };
+enum { WISP_COLL_LINE = 64, WISP_COLL_INLINE = 48, WISP_COLL_LINES = 8 };
 
 /* A member's line of one parity: only that member writes it. */
 struct wisp_coll_line {
@@ -69,7 +73,7 @@ struct wisp_coll_shared {
     int size;
     uint64_t half; /* bytes of each staging half */
     char pad[WISP_COLL_LINE - 16];
-    struct wisp_coll_line lines[]; /* [member][parity]; staging after them */
+    struct wisp_coll_line lines[]; /* [member][phase % LINES]; staging after them */
 };
 
 /* The states of a communicator's collectives: a communicator starts NEW,
@@ -132,7 +136,7 @@ void wisp_coll_area_fini(void);
 static inline struct wisp_coll_line *wisp_coll_line(struct wisp_coll_comm *c, int member,
                                                     uint64_t phase)
 {
-    return &c->shared->lines[member * 2 + (int)(phase & 1)];
+    return &c->shared->lines[member * WISP_COLL_LINES + (int)(phase % WISP_COLL_LINES)];
 }
 static inline char *wisp_coll_half(struct wisp_coll_comm *c, int member, uint64_t phase)
 {
@@ -159,9 +163,15 @@ static inline void wisp_coll_publish(struct wisp_coll_comm *c, uint64_t phase)
 void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase);
 /* Wait until every other member has published `phase`. */
 void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase);
-/* Before writing this member's line or half of `phase`: every member has
- * published phase - 1, so has read what was there. */
-static inline void wisp_coll_reuse(struct wisp_coll_comm *c, uint64_t phase)
+/* Before writing this member's line of `phase`: every member has read
+ * what was there (area.h's top). */
+static inline void wisp_coll_reuse_line(struct wisp_coll_comm *c, uint64_t phase)
+{
+    if (phase >= WISP_COLL_LINES)
+        wisp_coll_wait_all(c, phase - WISP_COLL_LINES + 1);
+}
+/* Before writing this member's staging half of `phase` (and its line). */
+static inline void wisp_coll_reuse_half(struct wisp_coll_comm *c, uint64_t phase)
 {
     if (phase >= 2)
         wisp_coll_wait_all(c, phase - 1);

@@ -9,7 +9,8 @@
  * one phase, the root publishes their address, every other member copies
  * them straight from there, and the root waits for all (its buffer is the
  * user's again when it returns). Else through the root's staging halves, a
- * half per phase: the root fills one while the others empty the other.
+ * half per phase: the root fills one while the others empty the other. A
+ * root of small broadcasts runs up to WISP_COLL_LINES - 1 calls ahead.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 static void root_sends(struct wisp_coll_comm *c, const char *data, uint64_t bytes)
 {
     uint64_t p = wisp_coll_next(c);
-    wisp_coll_reuse(c, p);
+    wisp_coll_reuse_line(c, p);
     struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p);
     if (bytes <= WISP_COLL_INLINE) {
         memcpy(line->data, data, bytes);
@@ -41,8 +42,7 @@ static void root_sends(struct wisp_coll_comm *c, const char *data, uint64_t byte
     line->aux = 0;
     for (uint64_t off = 0; off < bytes; p = wisp_coll_next(c)) {
         uint64_t n = bytes - off < c->half ? bytes - off : c->half;
-        if (off)
-            wisp_coll_reuse(c, p);
+        wisp_coll_reuse_half(c, p);
         memcpy(wisp_coll_half(c, c->rank, p), data + off, n);
         wisp_coll_publish(c, p);
         off += n;

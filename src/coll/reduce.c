@@ -33,7 +33,7 @@ static void reduce_inline(struct wisp_coll_comm *c, struct wisp_coll_fold f, con
 {
     size_t bytes = count * f.size;
     uint64_t p = wisp_coll_next(c);
-    wisp_coll_reuse(c, p);
+    wisp_coll_reuse_line(c, p);
     memcpy(wisp_coll_line(c, c->rank, p)->data, in, bytes);
     wisp_coll_publish(c, p);
     if (!out)
@@ -62,7 +62,7 @@ static void reduce_staged(struct wisp_coll_comm *c, struct wisp_coll_fold f, con
     for (size_t first = 0; first < count; first += per) {
         size_t n = count - first < per ? count - first : per;
         uint64_t p1 = wisp_coll_next(c), p2 = p1 + 1;
-        wisp_coll_reuse(c, p1);
+        wisp_coll_reuse_half(c, p1);
         memcpy(wisp_coll_half(c, c->rank, p1), in + first * f.size, n * f.size);
         wisp_coll_publish(c, p1);
         wisp_coll_wait_all(c, p1);
@@ -100,7 +100,7 @@ static bool allreduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f
 {
     size_t bytes = count * f.size;
     uint64_t p1 = wisp_coll_next(c);
-    wisp_coll_reuse(c, p1);
+    wisp_coll_reuse_line(c, p1);
     struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p1);
     bool mine = wisp_shm_heap_holds(in, bytes) && wisp_shm_heap_holds(out, bytes);
     line->aux = mine ? (uint64_t)(uintptr_t)in : 0;
@@ -152,7 +152,7 @@ static bool reduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, c
 {
     size_t bytes = count * f.size;
     uint64_t p1 = wisp_coll_next(c);
-    wisp_coll_reuse(c, p1);
+    wisp_coll_reuse_line(c, p1);
     struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p1);
     bool mine = wisp_shm_heap_holds(in, bytes) && (!out || wisp_shm_heap_holds(out, bytes));
     line->aux = mine ? (uint64_t)(uintptr_t)in : 0;
