@@ -431,8 +431,10 @@ static bool advance_slot(int i)
     struct wisp_p2p_req *req = mine.req[index];
     uint32_t state = atomic_load_explicit(&s->state, memory_order_acquire);
     bool moved = false;
-    if (state == SLOT_FORWARD || state == SLOT_FORWARDED || state == SLOT_HANDING)
+    if (state == SLOT_FORWARD || state == SLOT_FORWARDED || state == SLOT_HANDING) {
+        wisp_p2p.forward_asked |= state == SLOT_FORWARD;
         return false; /* lending's: forward.c sends it through the MPI */
+    }
     if (state != SLOT_DONE && state != SLOT_COPIED) {
         if (!s->src) {
             moved = stage_more(s, req);

@@ -34,6 +34,7 @@ struct wisp_p2p {
     bool cma;                     /* private messages are read with process_vm_readv (cma.c) */
     bool ring_always;   /* the node's processes run progress threads: ring after each put */
     bool waitall_polls; /* MPI_Waitall of the MPI's requests polls (wisp_p2p_progress_thread) */
+    bool forward_asked; /* the transport saw a slot of this process in FORWARD (lend/forward.c) */
 };
 extern struct wisp_p2p wisp_p2p;
 

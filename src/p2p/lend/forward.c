@@ -68,8 +68,9 @@ static bool forward(struct slot *s, struct wisp_p2p_req *req, const int *busy, i
 
 bool wisp_p2p_forward_sends(void)
 {
-    if (wisp_p2p.rescuing) /* the MPI is the application's threads' to call */
+    if (!wisp_p2p.forward_asked || wisp_p2p.rescuing) /* the MPI: the application's threads' */
         return false;
+    wisp_p2p.forward_asked = false; /* the transport's next pass sees any still asked */
     const int *busy;
     int nbusy = wisp_p2p_own_slots(&busy);
     bool moved = false;

@@ -26,9 +26,9 @@ bool wisp_p2p_handback_recall(const struct wisp_p2p_msg *msg);
  * (a share is at most WISP_P2P_RETURN_MAX), their number returned. */
 int wisp_p2p_handback_reclaim(int sender, struct wisp_p2p_msg *sent[WISP_P2P_RETURN_MAX]);
 /* Stream the bytes of messages handed back through the pipes, where
- * /dev/shm had no room for their files (that many): true if some moved. */
+ * /dev/shm had no room for their files (wisp_p2p_handback_npiped, lend.h,
+ * counts them): true if some moved. */
 bool wisp_p2p_handback_pump(void);
-extern int wisp_p2p_handback_npiped;
 /* The sender claims receiver `owner`'s record: a malloc'd copy of the
  * bytes with their size and tag, or NULL if the receiver took it back. */
 void *wisp_p2p_handback_claim(int owner, uint32_t index, uint32_t gen, uint64_t *size, int *tag);

@@ -64,7 +64,7 @@ bool wisp_p2p_lend_on(const struct wisp_p2p_lend_event *event)
     return false;
 }
 
-bool wisp_p2p_lend_progress(void)
+bool wisp_p2p_lend_pass(void)
 {
     bool moved = wisp_p2p_forward_sends();
     moved |= wisp_p2p_name_next_batches();

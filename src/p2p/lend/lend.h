@@ -78,6 +78,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "p2p/state.h"
 #include "p2p/types.h"
 
 #pragma GCC visibility push(hidden)
@@ -104,8 +105,16 @@ void wisp_p2p_spill_held(int from);
  * and what each returns: parts.h). Lock held. */
 bool wisp_p2p_lend_on(const struct wisp_p2p_lend_event *event);
 /* Lending's part of a progress pass: forwarded messages sent, the next
- * batches of records named, records streamed; true if any moved. */
-bool wisp_p2p_lend_progress(void);
+ * batches of records named, records streamed; true if any moved. Inline:
+ * every pass asks, and mostly none is under way. */
+bool wisp_p2p_lend_pass(void);
+extern unsigned wisp_p2p_lend_batched; /* forwarded messages with batches to name (message.c) */
+extern int wisp_p2p_handback_npiped;   /* records streamed through pipes (handback.c) */
+static inline bool wisp_p2p_lend_progress(void)
+{
+    return (wisp_p2p.forward_asked || wisp_p2p_lend_batched || wisp_p2p_handback_npiped) &&
+           wisp_p2p_lend_pass();
+}
 /* The node's table of hand-back records: the region it takes in the
  * segment, and this process's part set up (handback.c). */
 size_t wisp_p2p_handback_size(int node_size);

@@ -24,6 +24,7 @@
  * messages than one batch of records names (wisp_p2p_forward), in the
  * order they were asked for. */
 static struct wisp_list batched = {&batched, &batched};
+unsigned wisp_p2p_lend_batched; /* their number */
 
 /* ---- a message for a lent receive: its sender must not wait ------------ */
 
@@ -242,6 +243,7 @@ static void unbatch(struct wisp_p2p_msg *msg, enum wisp_p2p_route to)
 {
     route_move(msg, ROUTE(BATCHED), to);
     wisp_list_remove(&msg->lend.hlink);
+    wisp_p2p_lend_batched--;
     wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
     struct wisp_p2p_comm *comm = wisp_p2p_comm_of_ctx(msg->ctx);
     if (!comm)
@@ -305,6 +307,7 @@ void wisp_p2p_forward(struct wisp_p2p_msg *msg)
 {
     route_move(msg, ROUTE(HERE), WISP_P2P_ROUTE_BATCHED);
     wisp_list_push(&batched, &msg->lend.hlink);
+    wisp_p2p_lend_batched++;
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     name_batch(msg);
 }
