@@ -89,7 +89,7 @@ struct wisp_p2p_callbacks {
     /* A message came for served communicator `comm`: match or queue it
      * (wisp_p2p_incoming, match.c). */
     void (*incoming)(struct wisp_p2p_comm *comm, struct wisp_p2p_msg *msg);
-    /* Lending has a say (lend/parts.h, enum wisp_p2p_lend_kind): a message
+    /* Lending has a say (lend_parts.h, enum wisp_p2p_lend_kind): a message
      * met a lent receive, a marked one is taken or dropped, a copy aside is
      * whole, the MPI gave a local message. Its one entry from below
      * (wisp_p2p_lend_on, lend/lend.c); the return as the kind says. */

@@ -133,7 +133,7 @@ struct slot {
     _Atomic uint64_t copied;
     alignas(64) _Atomic uint64_t staged;
     alignas(64) _Atomic uint64_t drained;
-    alignas(64) struct wisp_p2p_slot_lending lend; /* lending's part (lend/parts.h) */
+    alignas(64) struct wisp_p2p_slot_lending lend; /* lending's part (lend_parts.h) */
 };
 
 /* The notice in the ring: what the receiver needs, so that it reads the

@@ -6,7 +6,7 @@
  * request's life in request.h (wisp_p2p_req_move, one table), where a
  * receive waits in queues.c (wisp_p2p_recv_move; matching makes the moves);
  * lending's part of a message, its copy aside and its route to the MPI, in
- * lend/parts.h (moved by lend/message.c's copy_move and route_move).
+ * lend_parts.h (moved by lend/message.c's copy_move and route_move).
  */
 #ifndef WISP_P2P_TYPES_H
 #define WISP_P2P_TYPES_H
@@ -84,7 +84,7 @@ struct wisp_p2p_comm {
 enum wisp_p2p_mode { WISP_P2P_STANDARD, WISP_P2P_SYNC, WISP_P2P_BUFFERED, WISP_P2P_READY };
 enum wisp_p2p_kind { WISP_P2P_SEND = 1, WISP_P2P_RECV, WISP_P2P_MESSAGE };
 
-#include "p2p/lend/parts.h" /* lending's part of a message */
+#include "p2p/lend_parts.h" /* lending's part of a message */
 
 /* A message from a local sender that has reached this process. */
 struct wisp_p2p_msg {

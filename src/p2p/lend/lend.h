@@ -66,11 +66,12 @@
  * handback.c, the records; forward.c, the sender's side (a forwarded
  * message and the ones handed back sent through the MPI); lend.c, the one
  * entry from below and lending's pass. Lending's parts of a message and a
- * slot are in parts.h. Matching and the transport come here only through
- * wisp_p2p_up.lending (state.h), and only for a message lending marked or
- * one that meets a lent receive: an ordinary receive never enters these
- * files. docs/p2p.md, "Blocking collectives", tells the cases and the
- * tests that hold them.
+ * slot, data only, are at the ground beside types.h, which embeds them
+ * (p2p/lend_parts.h); only these files write them. Matching and the
+ * transport come here only through wisp_p2p_up.lending (state.h), and only
+ * for a message lending marked or one that meets a lent receive: an
+ * ordinary receive never enters these files. docs/p2p.md, "Blocking collectives", tells the cases
+ * and the tests that hold them.
  */
 #ifndef WISP_P2P_LEND_H
 #define WISP_P2P_LEND_H
@@ -102,7 +103,7 @@ bool wisp_p2p_lent_cancel(struct wisp_p2p_req *req);
  * needs for sends waiting behind them (progress.c). Lock held. */
 void wisp_p2p_spill_held(int from);
 /* What matching and the transport report (wisp_p2p_up.lending; the events
- * and what each returns: parts.h). Lock held. */
+ * and what each returns: lend_parts.h). Lock held. */
 bool wisp_p2p_lend_on(const struct wisp_p2p_lend_event *event);
 /* Lending's part of a progress pass: forwarded messages sent, the next
  * batches of records named, records streamed; true if any moved. Inline:

@@ -1,10 +1,11 @@
 /*
- * Lending's parts of the engine's objects (lend.h tells the story): a
- * message's, below, and a rendezvous slot's. The files of this folder alone
- * write and read them; the rest of the engine only embeds them (types.h,
- * transport.h) and asks wisp_p2p_lending_marked, which decides whether
- * matching hands a message to lending (lend.h, wisp_p2p_up.lending).
- * Included by types.h after struct wisp_list.
+ * Lending's parts of the engine's objects (lend/lend.h tells the story): a
+ * message's, below, and a rendezvous slot's; data only, at the ground so
+ * that types.h and transport.h can embed them. The files of lend/ alone
+ * write and read them; the rest of the engine asks only
+ * wisp_p2p_lending_marked, which decides whether matching hands a message
+ * to lending (wisp_p2p_up.lending), and raises the events below. Included
+ * by types.h after struct wisp_list.
  */
 #ifndef WISP_P2P_LEND_PARTS_H
 #define WISP_P2P_LEND_PARTS_H
@@ -18,7 +19,7 @@ struct wisp_p2p_msg;
 
 /*
  * A message copied aside into private memory (wisp_p2p_spill: its receive
- * is lent, or its sender is out of slots), while the copy fills (message.c,
+ * is lent, or its sender is out of slots), while the copy fills (lend/message.c,
  * "a copy's life", has every transition; each checks where it comes from
  * in the debug and sanitizer builds):
  *
@@ -37,7 +38,7 @@ enum wisp_p2p_copy {
 #undef X
 };
 /*
- * A local message's way to the MPI, for a receive lent there (message.c,
+ * A local message's way to the MPI, for a receive lent there (lend/message.c,
  * "a message's route", has every transition; each checks where it comes
  * from in the debug and sanitizer builds):
  *
@@ -72,7 +73,7 @@ struct wisp_p2p_msg_lending {
     enum wisp_p2p_route route;   /* its way to the MPI */
     uint32_t ret_index, ret_gen; /* WISP_P2P_ROUTE_HANDED: its record and generation */
     struct wisp_p2p_msg *behind; /* WISP_P2P_ROUTE_QUEUED: the synchronous one it goes before */
-    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in message.c's list of those */
+    struct wisp_list hlink;      /* WISP_P2P_ROUTE_BATCHED: in lend/message.c's list of those */
 };
 
 /* Does lending have a say in what happens to this message: a copy aside,
@@ -84,7 +85,7 @@ static inline bool wisp_p2p_lending_marked(const struct wisp_p2p_msg_lending *le
 }
 
 /* What matching and the transport tell lending: the one way into this
- * folder from below (wisp_p2p_up.lending, state.h; lend.c answers). */
+ * folder from below (wisp_p2p_up.lending, state.h; lend/lend.c answers). */
 enum wisp_p2p_lend_kind {
     WISP_P2P_LEND_WAITS,    /* `msg`, queued: the first receive it matches is lent */
     WISP_P2P_LEND_TAKEN,    /* receive `req` takes marked `msg`: true if lending delivers it */
@@ -107,8 +108,8 @@ struct wisp_p2p_lend_event {
 
 /* Lending's part of a rendezvous slot (transport.h): for a message
  * forwarded through the MPI, the earlier ones handed back, to send through
- * the MPI first (written by the receiver, message.c; read by the sender,
- * forward.c). */
+ * the MPI first (written by the receiver, lend/message.c; read by the
+ * sender, lend/forward.c). */
 struct wisp_p2p_slot_lending {
     uint32_t nbefore;
     uint32_t more; /* further batches follow: wait in HANDING for them */
