@@ -174,9 +174,8 @@ static void setup(struct wisp_coll_comm *c)
     /* Whether the members share this node is alike everywhere too, but
      * rank 0's answer decides (a member may fail to look, for memory), and
      * every member joins its broadcast. */
-    bool local = c->rank == 0 && all_on_node(c);
     uint64_t offer[2] = {0, 0}; /* the area's address, its halves' bytes */
-    if (c->rank == 0 && local) {
+    if (c->rank == 0 && all_on_node(c)) {
         uint64_t half = (wisp_coll.stage / 2) & ~(uint64_t)(WISP_COLL_LINE - 1);
         size_t bytes =
             sizeof(struct wisp_coll_shared) +

@@ -4,13 +4,13 @@
  * different types; a type that is not one contiguous block is packed at
  * the root and unpacked elsewhere around the bytes' way.
  *
- * Up to 48 bytes: one phase, inline in the root's line. From
+ * Up to 48 bytes: one phase, inline in the root's line; the root of small
+ * broadcasts runs up to WISP_COLL_LINES - 1 calls ahead. From
  * WISP_COLL_SINGLE_COPY up, where the root's bytes are in the shared heap:
- * one phase, the root publishes their address, every other member copies
- * them straight from there, and the root waits for all (its buffer is the
- * user's again when it returns). Else through the root's staging halves, a
- * half per phase: the root fills one while the others empty the other. A
- * root of small broadcasts runs up to WISP_COLL_LINES - 1 calls ahead.
+ * read in place, the copy shared among all members where their buffers
+ * are in the heap too (bcast_large). Else through the root's staging
+ * halves, a half per phase: the root fills one while the others empty the
+ * other.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,25 +23,11 @@
 #include "core/log.h"
 #include "shm/heap.h"
 
-static void root_sends(struct wisp_coll_comm *c, const char *data, uint64_t bytes)
+/* Through the root's staging halves, a half per phase. */
+static void staged_send(struct wisp_coll_comm *c, const char *data, uint64_t bytes)
 {
-    uint64_t p = wisp_coll_next(c);
-    wisp_coll_reuse_line(c, p);
-    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p);
-    if (bytes <= WISP_COLL_INLINE) {
-        memcpy(line->data, data, bytes);
-        wisp_coll_publish(c, p);
-        return;
-    }
-    if (bytes >= wisp_coll.single_copy_min && wisp_shm_heap_holds(data, bytes)) {
-        line->aux = (uint64_t)(uintptr_t)data;
-        wisp_coll_publish(c, p);
-        wisp_coll_wait_all(c, p);
-        return;
-    }
-    line->aux = 0;
-    for (uint64_t off = 0; off < bytes; p = wisp_coll_next(c)) {
-        uint64_t n = bytes - off < c->half ? bytes - off : c->half;
+    for (uint64_t off = 0; off < bytes;) {
+        uint64_t p = wisp_coll_next(c), n = bytes - off < c->half ? bytes - off : c->half;
         wisp_coll_reuse_half(c, p);
         memcpy(wisp_coll_half(c, c->rank, p), data + off, n);
         wisp_coll_publish(c, p);
@@ -49,29 +35,84 @@ static void root_sends(struct wisp_coll_comm *c, const char *data, uint64_t byte
     }
 }
 
-static void member_receives(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
+static void staged_receive(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
 {
-    uint64_t p = wisp_coll_next(c);
-    wisp_coll_wait(c, root, p);
-    struct wisp_coll_line *line = wisp_coll_line(c, root, p);
-    if (bytes <= WISP_COLL_INLINE) {
-        memcpy(data, line->data, bytes);
-        wisp_coll_publish(c, p);
-        return;
-    }
-    if (line->aux) {
-        memcpy(data, (const void *)(uintptr_t)line->aux, bytes);
-        wisp_coll_publish(c, p);
-        return;
-    }
-    for (uint64_t off = 0; off < bytes; p = wisp_coll_next(c)) {
-        uint64_t n = bytes - off < c->half ? bytes - off : c->half;
-        if (off)
-            wisp_coll_wait(c, root, p);
+    for (uint64_t off = 0; off < bytes;) {
+        uint64_t p = wisp_coll_next(c), n = bytes - off < c->half ? bytes - off : c->half;
+        wisp_coll_wait(c, root, p);
         memcpy(data + off, wisp_coll_half(c, root, p), n);
         wisp_coll_publish(c, p);
         off += n;
     }
+}
+
+/* Member m's part of `bytes` in a shared copy: whole cache lines. */
+static uint64_t part(const struct wisp_coll_comm *c, int m, uint64_t bytes)
+{
+    return m == c->size ? bytes : (bytes * (uint64_t)m / (uint64_t)c->size) & ~(uint64_t)63;
+}
+
+/* From WISP_COLL_SINGLE_COPY up. Phase 1: every member publishes where its
+ * bytes are if they are in the heap (the root's to send, the others' to
+ * receive), else 0. Then, if the root's are in the heap: where every
+ * member's are, every member copies its part (an n-th) of the root's bytes
+ * into every other member's buffer (the copy shared by all, as p2p's
+ * synergistic protocol); where some are not, every other member copies all
+ * of the root's bytes into its own. Phase 2: done, everyone waits for
+ * everyone (the root's buffer is read and the others' written until then).
+ * If the root's bytes are not in the heap: through its staging halves. */
+static void bcast_large(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
+{
+    uint64_t p1 = wisp_coll_next(c);
+    wisp_coll_reuse_line(c, p1);
+    wisp_coll_line(c, c->rank, p1)->aux =
+        wisp_shm_heap_holds(data, bytes) ? (uint64_t)(uintptr_t)data : 0;
+    wisp_coll_publish(c, p1);
+    wisp_coll_wait_all(c, p1);
+    const char *from = (const char *)(uintptr_t)wisp_coll_line(c, root, p1)->aux;
+    if (!from) {
+        if (c->rank == root)
+            staged_send(c, data, bytes);
+        else
+            staged_receive(c, root, data, bytes);
+        return;
+    }
+    bool all = true;
+    for (int m = 0; m < c->size; m++)
+        all = all && wisp_coll_line(c, m, p1)->aux;
+    if (all) {
+        uint64_t lo = part(c, c->rank, bytes), hi = part(c, c->rank + 1, bytes);
+        for (int m = 0; m < c->size; m++)
+            if (m != root && hi > lo)
+                memcpy((char *)(uintptr_t)wisp_coll_line(c, m, p1)->aux + lo, from + lo, hi - lo);
+    } else if (c->rank != root) {
+        memcpy(data, from, bytes);
+    }
+    wisp_coll_publish(c, p1 + 1);
+    wisp_coll_wait_all(c, p1 + 1);
+}
+
+static void bcast(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
+{
+    if (bytes > WISP_COLL_INLINE) {
+        if (bytes >= wisp_coll.single_copy_min)
+            bcast_large(c, root, data, bytes);
+        else if (c->rank == root)
+            staged_send(c, data, bytes);
+        else
+            staged_receive(c, root, data, bytes);
+        return;
+    }
+    /* Inline in the root's line: the root runs ahead of its readers. */
+    uint64_t p = wisp_coll_next(c);
+    if (c->rank == root) {
+        wisp_coll_reuse_line(c, p);
+        memcpy(wisp_coll_line(c, c->rank, p)->data, data, bytes);
+    } else {
+        wisp_coll_wait(c, root, p);
+        memcpy(data, wisp_coll_line(c, root, p)->data, bytes);
+    }
+    wisp_coll_publish(c, p);
 }
 
 int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -97,10 +138,7 @@ int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, 
         if (c->rank == root && !wisp_coll_pack(buffer, count, type, packed, l.bytes, comm))
             PMPI_Abort(comm, 1);
     }
-    if (c->rank == root)
-        root_sends(c, data, l.bytes);
-    else
-        member_receives(c, root, data, l.bytes);
+    bcast(c, root, data, l.bytes);
     if (packed) {
         if (c->rank != root && !wisp_coll_unpack(packed, l.bytes, buffer, count, type, comm))
             PMPI_Abort(comm, 1);
