@@ -217,7 +217,15 @@ static int type_index(MPI_Datatype type)
     return -1;
 }
 
-struct wisp_coll_fold wisp_coll_fold_of(MPI_Datatype type, MPI_Op op)
+/* The pair asked for last by this thread: a loop calls one reduction. */
+static _Thread_local struct {
+    MPI_Datatype type;
+    MPI_Op op;
+    struct wisp_coll_fold fold;
+    bool valid;
+} last;
+
+static struct wisp_coll_fold lookup(MPI_Datatype type, MPI_Op op)
 {
     struct wisp_coll_fold f = {-1, 0};
     int t = type_index(type);
@@ -228,6 +236,22 @@ struct wisp_coll_fold wisp_coll_fold_of(MPI_Datatype type, MPI_Op op)
             f.kernel = t * NOPS + o;
             f.size = sizes[t];
         }
+    return f;
+}
+
+/* Only predefined handles are kept: they never change meaning (a user's
+ * operation, freed, may leave its handle to another, but is never one). */
+struct wisp_coll_fold wisp_coll_fold_of(MPI_Datatype type, MPI_Op op)
+{
+    if (last.valid && last.type == type && last.op == op)
+        return last.fold;
+    struct wisp_coll_fold f = lookup(type, op);
+    if (f.kernel >= 0) {
+        last.type = type;
+        last.op = op;
+        last.fold = f;
+        last.valid = true;
+    }
     return f;
 }
 
