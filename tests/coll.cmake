@@ -17,6 +17,10 @@ wisp_add_mpi_test(coll_ops NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX 
 wisp_add_mpi_test(coll_ops NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
 wisp_add_mpi_test(coll_ops NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
 wisp_add_mpi_test(coll_ops NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed quick)
+# No room in the heap for a communicator's area (a 1 MiB partition, 64 MiB
+# of staging asked for): the MPI's, every call, never a hang.
+wisp_add_mpi_test(coll_ops NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
+                  ARGS passed quick)
 # Two virtual nodes of two: the world and the halves of even and odd ranks
 # span both nodes and go to the MPI; the pairs of consecutive ranks are
 # nodes of their own, which wisp serves.
