@@ -15,6 +15,12 @@
  * all members (reduce-scatter, then gather), and every element is folded
  * by one member in one fixed order: the same bits everywhere, run after
  * run, whatever order the members arrive in.
+ *
+ * From WISP_COLL_SINGLE_COPY up, where every member's buffers are in the
+ * shared heap, no staging: every member folds its share straight from
+ * everyone's send buffer, into its own receive buffer (an allreduce, whose
+ * members then copy the others' shares) or into the root's (a reduce)
+ * (allreduce_in_place, reduce_in_place).
  */
 #include <stdint.h>
 #include <string.h>
