@@ -409,8 +409,12 @@ void wisp_p2p_comm_freeing(MPI_Comm comm)
     wisp_p2p_unlock();
 }
 
+struct wisp_p2p_comm_callbacks wisp_p2p_comm_up;
+
 int wisp_p2p_comm_release(MPI_Comm *comm, int (*mpi_free)(MPI_Comm *))
 {
+    if (wisp_p2p_comm_up.freeing && *comm != MPI_COMM_NULL)
+        wisp_p2p_comm_up.freeing(*comm);
     wisp_p2p_comm_freeing(*comm);
     return mpi_free(comm);
 }

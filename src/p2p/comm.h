@@ -40,9 +40,19 @@ void wisp_p2p_comm_freeing(MPI_Comm comm);
 /* The functions that make a communicator: `rc`, the MPI's return code, and
  * the new communicator; gives it a context (collective, as they are). */
 int wisp_p2p_comm_made(int rc, MPI_Comm *newcomm);
-/* MPI_Comm_free and MPI_Comm_disconnect: the engine lets go of the
- * communicator first, then `mpi_free` (the MPI's function). */
+/* MPI_Comm_free and MPI_Comm_disconnect: the layers above and the engine
+ * let go of the communicator first, then `mpi_free` (the MPI's function). */
 int wisp_p2p_comm_release(MPI_Comm *comm, int (*mpi_free)(MPI_Comm *));
+/* An event the layers above the engine register for (src/coll): the user
+ * frees a communicator, which the MPI frees next (its handle may then come
+ * back for another one). The routes of MPI_Comm_free and
+ * MPI_Comm_disconnect are the engine's, one route a function; a
+ * callback, so that no attribute keyval of wisp's shows in the user's
+ * keyval numbers. NULL: no one listens. */
+struct wisp_p2p_comm_callbacks {
+    void (*freeing)(MPI_Comm comm);
+};
+extern struct wisp_p2p_comm_callbacks wisp_p2p_comm_up;
 /* A persistent request of wisp uses `c` (may be NULL) until it is freed. */
 void wisp_p2p_comm_hold(struct wisp_p2p_comm *c);
 void wisp_p2p_comm_unhold(struct wisp_p2p_comm *c);
