@@ -17,10 +17,12 @@
 #include "p2p/p2p.h"
 #include "shm/heap.h"
 
-struct wisp_coll wisp_coll = {.keyval = MPI_KEYVAL_INVALID};
+struct wisp_coll wisp_coll;
 
-/* The views of this process's communicators (the stop lets go of them),
- * and the areas of rank 0 that members still use after it let go. */
+/* The views of this process's communicators, found by their handle (the
+ * user's MPI_Comm_free lets go of one, the stop of the rest), and the areas
+ * of rank 0 that members still use after it let go. No attribute: a keyval
+ * of wisp's would shift the numbers of the user's keyvals. */
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct wisp_coll_comm *views;
 struct zombie {
@@ -85,36 +87,41 @@ static void view_free(struct wisp_coll_comm *c)
     free(c);
 }
 
-/* The attribute's delete callback: the MPI frees the communicator (or its
- * attributes at MPI_Finalize). */
-static int view_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+/* Lock held. The view of `comm`, or NULL. */
+static struct wisp_coll_comm *view_find(MPI_Comm comm)
 {
-    (void)comm;
-    (void)keyval;
-    (void)extra;
-    view_free(value);
-    return MPI_SUCCESS;
+    for (struct wisp_coll_comm *c = views; c; c = c->next)
+        if (c->handle == comm)
+            return c;
+    return NULL;
+}
+
+/* The user frees `comm` (wisp_p2p_comm_up.freeing): the MPI may give its
+ * handle to the next communicator. */
+static void comm_freeing(MPI_Comm comm)
+{
+    pthread_mutex_lock(&list_lock);
+    struct wisp_coll_comm *c = view_find(comm);
+    pthread_mutex_unlock(&list_lock);
+    if (c)
+        view_free(c);
 }
 
 void wisp_coll_area_init(void)
 {
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, view_delete, &wisp_coll.keyval, NULL) !=
-        MPI_SUCCESS)
-        wisp_coll.keyval = MPI_KEYVAL_INVALID;
+    wisp_p2p_comm_up.freeing = comm_freeing;
 }
 
 void wisp_coll_area_fini(void)
 {
-    /* Each deletion runs view_delete, which takes the view off the list. */
+    wisp_p2p_comm_up.freeing = NULL;
     for (;;) {
         pthread_mutex_lock(&list_lock);
         struct wisp_coll_comm *c = views;
         pthread_mutex_unlock(&list_lock);
         if (!c)
             break;
-        MPI_Comm handle = c->handle;
-        if (PMPI_Comm_delete_attr(handle, wisp_coll.keyval) != MPI_SUCCESS)
-            view_free(c); /* the MPI no longer knows it: let go here */
+        view_free(c); /* takes it off the list */
     }
     pthread_mutex_lock(&list_lock);
     zombies_sweep();
@@ -125,8 +132,6 @@ void wisp_coll_area_fini(void)
         free(z);
     }
     pthread_mutex_unlock(&list_lock);
-    if (wisp_coll.keyval != MPI_KEYVAL_INVALID)
-        PMPI_Comm_free_keyval(&wisp_coll.keyval);
     atomic_fetch_add_explicit(&gen, 1, memory_order_release);
 }
 
@@ -220,10 +225,9 @@ static struct wisp_coll_comm *view_make(MPI_Comm comm)
         return NULL;
     c->handle = comm;
     c->state = WISP_COLL_NEW;
-    PMPI_Comm_rank(comm, &c->rank);
-    PMPI_Comm_size(comm, &c->size);
-    if (PMPI_Comm_set_attr(comm, wisp_coll.keyval, c) != MPI_SUCCESS) {
-        free(c);
+    if (PMPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS ||
+        PMPI_Comm_size(comm, &c->size) != MPI_SUCCESS) {
+        free(c); /* not a communicator: the MPI says so in the call */
         return NULL;
     }
     pthread_mutex_lock(&list_lock);
@@ -242,13 +246,13 @@ struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm)
     if (last.handle == comm && last.gen == now && last.view) {
         c = last.view;
     } else {
-        if (comm == MPI_COMM_NULL || wisp_coll.keyval == MPI_KEYVAL_INVALID)
+        if (comm == MPI_COMM_NULL)
             return NULL;
-        void *value = NULL;
-        int found = 0;
-        if (PMPI_Comm_get_attr(comm, wisp_coll.keyval, &value, &found) != MPI_SUCCESS)
-            return NULL; /* not a communicator: the MPI says so */
-        c = found ? value : view_make(comm);
+        pthread_mutex_lock(&list_lock);
+        c = view_find(comm);
+        pthread_mutex_unlock(&list_lock);
+        if (!c)
+            c = view_make(comm);
         if (!c)
             return NULL; /* no memory for a view: docs/coll.md, "Limits" */
         last.handle = comm;

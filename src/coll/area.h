@@ -107,7 +107,6 @@ struct wisp_coll {
     uint64_t bcast_max, reduce_max, allreduce_max;
     /* The smallest nonzero data (bytes) they take: below, the MPI's. */
     uint64_t bcast_min, reduce_min, allreduce_min;
-    int keyval; /* the attribute that carries a communicator's view */
     /* Calls served through the heap; calls of the four passed to the MPI
      * (wisp_coll_counter). Relaxed loads and stores, no locked instruction:
      * threads may count over each other, they only report. */
@@ -127,7 +126,8 @@ static inline void wisp_coll_count(_Atomic uint64_t *counter)
  * calls this for the same collective). */
 struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm);
 
-/* Set up the layer (the attribute key) and let go of everything. */
+/* Set up the layer (it hears of the communicators the user frees) and let
+ * go of everything. */
 void wisp_coll_area_init(void);
 void wisp_coll_area_fini(void);
 
