@@ -6,7 +6,7 @@
  * wisp can serve the call (predefined operations on predefined types; any
  * type for a broadcast); otherwise it goes to the MPI, with the waiting
  * wildcard receives lent to it around the call, as p2p's routes marked
- * `lend` do (src/p2p/lend.h). The decision depends only on what every
+ * `lend` do (src/p2p/lend/lend.h). The decision depends only on what every
  * member passes alike (the communicator, the data's size, the type of a
  * reduction, the operation, the root), so every member takes the same
  * path. docs/coll.md has the algorithms, the decision and its figures.

@@ -1,6 +1,6 @@
 /*
  * The MPI's own collectives, for the calls wisp does not serve: with the
- * waiting wildcard receives lent to the MPI around them (src/p2p/lend.h),
+ * waiting wildcard receives lent to the MPI around them (src/p2p/lend/lend.h),
  * and the large-count form where the caller came through one (`large`;
  * an MPI without them has no such entry point).
  */
