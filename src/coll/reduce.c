@@ -92,31 +92,34 @@ static void reduce_staged(struct wisp_coll_comm *c, struct wisp_coll_fold f, con
     }
 }
 
-/* An allreduce whose buffers are all in the shared heap, read in place:
- * false (one phase spent, alike in every member) where some member's are
- * not. Phase 1: every member publishes its buffers' addresses. Then every
- * member folds its share straight from everyone's send buffer, a block at
- * a time through a private accumulator (so that MPI_IN_PLACE, where the
- * receive buffer is the send buffer, never overwrites an input before it
- * is folded), into its receive buffer; phase 2 publishes that, and every
- * member copies the others' shares from their receive buffers. Phase 3:
- * nobody reads this member's buffers any more, which are the user's again. */
-static bool allreduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, const char *in,
-                               char *out, size_t count)
+/* Phase `*p1` of an in-place reduction: each member offers its send buffer
+ * (`aux`, 0 where it or `out`, NULL at a reduce's non-root, is not in the
+ * heap) and its receive buffer `out` (the line's data); true if every
+ * member's buffers are in the heap, the same answer everywhere. */
+static bool offer_buffers(struct wisp_coll_comm *c, const char *in, char *out, size_t bytes,
+                          uint64_t *p1)
 {
-    size_t bytes = count * f.size;
-    uint64_t p1 = wisp_coll_next(c);
-    wisp_coll_reuse_line(c, p1);
-    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p1);
-    bool mine = wisp_shm_heap_holds(in, bytes) && wisp_shm_heap_holds(out, bytes);
+    *p1 = wisp_coll_next(c);
+    wisp_coll_reuse_line(c, *p1);
+    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, *p1);
+    bool mine = wisp_shm_heap_holds(in, bytes) && (!out || wisp_shm_heap_holds(out, bytes));
     line->aux = mine ? (uint64_t)(uintptr_t)in : 0;
     uint64_t at = (uint64_t)(uintptr_t)out;
     memcpy(line->data, &at, sizeof at);
-    wisp_coll_publish(c, p1);
-    wisp_coll_wait_all(c, p1);
+    wisp_coll_publish(c, *p1);
+    wisp_coll_wait_all(c, *p1);
     for (int m = 0; m < c->size; m++)
-        if (!wisp_coll_line(c, m, p1)->aux)
+        if (!wisp_coll_line(c, m, *p1)->aux)
             return false;
+    return true;
+}
+
+/* This member's share of the elements, folded in rank order from every
+ * member's send buffer offered in phase `p1`, through a private
+ * accumulator (`to` may be one of those buffers: MPI_IN_PLACE), into `to`. */
+static void fold_share(struct wisp_coll_comm *c, struct wisp_coll_fold f, uint64_t p1, size_t count,
+                       char *to)
+{
     size_t lo = share(c, c->rank, count), hi = share(c, c->rank + 1, count);
     union {
         long double align;
@@ -129,9 +132,27 @@ static bool allreduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f
         for (int m = 1; m < c->size; m++)
             wisp_coll_fold(f, acc.bytes,
                            (const char *)(uintptr_t)wisp_coll_line(c, m, p1)->aux + off, n);
-        memcpy(out + off, acc.bytes, n * f.size);
+        memcpy(to + off, acc.bytes, n * f.size);
     }
-    uint64_t p2 = p1 + 1, p3 = p1 + 2;
+}
+
+/* An allreduce whose buffers are all in the shared heap, read in place:
+ * false (one phase spent, alike in every member) where some member's are
+ * not. Phase 1: every member publishes its buffers' addresses. Then every
+ * member folds its share straight from everyone's send buffer, a block at
+ * a time through a private accumulator (so that MPI_IN_PLACE, where the
+ * receive buffer is the send buffer, never overwrites an input before it
+ * is folded), into its receive buffer; phase 2 publishes that, and every
+ * member copies the others' shares from their receive buffers. Phase 3:
+ * nobody reads this member's buffers any more, which are the user's again. */
+static bool allreduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, const char *in,
+                               char *out, size_t count)
+{
+    uint64_t p1;
+    if (!offer_buffers(c, in, out, count * f.size, &p1))
+        return false;
+    fold_share(c, f, p1, count, out);
+    uint64_t at, p2 = p1 + 1, p3 = p1 + 2;
     wisp_coll_publish(c, p2);
     wisp_coll_wait_all(c, p2);
     for (int m = 0; m < c->size; m++) {
@@ -156,35 +177,11 @@ static bool allreduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f
 static bool reduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, const char *in,
                             char *out, size_t count, int root)
 {
-    size_t bytes = count * f.size;
-    uint64_t p1 = wisp_coll_next(c);
-    wisp_coll_reuse_line(c, p1);
-    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p1);
-    bool mine = wisp_shm_heap_holds(in, bytes) && (!out || wisp_shm_heap_holds(out, bytes));
-    line->aux = mine ? (uint64_t)(uintptr_t)in : 0;
-    uint64_t at = (uint64_t)(uintptr_t)out;
-    memcpy(line->data, &at, sizeof at);
-    wisp_coll_publish(c, p1);
-    wisp_coll_wait_all(c, p1);
-    for (int m = 0; m < c->size; m++)
-        if (!wisp_coll_line(c, m, p1)->aux)
-            return false;
+    uint64_t p1, at;
+    if (!offer_buffers(c, in, out, count * f.size, &p1))
+        return false;
     memcpy(&at, wisp_coll_line(c, root, p1)->data, sizeof at);
-    char *to = (char *)(uintptr_t)at;
-    size_t lo = share(c, c->rank, count), hi = share(c, c->rank + 1, count);
-    union {
-        long double align;
-        char bytes[8192];
-    } acc;
-    size_t per = sizeof acc.bytes / f.size;
-    for (size_t first = lo; first < hi; first += per) {
-        size_t n = hi - first < per ? hi - first : per, off = first * f.size;
-        memcpy(acc.bytes, (const char *)(uintptr_t)wisp_coll_line(c, 0, p1)->aux + off, n * f.size);
-        for (int m = 1; m < c->size; m++)
-            wisp_coll_fold(f, acc.bytes,
-                           (const char *)(uintptr_t)wisp_coll_line(c, m, p1)->aux + off, n);
-        memcpy(to + off, acc.bytes, n * f.size);
-    }
+    fold_share(c, f, p1, count, (char *)(uintptr_t)at);
     wisp_coll_publish(c, p1 + 1);
     wisp_coll_wait_all(c, p1 + 1);
     return true;

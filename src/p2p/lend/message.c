@@ -184,7 +184,7 @@ bool wisp_p2p_spill(struct wisp_p2p_msg *msg)
     return true;
 }
 
-/* ---- a copy's life (types.h, enum wisp_p2p_copy) ----------------------- */
+/* ---- a copy's life (lend_parts.h, enum wisp_p2p_copy) --------------- */
 
 #define COPY(s) (1u << WISP_P2P_COPY_##s)
 
@@ -214,7 +214,7 @@ enum wisp_p2p_copy wisp_p2p_copy_whole(struct wisp_p2p_msg *copy)
     return was;
 }
 
-/* ---- a message's route to the MPI (types.h, enum wisp_p2p_route) --------- */
+/* ---- a message's route to the MPI (lend_parts.h, enum wisp_p2p_route) ---- */
 
 #define ROUTE(s) (1u << WISP_P2P_ROUTE_##s)
 
