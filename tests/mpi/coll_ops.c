@@ -192,6 +192,23 @@ static long fold_long(long a, long b, int o, bool is_signed)
     return 0;
 }
 
+/* Pair element `p` of type `t`: value `v`, index `idx`. */
+static void put_pair(const struct type *t, char *p, long v, int idx)
+{
+    if (t->t == MPI_FLOAT_INT)
+        *(struct pf *)p = (struct pf){(float)v, idx};
+    else if (t->t == MPI_DOUBLE_INT)
+        *(struct pd *)p = (struct pd){(double)v, idx};
+    else if (t->t == MPI_LONG_INT)
+        *(struct pl *)p = (struct pl){v, idx};
+    else if (t->t == MPI_2INT)
+        *(struct pi *)p = (struct pi){(int)v, idx};
+    else if (t->t == MPI_SHORT_INT)
+        *(struct ps *)p = (struct ps){(short)v, idx};
+    else
+        *(struct pld *)p = (struct pld){(long double)v, idx};
+}
+
 /* Store v as element i of `buf` of type t (pairs: the value and an index
  * that ties are broken by). */
 static void put(const struct type *t, void *buf, size_t i, long v, int r)
@@ -234,18 +251,7 @@ static void put(const struct type *t, void *buf, size_t i, long v, int r)
         break;
     case PAIR: {
         int idx = (r * 5 + (int)i) % 3; /* ties on the value, broken by the index */
-        if (t->t == MPI_FLOAT_INT)
-            *(struct pf *)p = (struct pf){(float)v, idx};
-        else if (t->t == MPI_DOUBLE_INT)
-            *(struct pd *)p = (struct pd){(double)v, idx};
-        else if (t->t == MPI_LONG_INT)
-            *(struct pl *)p = (struct pl){v, idx};
-        else if (t->t == MPI_2INT)
-            *(struct pi *)p = (struct pi){(int)v, idx};
-        else if (t->t == MPI_SHORT_INT)
-            *(struct ps *)p = (struct ps){(short)v, idx};
-        else
-            *(struct pld *)p = (struct pld){(long double)v, idx};
+        put_pair(t, p, v, idx);
         break;
     }
     }
@@ -269,18 +275,7 @@ static void expect(const struct type *t, int o, void *out, size_t i, int n)
         }
         /* put() with the index of the winner: fake a rank whose index is it. */
         char *p = (char *)out + i * t->size;
-        if (t->t == MPI_FLOAT_INT)
-            *(struct pf *)p = (struct pf){(float)best, bidx};
-        else if (t->t == MPI_DOUBLE_INT)
-            *(struct pd *)p = (struct pd){(double)best, bidx};
-        else if (t->t == MPI_LONG_INT)
-            *(struct pl *)p = (struct pl){best, bidx};
-        else if (t->t == MPI_2INT)
-            *(struct pi *)p = (struct pi){(int)best, bidx};
-        else if (t->t == MPI_SHORT_INT)
-            *(struct ps *)p = (struct ps){(short)best, bidx};
-        else
-            *(struct pld *)p = (struct pld){(long double)best, bidx};
+        put_pair(t, p, best, bidx);
         return;
     }
     if (t->cls == CPLX) {
