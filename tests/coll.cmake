@@ -21,10 +21,12 @@ wisp_add_mpi_test(coll_ops NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed
 # of staging asked for): the MPI's, every call, never a hang.
 wisp_add_mpi_test(coll_ops NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
                   ARGS passed quick)
-# Two virtual nodes of two: the world and the halves of even and odd ranks
-# span both nodes and go to the MPI; the pairs of consecutive ranks are
-# nodes of their own, which wisp serves.
-wisp_add_mpi_test(coll_ops NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)
+# Two virtual nodes of two: the world spans both nodes and runs in stages
+# (src/coll/hier.h); the halves of even and odd ranks hold one process on
+# each node and go to the MPI; the pairs of consecutive ranks are nodes of
+# their own. Three processes: a node of two and a node of one.
+wisp_add_mpi_test(coll_ops NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across quick)
+wisp_add_mpi_test(coll_ops NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across quick)
 # A pending wildcard receive whose remote sender waits for it while the
 # receiver is in a collective that wisp serves (it must ask the MPI
 # meanwhile), and collectives on several communicators at once from

@@ -9,7 +9,8 @@
  * member, WISP_COLL_LINES cache lines that only that member writes (phase p
  * in line p % WISP_COLL_LINES: a sequence number, a word and up to 48 bytes
  * inline), and a staging area in two halves (even and odd phases). A
- * communicator whose members are not all on this (virtual) node, an
+ * communicator whose members are on several (virtual) nodes gets a view of
+ * its part on each node instead, with an area of its own (hier.h). An
  * intercommunicator, one of a single process, or one for which the heap has
  * no room is marked for the MPI, the same way in every member, for good.
  *
@@ -39,8 +40,8 @@
  * collective wisp serves) and pokes the MPI's own progress; on a node with
  * more processes than cores it gives its core away at once.
  *
- * Freed. With the communicator (an attribute's delete callback, so also
- * when the MPI frees it at MPI_Finalize) or at the layer's stop. Readers
+ * Freed. With the communicator (the engine's route of MPI_Comm_free tells
+ * the layer: wisp_p2p_comm_up.freeing) or at the layer's stop. Readers
  * may still be reading a member's staging half when that member has
  * returned and freed the communicator: the area counts the members that
  * still use it, and rank 0 gives it back to the heap only when none does
@@ -77,8 +78,12 @@ struct wisp_coll_shared {
 };
 
 /* The states of a communicator's collectives: a communicator starts NEW,
- * counting its calls through the MPI; setup moves it to AREA or MPI. */
-enum wisp_coll_state { WISP_COLL_NEW, WISP_COLL_AREA, WISP_COLL_MPI };
+ * counting its calls through the MPI; setup moves it to AREA (all its
+ * members on this node), HIER (members on several nodes, some of which hold
+ * two or more: hier.h) or MPI. */
+enum wisp_coll_state { WISP_COLL_NEW, WISP_COLL_AREA, WISP_COLL_HIER, WISP_COLL_MPI };
+
+struct wisp_coll_hier;
 
 /* This process's view of a communicator. */
 struct wisp_coll_comm {
@@ -88,6 +93,7 @@ struct wisp_coll_comm {
     unsigned calls;                     /* through the MPI while NEW */
     uint64_t phase;                     /* the last phase this member published */
     struct wisp_coll_shared *shared;    /* AREA */
+    struct wisp_coll_hier *hier;        /* HIER */
     char *stage;                        /* the first member's first half */
     uint64_t half;                      /* bytes of a staging half */
     struct wisp_coll_comm *prev, *next; /* the process's list (area.c) */
@@ -120,15 +126,31 @@ static inline void wisp_coll_count(_Atomic uint64_t *counter)
                           memory_order_relaxed);
 }
 
-/* The view of `comm`, ready for a collective: AREA when wisp serves it, else
- * NULL (the MPI serves this call). Counts the call while the communicator
- * is NEW and sets it up when its time comes (collective: every member
- * calls this for the same collective). */
-struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm);
+/* The view of `comm`, ready for a collective: AREA or HIER when wisp serves
+ * it, else NULL (the MPI serves this call). Counts the call while the
+ * communicator is NEW and sets it up when its time comes (collective: every
+ * member calls this for the same collective). */
+struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm);
+/* The same, for the collectives that have no hierarchical form: AREA, else
+ * NULL. */
+static inline struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm)
+{
+    struct wisp_coll_comm *c = wisp_coll_view(comm);
+    return c && c->state == WISP_COLL_AREA ? c : NULL;
+}
 
-/* Set up the layer (it hears of the communicators the user frees) and let
- * go of everything. */
-void wisp_coll_area_init(void);
+/* Collective over `c`'s communicator, whose view has its handle, rank and
+ * size: rank 0 offers an area where `on_node` (its answer decides), and
+ * every member takes it. AREA; MPI where the heap had no room; HIER where
+ * rank 0 found the members on several nodes (hier.h then sets them up). */
+enum wisp_coll_state wisp_coll_area_setup(struct wisp_coll_comm *c, bool on_node);
+/* This member lets go of `c`'s area (it returned from its last collective
+ * on it); rank 0 gives it back to the heap once no member uses it. */
+void wisp_coll_area_leave(struct wisp_coll_comm *c);
+/* Set up the layer (it hears of the communicators the user frees), and let
+ * go of every view (view.c) and then of the areas still in use (area.c). */
+void wisp_coll_views_init(void);
+void wisp_coll_views_fini(void);
 void wisp_coll_area_fini(void);
 
 /* ---- phases ---------------------------------------------------------------- */

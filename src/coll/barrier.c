@@ -1,19 +1,56 @@
 /*
  * MPI_Barrier through the area: one phase, every member publishes it and
- * waits until every other one has (area.h).
+ * waits until every other one has (area.h). Across nodes (hier.h): every
+ * node's leader waits for its node, the leaders meet in the MPI's barrier,
+ * and each leader then releases its node.
  */
 #include "coll/area.h"
 #include "coll/coll.h"
+#include "coll/hier.h"
 #include "coll/mpi.h"
+#include "p2p/p2p.h"
 
-int wisp_coll_barrier(MPI_Comm comm)
+static void arrive_all(struct wisp_coll_comm *c)
 {
-    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
-    if (!c)
-        return wisp_coll_mpi_barrier(comm);
-    wisp_coll_count(&wisp_coll.served);
     uint64_t p = wisp_coll_next(c);
     wisp_coll_publish(c, p);
     wisp_coll_wait_all(c, p);
+}
+
+static int barrier_across(struct wisp_coll_hier *h)
+{
+    struct wisp_coll_comm *node = h->node.size > 1 ? &h->node : NULL;
+    bool leader = wisp_coll_hier_leader(h);
+    uint64_t arrived = 0;
+    if (node) {
+        arrived = wisp_coll_next(node);
+        wisp_coll_publish(node, arrived);
+        if (leader)
+            wisp_coll_wait_all(node, arrived);
+    }
+    int rc = MPI_SUCCESS;
+    if (leader) {
+        bool lent = wisp_p2p_lend();
+        rc = PMPI_Barrier(h->leaders);
+        if (lent)
+            wisp_p2p_reclaim();
+    }
+    if (node) { /* the release: a member leaves once its leader published */
+        wisp_coll_publish(node, arrived + 1);
+        if (!leader)
+            wisp_coll_wait(node, 0, arrived + 1);
+    }
+    return rc;
+}
+
+int wisp_coll_barrier(MPI_Comm comm)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_view(comm) : NULL;
+    if (!c)
+        return wisp_coll_mpi_barrier(comm);
+    wisp_coll_count(&wisp_coll.served);
+    if (c->hier)
+        return barrier_across(c->hier);
+    arrive_all(c);
     return MPI_SUCCESS;
 }

@@ -12,15 +12,19 @@
  * halves, a half per phase: the root fills one while the others empty the
  * other.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/area.h"
+#include "coll/bcast.h"
 #include "coll/coll.h"
+#include "coll/hier.h"
 #include "coll/layout.h"
 #include "coll/mpi.h"
 #include "core/log.h"
+#include "p2p/p2p.h"
 #include "shm/heap.h"
 
 /* Through the root's staging halves, a half per phase. */
@@ -92,7 +96,7 @@ static void bcast_large(struct wisp_coll_comm *c, int root, char *data, uint64_t
     wisp_coll_wait_all(c, p1 + 1);
 }
 
-static void bcast(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
+void wisp_coll_bcast_bytes(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
 {
     if (bytes > WISP_COLL_INLINE) {
         if (bytes >= wisp_coll.single_copy_min)
@@ -115,13 +119,37 @@ static void bcast(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes
     wisp_coll_publish(c, p);
 }
 
+/* Across nodes (hier.h): on the root's node from the root, between the
+ * nodes from its node's leader, on the other nodes from their leader. On
+ * the root's node the leader's stage comes first where the root leads it,
+ * so that the other nodes start early. */
+static int bcast_across(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
+{
+    struct wisp_coll_hier *h = c->hier;
+    int node_root = wisp_coll_hier_node_rank_of(h, root);
+    bool home = wisp_coll_hier_here(h, c->rank, root), first = home && node_root != 0;
+    if (first)
+        wisp_coll_bcast_bytes(&h->node, node_root, data, bytes);
+    int rc = MPI_SUCCESS;
+    if (wisp_coll_hier_leader(h)) {
+        bool lent = wisp_p2p_lend();
+        rc = PMPI_Bcast(data, (int)bytes, MPI_BYTE, wisp_coll_hier_leader_of(h, root), h->leaders);
+        if (lent)
+            wisp_p2p_reclaim();
+    }
+    if (!first && h->node.size > 1)
+        wisp_coll_bcast_bytes(&h->node, 0, data, bytes);
+    return rc;
+}
+
 int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                     bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_view(comm) : NULL;
     struct wisp_coll_layout l;
     if (!c || count < 0 || root < 0 || root >= c->size || !wisp_coll_layout_of(type, count, &l) ||
-        l.bytes > wisp_coll.bcast_max || (l.bytes && l.bytes < wisp_coll.bcast_min))
+        l.bytes > wisp_coll.bcast_max || (l.bytes && l.bytes < wisp_coll.bcast_min) ||
+        (c->hier && l.bytes > INT_MAX))
         return wisp_coll_mpi_bcast(buffer, count, type, root, comm, large);
     wisp_coll_count(&wisp_coll.served);
     if (!l.bytes)
@@ -138,11 +166,15 @@ int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, 
         if (c->rank == root && !wisp_coll_pack(buffer, count, type, packed, l.bytes, comm))
             PMPI_Abort(comm, 1);
     }
-    bcast(c, root, data, l.bytes);
+    int rc = MPI_SUCCESS;
+    if (c->hier)
+        rc = bcast_across(c, root, data, l.bytes);
+    else
+        wisp_coll_bcast_bytes(c, root, data, l.bytes);
     if (packed) {
         if (c->rank != root && !wisp_coll_unpack(packed, l.bytes, buffer, count, type, comm))
             PMPI_Abort(comm, 1);
         free(packed);
     }
-    return MPI_SUCCESS;
+    return rc;
 }

@@ -22,14 +22,20 @@
  * members then copy the others' shares) or into the root's (a reduce)
  * (allreduce_in_place, reduce_in_place).
  */
+#include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/area.h"
+#include "coll/bcast.h"
 #include "coll/coll.h"
+#include "coll/hier.h"
 #include "coll/layout.h"
 #include "coll/mpi.h"
 #include "coll/op.h"
+#include "core/log.h"
+#include "p2p/p2p.h"
 #include "shm/heap.h"
 
 /* `in` is this member's contribution; `out` the result's place where this
@@ -200,18 +206,106 @@ static void reduce(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void
         reduce_staged(c, f, in, out, count);
 }
 
+/* ---- across nodes (hier.h) --------------------------------------------------- */
+
+/* The MPI's part of a reduction across nodes, on the leaders' communicator,
+ * with the waiting wildcard receives lent to it. */
+static int leaders_reduce(struct wisp_coll_hier *h, const void *in, void *out, size_t count,
+                          MPI_Datatype type, MPI_Op op, int root)
+{
+    bool lent = wisp_p2p_lend();
+    int rc = root < 0 ? PMPI_Allreduce(in, out, (int)count, type, op, h->leaders)
+                      : PMPI_Reduce(in, out, (int)count, type, op, root, h->leaders);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
+/* Every node folds into its leader (rank order), the leaders through the
+ * MPI, and each leader broadcasts the result on its node. */
+static int allreduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
+                            void *out, size_t count, MPI_Datatype type, MPI_Op op)
+{
+    struct wisp_coll_hier *h = c->hier;
+    bool leader = wisp_coll_hier_leader(h);
+    if (h->node.size > 1)
+        reduce(&h->node, f, in, leader ? out : NULL, count, 0);
+    else if (in != out)
+        memcpy(out, in, count * f.size);
+    int rc = leader ? leaders_reduce(h, MPI_IN_PLACE, out, count, type, op, -1) : MPI_SUCCESS;
+    if (h->node.size > 1)
+        wisp_coll_bcast_bytes(&h->node, 0, out, count * f.size);
+    return rc;
+}
+
+/* Every node folds into its leader, the leaders into the root's leader
+ * through the MPI, which hands the result to the root where the root does
+ * not lead its node (one message on the node's communicator). */
+static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
+                         void *out, size_t count, MPI_Datatype type, MPI_Op op, int root)
+{
+    struct wisp_coll_hier *h = c->hier;
+    bool leader = wisp_coll_hier_leader(h), home = wisp_coll_hier_here(h, c->rank, root);
+    int node_root = wisp_coll_hier_node_rank_of(h, root), rc = MPI_SUCCESS;
+    if (!leader) {
+        reduce(&h->node, f, in, NULL, count, 0);
+        if (c->rank == root) {
+            bool lent = wisp_p2p_lend();
+            rc = PMPI_Recv(out, (int)count, type, 0, 0, h->node.handle, MPI_STATUS_IGNORE);
+            if (lent)
+                wisp_p2p_reclaim();
+        }
+        return rc;
+    }
+    /* The node's fold, where the leader keeps it: the root's receive
+     * buffer, or a buffer of its own. */
+    const void *mine = in;
+    char *scratch = NULL;
+    if (h->node.size > 1) {
+        char *fold = out;
+        if (c->rank != root) {
+            fold = scratch = malloc(count * f.size);
+            if (!scratch) {
+                wisp_log_error("MPI_Reduce: no memory for %zu bytes of a node's fold",
+                               count * f.size);
+                PMPI_Abort(c->handle, 1);
+            }
+        }
+        reduce(&h->node, f, in, fold, count, 0);
+        mine = fold;
+    }
+    int to = wisp_coll_hier_leader_of(h, root);
+    if (!home) {
+        rc = leaders_reduce(h, mine, NULL, count, type, op, to);
+    } else if (c->rank == root) {
+        rc = leaders_reduce(h, mine == out ? MPI_IN_PLACE : mine, out, count, type, op, to);
+    } else { /* the root is on this node, not its leader: the node's fold is in scratch */
+        rc = leaders_reduce(h, MPI_IN_PLACE, scratch, count, type, op, to);
+        bool lent = wisp_p2p_lend();
+        int sent = PMPI_Send(scratch, (int)count, type, node_root, 0, h->node.handle);
+        if (lent)
+            wisp_p2p_reclaim();
+        rc = rc == MPI_SUCCESS ? sent : rc;
+    }
+    free(scratch);
+    return rc;
+}
+
+/* ---- the routes --------------------------------------------------------------- */
+
 /* Can wisp fold this call (alike in every member)? */
 static bool served(struct wisp_coll_comm *c, MPI_Count count, struct wisp_coll_fold f, uint64_t min,
                    uint64_t max)
 {
     uint64_t bytes = (uint64_t)count * f.size;
-    return c && count >= 0 && f.kernel >= 0 && bytes <= max && (!bytes || bytes >= min);
+    return c && count >= 0 && f.kernel >= 0 && bytes <= max && (!bytes || bytes >= min) &&
+           (!c->hier || count <= INT_MAX);
 }
 
 int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                      MPI_Op op, int root, MPI_Comm comm, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_view(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (!served(c, count, f, wisp_coll.reduce_min, wisp_coll.reduce_max) || root < 0 ||
         root >= c->size || (c->rank == root && sendbuf == recvbuf && count > 0) ||
@@ -221,6 +315,8 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     if (count == 0)
         return MPI_SUCCESS;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (c->hier)
+        return reduce_across(c, f, in, recvbuf, (size_t)count, type, op, root);
     reduce(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count, root);
     return MPI_SUCCESS;
 }
@@ -228,7 +324,7 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                         MPI_Op op, MPI_Comm comm, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_view(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (!served(c, count, f, wisp_coll.allreduce_min, wisp_coll.allreduce_max) ||
         (sendbuf == recvbuf && count > 0))
@@ -236,6 +332,9 @@ int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
     wisp_coll_count(&wisp_coll.served);
     if (count == 0)
         return MPI_SUCCESS;
-    reduce(c, f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count, -1);
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (c->hier)
+        return allreduce_across(c, f, in, recvbuf, (size_t)count, type, op);
+    reduce(c, f, in, recvbuf, (size_t)count, -1);
     return MPI_SUCCESS;
 }

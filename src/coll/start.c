@@ -55,7 +55,7 @@ void wisp_coll_start(int thread_level)
     wisp_coll.reduce_min = wisp_coll.all ? 0 : AUTO_REDUCE_MIN;
     wisp_coll.allreduce_min = wisp_coll.all ? 0 : AUTO_ALLREDUCE_MIN;
     wisp_coll_op_init();
-    wisp_coll_area_init();
+    wisp_coll_views_init();
     wisp_coll.on = true;
 }
 
@@ -73,5 +73,5 @@ void wisp_coll_stop(void)
     if (!wisp_coll.on)
         return;
     wisp_coll.on = false;
-    wisp_coll_area_fini();
+    wisp_coll_views_fini();
 }

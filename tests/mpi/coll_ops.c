@@ -21,7 +21,10 @@
  * every rank and in every run); `passed` checks that wisp ran none of them
  * (the MPI's: WISP_COLL=off, WISP_SHM=off, virtual nodes of one process),
  * and takes MPI_IN_PLACE at root 0 alone (where MPICH 4.0.2 crashes);
- * `some` that wisp ran some (virtual nodes of two: the pairs' communicators);
+ * `some` that wisp ran some; `across` that wisp ran the collectives of
+ * communicators that span virtual nodes too (in stages: src/coll/hier.h),
+ * and that an allreduce gives every rank the same bits, call after call
+ * (the fold's order is then the stages', not the ranks');
  * `quick` leaves out the 1 MiB sizes. */
 #include <complex.h>
 #include <mpi.h>
@@ -37,7 +40,7 @@
 #include "wisp.h"
 
 static int me, np;
-static bool quick, served;
+static bool quick, served, across;
 
 /* ---- types and operations ------------------------------------------------ */
 
@@ -510,10 +513,13 @@ static void same_bits(MPI_Comm comm)
             }
         }
         MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, comm);
+        if (across) { /* want: rank 0's bits of an earlier call */
+            MPI_Allreduce(in, want, (int)count, MPI_DOUBLE, MPI_SUM, comm);
+            MPI_Bcast(want, (int)count, MPI_DOUBLE, 0, comm);
+        }
         if (memcmp(out, want, count * sizeof(double))) {
-            fprintf(stderr,
-                    "rank %d: allreduce of %zu doubles: not the bits of the rank-order fold\n", me,
-                    count);
+            fprintf(stderr, "rank %d: allreduce of %zu doubles: not the bits of the %s\n", me,
+                    count, across ? "first call on rank 0" : "rank-order fold");
             failures++;
         }
         free(in);
@@ -596,6 +602,7 @@ int main(int argc, char **argv)
         passed |= !strcmp(argv[i], "passed");
         quick |= !strcmp(argv[i], "quick");
         some |= !strcmp(argv[i], "some");
+        across |= !strcmp(argv[i], "across");
     }
     watchdog_start("coll_ops", 280);
     MPI_Init(&argc, &argv);
@@ -606,7 +613,7 @@ int main(int argc, char **argv)
     MPI_Comm reversed, half;
     MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &reversed);
     all_of(reversed, 1);
-    if (served)
+    if (served || across)
         same_bits(reversed);
     MPI_Comm_free(&reversed);
     MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
@@ -619,10 +626,10 @@ int main(int argc, char **argv)
     MPI_Comm_free(&pair);
     quick = true;
     all_of(MPI_COMM_SELF, 4);
-    if (served)
+    if (served || across)
         same_bits(MPI_COMM_WORLD);
     unsigned long long by_wisp = wisp_coll_counter("served"), by_mpi = wisp_coll_counter("passed");
-    if (served)
+    if (served || across)
         CHECK(by_wisp > 1000);
     if (passed)
         CHECK(by_wisp == 0);
