@@ -35,3 +35,20 @@ wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=on SUFFIX .vnod
 wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=off SUFFIX .vnode2.off)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)
+# The collectives that move blocks (gathers, scatters, allgathers), in the
+# settings of coll_ops: served with 2 to 4 processes, WISP_COLL=on and a
+# 4 KiB staging area; the MPI's alone when off, without the heap, with
+# nodes of one process and with no room for the area; some with two
+# virtual nodes of two.
+wisp_add_mpi_test(coll_move NP 2 ARGS served ${coll_quick})
+wisp_add_mpi_test(coll_move NP 3 ARGS served quick)
+wisp_add_mpi_test(coll_move NP 4 ARGS served quick)
+wisp_add_mpi_test(coll_move NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
+wisp_add_mpi_test(coll_move NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
+                  ARGS served quick)
+wisp_add_mpi_test(coll_move NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
+wisp_add_mpi_test(coll_move NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
+wisp_add_mpi_test(coll_move NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed quick)
+wisp_add_mpi_test(coll_move NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
+                  ARGS passed quick)
+wisp_add_mpi_test(coll_move NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)

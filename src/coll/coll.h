@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
@@ -27,6 +28,42 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
                      MPI_Op op, int root, MPI_Comm comm, bool large);
 int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                         MPI_Op op, MPI_Comm comm, bool large);
+
+/* The counts and displacements of a vector collective: MPI_X's int arrays
+ * or MPI_X_c's large-count ones, the other pair NULL (routes.def). */
+struct wisp_coll_vec {
+    const int *counts, *displs;
+    const MPI_Count *lcounts;
+    const MPI_Aint *ldispls;
+    bool large; /* MPI_X_c's */
+};
+static inline struct wisp_coll_vec wisp_coll_vec(const int *counts, const int *displs)
+{
+    return (struct wisp_coll_vec){counts, displs, NULL, NULL, false};
+}
+static inline struct wisp_coll_vec wisp_coll_vec_c(const MPI_Count *counts, const MPI_Aint *displs)
+{
+    return (struct wisp_coll_vec){NULL, NULL, counts, displs, true};
+}
+
+int wisp_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     bool large);
+int wisp_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm);
+int wisp_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, bool large);
+int wisp_coll_scatterv(const void *sendbuf, struct wisp_coll_vec send, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm);
+int wisp_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        bool large);
+int wisp_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                         MPI_Comm comm);
 
 /* The component's start and stop (core/component.h; start.c). */
 void wisp_coll_start(int thread_level);

@@ -70,11 +70,7 @@ int wisp_impl_MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, 
 #ifdef WISP_HAVE_MPI_Allgather
 static int route_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false);
 }
 
 int wisp_impl_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -93,11 +89,7 @@ int wisp_impl_MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
 #ifdef WISP_HAVE_MPI_Allgather_c
 static int route_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true);
 }
 
 int wisp_impl_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -116,11 +108,7 @@ int wisp_impl_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 #ifdef WISP_HAVE_MPI_Allgatherv
 static int route_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec(recvcounts, displs), recvtype, comm);
 }
 
 int wisp_impl_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
@@ -139,11 +127,7 @@ int wisp_impl_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 #ifdef WISP_HAVE_MPI_Allgatherv_c
 static int route_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec_c(recvcounts, displs), recvtype, comm);
 }
 
 int wisp_impl_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
@@ -1108,11 +1092,7 @@ int wisp_impl_MPI_Free_mem(void* base)
 #ifdef WISP_HAVE_MPI_Gather
 static int route_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, false);
 }
 
 int wisp_impl_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -1131,11 +1111,7 @@ int wisp_impl_MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendty
 #ifdef WISP_HAVE_MPI_Gather_c
 static int route_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
 }
 
 int wisp_impl_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -1154,11 +1130,7 @@ int wisp_impl_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
 #ifdef WISP_HAVE_MPI_Gatherv
 static int route_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec(recvcounts, displs), recvtype, root, comm);
 }
 
 int wisp_impl_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -1177,11 +1149,7 @@ int wisp_impl_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendt
 #ifdef WISP_HAVE_MPI_Gatherv_c
 static int route_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec_c(recvcounts, displs), recvtype, root, comm);
 }
 
 int wisp_impl_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -2107,11 +2075,7 @@ int wisp_impl_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
 #ifdef WISP_HAVE_MPI_Scatter
 static int route_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, false);
 }
 
 int wisp_impl_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -2130,11 +2094,7 @@ int wisp_impl_MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendt
 #ifdef WISP_HAVE_MPI_Scatter_c
 static int route_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, true);
 }
 
 int wisp_impl_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -2153,11 +2113,7 @@ int wisp_impl_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 #ifdef WISP_HAVE_MPI_Scatterv
 static int route_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_scatterv(sendbuf, wisp_coll_vec(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int wisp_impl_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -2176,11 +2132,7 @@ int wisp_impl_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const in
 #ifdef WISP_HAVE_MPI_Scatterv_c
 static int route_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_scatterv(sendbuf, wisp_coll_vec_c(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int wisp_impl_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)

@@ -1,0 +1,221 @@
+/*
+ * MPI_Allgather and MPI_Allgatherv through the area (area.h has the
+ * phases, move.h the blocks as bytes). Every member knows every block's
+ * size (the receive counts are the same everywhere), so every member picks
+ * the same path from them.
+ *
+ * Blocks up to a staging half and below WISP_COLL_SINGLE_COPY: one phase;
+ * every member puts its block inline in its line (48 bytes) or in its
+ * staging half and publishes; every member copies every other block out
+ * as it arrives (allgather_small).
+ *
+ * Larger: every member offers where its block is if it is in the shared
+ * heap; where every member's is, every member copies the others' straight
+ * into its receive buffer (one copy, done by all at once), then waits for
+ * everyone before returning (its block is read until then); else through
+ * every member's staging halves, a half of each block per phase
+ * (allgather_large).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/area.h"
+#include "coll/coll.h"
+#include "coll/move.h"
+#include "coll/mpi.h"
+#include "wisp_have.h"
+
+static int mpi_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         bool large)
+{
+    wisp_coll_count(&wisp_coll.passed);
+    bool lent = wisp_p2p_lend();
+    int rc;
+#ifdef WISP_HAVE_MPI_Allgather_c
+    if (large)
+        rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    else
+#endif
+        rc = PMPI_Allgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
+                            comm);
+    (void)large;
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
+static int mpi_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, struct wisp_coll_vec v, MPI_Datatype recvtype,
+                          MPI_Comm comm)
+{
+    wisp_coll_count(&wisp_coll.passed);
+    bool lent = wisp_p2p_lend();
+    int rc;
+#ifdef WISP_HAVE_MPI_Allgatherv_c
+    if (v.large)
+        rc = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, v.lcounts, v.ldispls,
+                               recvtype, comm);
+    else
+#endif
+        rc = PMPI_Allgatherv(sendbuf, (int)sendcount, sendtype, recvbuf, v.counts, v.displs,
+                             recvtype, comm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* One phase: every block in its owner's line or half. */
+static void allgather_small(struct wisp_coll_comm *c, const struct wisp_coll_block *in,
+                            struct wisp_coll_block *out)
+{
+    uint64_t p = wisp_coll_next(c);
+    char *to;
+    if (in->bytes <= WISP_COLL_INLINE) {
+        wisp_coll_reuse_line(c, p);
+        to = (char *)wisp_coll_line(c, c->rank, p)->data;
+    } else {
+        wisp_coll_reuse_half(c, p);
+        to = wisp_coll_half(c, c->rank, p);
+    }
+    memcpy(to, in->at, in->bytes);
+    wisp_coll_publish(c, p);
+    for (int m = 0; m < c->size; m++) {
+        if (m == c->rank || !out[m].bytes)
+            continue;
+        wisp_coll_wait(c, m, p);
+        const char *from = out[m].bytes <= WISP_COLL_INLINE
+                               ? (const char *)wisp_coll_line(c, m, p)->data
+                               : wisp_coll_half(c, m, p);
+        memcpy(out[m].at, from, out[m].bytes);
+    }
+}
+
+/* Through every member's halves, a half of each block per phase. */
+static void allgather_staged(struct wisp_coll_comm *c, const struct wisp_coll_block *in,
+                             struct wisp_coll_block *out, uint64_t most)
+{
+    for (uint64_t off = 0; off < most; off += c->half) {
+        uint64_t p = wisp_coll_next(c);
+        wisp_coll_reuse_half(c, p);
+        if (off < in->bytes)
+            memcpy(wisp_coll_half(c, c->rank, p), in->at + off, min64(c->half, in->bytes - off));
+        wisp_coll_publish(c, p);
+        for (int m = 0; m < c->size; m++) {
+            if (m == c->rank || off >= out[m].bytes)
+                continue;
+            wisp_coll_wait(c, m, p);
+            memcpy(out[m].at + off, wisp_coll_half(c, m, p), min64(c->half, out[m].bytes - off));
+        }
+    }
+}
+
+static void allgather_large(struct wisp_coll_comm *c, const struct wisp_coll_block *in,
+                            struct wisp_coll_block *out, uint64_t most)
+{
+    uint64_t a = wisp_coll_next(c);
+    wisp_coll_reuse_line(c, a);
+    wisp_coll_line(c, c->rank, a)->aux = wisp_coll_block_shared(in);
+    wisp_coll_publish(c, a);
+    wisp_coll_wait_all(c, a);
+    for (int m = 0; m < c->size; m++)
+        if (out[m].bytes && !wisp_coll_line(c, m, a)->aux) {
+            allgather_staged(c, in, out, most);
+            return;
+        }
+    for (int m = 0; m < c->size; m++)
+        if (m != c->rank && out[m].bytes)
+            memcpy(out[m].at, (const char *)(uintptr_t)wisp_coll_line(c, m, a)->aux, out[m].bytes);
+    wisp_coll_publish(c, a + 1);
+    wisp_coll_wait_all(c, a + 1);
+}
+
+/* Every member's block to write; this member's none with MPI_IN_PLACE,
+ * where its block (`in`) is read from its own place. */
+static bool open_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs, bool in_place,
+                     struct wisp_coll_block *out, struct wisp_coll_block *in, MPI_Comm comm)
+{
+    for (int m = 0; m < c->size; m++) {
+        bool ok = m == c->rank && in_place
+                      ? wisp_coll_block_in(in, wisp_coll_blocks_at(bs, m),
+                                           wisp_coll_blocks_count(bs, m), bs->type, comm)
+                      : wisp_coll_block_out(&out[m], wisp_coll_blocks_at(bs, m),
+                                            wisp_coll_blocks_count(bs, m), bs->type);
+        if (m == c->rank && in_place)
+            out[m] = (struct wisp_coll_block){NULL, in->bytes, NULL};
+        if (!ok) {
+            while (m-- > 0)
+                wisp_coll_block_in_done(&out[m]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* False (before any phase) where wisp cannot take the blocks' bytes: the
+ * MPI's call. */
+static bool allgather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, MPI_Comm comm)
+{
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    struct wisp_coll_block in = {NULL, 0, NULL};
+    struct wisp_coll_blockset out;
+    if (!wisp_coll_blockset_init(&out, c->size))
+        return false;
+    if ((!in_place && !wisp_coll_block_in(&in, sendbuf, sendcount, sendtype, comm)) ||
+        !open_out(c, bs, in_place, out.b, &in, comm)) {
+        wisp_coll_block_in_done(&in);
+        wisp_coll_blockset_fini(&out);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
+    uint64_t most = 0;
+    for (int m = 0; m < c->size; m++)
+        most = out.b[m].bytes > most ? out.b[m].bytes : most;
+    if (most <= c->half && most < wisp_coll.single_copy_min) {
+        if (most)
+            allgather_small(c, &in, out.b);
+    } else {
+        allgather_large(c, &in, out.b, most);
+    }
+    if (!in_place)
+        memcpy(out.b[c->rank].at, in.at, min64(in.bytes, out.b[c->rank].bytes));
+    for (int m = 0; m < c->size; m++)
+        wisp_coll_block_out_done(&out.b[m], wisp_coll_blocks_at(bs, m),
+                                 wisp_coll_blocks_count(bs, m), bs->type, comm);
+    wisp_coll_block_in_done(&in);
+    wisp_coll_blockset_fini(&out);
+    return true;
+}
+
+int wisp_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (!c || (sendbuf == recvbuf && sendcount > 0) ||
+        !wisp_coll_blocks_of(&bs, recvbuf, recvcount, (struct wisp_coll_vec){0}, recvtype) ||
+        !allgather(c, sendbuf, sendcount, sendtype, &bs, comm))
+        return mpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             large);
+    return MPI_SUCCESS;
+}
+
+int wisp_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                         MPI_Comm comm)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (!c || (sendbuf == recvbuf && sendcount > 0) ||
+        !wisp_coll_blocks_of(&bs, recvbuf, 0, recv, recvtype) ||
+        !allgather(c, sendbuf, sendcount, sendtype, &bs, comm))
+        return mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recv, recvtype, comm);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,269 @@
+/*
+ * MPI_Gather and MPI_Gatherv through the area (area.h has the phases,
+ * move.h the blocks as bytes).
+ *
+ * A gather whose blocks are up to a staging half and below
+ * WISP_COLL_SINGLE_COPY (the size is the same in every member): one phase;
+ * every member puts its block inline in its line (48 bytes) or in its
+ * staging half, publishes and leaves; the root copies each block out as it
+ * arrives (gather_small).
+ *
+ * Otherwise, and for every MPI_Gatherv (only the root knows the sizes, so
+ * every member takes this path): in the first phase every member offers its
+ * block's size and either the block inline (up to 40 bytes) or, where it is
+ * in the shared heap, its address; everyone then knows the plan. The root
+ * copies the inline blocks and reads the others in place (one copy); the
+ * blocks of the rest come through their owners' staging halves, a half per
+ * phase, the owner filling one while the root empties the other
+ * (gather_any). In a last phase the root says it is done: a member whose
+ * buffer it read in place waits for that before returning.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/area.h"
+#include "coll/coll.h"
+#include "coll/move.h"
+#include "coll/mpi.h"
+#include "wisp_have.h"
+
+/* Inline in a first-phase line, after the 8 bytes of the size. */
+enum { OFFER_INLINE = WISP_COLL_INLINE - 8 };
+
+static int mpi_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, bool large)
+{
+    wisp_coll_count(&wisp_coll.passed);
+    bool lent = wisp_p2p_lend();
+    int rc;
+#ifdef WISP_HAVE_MPI_Gather_c
+    if (large)
+        rc = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    else
+#endif
+        rc = PMPI_Gather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root,
+                         comm);
+    (void)large;
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
+static int mpi_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, struct wisp_coll_vec v, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm)
+{
+    wisp_coll_count(&wisp_coll.passed);
+    bool lent = wisp_p2p_lend();
+    int rc;
+#ifdef WISP_HAVE_MPI_Gatherv_c
+    if (v.large)
+        rc = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, v.lcounts, v.ldispls, recvtype,
+                            root, comm);
+    else
+#endif
+        rc = PMPI_Gatherv(sendbuf, (int)sendcount, sendtype, recvbuf, v.counts, v.displs, recvtype,
+                          root, comm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* One phase: every member's block in its line or its half; the root copies
+ * each out as it arrives. */
+static void gather_small(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
+                         struct wisp_coll_block *out, uint64_t bytes)
+{
+    uint64_t p = wisp_coll_next(c);
+    if (c->rank != root) {
+        char *to;
+        if (bytes <= WISP_COLL_INLINE) {
+            wisp_coll_reuse_line(c, p);
+            to = (char *)wisp_coll_line(c, c->rank, p)->data;
+        } else {
+            wisp_coll_reuse_half(c, p);
+            to = wisp_coll_half(c, c->rank, p);
+        }
+        memcpy(to, in->at, bytes);
+        wisp_coll_publish(c, p);
+        return;
+    }
+    wisp_coll_publish(c, p);
+    for (int m = 0; m < c->size; m++) {
+        if (m == root)
+            continue;
+        wisp_coll_wait(c, m, p);
+        const char *from = bytes <= WISP_COLL_INLINE ? (const char *)wisp_coll_line(c, m, p)->data
+                                                     : wisp_coll_half(c, m, p);
+        memcpy(out[m].at, from, min64(bytes, out[m].bytes));
+    }
+}
+
+/* A member's offer in phase `a`: staged (through its halves) or not. */
+static bool staged(struct wisp_coll_comm *c, int m, uint64_t a)
+{
+    return wisp_coll_offered(c, m, a) > OFFER_INLINE && !wisp_coll_line(c, m, a)->aux;
+}
+
+/* The root: the inline and in-place blocks at once, then a round per half;
+ * it publishes a round's phase before reading its data (it has read the
+ * previous round's), so members fill one half while it empties the other. */
+static void gather_root(struct wisp_coll_comm *c, struct wisp_coll_block *out, uint64_t a,
+                        uint64_t rounds)
+{
+    for (int m = 0; m < c->size; m++) {
+        uint64_t n = min64(wisp_coll_offered(c, m, a), out[m].bytes);
+        const struct wisp_coll_line *line = wisp_coll_line(c, m, a);
+        if (m == c->rank || !n || staged(c, m, a))
+            continue;
+        memcpy(out[m].at,
+               line->aux ? (const char *)(uintptr_t)line->aux : (const char *)line->data + 8, n);
+    }
+    for (uint64_t k = 0; k < rounds; k++) {
+        uint64_t p = a + 1 + k, off = k * c->half;
+        wisp_coll_publish(c, p);
+        for (int m = 0; m < c->size; m++) {
+            uint64_t n = min64(wisp_coll_offered(c, m, a), out[m].bytes);
+            if (m == c->rank || !staged(c, m, a) || off >= n)
+                continue;
+            wisp_coll_wait(c, m, p);
+            memcpy(out[m].at + off, wisp_coll_half(c, m, p), min64(c->half, n - off));
+        }
+    }
+    wisp_coll_publish(c, a + rounds + 1);
+}
+
+static void gather_member(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
+                          uint64_t a, uint64_t rounds)
+{
+    bool mine = staged(c, c->rank, a);
+    for (uint64_t k = 0; k < rounds; k++) {
+        uint64_t p = a + 1 + k, off = k * c->half;
+        if (mine && off < in->bytes) {
+            wisp_coll_reuse_half(c, p);
+            memcpy(wisp_coll_half(c, c->rank, p), in->at + off, min64(c->half, in->bytes - off));
+        }
+        wisp_coll_publish(c, p);
+    }
+    uint64_t f = a + rounds + 1;
+    if (wisp_coll_line(c, c->rank, a)->aux)
+        wisp_coll_wait(c, root, f); /* the root reads this member's buffer until then */
+    wisp_coll_publish(c, f);
+}
+
+static void gather_any(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
+                       struct wisp_coll_block *out)
+{
+    uint64_t a = wisp_coll_next(c), bytes = c->rank == root ? 0 : in->bytes;
+    wisp_coll_reuse_line(c, a);
+    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, a);
+    memcpy(line->data, &bytes, sizeof bytes);
+    line->aux = bytes > OFFER_INLINE ? wisp_coll_block_shared(in) : 0;
+    if (bytes <= OFFER_INLINE)
+        memcpy(line->data + 8, in->at, bytes);
+    wisp_coll_publish(c, a);
+    wisp_coll_wait_all(c, a);
+    uint64_t rounds = 0;
+    for (int m = 0; m < c->size; m++)
+        if (staged(c, m, a) && wisp_coll_rounds(wisp_coll_offered(c, m, a), c->half) > rounds)
+            rounds = wisp_coll_rounds(wisp_coll_offered(c, m, a), c->half);
+    if (c->rank == root)
+        gather_root(c, out, a, rounds);
+    else
+        gather_member(c, root, in, a, rounds);
+}
+
+/* The root's blocks to write (its own none with MPI_IN_PLACE). */
+static bool open_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs, bool in_place,
+                     struct wisp_coll_block *out)
+{
+    for (int m = 0; m < c->size; m++) {
+        out[m] = (struct wisp_coll_block){NULL, 0, NULL};
+        if (m == c->rank && in_place)
+            continue;
+        if (!wisp_coll_block_out(&out[m], wisp_coll_blocks_at(bs, m), wisp_coll_blocks_count(bs, m),
+                                 bs->type)) {
+            while (m-- > 0)
+                wisp_coll_block_in_done(&out[m]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void close_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
+                      struct wisp_coll_block *out, MPI_Comm comm)
+{
+    for (int m = 0; m < c->size; m++)
+        wisp_coll_block_out_done(&out[m], wisp_coll_blocks_at(bs, m), wisp_coll_blocks_count(bs, m),
+                                 bs->type, comm);
+}
+
+/* False (before any phase) where wisp cannot take the blocks' bytes: the
+ * MPI's call. `bs` is the root's receive buffer; `uniform`: MPI_Gather. */
+static bool gather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, int root, bool uniform,
+                   MPI_Comm comm)
+{
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    struct wisp_coll_block in = {NULL, 0, NULL};
+    struct wisp_coll_blockset out = {NULL};
+    if (!in_place && !wisp_coll_block_in(&in, sendbuf, sendcount, sendtype, comm))
+        return false;
+    if (c->rank == root &&
+        (!wisp_coll_blockset_init(&out, c->size) || !open_out(c, bs, in_place, out.b))) {
+        wisp_coll_blockset_fini(&out);
+        wisp_coll_block_in_done(&in);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
+    uint64_t bytes = c->rank == root ? out.b[(root + 1) % c->size].bytes : in.bytes;
+    if (uniform && bytes <= c->half && bytes < wisp_coll.single_copy_min) {
+        if (bytes)
+            gather_small(c, root, &in, out.b, bytes);
+    } else {
+        gather_any(c, root, &in, out.b);
+    }
+    if (c->rank == root) {
+        if (!in_place)
+            memcpy(out.b[root].at, in.at, min64(in.bytes, out.b[root].bytes));
+        close_out(c, bs, out.b, comm);
+        wisp_coll_blockset_fini(&out);
+    }
+    wisp_coll_block_in_done(&in);
+    return true;
+}
+
+int wisp_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (!c || root < 0 || root >= c->size || (c->rank != root && sendbuf == MPI_IN_PLACE) ||
+        (c->rank == root &&
+         !wisp_coll_blocks_of(&bs, recvbuf, recvcount, (struct wisp_coll_vec){0}, recvtype)) ||
+        !gather(c, sendbuf, sendcount, sendtype, &bs, root, true, comm))
+        return mpi_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                          large);
+    return MPI_SUCCESS;
+}
+
+int wisp_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (!c || root < 0 || root >= c->size || (c->rank != root && sendbuf == MPI_IN_PLACE) ||
+        (c->rank == root && !wisp_coll_blocks_of(&bs, recvbuf, 0, recv, recvtype)) ||
+        !gather(c, sendbuf, sendcount, sendtype, &bs, root, false, comm))
+        return mpi_gatherv(sendbuf, sendcount, sendtype, recvbuf, recv, recvtype, root, comm);
+    return MPI_SUCCESS;
+}

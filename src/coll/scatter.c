@@ -1,0 +1,260 @@
+/*
+ * MPI_Scatter and MPI_Scatterv through the area (area.h has the phases,
+ * move.h the blocks as bytes).
+ *
+ * A scatter whose blocks are below WISP_COLL_SINGLE_COPY and fit the
+ * root's line together (48 bytes) or its staging half in slots of an n-th
+ * (the size is the same in every member): one phase; the root writes every
+ * block, publishes and leaves; every other member copies its own out
+ * (scatter_small).
+ *
+ * Otherwise, and for every MPI_Scatterv (only the root knows the sizes,
+ * so every member takes this path): in the first phase every member offers
+ * its block's size and, where it is in the shared heap, its address; then
+ * the root writes those blocks straight into their owners' buffers (one
+ * copy), and the others' through its staging halves, every member's chunk
+ * in its slot, a half per phase, filling one while the members empty the
+ * other (scatter_any). In a last phase the root says it is done: a member
+ * whose buffer it wrote waits for that.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/area.h"
+#include "coll/coll.h"
+#include "coll/move.h"
+#include "coll/mpi.h"
+#include "wisp_have.h"
+
+static int mpi_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, bool large)
+{
+    wisp_coll_count(&wisp_coll.passed);
+    bool lent = wisp_p2p_lend();
+    int rc;
+#ifdef WISP_HAVE_MPI_Scatter_c
+    if (large)
+        rc = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    else
+#endif
+        rc = PMPI_Scatter(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
+                          root, comm);
+    (void)large;
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
+static int mpi_scatterv(const void *sendbuf, struct wisp_coll_vec v, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm)
+{
+    wisp_coll_count(&wisp_coll.passed);
+    bool lent = wisp_p2p_lend();
+    int rc;
+#ifdef WISP_HAVE_MPI_Scatterv_c
+    if (v.large)
+        rc = PMPI_Scatterv_c(sendbuf, v.lcounts, v.ldispls, sendtype, recvbuf, recvcount, recvtype,
+                             root, comm);
+    else
+#endif
+        rc = PMPI_Scatterv(sendbuf, v.counts, v.displs, sendtype, recvbuf, (int)recvcount, recvtype,
+                           root, comm);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* A member's slot in the root's staging half (whole cache lines). */
+static uint64_t slot(const struct wisp_coll_comm *c)
+{
+    return (c->half / (uint64_t)c->size) & ~(uint64_t)(WISP_COLL_LINE - 1);
+}
+
+/* One phase: every block in the root's line or half, each member copies
+ * its own. */
+static void scatter_small(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
+                          struct wisp_coll_block *out, uint64_t bytes)
+{
+    uint64_t p = wisp_coll_next(c);
+    bool inline_ = bytes * (uint64_t)c->size <= WISP_COLL_INLINE;
+    uint64_t stride = inline_ ? bytes : slot(c);
+    if (c->rank == root) {
+        char *to;
+        if (inline_) {
+            wisp_coll_reuse_line(c, p);
+            to = (char *)wisp_coll_line(c, c->rank, p)->data;
+        } else {
+            wisp_coll_reuse_half(c, p);
+            to = wisp_coll_half(c, c->rank, p);
+        }
+        for (int m = 0; m < c->size; m++)
+            if (m != root)
+                memcpy(to + (uint64_t)m * stride, in[m].at, min64(bytes, in[m].bytes));
+    } else {
+        wisp_coll_wait(c, root, p);
+        const char *from =
+            inline_ ? (const char *)wisp_coll_line(c, root, p)->data : wisp_coll_half(c, root, p);
+        memcpy(out->at, from + (uint64_t)c->rank * stride, min64(bytes, out->bytes));
+    }
+    wisp_coll_publish(c, p);
+}
+
+/* A member's offer in phase `a`: through the root's halves, or not. */
+static bool staged(struct wisp_coll_comm *c, int m, uint64_t a)
+{
+    return wisp_coll_offered(c, m, a) && !wisp_coll_line(c, m, a)->aux;
+}
+
+static void scatter_root(struct wisp_coll_comm *c, const struct wisp_coll_block *in, uint64_t a,
+                         uint64_t rounds)
+{
+    uint64_t s = slot(c);
+    for (int m = 0; m < c->size; m++) {
+        uint64_t to = wisp_coll_line(c, m, a)->aux;
+        if (m != c->rank && to)
+            memcpy((char *)(uintptr_t)to, in[m].at, min64(wisp_coll_offered(c, m, a), in[m].bytes));
+    }
+    for (uint64_t k = 0; k < rounds; k++) {
+        uint64_t p = a + 1 + k, off = k * s;
+        wisp_coll_reuse_half(c, p);
+        char *half = wisp_coll_half(c, c->rank, p);
+        for (int m = 0; m < c->size; m++) {
+            uint64_t n = min64(wisp_coll_offered(c, m, a), in[m].bytes);
+            if (m != c->rank && staged(c, m, a) && off < n)
+                memcpy(half + (uint64_t)m * s, in[m].at + off, min64(s, n - off));
+        }
+        wisp_coll_publish(c, p);
+    }
+    wisp_coll_publish(c, a + rounds + 1);
+}
+
+/* A staged member publishes a round's phase before it copies (it has
+ * copied the previous round's): the root fills the other half meanwhile. */
+static void scatter_member(struct wisp_coll_comm *c, int root, struct wisp_coll_block *out,
+                           uint64_t a, uint64_t rounds)
+{
+    uint64_t s = slot(c);
+    bool mine = staged(c, c->rank, a);
+    for (uint64_t k = 0; k < rounds; k++) {
+        uint64_t p = a + 1 + k, off = k * s;
+        if (mine)
+            wisp_coll_wait(c, root, p);
+        wisp_coll_publish(c, p);
+        if (mine && off < out->bytes)
+            memcpy(out->at + off, wisp_coll_half(c, root, p) + (uint64_t)c->rank * s,
+                   min64(s, out->bytes - off));
+    }
+    uint64_t f = a + rounds + 1;
+    if (wisp_coll_line(c, c->rank, a)->aux)
+        wisp_coll_wait(c, root, f); /* the root writes this member's buffer until then */
+    wisp_coll_publish(c, f);
+}
+
+static void scatter_any(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
+                        struct wisp_coll_block *out)
+{
+    uint64_t a = wisp_coll_next(c), bytes = c->rank == root ? 0 : out->bytes;
+    wisp_coll_reuse_line(c, a);
+    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, a);
+    memcpy(line->data, &bytes, sizeof bytes);
+    line->aux = bytes ? wisp_coll_block_shared(out) : 0;
+    wisp_coll_publish(c, a);
+    wisp_coll_wait_all(c, a);
+    uint64_t rounds = 0;
+    for (int m = 0; m < c->size; m++)
+        if (staged(c, m, a) && wisp_coll_rounds(wisp_coll_offered(c, m, a), slot(c)) > rounds)
+            rounds = wisp_coll_rounds(wisp_coll_offered(c, m, a), slot(c));
+    if (c->rank == root)
+        scatter_root(c, in, a, rounds);
+    else
+        scatter_member(c, root, out, a, rounds);
+}
+
+/* The root's blocks to read. */
+static bool open_in(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
+                    struct wisp_coll_block *in, MPI_Comm comm)
+{
+    for (int m = 0; m < c->size; m++)
+        if (!wisp_coll_block_in(&in[m], wisp_coll_blocks_at(bs, m), wisp_coll_blocks_count(bs, m),
+                                bs->type, comm)) {
+            while (m-- > 0)
+                wisp_coll_block_in_done(&in[m]);
+            return false;
+        }
+    return true;
+}
+
+/* False (before any phase) where wisp cannot take the blocks' bytes: the
+ * MPI's call. `bs` is the root's send buffer; `uniform`: MPI_Scatter. */
+static bool scatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, bool uniform,
+                    MPI_Comm comm)
+{
+    bool in_place = recvbuf == MPI_IN_PLACE;
+    struct wisp_coll_block out = {NULL, 0, NULL};
+    struct wisp_coll_blockset in = {NULL};
+    if (!in_place && !wisp_coll_block_out(&out, recvbuf, recvcount, recvtype))
+        return false;
+    if (c->rank == root &&
+        (!wisp_coll_blockset_init(&in, c->size) || !open_in(c, bs, in.b, comm))) {
+        wisp_coll_blockset_fini(&in);
+        wisp_coll_block_in_done(&out);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
+    uint64_t bytes = c->rank == root ? in.b[(root + 1) % c->size].bytes : out.bytes;
+    if (uniform && bytes < wisp_coll.single_copy_min &&
+        (bytes * (uint64_t)c->size <= WISP_COLL_INLINE || bytes <= slot(c))) {
+        if (bytes)
+            scatter_small(c, root, in.b, &out, bytes);
+    } else {
+        scatter_any(c, root, in.b, &out);
+    }
+    if (c->rank == root) {
+        if (!in_place)
+            memcpy(out.at, in.b[root].at, min64(in.b[root].bytes, out.bytes));
+        for (int m = 0; m < c->size; m++)
+            wisp_coll_block_in_done(&in.b[m]);
+        wisp_coll_blockset_fini(&in);
+    }
+    if (!in_place)
+        wisp_coll_block_out_done(&out, recvbuf, recvcount, recvtype, comm);
+    return true;
+}
+
+int wisp_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (!c || root < 0 || root >= c->size || !slot(c) ||
+        (c->rank != root && recvbuf == MPI_IN_PLACE) ||
+        (c->rank == root && !wisp_coll_blocks_of(&bs, (void *)sendbuf, sendcount,
+                                                 (struct wisp_coll_vec){0}, sendtype)) ||
+        !scatter(c, &bs, recvbuf, recvcount, recvtype, root, true, comm))
+        return mpi_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           large);
+    return MPI_SUCCESS;
+}
+
+int wisp_coll_scatterv(const void *sendbuf, struct wisp_coll_vec send, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (!c || root < 0 || root >= c->size || !slot(c) ||
+        (c->rank != root && recvbuf == MPI_IN_PLACE) ||
+        (c->rank == root && !wisp_coll_blocks_of(&bs, (void *)sendbuf, 0, send, sendtype)) ||
+        !scatter(c, &bs, recvbuf, recvcount, recvtype, root, false, comm))
+        return mpi_scatterv(sendbuf, send, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return MPI_SUCCESS;
+}
