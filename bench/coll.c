@@ -1,7 +1,9 @@
 /*
  * coll.c - time per call of MPI_Barrier, MPI_Bcast, MPI_Reduce and
  * MPI_Allreduce on MPI_COMM_WORLD at 8 B, 64 KiB and 1 MiB (doubles, MPI_SUM;
- * root 0), in the style of the OSU collective benchmarks: the same buffers
+ * root 0), and of MPI_Gather(v), MPI_Scatter(v) and MPI_Allgather(v) with
+ * blocks of those sizes per process (the v-forms with the same blocks), in
+ * the style of the OSU collective benchmarks: the same buffers
  * call after call (cache-hot), from malloc (so in wisp's shared heap when
  * wisp is preloaded, as an unmodified program's buffers are).
  *
@@ -18,6 +20,7 @@
  */
 #include <mpi.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +30,54 @@
 #define TRIALS   7
 
 static int me, np;
-static double *in, *out;
+static double *in, *out, *all; /* all: a block per process */
+static int *counts, *displs;
 
-enum coll { BARRIER, BCAST, REDUCE, ALLREDUCE };
-static const char *names[] = {"barrier", "bcast", "reduce", "allreduce"};
+enum coll {
+    BARRIER,
+    BCAST,
+    REDUCE,
+    ALLREDUCE,
+    GATHER,
+    GATHERV,
+    SCATTER,
+    SCATTERV,
+    ALLGATHER,
+    ALLGATHERV,
+    NCOLL
+};
+static const char *names[] = {"barrier", "bcast",   "reduce",   "allreduce", "gather",
+                              "gatherv", "scatter", "scatterv", "allgather", "allgatherv"};
+
+static void move(enum coll c, int count)
+{
+    for (int m = 0; m < np; m++) {
+        counts[m] = count;
+        displs[m] = m * count;
+    }
+    switch (c) {
+    case GATHER:
+        MPI_Gather(in, count, MPI_DOUBLE, all, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case GATHERV:
+        MPI_Gatherv(in, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case SCATTER:
+        MPI_Scatter(all, count, MPI_DOUBLE, out, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case SCATTERV:
+        MPI_Scatterv(all, counts, displs, MPI_DOUBLE, out, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        break;
+    case ALLGATHER:
+        MPI_Allgather(in, count, MPI_DOUBLE, all, count, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    case ALLGATHERV:
+        MPI_Allgatherv(in, count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    default:
+        break;
+    }
+}
 
 static void call(enum coll c, int count)
 {
@@ -46,6 +93,9 @@ static void call(enum coll c, int count)
         break;
     case ALLREDUCE:
         MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    default:
+        move(c, count);
         break;
     }
 }
@@ -105,6 +155,16 @@ static int check(int count)
     MPI_Reduce(in, out, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     for (int i = 0; i < count && me == 0; i++)
         bad |= out[i] != (double)np * (i % 7) + (double)np * (np - 1) / 2;
+    for (enum coll c = GATHER; c <= ALLGATHERV; c++) {
+        bool root = me == 0 || c >= ALLGATHER;
+        for (long i = 0; i < (long)np * count; i++)
+            all[i] = c == SCATTER || c == SCATTERV ? (double)(i % 1000) : -1.0;
+        move(c, count);
+        for (long i = 0; i < (long)np * count && root && c != SCATTER && c != SCATTERV; i++)
+            bad |= all[i] != (double)(i / count + (i % count) % 7);
+        for (int i = 0; i < count && (c == SCATTER || c == SCATTERV); i++)
+            bad |= out[i] != (double)(((long)me * count + i) % 1000);
+    }
     return bad;
 }
 
@@ -123,15 +183,19 @@ int main(int argc, char **argv)
         largest = sizes[s] > largest ? sizes[s] : largest;
     in = malloc((size_t)largest);
     out = malloc((size_t)largest);
+    all = malloc((size_t)largest * (size_t)np);
+    counts = malloc(sizeof(int) * (size_t)np);
+    displs = malloc(sizeof(int) * (size_t)np);
     memset(in, 0, (size_t)largest);
     memset(out, 0, (size_t)largest);
+    memset(all, 0, (size_t)largest * (size_t)np);
     double t = measure(BARRIER, 0);
     if (me == 0)
         printf("metric barrier %.3f us lower\n", t * 1e6);
     int bad = 0;
     for (int s = 0; s < nsizes; s++) {
         int count = (int)(sizes[s] / (long)sizeof(double));
-        for (enum coll c = BCAST; c <= ALLREDUCE; c++) {
+        for (enum coll c = BCAST; c < NCOLL; c++) {
             t = measure(c, count);
             if (me == 0)
                 printf("metric %s_%ldB %.3f us lower\n", names[c], sizes[s], t * 1e6);
