@@ -52,3 +52,17 @@ wisp_add_mpi_test(coll_move NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passe
 wisp_add_mpi_test(coll_move NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
                   ARGS passed quick)
 wisp_add_mpi_test(coll_move NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)
+# The all-to-alls, reduce-scatters and scans (coll_more), in the settings
+# of coll_ops.
+wisp_add_mpi_test(coll_more NP 2 ARGS served ${coll_quick})
+wisp_add_mpi_test(coll_more NP 3 ARGS served quick)
+wisp_add_mpi_test(coll_more NP 4 ARGS served quick)
+wisp_add_mpi_test(coll_more NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
+wisp_add_mpi_test(coll_more NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
+                  ARGS served quick)
+wisp_add_mpi_test(coll_more NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
+wisp_add_mpi_test(coll_more NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
+wisp_add_mpi_test(coll_more NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed quick)
+wisp_add_mpi_test(coll_more NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
+                  ARGS passed quick)
+wisp_add_mpi_test(coll_more NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)

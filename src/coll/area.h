@@ -113,6 +113,12 @@ struct wisp_coll {
     uint64_t bcast_max, reduce_max, allreduce_max;
     /* The smallest nonzero data (bytes) they take: below, the MPI's. */
     uint64_t bcast_min, reduce_min, allreduce_min;
+    /* The same for MPI_Alltoall (a block's bytes), MPI_Reduce_scatter(_block)
+     * (the whole vector's) and MPI_Scan/MPI_Exscan; MPI_Alltoallv and
+     * MPI_Alltoallw, whose sizes no member knows alike, all or nothing. */
+    uint64_t alltoall_min, alltoall_max, reduce_scatter_min, reduce_scatter_max;
+    uint64_t scan_min, scan_max;
+    bool alltoallv;
     /* Calls served through the heap; calls of the four passed to the MPI
      * (wisp_coll_counter). Relaxed loads and stores, no locked instruction:
      * threads may count over each other, they only report. */

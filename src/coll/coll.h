@@ -65,6 +65,29 @@ int wisp_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
                          void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
                          MPI_Comm comm);
 
+/* MPI_Alltoall(v, w), MPI_Reduce_scatter(_block), MPI_Scan, MPI_Exscan
+ * (alltoall.c, reduce_scatter.c, scan.c). The arrays of counts and
+ * displacements are MPI_X's int ones, or MPI_X_c's MPI_Count and MPI_Aint
+ * ones where `large`. */
+int wisp_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       bool large);
+int wisp_coll_alltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                        MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                        const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm, bool large);
+int wisp_coll_alltoallw(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                        const MPI_Datatype *sendtypes, void *recvbuf, const void *recvcounts,
+                        const void *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm,
+                        bool large);
+int wisp_coll_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool large);
+int wisp_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const void *recvcounts,
+                             MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool large);
+int wisp_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                   MPI_Op op, MPI_Comm comm, bool large);
+int wisp_coll_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm, bool large);
+
 /* The component's start and stop (core/component.h; start.c). */
 void wisp_coll_start(int thread_level);
 void wisp_coll_stop(void);

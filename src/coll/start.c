@@ -27,6 +27,16 @@
 #define AUTO_BCAST_MAX     UINT64_MAX
 #define AUTO_REDUCE_MAX    UINT64_MAX
 #define AUTO_ALLREDUCE_MAX UINT64_MAX
+/* MPI_Alltoall (a block's bytes), MPI_Alltoallv and MPI_Alltoallw (on or
+ * off: no size is alike in every member), MPI_Reduce_scatter(_block) (the
+ * whole vector's bytes), MPI_Scan and MPI_Exscan: docs/coll.md's figures. */
+#define AUTO_ALLTOALL_MIN       0
+#define AUTO_ALLTOALL_MAX       UINT64_MAX
+#define AUTO_ALLTOALLV          true
+#define AUTO_REDUCE_SCATTER_MIN 0
+#define AUTO_REDUCE_SCATTER_MAX UINT64_MAX
+#define AUTO_SCAN_MIN           0
+#define AUTO_SCAN_MAX           UINT64_MAX
 
 /* A child of fork() has the parent's areas as a private copy: it leaves
  * every collective to the MPI (if it calls one at all). */
@@ -54,6 +64,13 @@ void wisp_coll_start(int thread_level)
     wisp_coll.bcast_min = wisp_coll.all ? 0 : AUTO_BCAST_MIN;
     wisp_coll.reduce_min = wisp_coll.all ? 0 : AUTO_REDUCE_MIN;
     wisp_coll.allreduce_min = wisp_coll.all ? 0 : AUTO_ALLREDUCE_MIN;
+    wisp_coll.alltoall_min = wisp_coll.all ? 0 : AUTO_ALLTOALL_MIN;
+    wisp_coll.alltoall_max = wisp_coll.all ? UINT64_MAX : AUTO_ALLTOALL_MAX;
+    wisp_coll.alltoallv = wisp_coll.all || AUTO_ALLTOALLV;
+    wisp_coll.reduce_scatter_min = wisp_coll.all ? 0 : AUTO_REDUCE_SCATTER_MIN;
+    wisp_coll.reduce_scatter_max = wisp_coll.all ? UINT64_MAX : AUTO_REDUCE_SCATTER_MAX;
+    wisp_coll.scan_min = wisp_coll.all ? 0 : AUTO_SCAN_MIN;
+    wisp_coll.scan_max = wisp_coll.all ? UINT64_MAX : AUTO_SCAN_MAX;
     wisp_coll_op_init();
     wisp_coll_views_init();
     wisp_coll.on = true;

@@ -191,11 +191,7 @@ int wisp_impl_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
 #ifdef WISP_HAVE_MPI_Alltoall
 static int route_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false);
 }
 
 int wisp_impl_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -214,11 +210,7 @@ int wisp_impl_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
 #ifdef WISP_HAVE_MPI_Alltoall_c
 static int route_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true);
 }
 
 int wisp_impl_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -237,11 +229,7 @@ int wisp_impl_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 #ifdef WISP_HAVE_MPI_Alltoallv
 static int route_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, false);
 }
 
 int wisp_impl_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
@@ -260,11 +248,7 @@ int wisp_impl_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const i
 #ifdef WISP_HAVE_MPI_Alltoallv_c
 static int route_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, true);
 }
 
 int wisp_impl_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
@@ -283,11 +267,7 @@ int wisp_impl_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
 #ifdef WISP_HAVE_MPI_Alltoallw
 static int route_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, false);
 }
 
 int wisp_impl_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
@@ -306,11 +286,7 @@ int wisp_impl_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const i
 #ifdef WISP_HAVE_MPI_Alltoallw_c
 static int route_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, true);
 }
 
 int wisp_impl_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
@@ -618,11 +594,7 @@ int wisp_impl_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 #ifdef WISP_HAVE_MPI_Exscan
 static int route_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_exscan(sendbuf, recvbuf, count, datatype, op, comm, false);
 }
 
 int wisp_impl_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -641,11 +613,7 @@ int wisp_impl_MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Data
 #ifdef WISP_HAVE_MPI_Exscan_c
 static int route_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_exscan(sendbuf, recvbuf, count, datatype, op, comm, true);
 }
 
 int wisp_impl_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -1780,11 +1748,7 @@ int wisp_impl_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
 #ifdef WISP_HAVE_MPI_Reduce_scatter
 static int route_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, false);
 }
 
 int wisp_impl_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -1803,11 +1767,7 @@ int wisp_impl_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int r
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block
 static int route_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, false);
 }
 
 int wisp_impl_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -1826,11 +1786,7 @@ int wisp_impl_MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int r
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_c
 static int route_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, true);
 }
 
 int wisp_impl_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -1849,11 +1805,7 @@ int wisp_impl_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
 static int route_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, true);
 }
 
 int wisp_impl_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -2029,11 +1981,7 @@ int wisp_impl_MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype da
 #ifdef WISP_HAVE_MPI_Scan
 static int route_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_scan(sendbuf, recvbuf, count, datatype, op, comm, false);
 }
 
 int wisp_impl_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -2052,11 +2000,7 @@ int wisp_impl_MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 #ifdef WISP_HAVE_MPI_Scan_c
 static int route_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_scan(sendbuf, recvbuf, count, datatype, op, comm, true);
 }
 
 int wisp_impl_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)

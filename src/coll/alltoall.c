@@ -1,0 +1,367 @@
+/*
+ * MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw through the area (area.h
+ * has the phases), with any types: a block whose type is one contiguous
+ * piece is read or written as bytes, any other is packed by its sender
+ * and unpacked by its receiver (the members' types differ while their
+ * signatures match).
+ *
+ * MPI_Alltoall whose blocks of every member fit in a line (48 bytes): one
+ * phase; every member puts its blocks inline and takes its own from every
+ * line. Else two phases. In the first, every member publishes in its
+ * staging half a table of where its block for each member lies: in its
+ * send buffer itself where that block is contiguous and in the heap (read
+ * in place: one copy), else copied in after the table, or into a private
+ * heap allocation where the half has no room; every member then copies (or
+ * unpacks) its block from every other member's place. In the second,
+ * nobody reads anyone's blocks any more. Under MPI_IN_PLACE a member's
+ * blocks are always copied out first, since it overwrites them.
+ *
+ * The decision: the communicator and the size of a block (alike in every
+ * member for MPI_Alltoall); for the v and w forms, where each member knows
+ * only its own counts and types, the communicator alone. A member that
+ * cannot take part (a type it cannot pack, a count the MPI's pack cannot
+ * take, no memory) says so in its line in the first phase, and then every
+ * member makes the MPI's call instead.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/area.h"
+#include "coll/coll.h"
+#include "coll/layout.h"
+#include "coll/mpi_more.h"
+#include "core/log.h"
+#include "shm/heap.h"
+
+enum form { ALL, V, W };
+
+/* One call's description: the send side (or, in place, the receive side)
+ * and the receive side; per member i, through block(). */
+struct call {
+    enum form form;
+    bool large, in_place;
+    const char *sendbuf;
+    char *recvbuf;
+    MPI_Count scount, rcount;                          /* ALL */
+    const void *scounts, *sdispls, *rcounts, *rdispls; /* V, W */
+    MPI_Datatype stype, rtype;                         /* ALL, V */
+    const MPI_Datatype *stypes, *rtypes;               /* W */
+    MPI_Comm comm;
+};
+
+/* A block in a member's table: where its bytes are, how many. */
+struct entry {
+    uint64_t at, bytes;
+};
+
+/* A block of the call's send side (`send`) or receive side for member i. */
+struct block {
+    uintptr_t base; /* the buffer plus the displacement (MPI_BOTTOM: 0) */
+    MPI_Count count;
+    MPI_Datatype type;
+    struct wisp_coll_layout l;
+};
+
+static MPI_Count count_at(const void *a, int i, bool large)
+{
+    return large ? ((const MPI_Count *)a)[i] : ((const int *)a)[i];
+}
+static MPI_Aint displ_at(const void *a, int i, bool large)
+{
+    return large ? ((const MPI_Aint *)a)[i] : ((const int *)a)[i];
+}
+
+/* False where wisp cannot take the block (the MPI's call then). */
+static bool block(const struct call *k, bool send, int i, struct block *b)
+{
+    bool recv_side = !send || k->in_place;
+    uintptr_t buf = (uintptr_t)(recv_side ? k->recvbuf : k->sendbuf);
+    MPI_Aint lb, extent, displ;
+    switch (k->form) {
+    case ALL:
+        b->count = recv_side ? k->rcount : k->scount;
+        b->type = recv_side ? k->rtype : k->stype;
+        if (b->type == MPI_DATATYPE_NULL || PMPI_Type_get_extent(b->type, &lb, &extent))
+            return false;
+        displ = (MPI_Aint)i * (MPI_Aint)b->count * extent;
+        break;
+    case V:
+        b->count = count_at(recv_side ? k->rcounts : k->scounts, i, k->large);
+        b->type = recv_side ? k->rtype : k->stype;
+        if (b->type == MPI_DATATYPE_NULL || PMPI_Type_get_extent(b->type, &lb, &extent))
+            return false;
+        displ = displ_at(recv_side ? k->rdispls : k->sdispls, i, k->large) * extent;
+        break;
+    case W:
+    default:
+        b->count = count_at(recv_side ? k->rcounts : k->scounts, i, k->large);
+        b->type = (recv_side ? k->rtypes : k->stypes)[i];
+        displ = displ_at(recv_side ? k->rdispls : k->sdispls, i, k->large);
+        break;
+    }
+    b->base = buf + (uintptr_t)displ;
+    /* MPICH 4.0.2's MPI_Pack refuses MPI_BOTTOM (a null buffer): the MPI's. */
+    return wisp_coll_layout_of(b->type, b->count, &b->l) &&
+           (b->base || b->l.contiguous || !b->l.bytes);
+}
+
+/* The block's bytes into `to` (packed where its type is not one piece). */
+static bool take_out(const struct call *k, const struct block *b, char *to)
+{
+    if (b->l.contiguous) {
+        memcpy(to, (const char *)(b->base + (uintptr_t)b->l.lb), b->l.bytes);
+        return true;
+    }
+    return wisp_coll_pack((const void *)b->base, b->count, b->type, to, b->l.bytes, k->comm);
+}
+
+/* `bytes` bytes from `from` into the block (unpacked where needed); a
+ * sender with more bytes than the block takes is erroneous: cut short. */
+static void put_in(const struct call *k, const struct block *b, const char *from, uint64_t bytes)
+{
+    if (bytes > b->l.bytes)
+        bytes = b->l.bytes;
+    if (!bytes)
+        return;
+    if (b->l.contiguous)
+        memcpy((char *)(b->base + (uintptr_t)b->l.lb), from, bytes);
+    else if (!wisp_coll_unpack(from, bytes, (void *)b->base, b->count, b->type, k->comm))
+        PMPI_Abort(k->comm, 1);
+}
+
+/* Can this member take part? Every receive block must be one wisp can
+ * write; the send side is checked while the table is filled. */
+static bool receivable(const struct call *k, int size)
+{
+    struct block b;
+    for (int i = 0; i < size; i++)
+        if (!block(k, false, i, &b))
+            return false;
+    return true;
+}
+
+/* MPI_Alltoall with every member's blocks inline: `bytes` a block. */
+static bool alltoall_inline(struct wisp_coll_comm *c, const struct call *k, uint64_t bytes)
+{
+    uint64_t p = wisp_coll_next(c);
+    wisp_coll_reuse_line(c, p);
+    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p);
+    bool ok = receivable(k, c->size);
+    struct block b;
+    for (int i = 0; ok && i < c->size; i++)
+        ok = i == c->rank || (block(k, true, i, &b) && b.l.bytes == bytes &&
+                              take_out(k, &b, (char *)line->data + i * bytes));
+    line->aux = ok;
+    wisp_coll_publish(c, p);
+    wisp_coll_wait_all(c, p);
+    for (int m = 0; m < c->size; m++)
+        if (!wisp_coll_line(c, m, p)->aux)
+            return false;
+    for (int m = 0; m < c->size; m++) {
+        if (m == c->rank && k->in_place)
+            continue;
+        block(k, false, m, &b);
+        if (m == c->rank) {
+            struct block s;
+            block(k, true, m, &s);
+            char tmp[WISP_COLL_INLINE];
+            take_out(k, &s, tmp);
+            put_in(k, &b, tmp, s.l.bytes);
+        } else {
+            put_in(k, &b, (const char *)wisp_coll_line(c, m, p)->data + c->rank * bytes, bytes);
+        }
+    }
+    return true;
+}
+
+/* Phase 1's table: this member's block for every member, in place or
+ * copied after the table or into `*spill` (a heap allocation); false where
+ * this member cannot take part. */
+static bool offer_blocks(struct wisp_coll_comm *c, const struct call *k, uint64_t p, void **spill)
+{
+    struct entry *table = (struct entry *)wisp_coll_half(c, c->rank, p);
+    char *room = (char *)(table + c->size);
+    uint64_t free_bytes = c->half - (uint64_t)c->size * sizeof *table, copied = 0;
+    struct block b;
+    for (int i = 0; i < c->size; i++) {
+        if (!block(k, true, i, &b))
+            return false;
+        char *at = (char *)(b.base + (uintptr_t)b.l.lb);
+        bool direct = !k->in_place && b.l.contiguous && wisp_shm_heap_holds(at, b.l.bytes);
+        table[i] = (struct entry){direct ? (uint64_t)(uintptr_t)at : 0, b.l.bytes};
+        if (!direct && i != c->rank)
+            copied += (b.l.bytes + 63) & ~(uint64_t)63;
+    }
+    char *to = room;
+    if (copied > free_bytes) {
+        *spill = wisp_shm_heap_alloc(copied, WISP_COLL_LINE, false);
+        if (!*spill || !wisp_shm_heap_holds(*spill, copied))
+            return false;
+        to = *spill;
+    }
+    for (int i = 0; i < c->size; i++) {
+        if (table[i].at || i == c->rank || !table[i].bytes)
+            continue;
+        if (!block(k, true, i, &b) || !take_out(k, &b, to))
+            return false;
+        table[i].at = (uint64_t)(uintptr_t)to;
+        to += (b.l.bytes + 63) & ~(uint64_t)63;
+    }
+    return true;
+}
+
+/* This member's own block, from its send side to its receive side. */
+static void own_block(struct wisp_coll_comm *c, const struct call *k)
+{
+    if (k->in_place)
+        return; /* already where it belongs */
+    struct block s, r;
+    block(k, true, c->rank, &s);
+    block(k, false, c->rank, &r);
+    if (!s.l.bytes)
+        return;
+    if (s.l.contiguous) {
+        put_in(k, &r, (const char *)(s.base + (uintptr_t)s.l.lb), s.l.bytes);
+        return;
+    }
+    char *tmp = malloc(s.l.bytes);
+    if (!tmp || !take_out(k, &s, tmp)) {
+        wisp_log_error("MPI_Alltoall: no memory for %llu bytes to pack",
+                       (unsigned long long)s.l.bytes);
+        PMPI_Abort(k->comm, 1);
+    }
+    put_in(k, &r, tmp, s.l.bytes);
+    free(tmp);
+}
+
+/* Two phases (above); false (one phase spent alike) where some member
+ * cannot take part. */
+static bool alltoall_tables(struct wisp_coll_comm *c, const struct call *k)
+{
+    uint64_t p1 = wisp_coll_next(c);
+    wisp_coll_reuse_half(c, p1);
+    void *spill = NULL;
+    bool ok = receivable(k, c->size) && offer_blocks(c, k, p1, &spill);
+    wisp_coll_line(c, c->rank, p1)->aux = ok;
+    wisp_coll_publish(c, p1);
+    wisp_coll_wait_all(c, p1);
+    for (int m = 0; m < c->size && ok; m++)
+        ok = wisp_coll_line(c, m, p1)->aux;
+    if (ok) {
+        struct block b;
+        for (int m = 0; m < c->size; m++) {
+            if (m == c->rank)
+                continue;
+            const struct entry *e = (const struct entry *)wisp_coll_half(c, m, p1) + c->rank;
+            block(k, false, m, &b);
+            put_in(k, &b, (const char *)(uintptr_t)e->at, e->bytes);
+        }
+        own_block(c, k);
+        wisp_coll_publish(c, p1 + 1);
+        wisp_coll_wait_all(c, p1 + 1);
+    }
+    if (spill)
+        wisp_shm_heap_free(spill);
+    return ok;
+}
+
+/* The call through the area, or false where the MPI must make it (alike in
+ * every member). */
+static bool alltoall(struct wisp_coll_comm *c, const struct call *k, uint64_t inline_bytes)
+{
+    if ((uint64_t)c->size * sizeof(struct entry) > c->half / 2)
+        return false; /* a table that leaves the half little room: alike everywhere */
+    if (k->form == ALL && inline_bytes * (uint64_t)c->size <= WISP_COLL_INLINE)
+        return alltoall_inline(c, k, inline_bytes);
+    return alltoall_tables(c, k);
+}
+
+int wisp_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    /* The receive side's block size is alike in every member. */
+    MPI_Count size = 0;
+    uint64_t bytes = 0;
+    if (c && recvcount >= 0 && recvtype != MPI_DATATYPE_NULL &&
+        PMPI_Type_size_x(recvtype, &size) == MPI_SUCCESS && size != MPI_UNDEFINED)
+        bytes = (uint64_t)recvcount * (uint64_t)size;
+    else
+        c = NULL;
+    if (!c || bytes > wisp_coll.alltoall_max || (bytes && bytes < wisp_coll.alltoall_min) ||
+        (sendbuf == recvbuf && bytes))
+        return wisp_coll_mpi_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                      comm, large);
+    if (!bytes) {
+        wisp_coll_count(&wisp_coll.served);
+        return MPI_SUCCESS;
+    }
+    struct call k = {.form = ALL,
+                     .large = large,
+                     .in_place = sendbuf == MPI_IN_PLACE,
+                     .sendbuf = sendbuf,
+                     .recvbuf = recvbuf,
+                     .scount = sendcount,
+                     .rcount = recvcount,
+                     .stype = sendtype,
+                     .rtype = recvtype,
+                     .comm = comm};
+    if (!alltoall(c, &k, bytes))
+        return wisp_coll_mpi_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                      comm, large);
+    wisp_coll_count(&wisp_coll.served);
+    return MPI_SUCCESS;
+}
+
+int wisp_coll_alltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                        MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                        const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm, bool large)
+{
+    struct wisp_coll_comm *c =
+        wisp_coll.on && wisp_coll.alltoallv ? wisp_coll_comm_get(comm) : NULL;
+    struct call k = {.form = V,
+                     .large = large,
+                     .in_place = sendbuf == MPI_IN_PLACE,
+                     .sendbuf = sendbuf,
+                     .recvbuf = recvbuf,
+                     .scounts = sendcounts,
+                     .sdispls = sdispls,
+                     .rcounts = recvcounts,
+                     .rdispls = rdispls,
+                     .stype = sendtype,
+                     .rtype = recvtype,
+                     .comm = comm};
+    if (!c || !alltoall(c, &k, 0))
+        return wisp_coll_mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                       rdispls, recvtype, comm, large);
+    wisp_coll_count(&wisp_coll.served);
+    return MPI_SUCCESS;
+}
+
+int wisp_coll_alltoallw(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                        const MPI_Datatype *sendtypes, void *recvbuf, const void *recvcounts,
+                        const void *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm,
+                        bool large)
+{
+    struct wisp_coll_comm *c =
+        wisp_coll.on && wisp_coll.alltoallv ? wisp_coll_comm_get(comm) : NULL;
+    struct call k = {.form = W,
+                     .large = large,
+                     .in_place = sendbuf == MPI_IN_PLACE,
+                     .sendbuf = sendbuf,
+                     .recvbuf = recvbuf,
+                     .scounts = sendcounts,
+                     .sdispls = sdispls,
+                     .rcounts = recvcounts,
+                     .rdispls = rdispls,
+                     .stypes = sendtypes,
+                     .rtypes = recvtypes,
+                     .comm = comm};
+    if (!c || !alltoall(c, &k, 0))
+        return wisp_coll_mpi_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                       rdispls, recvtypes, comm, large);
+    wisp_coll_count(&wisp_coll.served);
+    return MPI_SUCCESS;
+}
