@@ -173,10 +173,17 @@ static bool allgather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count s
         wisp_coll_blockset_fini(&out);
         return false;
     }
-    wisp_coll_count(&wisp_coll.served);
     uint64_t most = 0;
     for (int m = 0; m < c->size; m++)
         most = out.b[m].bytes > most ? out.b[m].bytes : most;
+    if (most > wisp_coll.allgather_max || (most && most < wisp_coll.allgather_min)) {
+        for (int m = 0; m < c->size; m++)
+            wisp_coll_block_in_done(&out.b[m]);
+        wisp_coll_block_in_done(&in);
+        wisp_coll_blockset_fini(&out);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
     if (most <= c->half && most < wisp_coll.single_copy_min) {
         if (most)
             allgather_small(c, &in, out.b);

@@ -119,6 +119,11 @@ struct wisp_coll {
     uint64_t alltoall_min, alltoall_max, reduce_scatter_min, reduce_scatter_max;
     uint64_t scan_min, scan_max;
     bool alltoallv;
+    /* MPI_Gather, MPI_Scatter (a block's bytes) and MPI_Allgather(v) (the
+     * largest block's); MPI_Gatherv and MPI_Scatterv, whose sizes only the
+     * root knows, all or nothing. */
+    uint64_t gather_min, gather_max, scatter_min, scatter_max, allgather_min, allgather_max;
+    bool gatherv, scatterv;
     /* Calls served through the heap; calls of the four passed to the MPI
      * (wisp_coll_counter). Relaxed loads and stores, no locked instruction:
      * threads may count over each other, they only report. */

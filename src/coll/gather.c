@@ -197,12 +197,16 @@ static bool open_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs
     return true;
 }
 
+/* Unpack the root's blocks that were copies (`filled`), and let them go. */
 static void close_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
-                      struct wisp_coll_block *out, MPI_Comm comm)
+                      struct wisp_coll_block *out, MPI_Comm comm, bool filled)
 {
     for (int m = 0; m < c->size; m++)
-        wisp_coll_block_out_done(&out[m], wisp_coll_blocks_at(bs, m), wisp_coll_blocks_count(bs, m),
-                                 bs->type, comm);
+        if (filled)
+            wisp_coll_block_out_done(&out[m], wisp_coll_blocks_at(bs, m),
+                                     wisp_coll_blocks_count(bs, m), bs->type, comm);
+        else
+            wisp_coll_block_in_done(&out[m]);
 }
 
 /* False (before any phase) where wisp cannot take the blocks' bytes: the
@@ -222,8 +226,15 @@ static bool gather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count send
         wisp_coll_block_in_done(&in);
         return false;
     }
-    wisp_coll_count(&wisp_coll.served);
     uint64_t bytes = c->rank == root ? out.b[(root + 1) % c->size].bytes : in.bytes;
+    if (uniform && (bytes > wisp_coll.gather_max || (bytes && bytes < wisp_coll.gather_min))) {
+        if (c->rank == root)
+            close_out(c, bs, out.b, comm, false);
+        wisp_coll_blockset_fini(&out);
+        wisp_coll_block_in_done(&in);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
     if (uniform && bytes <= c->half && bytes < wisp_coll.single_copy_min) {
         if (bytes)
             gather_small(c, root, &in, out.b, bytes);
@@ -233,7 +244,7 @@ static bool gather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count send
     if (c->rank == root) {
         if (!in_place)
             memcpy(out.b[root].at, in.at, min64(in.bytes, out.b[root].bytes));
-        close_out(c, bs, out.b, comm);
+        close_out(c, bs, out.b, comm, true);
         wisp_coll_blockset_fini(&out);
     }
     wisp_coll_block_in_done(&in);
@@ -261,7 +272,8 @@ int wisp_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
     struct wisp_coll_blocks bs;
-    if (!c || root < 0 || root >= c->size || (c->rank != root && sendbuf == MPI_IN_PLACE) ||
+    if (!c || !wisp_coll.gatherv || root < 0 || root >= c->size ||
+        (c->rank != root && sendbuf == MPI_IN_PLACE) ||
         (c->rank == root && !wisp_coll_blocks_of(&bs, recvbuf, 0, recv, recvtype)) ||
         !gather(c, sendbuf, sendcount, sendtype, &bs, root, false, comm))
         return mpi_gatherv(sendbuf, sendcount, sendtype, recvbuf, recv, recvtype, root, comm);

@@ -191,6 +191,14 @@ static bool open_in(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
     return true;
 }
 
+/* Let the root's blocks go (none elsewhere). */
+static void close_in(struct wisp_coll_comm *c, struct wisp_coll_blockset *in)
+{
+    for (int m = 0; in->b && m < c->size; m++)
+        wisp_coll_block_in_done(&in->b[m]);
+    wisp_coll_blockset_fini(in);
+}
+
 /* False (before any phase) where wisp cannot take the blocks' bytes: the
  * MPI's call. `bs` is the root's send buffer; `uniform`: MPI_Scatter. */
 static bool scatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs, void *recvbuf,
@@ -208,8 +216,13 @@ static bool scatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
         wisp_coll_block_in_done(&out);
         return false;
     }
-    wisp_coll_count(&wisp_coll.served);
     uint64_t bytes = c->rank == root ? in.b[(root + 1) % c->size].bytes : out.bytes;
+    if (uniform && (bytes > wisp_coll.scatter_max || (bytes && bytes < wisp_coll.scatter_min))) {
+        close_in(c, &in);
+        wisp_coll_block_in_done(&out);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
     if (uniform && bytes < wisp_coll.single_copy_min &&
         (bytes * (uint64_t)c->size <= WISP_COLL_INLINE || bytes <= slot(c))) {
         if (bytes)
@@ -217,13 +230,9 @@ static bool scatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
     } else {
         scatter_any(c, root, in.b, &out);
     }
-    if (c->rank == root) {
-        if (!in_place)
-            memcpy(out.at, in.b[root].at, min64(in.b[root].bytes, out.bytes));
-        for (int m = 0; m < c->size; m++)
-            wisp_coll_block_in_done(&in.b[m]);
-        wisp_coll_blockset_fini(&in);
-    }
+    if (c->rank == root && !in_place)
+        memcpy(out.at, in.b[root].at, min64(in.b[root].bytes, out.bytes));
+    close_in(c, &in);
     if (!in_place)
         wisp_coll_block_out_done(&out, recvbuf, recvcount, recvtype, comm);
     return true;
@@ -251,7 +260,7 @@ int wisp_coll_scatterv(const void *sendbuf, struct wisp_coll_vec send, MPI_Datat
 {
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
     struct wisp_coll_blocks bs;
-    if (!c || root < 0 || root >= c->size || !slot(c) ||
+    if (!c || !wisp_coll.scatterv || root < 0 || root >= c->size || !slot(c) ||
         (c->rank != root && recvbuf == MPI_IN_PLACE) ||
         (c->rank == root && !wisp_coll_blocks_of(&bs, (void *)sendbuf, 0, send, sendtype)) ||
         !scatter(c, &bs, recvbuf, recvcount, recvtype, root, false, comm))

@@ -27,6 +27,17 @@
 #define AUTO_BCAST_MAX     UINT64_MAX
 #define AUTO_REDUCE_MAX    UINT64_MAX
 #define AUTO_ALLREDUCE_MAX UINT64_MAX
+/* MPI_Gather and MPI_Scatter (a block's bytes), MPI_Allgather(v) (the
+ * largest block's), MPI_Gatherv and MPI_Scatterv (on or off: only the root
+ * knows the sizes): docs/coll.md's figures. */
+#define AUTO_GATHER_MIN    0
+#define AUTO_GATHER_MAX    UINT64_MAX
+#define AUTO_SCATTER_MIN   0
+#define AUTO_SCATTER_MAX   UINT64_MAX
+#define AUTO_ALLGATHER_MIN 0
+#define AUTO_ALLGATHER_MAX UINT64_MAX
+#define AUTO_GATHERV       true
+#define AUTO_SCATTERV      true
 /* MPI_Alltoall (a block's bytes), MPI_Alltoallv and MPI_Alltoallw (on or
  * off: no size is alike in every member), MPI_Reduce_scatter(_block) (the
  * whole vector's bytes), MPI_Scan and MPI_Exscan: docs/coll.md's figures. */
@@ -64,6 +75,14 @@ void wisp_coll_start(int thread_level)
     wisp_coll.bcast_min = wisp_coll.all ? 0 : AUTO_BCAST_MIN;
     wisp_coll.reduce_min = wisp_coll.all ? 0 : AUTO_REDUCE_MIN;
     wisp_coll.allreduce_min = wisp_coll.all ? 0 : AUTO_ALLREDUCE_MIN;
+    wisp_coll.gather_min = wisp_coll.all ? 0 : AUTO_GATHER_MIN;
+    wisp_coll.gather_max = wisp_coll.all ? UINT64_MAX : AUTO_GATHER_MAX;
+    wisp_coll.scatter_min = wisp_coll.all ? 0 : AUTO_SCATTER_MIN;
+    wisp_coll.scatter_max = wisp_coll.all ? UINT64_MAX : AUTO_SCATTER_MAX;
+    wisp_coll.allgather_min = wisp_coll.all ? 0 : AUTO_ALLGATHER_MIN;
+    wisp_coll.allgather_max = wisp_coll.all ? UINT64_MAX : AUTO_ALLGATHER_MAX;
+    wisp_coll.gatherv = wisp_coll.all || AUTO_GATHERV;
+    wisp_coll.scatterv = wisp_coll.all || AUTO_SCATTERV;
     wisp_coll.alltoall_min = wisp_coll.all ? 0 : AUTO_ALLTOALL_MIN;
     wisp_coll.alltoall_max = wisp_coll.all ? UINT64_MAX : AUTO_ALLTOALL_MAX;
     wisp_coll.alltoallv = wisp_coll.all || AUTO_ALLTOALLV;
