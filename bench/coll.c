@@ -2,8 +2,11 @@
  * coll.c - time per call of MPI_Barrier, MPI_Bcast, MPI_Reduce and
  * MPI_Allreduce on MPI_COMM_WORLD at 8 B, 64 KiB and 1 MiB (doubles, MPI_SUM;
  * root 0), and of MPI_Gather(v), MPI_Scatter(v) and MPI_Allgather(v) with
- * blocks of those sizes per process (the v-forms with the same blocks), in
- * the style of the OSU collective benchmarks: the same buffers
+ * blocks of those sizes per process (the v-forms with the same blocks),
+ * of MPI_Alltoall(v, w) with blocks of those sizes per pair of processes,
+ * of MPI_Reduce_scatter(_block) with that much per process and of MPI_Scan
+ * and MPI_Exscan with that much (doubles, MPI_SUM), in the style of the
+ * OSU collective benchmarks: the same buffers
  * call after call (cache-hot), from malloc (so in wisp's shared heap when
  * wisp is preloaded, as an unmodified program's buffers are).
  *
@@ -32,6 +35,9 @@
 static int me, np;
 static double *in, *out, *all; /* all: a block per process */
 static int *counts, *displs;
+static double *all2;        /* another block per process: an all-to-all's */
+static int *bytes_displs;   /* MPI_Alltoallw's */
+static MPI_Datatype *types; /* MPI_Alltoallw's */
 
 enum coll {
     BARRIER,
@@ -44,10 +50,24 @@ enum coll {
     SCATTERV,
     ALLGATHER,
     ALLGATHERV,
+    ALLTOALL,
+    ALLTOALLV,
+    ALLTOALLW,
+    REDUCE_SCATTER_BLOCK,
+    REDUCE_SCATTER,
+    SCAN,
+    EXSCAN,
     NCOLL
 };
-static const char *names[] = {"barrier", "bcast",   "reduce",   "allreduce", "gather",
-                              "gatherv", "scatter", "scatterv", "allgather", "allgatherv"};
+static const char *names[] = {"barrier",        "bcast",
+                              "reduce",         "allreduce",
+                              "gather",         "gatherv",
+                              "scatter",        "scatterv",
+                              "allgather",      "allgatherv",
+                              "alltoall",       "alltoallv",
+                              "alltoallw",      "reduce_scatter_block",
+                              "reduce_scatter", "scan",
+                              "exscan"};
 
 static void move(enum coll c, int count)
 {
@@ -79,6 +99,45 @@ static void move(enum coll c, int count)
     }
 }
 
+/* The all-to-alls, reduce-scatters and scans: `all` to `all2`, `all` to
+ * `out`, `in` to `out`. */
+static void exchange(enum coll c, int count)
+{
+    for (int m = 0; m < np; m++) {
+        counts[m] = count;
+        displs[m] = m * count;
+        bytes_displs[m] = m * count * (int)sizeof(double);
+        types[m] = MPI_DOUBLE;
+    }
+    switch (c) {
+    case ALLTOALL:
+        MPI_Alltoall(all, count, MPI_DOUBLE, all2, count, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    case ALLTOALLV:
+        MPI_Alltoallv(all, counts, displs, MPI_DOUBLE, all2, counts, displs, MPI_DOUBLE,
+                      MPI_COMM_WORLD);
+        break;
+    case ALLTOALLW:
+        MPI_Alltoallw(all, counts, bytes_displs, types, all2, counts, bytes_displs, types,
+                      MPI_COMM_WORLD);
+        break;
+    case REDUCE_SCATTER_BLOCK:
+        MPI_Reduce_scatter_block(all, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case REDUCE_SCATTER:
+        MPI_Reduce_scatter(all, out, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case SCAN:
+        MPI_Scan(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case EXSCAN:
+        MPI_Exscan(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    default:
+        break;
+    }
+}
+
 static void call(enum coll c, int count)
 {
     switch (c) {
@@ -95,7 +154,10 @@ static void call(enum coll c, int count)
         MPI_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         break;
     default:
-        move(c, count);
+        if (c >= ALLTOALL)
+            exchange(c, count);
+        else
+            move(c, count);
         break;
     }
 }
@@ -168,6 +230,38 @@ static int check(int count)
     return bad;
 }
 
+/* The results of one call of each of exchange()'s, checked. */
+static int check_exchange(int count)
+{
+    int bad = 0;
+    long n = (long)np * count;
+    for (enum coll c = ALLTOALL; c <= ALLTOALLW; c++) {
+        for (long i = 0; i < n; i++) {
+            all[i] = (double)(me * 1000 + (i / count) * 10 + i % count % 7);
+            all2[i] = -1.0;
+        }
+        exchange(c, count);
+        for (long i = 0; i < n; i++)
+            bad |= all2[i] != (double)((i / count) * 1000 + me * 10 + i % count % 7);
+    }
+    for (enum coll c = REDUCE_SCATTER_BLOCK; c <= REDUCE_SCATTER; c++) {
+        for (long i = 0; i < n; i++)
+            all[i] = (double)(me + i % 7);
+        exchange(c, count);
+        for (long i = 0; i < count; i++)
+            bad |= out[i] != (double)np * ((me * count + i) % 7) + (double)np * (np - 1) / 2;
+    }
+    for (int i = 0; i < count; i++)
+        in[i] = (double)(me + i % 7);
+    for (enum coll c = SCAN; c <= EXSCAN; c++) {
+        int last = c == SCAN ? me : me - 1;
+        exchange(c, count);
+        for (int i = 0; i < count && last >= 0; i++)
+            bad |= out[i] != (double)(last + 1) * (i % 7) + (double)last * (last + 1) / 2;
+    }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -186,6 +280,10 @@ int main(int argc, char **argv)
     all = malloc((size_t)largest * (size_t)np);
     counts = malloc(sizeof(int) * (size_t)np);
     displs = malloc(sizeof(int) * (size_t)np);
+    all2 = malloc((size_t)largest * (size_t)np);
+    bytes_displs = malloc(sizeof(int) * (size_t)np);
+    types = malloc(sizeof(MPI_Datatype) * (size_t)np);
+    memset(all2, 0, (size_t)largest * (size_t)np);
     memset(in, 0, (size_t)largest);
     memset(out, 0, (size_t)largest);
     memset(all, 0, (size_t)largest * (size_t)np);
@@ -201,6 +299,7 @@ int main(int argc, char **argv)
                 printf("metric %s_%ldB %.3f us lower\n", names[c], sizes[s], t * 1e6);
         }
         bad |= check(count);
+        bad |= check_exchange(count);
     }
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
