@@ -66,9 +66,10 @@ void wisp_coll_block_in_done(struct wisp_coll_block *b)
     b->packed = NULL;
 }
 
+/* A packed copy too: it lives until the collective's last phase. */
 uint64_t wisp_coll_block_shared(const struct wisp_coll_block *b)
 {
-    return !b->packed && wisp_shm_heap_holds(b->at, b->bytes) ? (uint64_t)(uintptr_t)b->at : 0;
+    return wisp_shm_heap_holds(b->at, b->bytes) ? (uint64_t)(uintptr_t)b->at : 0;
 }
 
 bool wisp_coll_blocks_of(struct wisp_coll_blocks *bs, void *buf, MPI_Count count,

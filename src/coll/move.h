@@ -3,13 +3,14 @@
  * block of a collective as bytes, and where the blocks of a vector
  * collective are (the int and the large-count arrays alike).
  *
- * A block whose type is one contiguous piece is its user's memory, which
- * another member may read or write in place where it is in the shared heap
- * (wisp_shm_heap_holds); any other block is packed into a private copy
- * before it is read, or collected in one and unpacked after it is written,
- * so the algorithms only ever see bytes. Members may describe the same bytes
- * with different types (the type signatures match), so no decision looks at
- * a type beyond its size.
+ * A block whose type is one contiguous piece is its user's memory; any
+ * other block is packed into a private copy (malloc: in the heap under
+ * wisp) before it is read, or collected in one and unpacked after it is
+ * written. Another member may read or write either in place where it is in
+ * the shared heap (wisp_shm_heap_holds): a copy lives until the call's last
+ * phase. So the algorithms only ever see bytes. Members may describe the
+ * same bytes with different types (the type signatures match), so no
+ * decision looks at a type beyond its size.
  */
 #ifndef WISP_COLL_MOVE_H
 #define WISP_COLL_MOVE_H
