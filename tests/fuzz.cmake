@@ -28,3 +28,12 @@ if(NOT WISP_SANITIZE)
                    199 4 10 WISP_VNODE_SIZE=2)
   wisp_test_properties(fuzz.case.seed199_np4_vnode2 4 fuzz)
 endif()
+
+# The collectives' differential tester (issue 52 item 7; tests/fuzz/coll_fuzz.c,
+# coll_fuzz.py, docs/testing.md): random collectives of every kind, natively
+# and under wisp's collectives' settings; every result bit for bit, float
+# reductions within the spread of any order of evaluation (and the same bits
+# on every rank of an allreduce under wisp).
+add_executable(t_coll_fuzz "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/coll_fuzz.c"
+                           "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/schedule.c")
+target_link_libraries(t_coll_fuzz PRIVATE MPI::MPI_C m Threads::Threads)

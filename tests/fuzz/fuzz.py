@@ -68,19 +68,20 @@ class Job:
         self.rc, self.logs, self.seconds, self.timed_out, self.output = rc, logs, seconds, timed_out, output
 
 
-def launch(wisprun, setting, np):
-    """wisprun's words for np application processes in `setting` (or native);
-    the program and its arguments follow."""
+def launch(wisprun, setting, np, settings=SETTINGS):
+    """wisprun's words for np application processes in `setting` (or native)
+    of the table `settings` (coll_fuzz.py has its own); the program and its
+    arguments follow."""
     if setting == "native":
         return [wisprun, "--native", "-n", str(np)]
-    extra, env = SETTINGS[setting]
+    extra, env = settings[setting]
     return [wisprun] + [w for kv in env for w in ("--env", kv)] + ["-n", str(np + extra)]
 
 
-def run_job(args, setting, np, first, count, timeout):
+def run_job(args, setting, np, first, count, timeout, settings=SETTINGS):
     """One MPI job: seeds first..first+count-1 on np processes."""
     work = tempfile.mkdtemp(prefix="fuzz-", dir=args.work)
-    cmd = launch(args.wisprun, setting, np) + [
+    cmd = launch(args.wisprun, setting, np, settings) + [
         args.program, work, str(first), str(count),
         "--watchdog", str(max(5, int(timeout) - 10))] + args.program_args
     start = time.monotonic()
