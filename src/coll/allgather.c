@@ -147,7 +147,7 @@ static bool open_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs
                       : wisp_coll_block_out(&out[m], wisp_coll_blocks_at(bs, m),
                                             wisp_coll_blocks_count(bs, m), bs->type);
         if (m == c->rank && in_place)
-            out[m] = (struct wisp_coll_block){NULL, in->bytes, NULL};
+            out[m] = (struct wisp_coll_block){.bytes = in->bytes};
         if (!ok) {
             while (m-- > 0)
                 wisp_coll_block_in_done(&out[m]);
@@ -163,7 +163,7 @@ static bool allgather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count s
                       MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, MPI_Comm comm)
 {
     bool in_place = sendbuf == MPI_IN_PLACE;
-    struct wisp_coll_block in = {NULL, 0, NULL};
+    struct wisp_coll_block in = {0};
     struct wisp_coll_blockset out;
     if (!wisp_coll_blockset_init(&out, c->size))
         return false;

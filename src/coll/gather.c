@@ -111,29 +111,32 @@ static bool staged(struct wisp_coll_comm *c, int m, uint64_t a)
     return wisp_coll_offered(c, m, a) > OFFER_INLINE && !wisp_coll_line(c, m, a)->aux;
 }
 
-/* The root: the inline and in-place blocks at once, then a round per half;
- * it publishes a round's phase before reading its data (it has read the
- * previous round's), so members fill one half while it empties the other. */
+/* The root: the inline and in-place blocks at once (before it publishes
+ * the next phase, after which their lines may change), then a round per
+ * half; it publishes a round's phase before reading its data (it has read
+ * the previous round's), so members fill one half while it empties the
+ * other. */
 static void gather_root(struct wisp_coll_comm *c, struct wisp_coll_block *out, uint64_t a,
                         uint64_t rounds)
 {
     for (int m = 0; m < c->size; m++) {
-        uint64_t n = min64(wisp_coll_offered(c, m, a), out[m].bytes);
         const struct wisp_coll_line *line = wisp_coll_line(c, m, a);
-        if (m == c->rank || !n || staged(c, m, a))
+        out[m].moved = m == c->rank ? 0 : min64(wisp_coll_offered(c, m, a), out[m].bytes);
+        out[m].staged = staged(c, m, a);
+        if (!out[m].moved || out[m].staged)
             continue;
         memcpy(out[m].at,
-               line->aux ? (const char *)(uintptr_t)line->aux : (const char *)line->data + 8, n);
+               line->aux ? (const char *)(uintptr_t)line->aux : (const char *)line->data + 8,
+               out[m].moved);
     }
     for (uint64_t k = 0; k < rounds; k++) {
         uint64_t p = a + 1 + k, off = k * c->half;
         wisp_coll_publish(c, p);
         for (int m = 0; m < c->size; m++) {
-            uint64_t n = min64(wisp_coll_offered(c, m, a), out[m].bytes);
-            if (m == c->rank || !staged(c, m, a) || off >= n)
+            if (!out[m].staged || off >= out[m].moved)
                 continue;
             wisp_coll_wait(c, m, p);
-            memcpy(out[m].at + off, wisp_coll_half(c, m, p), min64(c->half, n - off));
+            memcpy(out[m].at + off, wisp_coll_half(c, m, p), min64(c->half, out[m].moved - off));
         }
     }
     wisp_coll_publish(c, a + rounds + 1);
@@ -184,7 +187,7 @@ static bool open_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs
                      struct wisp_coll_block *out)
 {
     for (int m = 0; m < c->size; m++) {
-        out[m] = (struct wisp_coll_block){NULL, 0, NULL};
+        out[m] = (struct wisp_coll_block){0};
         if (m == c->rank && in_place)
             continue;
         if (!wisp_coll_block_out(&out[m], wisp_coll_blocks_at(bs, m), wisp_coll_blocks_count(bs, m),
@@ -216,7 +219,7 @@ static bool gather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count send
                    MPI_Comm comm)
 {
     bool in_place = sendbuf == MPI_IN_PLACE;
-    struct wisp_coll_block in = {NULL, 0, NULL};
+    struct wisp_coll_block in = {0};
     struct wisp_coll_blockset out = {NULL};
     if (!in_place && !wisp_coll_block_in(&in, sendbuf, sendcount, sendtype, comm))
         return false;

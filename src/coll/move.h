@@ -30,6 +30,11 @@ struct wisp_coll_block {
     char *at;       /* its bytes: the user's memory, or `packed` */
     uint64_t bytes; /* count * the type's size */
     char *packed;   /* a private copy where the type is not one block */
+    /* The root's view of member m's offer in a gather's or scatter's first
+     * phase, kept here since its line may be rewritten once the root
+     * publishes the next phase: the bytes to move, through the halves or not. */
+    uint64_t moved;
+    bool staged;
 };
 
 /* The block of `count` elements of `type` at `buf`, to be read: packed into

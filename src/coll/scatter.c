@@ -112,24 +112,27 @@ static bool staged(struct wisp_coll_comm *c, int m, uint64_t a)
     return wisp_coll_offered(c, m, a) && !wisp_coll_line(c, m, a)->aux;
 }
 
-static void scatter_root(struct wisp_coll_comm *c, const struct wisp_coll_block *in, uint64_t a,
+/* The root: the blocks it writes in place at once, then a round per half.
+ * Every member's offer is kept in `in` before the root publishes the next
+ * phase, after which the lines may change. */
+static void scatter_root(struct wisp_coll_comm *c, struct wisp_coll_block *in, uint64_t a,
                          uint64_t rounds)
 {
     uint64_t s = slot(c);
     for (int m = 0; m < c->size; m++) {
         uint64_t to = wisp_coll_line(c, m, a)->aux;
-        if (m != c->rank && to)
-            memcpy((char *)(uintptr_t)to, in[m].at, min64(wisp_coll_offered(c, m, a), in[m].bytes));
+        in[m].moved = m == c->rank ? 0 : min64(wisp_coll_offered(c, m, a), in[m].bytes);
+        in[m].staged = staged(c, m, a);
+        if (to && in[m].moved)
+            memcpy((char *)(uintptr_t)to, in[m].at, in[m].moved);
     }
     for (uint64_t k = 0; k < rounds; k++) {
         uint64_t p = a + 1 + k, off = k * s;
         wisp_coll_reuse_half(c, p);
         char *half = wisp_coll_half(c, c->rank, p);
-        for (int m = 0; m < c->size; m++) {
-            uint64_t n = min64(wisp_coll_offered(c, m, a), in[m].bytes);
-            if (m != c->rank && staged(c, m, a) && off < n)
-                memcpy(half + (uint64_t)m * s, in[m].at + off, min64(s, n - off));
-        }
+        for (int m = 0; m < c->size; m++)
+            if (in[m].staged && off < in[m].moved)
+                memcpy(half + (uint64_t)m * s, in[m].at + off, min64(s, in[m].moved - off));
         wisp_coll_publish(c, p);
     }
     wisp_coll_publish(c, a + rounds + 1);
@@ -157,7 +160,7 @@ static void scatter_member(struct wisp_coll_comm *c, int root, struct wisp_coll_
     wisp_coll_publish(c, f);
 }
 
-static void scatter_any(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
+static void scatter_any(struct wisp_coll_comm *c, int root, struct wisp_coll_block *in,
                         struct wisp_coll_block *out)
 {
     uint64_t a = wisp_coll_next(c), bytes = c->rank == root ? 0 : out->bytes;
@@ -206,7 +209,7 @@ static bool scatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
                     MPI_Comm comm)
 {
     bool in_place = recvbuf == MPI_IN_PLACE;
-    struct wisp_coll_block out = {NULL, 0, NULL};
+    struct wisp_coll_block out = {0};
     struct wisp_coll_blockset in = {NULL};
     if (!in_place && !wisp_coll_block_out(&out, recvbuf, recvcount, recvtype))
         return false;
