@@ -17,7 +17,8 @@
  * early does not flatter a broadcast); the figure is the median chunk.
  * Every result is checked once after the timing (exit 1 if wrong).
  *
- * Usage: coll [8 65536 1048576 ...]    (sizes in bytes; default those three)
+ * Usage: coll [NAME ...] [8 65536 1048576 ...]    (the collectives to time,
+ * by their metric's name: default all; sizes in bytes: default those three)
  * Rank 0 prints lines that bench/run.py reads:
  *   metric <collective>_<size>B <microseconds> us lower     (barrier: barrier)
  */
@@ -269,9 +270,20 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     long sizes[16] = {8, 65536, 1048576};
     int nsizes = 3;
-    if (argc > 1)
-        for (nsizes = 0; nsizes < argc - 1 && nsizes < 16; nsizes++)
-            sizes[nsizes] = atol(argv[nsizes + 1]);
+    bool timed[NCOLL], named = false;
+    memset(timed, 0, sizeof timed);
+    for (int a = 1; a < argc; a++)
+        for (enum coll c = BARRIER; c < NCOLL; c++)
+            if (!strcmp(argv[a], names[c]))
+                timed[c] = named = true;
+    int given = 0;
+    for (int a = 1; a < argc && given < 16; a++)
+        if (argv[a][0] >= '0' && argv[a][0] <= '9')
+            sizes[given++] = atol(argv[a]);
+    if (given)
+        nsizes = given;
+    for (enum coll c = BARRIER; c < NCOLL && !named; c++)
+        timed[c] = true;
     long largest = 8;
     for (int s = 0; s < nsizes; s++)
         largest = sizes[s] > largest ? sizes[s] : largest;
@@ -287,13 +299,15 @@ int main(int argc, char **argv)
     memset(in, 0, (size_t)largest);
     memset(out, 0, (size_t)largest);
     memset(all, 0, (size_t)largest * (size_t)np);
-    double t = measure(BARRIER, 0);
-    if (me == 0)
+    double t = timed[BARRIER] ? measure(BARRIER, 0) : 0;
+    if (me == 0 && timed[BARRIER])
         printf("metric barrier %.3f us lower\n", t * 1e6);
     int bad = 0;
     for (int s = 0; s < nsizes; s++) {
         int count = (int)(sizes[s] / (long)sizeof(double));
         for (enum coll c = BCAST; c < NCOLL; c++) {
+            if (!timed[c])
+                continue;
             t = measure(c, count);
             if (me == 0)
                 printf("metric %s_%ldB %.3f us lower\n", names[c], sizes[s], t * 1e6);
