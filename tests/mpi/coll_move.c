@@ -133,7 +133,8 @@ static struct blocks varying(int n, int per, int salt)
 
 /* ---- the collectives ------------------------------------------------------ */
 
-enum form { PLAIN, VECTOR, LARGE }; /* MPI_X, MPI_Xv, MPI_Xv_c */
+/* MPI_X, MPI_Xv, MPI_Xv_c (MPI_Xv before MPI-4) */
+enum form { PLAIN, VECTOR, LARGE };
 
 /* MPI_Gather(v) to `root`: every member's block; in place at the root. */
 static void gather(MPI_Comm comm, struct blocks b, int root, bool in_place, bool priv,
@@ -158,7 +159,7 @@ static void gather(MPI_Comm comm, struct blocks b, int root, bool in_place, bool
     int rc;
     if (form == PLAIN)
         rc = MPI_Gather(from, b.counts[rank], s->t, recv, b.counts[rank], r->t, root, comm);
-    else if (form == VECTOR)
+    else if (form == VECTOR || MPI_VERSION < 4)
         rc = MPI_Gatherv(from, b.counts[rank], s->t, recv, b.counts, b.displs, r->t, root, comm);
 #if MPI_VERSION >= 4
     else {
@@ -170,9 +171,6 @@ static void gather(MPI_Comm comm, struct blocks b, int root, bool in_place, bool
         }
         rc = MPI_Gatherv_c(from, b.counts[rank], s->t, recv, counts, displs, r->t, root, comm);
     }
-#else
-    else
-        rc = MPI_SUCCESS;
 #endif
     CHECK(rc == MPI_SUCCESS);
     calls++;
@@ -207,7 +205,7 @@ static void scatter(MPI_Comm comm, struct blocks b, int root, bool in_place, boo
     int rc;
     if (form == PLAIN)
         rc = MPI_Scatter(send, b.counts[rank], s->t, to, b.counts[rank], r->t, root, comm);
-    else if (form == VECTOR)
+    else if (form == VECTOR || MPI_VERSION < 4)
         rc = MPI_Scatterv(send, b.counts, b.displs, s->t, to, b.counts[rank], r->t, root, comm);
 #if MPI_VERSION >= 4
     else {
@@ -219,9 +217,6 @@ static void scatter(MPI_Comm comm, struct blocks b, int root, bool in_place, boo
         }
         rc = MPI_Scatterv_c(send, counts, displs, s->t, to, b.counts[rank], r->t, root, comm);
     }
-#else
-    else
-        rc = MPI_SUCCESS;
 #endif
     CHECK(rc == MPI_SUCCESS);
     calls++;
@@ -258,7 +253,7 @@ static void allgather(MPI_Comm comm, struct blocks b, bool in_place, bool priv,
     int rc;
     if (form == PLAIN)
         rc = MPI_Allgather(from, b.counts[rank], s->t, recv, b.counts[rank], r->t, comm);
-    else if (form == VECTOR)
+    else if (form == VECTOR || MPI_VERSION < 4)
         rc = MPI_Allgatherv(from, b.counts[rank], s->t, recv, b.counts, b.displs, r->t, comm);
 #if MPI_VERSION >= 4
     else {
@@ -270,9 +265,6 @@ static void allgather(MPI_Comm comm, struct blocks b, bool in_place, bool priv,
         }
         rc = MPI_Allgatherv_c(from, b.counts[rank], s->t, recv, counts, displs, r->t, comm);
     }
-#else
-    else
-        rc = MPI_SUCCESS;
 #endif
     CHECK(rc == MPI_SUCCESS);
     calls++;
