@@ -1056,9 +1056,16 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
         int sc[16], sd[16], rcn[16], rd[16];
         MPI_Datatype st[16], rtt[16];
         long sat = 0, rat = 0;
+        /* Open MPI 4.1.4's MPI_Alltoallw on one process scales the byte
+         * displacements by the extent again: it reads and writes outside
+         * the buffers (docs/testing.md); there, no gaps. */
+        int gaps = 1;
+#ifdef OPEN_MPI
+        gaps = !(c->coll == C_ALLTOALLW && n == 1);
+#endif
         for (int j = 0; j < n; j++) { /* blocks in order, gaps of 0-3 elements */
-            sat += below(&g, 4);
-            rat += below(&g, 4);
+            sat += below(&g, 4) * gaps;
+            rat += below(&g, 4) * gaps;
             sc[j] = m[r][j];
             rcn[j] = m[j][r];
             sd[j] = (int)sat;
