@@ -83,7 +83,7 @@ static void allgather_small(struct wisp_coll_comm *c, const struct wisp_coll_blo
         wisp_coll_reuse_half(c, p);
         to = wisp_coll_half(c, c->rank, p);
     }
-    memcpy(to, in->at, in->bytes);
+    wisp_coll_copy(to, in->at, in->bytes);
     wisp_coll_publish(c, p);
     for (int m = 0; m < c->size; m++) {
         if (m == c->rank || !out[m].bytes)
@@ -92,7 +92,7 @@ static void allgather_small(struct wisp_coll_comm *c, const struct wisp_coll_blo
         const char *from = out[m].bytes <= WISP_COLL_INLINE
                                ? (const char *)wisp_coll_line(c, m, p)->data
                                : wisp_coll_half(c, m, p);
-        memcpy(out[m].at, from, out[m].bytes);
+        wisp_coll_copy(out[m].at, from, out[m].bytes);
     }
 }
 
@@ -104,13 +104,15 @@ static void allgather_staged(struct wisp_coll_comm *c, const struct wisp_coll_bl
         uint64_t p = wisp_coll_next(c);
         wisp_coll_reuse_half(c, p);
         if (off < in->bytes)
-            memcpy(wisp_coll_half(c, c->rank, p), in->at + off, min64(c->half, in->bytes - off));
+            wisp_coll_copy(wisp_coll_half(c, c->rank, p), in->at + off,
+                           min64(c->half, in->bytes - off));
         wisp_coll_publish(c, p);
         for (int m = 0; m < c->size; m++) {
             if (m == c->rank || off >= out[m].bytes)
                 continue;
             wisp_coll_wait(c, m, p);
-            memcpy(out[m].at + off, wisp_coll_half(c, m, p), min64(c->half, out[m].bytes - off));
+            wisp_coll_copy(out[m].at + off, wisp_coll_half(c, m, p),
+                           min64(c->half, out[m].bytes - off));
         }
     }
 }
@@ -130,7 +132,8 @@ static void allgather_large(struct wisp_coll_comm *c, const struct wisp_coll_blo
         }
     for (int m = 0; m < c->size; m++)
         if (m != c->rank && out[m].bytes)
-            memcpy(out[m].at, (const char *)(uintptr_t)wisp_coll_line(c, m, a)->aux, out[m].bytes);
+            wisp_coll_copy(out[m].at, (const char *)(uintptr_t)wisp_coll_line(c, m, a)->aux,
+                           out[m].bytes);
     wisp_coll_publish(c, a + 1);
     wisp_coll_wait_all(c, a + 1);
 }
@@ -191,7 +194,7 @@ static bool allgather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count s
         allgather_large(c, &in, out.b, most);
     }
     if (!in_place)
-        memcpy(out.b[c->rank].at, in.at, min64(in.bytes, out.b[c->rank].bytes));
+        wisp_coll_copy(out.b[c->rank].at, in.at, min64(in.bytes, out.b[c->rank].bytes));
     for (int m = 0; m < c->size; m++)
         wisp_coll_block_out_done(&out.b[m], wisp_coll_blocks_at(bs, m),
                                  wisp_coll_blocks_count(bs, m), bs->type, comm);

@@ -90,7 +90,7 @@ static void gather_small(struct wisp_coll_comm *c, int root, const struct wisp_c
             wisp_coll_reuse_half(c, p);
             to = wisp_coll_half(c, c->rank, p);
         }
-        memcpy(to, in->at, bytes);
+        wisp_coll_copy(to, in->at, bytes);
         wisp_coll_publish(c, p);
         return;
     }
@@ -101,7 +101,7 @@ static void gather_small(struct wisp_coll_comm *c, int root, const struct wisp_c
         wisp_coll_wait(c, m, p);
         const char *from = bytes <= WISP_COLL_INLINE ? (const char *)wisp_coll_line(c, m, p)->data
                                                      : wisp_coll_half(c, m, p);
-        memcpy(out[m].at, from, min64(bytes, out[m].bytes));
+        wisp_coll_copy(out[m].at, from, min64(bytes, out[m].bytes));
     }
 }
 
@@ -125,9 +125,10 @@ static void gather_root(struct wisp_coll_comm *c, struct wisp_coll_block *out, u
         out[m].staged = staged(c, m, a);
         if (!out[m].moved || out[m].staged)
             continue;
-        memcpy(out[m].at,
-               line->aux ? (const char *)(uintptr_t)line->aux : (const char *)line->data + 8,
-               out[m].moved);
+        wisp_coll_copy(out[m].at,
+                       line->aux ? (const char *)(uintptr_t)line->aux
+                                 : (const char *)line->data + 8,
+                       out[m].moved);
     }
     for (uint64_t k = 0; k < rounds; k++) {
         uint64_t p = a + 1 + k, off = k * c->half;
@@ -136,7 +137,8 @@ static void gather_root(struct wisp_coll_comm *c, struct wisp_coll_block *out, u
             if (!out[m].staged || off >= out[m].moved)
                 continue;
             wisp_coll_wait(c, m, p);
-            memcpy(out[m].at + off, wisp_coll_half(c, m, p), min64(c->half, out[m].moved - off));
+            wisp_coll_copy(out[m].at + off, wisp_coll_half(c, m, p),
+                           min64(c->half, out[m].moved - off));
         }
     }
     wisp_coll_publish(c, a + rounds + 1);
@@ -150,7 +152,8 @@ static void gather_member(struct wisp_coll_comm *c, int root, const struct wisp_
         uint64_t p = a + 1 + k, off = k * c->half;
         if (mine && off < in->bytes) {
             wisp_coll_reuse_half(c, p);
-            memcpy(wisp_coll_half(c, c->rank, p), in->at + off, min64(c->half, in->bytes - off));
+            wisp_coll_copy(wisp_coll_half(c, c->rank, p), in->at + off,
+                           min64(c->half, in->bytes - off));
         }
         wisp_coll_publish(c, p);
     }
@@ -169,7 +172,7 @@ static void gather_any(struct wisp_coll_comm *c, int root, const struct wisp_col
     memcpy(line->data, &bytes, sizeof bytes);
     line->aux = bytes > OFFER_INLINE ? wisp_coll_block_shared(in) : 0;
     if (bytes <= OFFER_INLINE)
-        memcpy(line->data + 8, in->at, bytes);
+        wisp_coll_copy(line->data + 8, in->at, bytes);
     wisp_coll_publish(c, a);
     wisp_coll_wait_all(c, a);
     uint64_t rounds = 0;
@@ -246,7 +249,7 @@ static bool gather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count send
     }
     if (c->rank == root) {
         if (!in_place)
-            memcpy(out.b[root].at, in.at, min64(in.bytes, out.b[root].bytes));
+            wisp_coll_copy(out.b[root].at, in.at, min64(in.bytes, out.b[root].bytes));
         close_out(c, bs, out.b, comm, true);
         wisp_coll_blockset_fini(&out);
     }

@@ -83,6 +83,13 @@ static inline uint64_t wisp_coll_offered(struct wisp_coll_comm *c, int m, uint64
     return n;
 }
 
+/* memcpy, which may be given no bytes at a NULL (a zero count's buffer). */
+static inline void wisp_coll_copy(void *to, const void *from, uint64_t n)
+{
+    if (n)
+        memcpy(to, from, n);
+}
+
 /* Rounds of `chunk` bytes that `bytes` needs. */
 static inline uint64_t wisp_coll_rounds(uint64_t bytes, uint64_t chunk)
 {

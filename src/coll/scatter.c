@@ -96,12 +96,12 @@ static void scatter_small(struct wisp_coll_comm *c, int root, const struct wisp_
         }
         for (int m = 0; m < c->size; m++)
             if (m != root)
-                memcpy(to + (uint64_t)m * stride, in[m].at, min64(bytes, in[m].bytes));
+                wisp_coll_copy(to + (uint64_t)m * stride, in[m].at, min64(bytes, in[m].bytes));
     } else {
         wisp_coll_wait(c, root, p);
         const char *from =
             inline_ ? (const char *)wisp_coll_line(c, root, p)->data : wisp_coll_half(c, root, p);
-        memcpy(out->at, from + (uint64_t)c->rank * stride, min64(bytes, out->bytes));
+        wisp_coll_copy(out->at, from + (uint64_t)c->rank * stride, min64(bytes, out->bytes));
     }
     wisp_coll_publish(c, p);
 }
@@ -124,7 +124,7 @@ static void scatter_root(struct wisp_coll_comm *c, struct wisp_coll_block *in, u
         in[m].moved = m == c->rank ? 0 : min64(wisp_coll_offered(c, m, a), in[m].bytes);
         in[m].staged = staged(c, m, a);
         if (to && in[m].moved)
-            memcpy((char *)(uintptr_t)to, in[m].at, in[m].moved);
+            wisp_coll_copy((char *)(uintptr_t)to, in[m].at, in[m].moved);
     }
     for (uint64_t k = 0; k < rounds; k++) {
         uint64_t p = a + 1 + k, off = k * s;
@@ -132,7 +132,7 @@ static void scatter_root(struct wisp_coll_comm *c, struct wisp_coll_block *in, u
         char *half = wisp_coll_half(c, c->rank, p);
         for (int m = 0; m < c->size; m++)
             if (in[m].staged && off < in[m].moved)
-                memcpy(half + (uint64_t)m * s, in[m].at + off, min64(s, in[m].moved - off));
+                wisp_coll_copy(half + (uint64_t)m * s, in[m].at + off, min64(s, in[m].moved - off));
         wisp_coll_publish(c, p);
     }
     wisp_coll_publish(c, a + rounds + 1);
@@ -151,8 +151,8 @@ static void scatter_member(struct wisp_coll_comm *c, int root, struct wisp_coll_
             wisp_coll_wait(c, root, p);
         wisp_coll_publish(c, p);
         if (mine && off < out->bytes)
-            memcpy(out->at + off, wisp_coll_half(c, root, p) + (uint64_t)c->rank * s,
-                   min64(s, out->bytes - off));
+            wisp_coll_copy(out->at + off, wisp_coll_half(c, root, p) + (uint64_t)c->rank * s,
+                           min64(s, out->bytes - off));
     }
     uint64_t f = a + rounds + 1;
     if (wisp_coll_line(c, c->rank, a)->aux)
@@ -234,7 +234,7 @@ static bool scatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
         scatter_any(c, root, in.b, &out);
     }
     if (c->rank == root && !in_place)
-        memcpy(out.at, in.b[root].at, min64(in.b[root].bytes, out.bytes));
+        wisp_coll_copy(out.at, in.b[root].at, min64(in.b[root].bytes, out.bytes));
     close_in(c, &in);
     if (!in_place)
         wisp_coll_block_out_done(&out, recvbuf, recvcount, recvtype, comm);
