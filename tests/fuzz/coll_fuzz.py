@@ -94,7 +94,7 @@ def reproduce(args, setting, np, seed, threads, call):
     lines = [f"python3 tests/fuzz/coll_fuzz.py --wisprun {args.wisprun} --program {args.program} "
              f"--mpi {args.mpi} --first {seed} --count 1 --np {np}:1 --settings {setting}"]
     if call is not None:
-        lines.append(f"{args.wisprun}{env} -n {np} {args.program} LOGDIR {seed} 1{t} --only {call}"
+        lines.append(f"{args.wisprun}{env} --env WISP_COLL_AFTER=0 -n {np} {args.program} LOGDIR {seed} 1{t} --only {call}"
                      f"   # and --native; {args.program} --dump {seed} {np}{t} | grep '^c{call} '")
     return "\n    ".join(lines)
 
@@ -182,9 +182,13 @@ def main():
                     continue
                 found_one = True
                 if call is not None:  # the call alone: does it still differ?
+                    # (as its communicator's first call: wisp's with WISP_COLL_AFTER=0)
                     jo = job_args(args, th, call)
+                    alone_settings = dict(SETTINGS)
+                    alone_settings[setting] = (SETTINGS[setting][0],
+                                               SETTINGS[setting][1] + ["WISP_COLL_AFTER=0"])
                     n1 = run_job(jo, "native", np, s, 1, timeout_of(np, 1), SETTINGS)
-                    w1 = run_job(jo, setting, np, s, 1, timeout_of(np, 1), SETTINGS)
+                    w1 = run_job(jo, setting, np, s, 1, timeout_of(np, 1), alone_settings)
                     d1 = (w1.timed_out or w1.rc != n1.rc or first_difference(n1, w1, np, s)
                           or split_allreduce(w1, np, s))
                     what += f" [call c{call} alone: {'differs too' if d1 else 'no difference'}]"
