@@ -190,15 +190,22 @@ report: build
 # The differential tester (tests/fuzz/, docs/testing.md): N generated
 # point-to-point programs from seed FUZZ_FIRST, natively and under wisp in
 # two settings each (FUZZ_SETTINGS, in turn), for each MPI. The CI part
-# (ctest -L fuzz) runs seeds 1-200; start elsewhere for new programs.
+# (ctest -L fuzz) runs seeds 1-200; start elsewhere for new programs. Then
+# COLL_N generated programs of collectives (tests/fuzz/coll_fuzz.py, the
+# CI part seeds 1-50), in two of COLL_SETTINGS each.
 N             ?= 1000
 FUZZ_FIRST    ?= 100000
 FUZZ_SETTINGS ?= wisp,vnode1,staged,progress,vnode2,ghosts1
+COLL_N        ?= 300
+COLL_SETTINGS ?= on,auto,stage4k,vnode2,shm_off,copy0
 fuzz: build
 	status=0; for mpi in $(MPIS); do \
 	    python3 tests/fuzz/fuzz.py --mpi $$mpi --wisprun $(BUILD)/$$mpi/wisprun \
 	        --program $(BUILD)/$$mpi/tests/t_p2p_fuzz --first $(FUZZ_FIRST) --count $(N) \
-	        --settings $(FUZZ_SETTINGS) || status=1; done; exit $$status
+	        --settings $(FUZZ_SETTINGS) || status=1; \
+	    python3 tests/fuzz/coll_fuzz.py --mpi $$mpi --wisprun $(BUILD)/$$mpi/wisprun \
+	        --program $(BUILD)/$$mpi/tests/t_coll_fuzz --first $(FUZZ_FIRST) --count $(COLL_N) \
+	        --settings $(COLL_SETTINGS) || status=1; done; exit $$status
 
 # MPICH's own test suite (test/mpi of MPICH 4.0.2): the directories wisp is
 # judged by (CONFORMANCE_SUBSET=full: all of them), natively and under wisp

@@ -36,4 +36,16 @@ endif()
 # on every rank of an allreduce under wisp).
 add_executable(t_coll_fuzz "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/coll_fuzz.c"
                            "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/schedule.c")
-target_link_libraries(t_coll_fuzz PRIVATE MPI::MPI_C m Threads::Threads)
+target_link_libraries(t_coll_fuzz PRIVATE MPI::MPI_C m Threads::Threads ${CMAKE_DL_LIBS})
+# CI: fixed seeds (50 programs: half on 2 processes, the rest on 3 and 4; one
+# batch in three with two threads), natively and in two settings each, in
+# turn: on, auto, stage4k, vnode2, shm_off, copy0 (coll_fuzz.py). About a
+# minute per MPI on 2 cores. `make fuzz` runs more. Not in the sanitizer build.
+if(NOT WISP_SANITIZE)
+  add_test(NAME fuzz.coll_differential
+           COMMAND ${Python3_EXECUTABLE} "${CMAKE_CURRENT_SOURCE_DIR}/fuzz/coll_fuzz.py"
+                   --wisprun "${WISP_WISPRUN}" --program $<TARGET_FILE:t_coll_fuzz> --mpi ${WISP_MPI}
+                   --first 1 --count 50)
+  wisp_test_properties(fuzz.coll_differential 4 fuzz)
+  set_tests_properties(fuzz.coll_differential PROPERTIES TIMEOUT 600)
+endif()

@@ -145,7 +145,7 @@ def main():
     def timeout_of(np, count):
         return args.timeout * {2: 1, 3: 2, 4: 3}.get(np, 4) * max(1, count / 10)
 
-    programs, runs = {}, {}
+    programs, runs, served = {}, {}, {}
     findings, native_failures, known_seen = [], [], []
     for (np, first, count, th, chosen) in plan:
         programs[np] = programs.get(np, 0) + count
@@ -161,6 +161,11 @@ def main():
         for setting in chosen:
             job = run_job(ja, setting, np, first, count, timeout_of(np, count), SETTINGS)
             runs[setting] = runs.get(setting, 0) + count
+            m = re.search(r"wisp served (\d+) collectives, passed (\d+)", job.output)
+            if m:
+                sv = served.setdefault(setting, [0, 0])
+                sv[0] += int(m.group(1))
+                sv[1] += int(m.group(2))
 
             def verdict(j, s):
                 if j.timed_out:
@@ -180,6 +185,10 @@ def main():
                 call, what = verdict(alone, s)
                 if not what:
                     continue
+                if call is None:  # a crash or a hang: where each rank's log stops
+                    last = [next((ln.split()[0] for ln in reversed(alone.logs[r].get(s, []))
+                                  if re.match(r"c\d+ ", ln)), "-") for r in range(np)]
+                    what += f" (the ranks' last calls logged: {' '.join(last)})"
                 found_one = True
                 if call is not None:  # the call alone: does it still differ?
                     # (as its communicator's first call: wisp's with WISP_COLL_AFTER=0)
@@ -213,6 +222,8 @@ def main():
           f"({', '.join(f'{v} on {k} processes' for k, v in sorted(programs.items()))}) in "
           f"{time.monotonic() - t0:.0f} s; runs per setting: "
           + ", ".join(f"{k} {v}" for k, v in runs.items()))
+    print("rank 0's calls that wisp served / passed to the MPI, per setting: "
+          + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in served.items()))
     for line in known_seen:
         print("known divergence, still there: " + line)
     for f in native_failures:
