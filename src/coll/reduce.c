@@ -240,13 +240,17 @@ static int allreduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, c
 
 /* Every node folds into its leader, the leaders into the root's leader
  * through the MPI, which hands the result to the root where the root does
- * not lead its node (one message on the node's communicator). */
+ * not lead its node (one message on the node's communicator). The leaders'
+ * reduce never takes MPI_IN_PLACE (MPICH 4.0.2's crashes with it at a root
+ * other than 0 from 64 KiB up): the node's fold goes to a buffer of the
+ * leader's, and so does the result where the root is another member. */
 static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
                          void *out, size_t count, MPI_Datatype type, MPI_Op op, int root)
 {
     struct wisp_coll_hier *h = c->hier;
     bool leader = wisp_coll_hier_leader(h), home = wisp_coll_hier_here(h, c->rank, root);
-    int node_root = wisp_coll_hier_node_rank_of(h, root), rc = MPI_SUCCESS;
+    size_t bytes = count * f.size;
+    int rc = MPI_SUCCESS;
     if (!leader) {
         reduce(&h->node, f, in, NULL, count, 0);
         if (c->rank == root) {
@@ -257,32 +261,29 @@ static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
         }
         return rc;
     }
-    /* The node's fold, where the leader keeps it: the root's receive
-     * buffer, or a buffer of its own. */
-    const void *mine = in;
+    bool folds = h->node.size > 1, hands = home && c->rank != root;
+    bool copies = !folds && c->rank == root && in == out; /* the root's MPI_IN_PLACE */
     char *scratch = NULL;
-    if (h->node.size > 1) {
-        char *fold = out;
-        if (c->rank != root) {
-            fold = scratch = malloc(count * f.size);
-            if (!scratch) {
-                wisp_log_error("MPI_Reduce: no memory for %zu bytes of a node's fold",
-                               count * f.size);
-                PMPI_Abort(c->handle, 1);
-            }
+    if (folds || copies) {
+        scratch = malloc(hands ? 2 * bytes : bytes);
+        if (!scratch) {
+            wisp_log_error("MPI_Reduce: no memory for %zu bytes of a node's fold", bytes);
+            PMPI_Abort(c->handle, 1);
         }
-        reduce(&h->node, f, in, fold, count, 0);
-        mine = fold;
     }
-    int to = wisp_coll_hier_leader_of(h, root);
-    if (!home) {
-        rc = leaders_reduce(h, mine, NULL, count, type, op, to);
-    } else if (c->rank == root) {
-        rc = leaders_reduce(h, mine == out ? MPI_IN_PLACE : mine, out, count, type, op, to);
-    } else { /* the root is on this node, not its leader: the node's fold is in scratch */
-        rc = leaders_reduce(h, MPI_IN_PLACE, scratch, count, type, op, to);
+    const void *mine = in;
+    if (folds)
+        reduce(&h->node, f, in, scratch, count, 0);
+    else if (copies)
+        memcpy(scratch, in, bytes);
+    if (folds || copies)
+        mine = scratch;
+    void *result = c->rank == root ? out : hands ? scratch + bytes : NULL;
+    rc = leaders_reduce(h, mine, result, count, type, op, wisp_coll_hier_leader_of(h, root));
+    if (hands) {
         bool lent = wisp_p2p_lend();
-        int sent = PMPI_Send(scratch, (int)count, type, node_root, 0, h->node.handle);
+        int node_root = wisp_coll_hier_node_rank_of(h, root);
+        int sent = PMPI_Send(result, (int)count, type, node_root, 0, h->node.handle);
         if (lent)
             wisp_p2p_reclaim();
         rc = rc == MPI_SUCCESS ? sent : rc;
