@@ -10,8 +10,9 @@
 #   srun     srun without -K on a Slurm bed of this machine (tools/slurm.sh;
 #            77, skipped, where it cannot start), Slurm's default, which
 #            leaves the others waiting: wisp's watcher ends the job.
-# Four deaths (PROGRAM is tests/mpi/die_waiting.c): rank 1 while rank 0
-# waits in a receive from it; the ghost (WISP_GHOSTS=1) that serves a window
+# Five deaths (PROGRAM is tests/mpi/die_waiting.c): rank 1 while rank 0
+# waits in a receive from it; rank 1 while rank 0 waits for it in an
+# allreduce that wisp serves through the heap (src/coll); the ghost (WISP_GHOSTS=1) that serves a window
 # while rank 1 accumulates through it and rank 0 waits for rank 1; rank 1
 # while rank 0 waits for it in MPI_Finalize; rank 1 in
 # MPI_Init, as it opens the heap's file that rank 0 made (SHIM,
@@ -114,6 +115,7 @@ run() {
 }
 
 run recv 2 recv
+run coll 2 coll
 # Open MPI's windows are served by ghosts only when asked (docs/ghosts.md).
 run ghost 3 ghost WISP_GHOSTS=1 WISP_GHOST_WINDOWS=on
 run finalize 2 finalize

@@ -8,6 +8,8 @@
  *   die_waiting ghost  with WISP_GHOSTS=1: rank 0 kills the ghost that
  *                      serves the window while rank 1 accumulates and
  *                      flushes through it and rank 0 waits for rank 1
+ *   die_waiting coll   rank 1 dies while rank 0 waits for it in an
+ *                      MPI_Allreduce that wisp serves through the heap
  *   die_waiting finalize  rank 1 dies while rank 0 waits for it in
  *                      MPI_Finalize (Open MPI's lets it go: exit 3)
  *
@@ -127,6 +129,16 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Win_free(&win);
+    } else if (!strcmp(mode, "coll")) {
+        int x = 1, sum = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD); /* the world's area is set up (WISP_COLL_AFTER=1) */
+        if (rank == 1) {
+            usleep(300000); /* rank 0 waits in its allreduce by now */
+            report("rank 1");
+            raise(SIGKILL);
+        }
+        MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     } else if (!strcmp(mode, "finalize")) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 1) {
@@ -138,7 +150,7 @@ int main(int argc, char **argv)
         printf("die_waiting: out of MPI_Finalize\n");
         return 3;
     } else {
-        fprintf(stderr, "die_waiting: give recv, ghost or finalize\n");
+        fprintf(stderr, "die_waiting: give recv, coll, ghost or finalize\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     printf("die_waiting: survived\n");
