@@ -33,6 +33,13 @@ wisp_add_mpi_test(coll_ops NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across
 # threads.
 wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=on SUFFIX .vnode2 ARGS served)
 wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=off SUFFIX .vnode2.off)
+# Communicators made and freed by the thousand in a 32 MiB partition of the
+# heap, which holds some 60 areas at once: every one served to the last
+# only if each area goes back when its communicator is freed (and across
+# virtual nodes, the node's and leaders' communicators too).
+wisp_add_mpi_test(coll_churn NP 2 ENV WISP_HEAP_SIZE=32M ARGS served)
+wisp_add_mpi_test(coll_churn NP 4 ENV WISP_HEAP_SIZE=32M WISP_VNODE_SIZE=2 SUFFIX .vnode2
+                  ARGS served quick)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)
 # The collectives that move blocks (gathers, scatters, allgathers), in the
