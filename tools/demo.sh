@@ -3,8 +3,9 @@
 # whether unmodified MPI programs give identical output natively and under
 # wisp, then short measurements of wisp against the plain MPI in the same
 # run: point-to-point latency and message rate through wisp's shared-memory
-# engine, (MPICH) one-sided operations completing while their target
-# computes, thanks to a ghost process, and two application experiments
+# engine, the node's collectives through the shared heap, (MPICH)
+# one-sided operations completing while their target computes, thanks to a
+# ghost process, and two application experiments
 # (3-D Jacobi, CG); then the headline table (tools/demo_headline.py) and
 # where the report, plots and the full log are. Each step prints one line;
 # its output goes to BUILD-DIR/demo.log. DEMO_FULL=1 also shows what wisp
@@ -91,6 +92,8 @@ for mpi in "${mpis[@]}"; do
     step "$mpi: point-to-point latency, 0 B to 1 MiB" \
         bench "$mpi" p2p_latency 2 -- "$dir/bench/p2p_latency"
     step "$mpi: 8-byte message rate" bench "$mpi" msgrate 2 -- "$dir/bench/msgrate" pair
+    step "$mpi: the node's collectives, 8 B to 1 MiB" \
+        bench "$mpi" coll 2 -- "$dir/bench/coll" barrier bcast allreduce alltoall 8 65536 1048576
     if [ "$(family "$mpi")" = mpich ]; then
         step "$mpi: accumulates while the target computes, one ghost" \
             bench "$mpi" rma_busy_target 3 --env WISP_GHOSTS=1 -- "$dir/bench/rma_busy_target"
@@ -105,7 +108,7 @@ step "${mpis[*]}: 3-D Jacobi and CG (and MPICH's progress thread)" \
 # single values, in the table below).
 plots=()
 for mpi in "${mpis[@]}"; do
-    for name in p2p_latency msgrate; do
+    for name in p2p_latency msgrate coll; do
         [ -f "$build/$mpi/demo-$name.json" ] && plots+=("$build/$mpi/demo-$name.json")
     done
 done

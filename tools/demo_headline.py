@@ -30,6 +30,8 @@ ROWS = [
     ("p2p_latency", "latency_8B", "fastbox ring: one copy in, one out"),
     ("p2p_latency", "latency_1048576B", "single copy from the shared heap"),
     ("msgrate", "msgrate_pair_8B", "wisp's matching, no MPI in the path"),
+    ("coll", "allreduce_8B", "collective through cache-line flags in the heap"),
+    ("coll", "bcast_1048576B", "broadcast read in place, the copy shared"),
     ("rma_busy_target", "acc_flush10_busy300ms_ms",
      "a ghost serves the window where the MPI needs one (auto)"),
     ("apps:jacobi_nonblocking", "mlups", "3-D Jacobi, halo exchange"),
