@@ -40,6 +40,10 @@ wisp_add_mpi_test(coll_lent NP 4 ENV WISP_VNODE_SIZE=2 WISP_COLL=off SUFFIX .vno
 wisp_add_mpi_test(coll_churn NP 2 ENV WISP_HEAP_SIZE=32M ARGS served)
 wisp_add_mpi_test(coll_churn NP 4 ENV WISP_HEAP_SIZE=32M WISP_VNODE_SIZE=2 SUFFIX .vnode2
                   ARGS served quick)
+# Erroneous calls (a root out of range, MPI_OP_NULL) return the MPI's error
+# class, on one node and across virtual nodes.
+wisp_add_mpi_test(coll_errors NP 2)
+wisp_add_mpi_test(coll_errors NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)
 # The collectives that move blocks (gathers, scatters, allgathers), in the
