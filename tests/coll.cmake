@@ -44,6 +44,14 @@ wisp_add_mpi_test(coll_churn NP 4 ENV WISP_HEAP_SIZE=32M WISP_VNODE_SIZE=2 SUFFI
 # class, on one node and across virtual nodes.
 wisp_add_mpi_test(coll_errors NP 2)
 wisp_add_mpi_test(coll_errors NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
+# Neighbour collectives on Cartesian grids, a graph and a distributed graph,
+# through wisp's point-to-point engine (and across virtual nodes partly
+# through the MPI), and the MPI's under WISP_COLL=off.
+wisp_add_mpi_test(coll_neighbor NP 2 ARGS served)
+wisp_add_mpi_test(coll_neighbor NP 3 ARGS served)
+wisp_add_mpi_test(coll_neighbor NP 4 ARGS served)
+wisp_add_mpi_test(coll_neighbor NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS served)
+wisp_add_mpi_test(coll_neighbor NP 2 ENV WISP_COLL=off SUFFIX .off)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)
 # The collectives that move blocks (gathers, scatters, allgathers), in the

@@ -84,16 +84,19 @@ struct wisp_coll_shared {
 enum wisp_coll_state { WISP_COLL_NEW, WISP_COLL_AREA, WISP_COLL_HIER, WISP_COLL_MPI };
 
 struct wisp_coll_hier;
+struct wisp_coll_neighbors;
 
 /* This process's view of a communicator. */
 struct wisp_coll_comm {
     MPI_Comm handle;
     enum wisp_coll_state state;
     int rank, size;
-    unsigned calls;                     /* through the MPI while NEW */
-    uint64_t phase;                     /* the last phase this member published */
-    struct wisp_coll_shared *shared;    /* AREA */
-    struct wisp_coll_hier *hier;        /* HIER */
+    unsigned calls;                        /* through the MPI while NEW */
+    uint64_t phase;                        /* the last phase this member published */
+    struct wisp_coll_shared *shared;       /* AREA */
+    struct wisp_coll_hier *hier;           /* HIER */
+    struct wisp_coll_neighbors *neighbors; /* topo.h: at the first neighbour collective */
+    bool neighbors_tried;
     char *stage;                        /* the first member's first half */
     uint64_t half;                      /* bytes of a staging half */
     struct wisp_coll_comm *prev, *next; /* the process's list (area.c) */
@@ -107,6 +110,7 @@ struct wisp_coll {
     unsigned after; /* WISP_COLL_AFTER */
     uint64_t stage; /* WISP_COLL_STAGE */
     uint64_t single_copy_min;
+    uint64_t neighbor_min; /* WISP_COLL_NEIGHBOR */
     /* The largest data (bytes) each collective takes through the heap:
      * under WISP_COLL=auto the measured limits of docs/coll.md (start.c),
      * under on, everything. */
@@ -142,8 +146,12 @@ static inline void wisp_coll_count(_Atomic uint64_t *counter)
  * communicator is NEW and sets it up when its time comes (collective: every
  * member calls this for the same collective). */
 struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm);
-/* The same, for the collectives that have no hierarchical form: AREA, else
- * NULL. */
+/* The view of `comm`, made if need be, as it is: no call counted, nothing
+ * set up (the neighbour collectives, which need no area). NULL without
+ * memory or for MPI_COMM_NULL. */
+struct wisp_coll_comm *wisp_coll_view_here(MPI_Comm comm);
+/* The same as wisp_coll_view, for the collectives that have no
+ * hierarchical form: AREA, else NULL. */
 static inline struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm)
 {
     struct wisp_coll_comm *c = wisp_coll_view(comm);

@@ -88,6 +88,13 @@ int wisp_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 int wisp_coll_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm, bool large);
 
+int wisp_coll_neighbor_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, bool large);
+int wisp_coll_neighbor_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, bool large);
+
 /* The component's start and stop (core/component.h; start.c). */
 void wisp_coll_start(int thread_level);
 void wisp_coll_stop(void);

@@ -68,6 +68,7 @@ void wisp_coll_start(int thread_level)
     wisp_coll.after = (unsigned)wisp_config.COLL_AFTER;
     wisp_coll.stage = (uint64_t)wisp_config.COLL_STAGE;
     wisp_coll.single_copy_min = (uint64_t)wisp_config.COLL_SINGLE_COPY;
+    wisp_coll.neighbor_min = (uint64_t)wisp_config.COLL_NEIGHBOR;
     wisp_coll.sleepy = wisp_topo_oversubscribed();
     wisp_coll.bcast_max = wisp_coll.all ? UINT64_MAX : AUTO_BCAST_MAX;
     wisp_coll.reduce_max = wisp_coll.all ? UINT64_MAX : AUTO_REDUCE_MAX;

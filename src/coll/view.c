@@ -9,6 +9,7 @@
 
 #include "coll/area.h"
 #include "coll/hier.h"
+#include "coll/topo.h"
 #include "core/topo.h"
 #include "core/world.h"
 #include "p2p/p2p.h"
@@ -42,6 +43,7 @@ static void view_free(struct wisp_coll_comm *c)
     pthread_mutex_unlock(&list_lock);
     if (c->hier)
         wisp_coll_hier_free(c->hier);
+    wisp_coll_neighbors_free(c->neighbors);
     wisp_coll_area_leave(c);
     free(c);
 }
@@ -158,26 +160,32 @@ static struct wisp_coll_comm *view_make(MPI_Comm comm)
     return c;
 }
 
-struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm)
+struct wisp_coll_comm *wisp_coll_view_here(MPI_Comm comm)
 {
     struct wisp_coll_comm *c;
     unsigned now = atomic_load_explicit(&gen, memory_order_acquire);
-    if (last.handle == comm && last.gen == now && last.view) {
-        c = last.view;
-    } else {
-        if (comm == MPI_COMM_NULL)
-            return NULL;
-        pthread_mutex_lock(&list_lock);
-        c = view_find(comm);
-        pthread_mutex_unlock(&list_lock);
-        if (!c)
-            c = view_make(comm);
-        if (!c)
-            return NULL; /* no memory for a view: docs/coll.md, "Limits" */
-        last.handle = comm;
-        last.view = c;
-        last.gen = now;
-    }
+    if (last.handle == comm && last.gen == now && last.view)
+        return last.view;
+    if (comm == MPI_COMM_NULL)
+        return NULL;
+    pthread_mutex_lock(&list_lock);
+    c = view_find(comm);
+    pthread_mutex_unlock(&list_lock);
+    if (!c)
+        c = view_make(comm);
+    if (!c)
+        return NULL; /* no memory for a view: docs/coll.md, "Limits" */
+    last.handle = comm;
+    last.view = c;
+    last.gen = now;
+    return c;
+}
+
+struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_here(comm);
+    if (!c)
+        return NULL;
     if (c->state == WISP_COLL_AREA || c->state == WISP_COLL_HIER)
         return c;
     if (c->state == WISP_COLL_MPI)

@@ -1461,22 +1461,14 @@ int wisp_impl_MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI
 #ifdef WISP_HAVE_MPI_Neighbor_allgather
 int wisp_impl_MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_allgather_c
 int wisp_impl_MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true);
 }
 #endif
 
@@ -1505,22 +1497,14 @@ int wisp_impl_MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall
 int wisp_impl_MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false);
 }
 #endif
 
 #ifdef WISP_HAVE_MPI_Neighbor_alltoall_c
 int wisp_impl_MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true);
 }
 #endif
 
