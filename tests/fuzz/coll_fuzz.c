@@ -49,22 +49,38 @@
 #include "schedule.h" /* fz_hash */
 
 enum { SENTINEL = 0xa5, GAP = 0x5a };
-enum { BIG = 1 << 20 };                /* largest buffer of one rank's data */
+enum { BIG = 1 << 20 };                 /* largest buffer of one rank's data */
 enum { STATIC_BYTES = 4 * BIG + 4096 }; /* what a static buffer holds */
-enum { STACK_MAX = 128 << 10 };        /* largest buffer on the stack */
-enum { HEX_MAX = 32 };                 /* results up to this size are logged as bytes */
+enum { STACK_MAX = 128 << 10 };         /* largest buffer on the stack */
+enum { HEX_MAX = 32 };                  /* results up to this size are logged as bytes */
 
 /* ---- the program ---- */
 
 enum coll {
-    C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV,
-    C_ALLGATHER, C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_REDUCE_SCATTER,
-    C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN, NCOLLS
+    C_BARRIER,
+    C_BCAST,
+    C_REDUCE,
+    C_ALLREDUCE,
+    C_GATHER,
+    C_GATHERV,
+    C_SCATTER,
+    C_SCATTERV,
+    C_ALLGATHER,
+    C_ALLGATHERV,
+    C_ALLTOALL,
+    C_ALLTOALLV,
+    C_ALLTOALLW,
+    C_REDUCE_SCATTER,
+    C_REDUCE_SCATTER_BLOCK,
+    C_SCAN,
+    C_EXSCAN,
+    NCOLLS
 };
 static const char *coll_name[NCOLLS] = {
-    "barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
-    "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter",
-    "reduce_scatter_block", "scan", "exscan"};
+    "barrier",  "bcast",     "reduce",    "allreduce",      "gather",
+    "gatherv",  "scatter",   "scatterv",  "allgather",      "allgatherv",
+    "alltoall", "alltoallv", "alltoallw", "reduce_scatter", "reduce_scatter_block",
+    "scan",     "exscan"};
 static int is_reduction(int c)
 {
     return c == C_REDUCE || c == C_ALLREDUCE || c == C_REDUCE_SCATTER ||
@@ -86,46 +102,76 @@ static const int dtype_extent[NDTYPES] = {1, 4, 8, 12, 8};
 enum rkind { R_INT, R_FLT, R_CPLX, R_BOOL, R_BYTE, R_PAIR, R_USER_C, R_USER_NC };
 struct rtype {
     const char *name;
-    int kind, size, sig, ioff, fprec; /* fprec: 0 float, 1 double, 2 long double, 3 long, 4 int, 5 short */
+    int kind, size, sig, ioff,
+        fprec; /* fprec: 0 float, 1 double, 2 long double, 3 long, 4 int, 5 short */
 };
 static const struct rtype rtypes[] = {
-    {"schar", R_INT, 1, 1, 0, 0},          {"uchar", R_INT, 1, 1, 0, 0},
-    {"short", R_INT, 2, 2, 0, 0},          {"ushort", R_INT, 2, 2, 0, 0},
-    {"int", R_INT, 4, 4, 0, 0},            {"unsigned", R_INT, 4, 4, 0, 0},
-    {"long", R_INT, 8, 8, 0, 0},           {"ulong", R_INT, 8, 8, 0, 0},
-    {"llong", R_INT, 8, 8, 0, 0},          {"ullong", R_INT, 8, 8, 0, 0},
-    {"int8", R_INT, 1, 1, 0, 0},           {"uint8", R_INT, 1, 1, 0, 0},
-    {"int16", R_INT, 2, 2, 0, 0},          {"uint16", R_INT, 2, 2, 0, 0},
-    {"int32", R_INT, 4, 4, 0, 0},          {"uint32", R_INT, 4, 4, 0, 0},
-    {"int64", R_INT, 8, 8, 0, 0},          {"uint64", R_INT, 8, 8, 0, 0},
-    {"aint", R_INT, 8, 8, 0, 0},           {"offset", R_INT, 8, 8, 0, 0},
-    {"count", R_INT, 8, 8, 0, 0},          {"float", R_FLT, 4, 4, 0, 0},
-    {"double", R_FLT, 8, 8, 0, 1},         {"ldouble", R_FLT, 16, 10, 0, 2},
-    {"cfloat", R_CPLX, 8, 8, 0, 0},        {"cdouble", R_CPLX, 16, 16, 0, 1},
-    {"bool", R_BOOL, 1, 1, 0, 0},          {"byte", R_BYTE, 1, 1, 0, 0},
-    {"float_int", R_PAIR, 8, 4, 4, 0},     {"double_int", R_PAIR, 16, 8, 8, 1},
-    {"long_int", R_PAIR, 16, 8, 8, 3},     {"2int", R_PAIR, 8, 4, 4, 4},
-    {"short_int", R_PAIR, 8, 2, 4, 5},     {"ldouble_int", R_PAIR, 32, 10, 16, 2},
-    {"u32", R_USER_C, 4, 4, 0, 0}, /* U32 */         {"mat", R_USER_NC, 16, 16, 0, 0},
+    {"schar", R_INT, 1, 1, 0, 0},      {"uchar", R_INT, 1, 1, 0, 0},
+    {"short", R_INT, 2, 2, 0, 0},      {"ushort", R_INT, 2, 2, 0, 0},
+    {"int", R_INT, 4, 4, 0, 0},        {"unsigned", R_INT, 4, 4, 0, 0},
+    {"long", R_INT, 8, 8, 0, 0},       {"ulong", R_INT, 8, 8, 0, 0},
+    {"llong", R_INT, 8, 8, 0, 0},      {"ullong", R_INT, 8, 8, 0, 0},
+    {"int8", R_INT, 1, 1, 0, 0},       {"uint8", R_INT, 1, 1, 0, 0},
+    {"int16", R_INT, 2, 2, 0, 0},      {"uint16", R_INT, 2, 2, 0, 0},
+    {"int32", R_INT, 4, 4, 0, 0},      {"uint32", R_INT, 4, 4, 0, 0},
+    {"int64", R_INT, 8, 8, 0, 0},      {"uint64", R_INT, 8, 8, 0, 0},
+    {"aint", R_INT, 8, 8, 0, 0},       {"offset", R_INT, 8, 8, 0, 0},
+    {"count", R_INT, 8, 8, 0, 0},      {"float", R_FLT, 4, 4, 0, 0},
+    {"double", R_FLT, 8, 8, 0, 1},     {"ldouble", R_FLT, 16, 10, 0, 2},
+    {"cfloat", R_CPLX, 8, 8, 0, 0},    {"cdouble", R_CPLX, 16, 16, 0, 1},
+    {"bool", R_BOOL, 1, 1, 0, 0},      {"byte", R_BYTE, 1, 1, 0, 0},
+    {"float_int", R_PAIR, 8, 4, 4, 0}, {"double_int", R_PAIR, 16, 8, 8, 1},
+    {"long_int", R_PAIR, 16, 8, 8, 3}, {"2int", R_PAIR, 8, 4, 4, 4},
+    {"short_int", R_PAIR, 8, 2, 4, 5}, {"ldouble_int", R_PAIR, 32, 10, 16, 2},
+    {"u32", R_USER_C, 4, 4, 0, 0},     /* U32 */ {"mat", R_USER_NC, 16, 16, 0, 0},
 };
 enum { NRTYPES = sizeof rtypes / sizeof rtypes[0], U32 = NRTYPES - 2 };
 
-enum rop { O_MAX, O_MIN, O_SUM, O_PROD, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR,
-           O_MAXLOC, O_MINLOC, O_USER_C, O_USER_NC, NOPS };
-static const char *op_name[NOPS] = {"max", "min", "sum", "prod", "land", "lor", "lxor",
-                                    "band", "bor", "bxor", "maxloc", "minloc", "user_comm",
-                                    "user_noncomm"};
+enum rop {
+    O_MAX,
+    O_MIN,
+    O_SUM,
+    O_PROD,
+    O_LAND,
+    O_LOR,
+    O_LXOR,
+    O_BAND,
+    O_BOR,
+    O_BXOR,
+    O_MAXLOC,
+    O_MINLOC,
+    O_USER_C,
+    O_USER_NC,
+    NOPS
+};
+static const char *op_name[NOPS] = {"max",    "min",    "sum",       "prod",        "land",
+                                    "lor",    "lxor",   "band",      "bor",         "bxor",
+                                    "maxloc", "minloc", "user_comm", "user_noncomm"};
 
 static int op_fits(int op, int kind) /* MPI-4.1 6.9.2 */
 {
     switch (op) {
-    case O_MAX: case O_MIN: return kind == R_INT || kind == R_FLT;
-    case O_SUM: case O_PROD: return kind == R_INT || kind == R_FLT || kind == R_CPLX;
-    case O_LAND: case O_LOR: case O_LXOR: return kind == R_INT || kind == R_BOOL;
-    case O_BAND: case O_BOR: case O_BXOR: return kind == R_INT || kind == R_BYTE;
-    case O_MAXLOC: case O_MINLOC: return kind == R_PAIR;
-    case O_USER_C: return kind == R_USER_C;
-    case O_USER_NC: return kind == R_USER_NC;
+    case O_MAX:
+    case O_MIN:
+        return kind == R_INT || kind == R_FLT;
+    case O_SUM:
+    case O_PROD:
+        return kind == R_INT || kind == R_FLT || kind == R_CPLX;
+    case O_LAND:
+    case O_LOR:
+    case O_LXOR:
+        return kind == R_INT || kind == R_BOOL;
+    case O_BAND:
+    case O_BOR:
+    case O_BXOR:
+        return kind == R_INT || kind == R_BYTE;
+    case O_MAXLOC:
+    case O_MINLOC:
+        return kind == R_PAIR;
+    case O_USER_C:
+        return kind == R_USER_C;
+    case O_USER_NC:
+        return kind == R_USER_NC;
     }
     return 0;
 }
@@ -164,9 +210,18 @@ static uint64_t mix(uint64_t x)
 struct rng {
     uint64_t s;
 };
-static uint64_t next(struct rng *g) { return mix(g->s++ * 0x2545f4914f6cdd1dull + 0x1234567); }
-static long below(struct rng *g, long n) { return n <= 1 ? 0 : (long)(next(g) % (uint64_t)n); }
-static int chance(struct rng *g, int percent) { return below(g, 100) < percent; }
+static uint64_t next(struct rng *g)
+{
+    return mix(g->s++ * 0x2545f4914f6cdd1dull + 0x1234567);
+}
+static long below(struct rng *g, long n)
+{
+    return n <= 1 ? 0 : (long)(next(g) % (uint64_t)n);
+}
+static int chance(struct rng *g, int percent)
+{
+    return below(g, 100) < percent;
+}
 
 /* Counts: mostly small, some 0, a few up to ~1 MiB of data. */
 static long draw_count(struct rng *g, long max_elems)
@@ -220,8 +275,8 @@ static void gen_call(struct call *c, struct rng *g, int thread, int comm, int np
     }
     /* The largest buffer of a rank holds np blocks for most collectives. */
     long max_elems = BIG / span;
-    if (c->coll != C_BCAST && c->coll != C_REDUCE && c->coll != C_ALLREDUCE &&
-        c->coll != C_SCAN && c->coll != C_EXSCAN && c->coll != C_BARRIER)
+    if (c->coll != C_BCAST && c->coll != C_REDUCE && c->coll != C_ALLREDUCE && c->coll != C_SCAN &&
+        c->coll != C_EXSCAN && c->coll != C_BARRIER)
         max_elems /= np;
     c->count = c->coll == C_BARRIER ? 0 : draw_count(g, max_elems);
 #ifdef MPICH
@@ -265,8 +320,7 @@ static void describe(char *s, size_t len, const struct call *c, int idx)
         n += snprintf(s + n, len - (size_t)n, " %s%s op=%s", c->rvec ? "vec_" : "",
                       rtypes[c->type].name, op_name[c->op]);
     else
-        n += snprintf(s + n, len - (size_t)n, " %s%s", dtype_name[c->type],
-                      c->flat ? "/flat" : "");
+        n += snprintf(s + n, len - (size_t)n, " %s%s", dtype_name[c->type], c->flat ? "/flat" : "");
     snprintf(s + n, len - (size_t)n, " count=%ld rootdraw=%d inplace=%d buf=%c null=%d", c->count,
              c->root_draw, c->inplace, bufkind_name[c->buf], c->null_insig);
 }
@@ -300,11 +354,16 @@ static void watchdog(int sig)
 static MPI_Datatype dtype_of(int t)
 {
     switch (t) {
-    case D_BYTE: return MPI_BYTE;
-    case D_INT: return MPI_INT;
-    case D_DOUBLE: return MPI_DOUBLE;
-    case D_VEC: return vec_type;
-    default: return struct_type;
+    case D_BYTE:
+        return MPI_BYTE;
+    case D_INT:
+        return MPI_INT;
+    case D_DOUBLE:
+        return MPI_DOUBLE;
+    case D_VEC:
+        return vec_type;
+    default:
+        return struct_type;
     }
 }
 
@@ -312,14 +371,42 @@ static MPI_Datatype rtype_of(int t)
 {
     static MPI_Datatype tab[NRTYPES];
     if (tab[0] == 0 || tab[0] == MPI_DATATYPE_NULL) {
-        MPI_Datatype v[NRTYPES] = {
-            MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT,
-            MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
-            MPI_INT8_T, MPI_UINT8_T, MPI_INT16_T, MPI_UINT16_T, MPI_INT32_T, MPI_UINT32_T,
-            MPI_INT64_T, MPI_UINT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_FLOAT, MPI_DOUBLE,
-            MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_BOOL, MPI_BYTE,
-            MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
-            MPI_LONG_DOUBLE_INT, MPI_UINT32_T, mat_type};
+        MPI_Datatype v[NRTYPES] = {MPI_SIGNED_CHAR,
+                                   MPI_UNSIGNED_CHAR,
+                                   MPI_SHORT,
+                                   MPI_UNSIGNED_SHORT,
+                                   MPI_INT,
+                                   MPI_UNSIGNED,
+                                   MPI_LONG,
+                                   MPI_UNSIGNED_LONG,
+                                   MPI_LONG_LONG,
+                                   MPI_UNSIGNED_LONG_LONG,
+                                   MPI_INT8_T,
+                                   MPI_UINT8_T,
+                                   MPI_INT16_T,
+                                   MPI_UINT16_T,
+                                   MPI_INT32_T,
+                                   MPI_UINT32_T,
+                                   MPI_INT64_T,
+                                   MPI_UINT64_T,
+                                   MPI_AINT,
+                                   MPI_OFFSET,
+                                   MPI_COUNT,
+                                   MPI_FLOAT,
+                                   MPI_DOUBLE,
+                                   MPI_LONG_DOUBLE,
+                                   MPI_C_FLOAT_COMPLEX,
+                                   MPI_C_DOUBLE_COMPLEX,
+                                   MPI_C_BOOL,
+                                   MPI_BYTE,
+                                   MPI_FLOAT_INT,
+                                   MPI_DOUBLE_INT,
+                                   MPI_LONG_INT,
+                                   MPI_2INT,
+                                   MPI_SHORT_INT,
+                                   MPI_LONG_DOUBLE_INT,
+                                   MPI_UINT32_T,
+                                   mat_type};
         memcpy(tab, v, sizeof v);
     }
     return tab[t];
@@ -328,20 +415,34 @@ static MPI_Datatype rtype_of(int t)
 static MPI_Op op_of(int op)
 {
     switch (op) {
-    case O_MAX: return MPI_MAX;
-    case O_MIN: return MPI_MIN;
-    case O_SUM: return MPI_SUM;
-    case O_PROD: return MPI_PROD;
-    case O_LAND: return MPI_LAND;
-    case O_LOR: return MPI_LOR;
-    case O_LXOR: return MPI_LXOR;
-    case O_BAND: return MPI_BAND;
-    case O_BOR: return MPI_BOR;
-    case O_BXOR: return MPI_BXOR;
-    case O_MAXLOC: return MPI_MAXLOC;
-    case O_MINLOC: return MPI_MINLOC;
-    case O_USER_C: return user_comm_op;
-    default: return user_noncomm_op;
+    case O_MAX:
+        return MPI_MAX;
+    case O_MIN:
+        return MPI_MIN;
+    case O_SUM:
+        return MPI_SUM;
+    case O_PROD:
+        return MPI_PROD;
+    case O_LAND:
+        return MPI_LAND;
+    case O_LOR:
+        return MPI_LOR;
+    case O_LXOR:
+        return MPI_LXOR;
+    case O_BAND:
+        return MPI_BAND;
+    case O_BOR:
+        return MPI_BOR;
+    case O_BXOR:
+        return MPI_BXOR;
+    case O_MAXLOC:
+        return MPI_MAXLOC;
+    case O_MINLOC:
+        return MPI_MINLOC;
+    case O_USER_C:
+        return user_comm_op;
+    default:
+        return user_noncomm_op;
     }
 }
 
@@ -457,7 +558,10 @@ static long roff(const struct call *c, long j)
     return c->rvec ? (j / 2) * 3 * sz + (j % 2) * 2 * sz : j * sz;
 }
 
-static long relems(const struct call *c, long count) { return c->rvec ? 2 * count : count; }
+static long relems(const struct call *c, long count)
+{
+    return c->rvec ? 2 * count : count;
+}
 static long rspan(const struct call *c, long count)
 {
     return count * rtypes[c->type].size * (c->rvec ? 3 : 1);
@@ -524,10 +628,23 @@ static void put_reduce(unsigned char *p, const struct call *c, int rank, long j)
         int iv = (int)(w % 5) - 2, idx = (int)((w >> 8) % 7);
         memset(p, 0, (size_t)t->size);
         switch (t->fprec) {
-        case 0: case 1: case 2: store_float(p, iv, t->fprec); break;
-        case 3: { long l = iv; memcpy(p, &l, 8); break; }
-        case 4: memcpy(p, &iv, 4); break;
-        default: { short s = (short)iv; memcpy(p, &s, 2); }
+        case 0:
+        case 1:
+        case 2:
+            store_float(p, iv, t->fprec);
+            break;
+        case 3: {
+            long l = iv;
+            memcpy(p, &l, 8);
+            break;
+        }
+        case 4:
+            memcpy(p, &iv, 4);
+            break;
+        default: {
+            short s = (short)iv;
+            memcpy(p, &s, 2);
+        }
         }
         memcpy(p + t->ioff, &idx, 4);
         break;
@@ -551,8 +668,7 @@ static void fill_reduce(unsigned char *p, const struct call *c, long count, int 
 /* The hash of the bytes of a reduction's result that the MPI defines: a
  * whole element, less the padding of long double and of the pairs; the
  * holes of a vector stay as they were, so they are hashed too. */
-static void hash_reduce(struct fz_hash *h, const unsigned char *p, const struct call *c,
-                        long count)
+static void hash_reduce(struct fz_hash *h, const unsigned char *p, const struct call *c, long count)
 {
     const struct rtype *t = &rtypes[c->type];
     if (!c->rvec && t->sig == t->size && t->kind != R_PAIR) {
@@ -631,12 +747,13 @@ static void log_bytes(struct logbuf *b, const char *name, const void *p, long n)
  * twice that covers the long double reference's own error for long double
  * data; complex products: each product of two within 4u of the product of
  * the moduli per component. */
-static int float_ok(const unsigned char *p, const struct call *c, int lo, int hi, long j,
-                    char *why, size_t whylen)
+static int float_ok(const unsigned char *p, const struct call *c, int lo, int hi, long j, char *why,
+                    size_t whylen)
 {
     const struct rtype *t = &rtypes[c->type];
-    long double u = t->fprec == 0 ? FLT_EPSILON / 2 : t->fprec == 1 ? DBL_EPSILON / 2
-                                                                       : LDBL_EPSILON / 2;
+    long double u = t->fprec == 0   ? FLT_EPSILON / 2
+                    : t->fprec == 1 ? DBL_EPSILON / 2
+                                    : LDBL_EPSILON / 2;
     int m = hi - lo;
     unsigned char in[32];
     long double g = 2 * (m - 1) * u * 1.01L;
@@ -761,8 +878,7 @@ static long layout(uint64_t key, int n, long count, int *cnt, int *displ, int sa
 
 /* A buffer of the call's kind (stack: reserved by the caller; too large
  * for the stack or the static area: malloc's); *owned when malloc's. */
-static unsigned char *get_buf(int kind, int thread, int which, long bytes, void *stack,
-                              int *owned)
+static unsigned char *get_buf(int kind, int thread, int which, long bytes, void *stack, int *owned)
 {
     *owned = 0;
     if (kind == B_STACK && stack)
@@ -800,9 +916,15 @@ static void lens_of(const struct call *c, int n, int r, struct lens *L, int root
     int cnt[64], displ[64];
     L->send = L->recv = 0;
     switch (c->coll) {
-    case C_BARRIER: break;
-    case C_BCAST: L->recv = blk; break;
-    case C_REDUCE: case C_ALLREDUCE: case C_SCAN: case C_EXSCAN:
+    case C_BARRIER:
+        break;
+    case C_BCAST:
+        L->recv = blk;
+        break;
+    case C_REDUCE:
+    case C_ALLREDUCE:
+    case C_SCAN:
+    case C_EXSCAN:
     case C_REDUCE_SCATTER_BLOCK:
         L->send = c->coll == C_REDUCE_SCATTER_BLOCK ? n * blk : blk;
         L->recv = c->coll == C_REDUCE_SCATTER_BLOCK && !c->inplace ? blk : L->send;
@@ -816,11 +938,16 @@ static void lens_of(const struct call *c, int n, int r, struct lens *L, int root
         L->recv = c->inplace ? L->send : cnt[r] * span;
         break;
     }
-    case C_GATHER: case C_SCATTER: case C_ALLGATHER: case C_ALLTOALL:
+    case C_GATHER:
+    case C_SCATTER:
+    case C_ALLGATHER:
+    case C_ALLTOALL:
         L->send = blk * (c->coll == C_SCATTER || c->coll == C_ALLTOALL ? n : 1);
         L->recv = blk * (c->coll == C_SCATTER ? 1 : n);
         break;
-    case C_GATHERV: case C_SCATTERV: case C_ALLGATHERV:
+    case C_GATHERV:
+    case C_SCATTERV:
+    case C_ALLGATHERV:
         L->send = L->recv = layout(c->key, n, c->count, cnt, displ, 0) * span;
         if (c->coll != C_SCATTERV)
             L->send = (long)cnt[r] * span;
@@ -896,7 +1023,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
         if (rc == MPI_SUCCESS)
             log_bytes(b, "buf", rbuf, L.recv);
         break;
-    case C_REDUCE: case C_ALLREDUCE: {
+    case C_REDUCE:
+    case C_ALLREDUCE: {
 #ifdef MPICH
         /* MPICH 4.0.2's MPI_Reduce in place at a root other than 0 crashes
          * (a segfault in its memcpy) above 2 KiB, natively: 2056 bytes of
@@ -921,7 +1049,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
             log_bytes(b, "send", sbuf, L.send);
         break;
     }
-    case C_SCAN: case C_EXSCAN:
+    case C_SCAN:
+    case C_EXSCAN:
         fill_reduce(ip ? rbuf : sbuf, c, count, r, 0);
         rc = (c->coll == C_SCAN ? MPI_Scan : MPI_Exscan)(ip ? IP : sbuf, rbuf, count, t, op, comm);
         if (rc != MPI_SUCCESS)
@@ -931,7 +1060,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
         if (!ip)
             log_bytes(b, "send", sbuf, L.send);
         break;
-    case C_REDUCE_SCATTER_BLOCK: case C_REDUCE_SCATTER: {
+    case C_REDUCE_SCATTER_BLOCK:
+    case C_REDUCE_SCATTER: {
         long all = 0, mine_at = 0;
         if (c->coll == C_REDUCE_SCATTER) {
             layout(c->key, n, c->count, cnt, displ, 0);
@@ -965,7 +1095,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
             log_bytes(b, "send", sbuf, L.send);
         break;
     }
-    case C_GATHER: case C_ALLGATHER: {
+    case C_GATHER:
+    case C_ALLGATHER: {
         int all = c->coll == C_ALLGATHER;
         int mine = ip && (all || r == root) && !c->flat; /* my block already in place */
         if (mine)
@@ -985,7 +1116,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
             log_bytes(b, "send", sbuf, L.send);
         break;
     }
-    case C_GATHERV: case C_ALLGATHERV: {
+    case C_GATHERV:
+    case C_ALLGATHERV: {
         int all = c->coll == C_ALLGATHERV;
         layout(c->key, n, c->count, cnt, displ, 0);
         int mine = ip && (all || r == root) && !c->flat; /* in place: one type, one extent */
@@ -1035,8 +1167,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
             for (int i = 0; i < n; i++)
                 fill_moving(sbuf + (long)displ[i] * span, c->type, cnt[i], c->key, i, 0);
         void *send = r != root && c->null_insig ? NULL : sbuf;
-        rc = MPI_Scatterv(send, cnt, displ, t, mine ? IP : rbuf,
-                          cnt[r] * (r == root ? 1 : rmul), r == root ? t : rt, root, comm);
+        rc = MPI_Scatterv(send, cnt, displ, t, mine ? IP : rbuf, cnt[r] * (r == root ? 1 : rmul),
+                          r == root ? t : rt, root, comm);
         if (rc != MPI_SUCCESS)
             break;
         if (!mine)
@@ -1058,7 +1190,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
             log_bytes(b, "send", sbuf, L.send);
         break;
     }
-    case C_ALLTOALLV: case C_ALLTOALLW: {
+    case C_ALLTOALLV:
+    case C_ALLTOALLW: {
         /* m[i][j]: elements from i to j (0..count); symmetric in place. */
         struct rng g = {c->key};
         int m[16][16];
@@ -1195,8 +1328,8 @@ static void run_program(uint64_t seed, int max_calls, const char *only)
     struct program prog;
     at_seed = seed;
     generate(&prog, seed, nprocs, threaded, max_calls);
-    fprintf(logfile, "program %" PRIu64 " np=%d calls=%d threads=%d\n", seed, nprocs,
-            prog.ncalls, threaded);
+    fprintf(logfile, "program %" PRIu64 " np=%d calls=%d threads=%d\n", seed, nprocs, prog.ncalls,
+            threaded);
     make_comms();
     struct logbuf main_log = {0};
     int i = 0;
