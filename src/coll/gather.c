@@ -11,12 +11,13 @@
  * Otherwise, and for every MPI_Gatherv (only the root knows the sizes, so
  * every member takes this path): in the first phase every member offers its
  * block's size and either the block inline (up to 40 bytes) or, where it is
- * in the shared heap, its address; everyone then knows the plan. The root
- * copies the inline blocks and reads the others in place (one copy); the
- * blocks of the rest come through their owners' staging halves, a half per
- * phase, the owner filling one while the root empties the other
- * (gather_any). In a last phase the root says it is done: a member whose
- * buffer it read in place waits for that before returning.
+ * in the shared heap, its address; the root offers the number of rounds
+ * that follow (from the sizes it knows), so a member waits for the root
+ * alone. The root copies the inline blocks and reads the others in place
+ * (one copy); the blocks of the rest come through their owners' staging
+ * halves, a half per round, the owner filling one while the root empties
+ * the other (gather_any). In a last phase the root says it is done: a
+ * member whose buffer it read in place waits for that before returning.
  */
 #include <stdint.h>
 #include <string.h>
@@ -122,7 +123,7 @@ static void gather_root(struct wisp_coll_comm *c, struct wisp_coll_block *out, u
     for (int m = 0; m < c->size; m++) {
         const struct wisp_coll_line *line = wisp_coll_line(c, m, a);
         out[m].moved = m == c->rank ? 0 : min64(wisp_coll_offered(c, m, a), out[m].bytes);
-        out[m].staged = staged(c, m, a);
+        out[m].staged = m != c->rank && staged(c, m, a);
         if (!out[m].moved || out[m].staged)
             continue;
         wisp_coll_copy(out[m].at,
@@ -163,26 +164,34 @@ static void gather_member(struct wisp_coll_comm *c, int root, const struct wisp_
     wisp_coll_publish(c, f);
 }
 
+/* The first phase: every member offers its size and its block inline or its
+ * address; the root, which knows every size, offers the number of rounds
+ * (as if every block over 40 bytes were staged; the others idle through
+ * them), so a member waits for the root alone. */
 static void gather_any(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
                        struct wisp_coll_block *out)
 {
-    uint64_t a = wisp_coll_next(c), bytes = c->rank == root ? 0 : in->bytes;
+    uint64_t a = wisp_coll_next(c), bytes = c->rank == root ? 0 : in->bytes, rounds = 0;
     wisp_coll_reuse_line(c, a);
     struct wisp_coll_line *line = wisp_coll_line(c, c->rank, a);
     memcpy(line->data, &bytes, sizeof bytes);
+    if (c->rank == root) {
+        for (int m = 0; m < c->size; m++)
+            if (m != root && out[m].bytes > OFFER_INLINE &&
+                wisp_coll_rounds(out[m].bytes, c->half) > rounds)
+                rounds = wisp_coll_rounds(out[m].bytes, c->half);
+        line->aux = rounds;
+        wisp_coll_publish(c, a);
+        wisp_coll_wait_all(c, a);
+        gather_root(c, out, a, rounds);
+        return;
+    }
     line->aux = bytes > OFFER_INLINE ? wisp_coll_block_shared(in) : 0;
     if (bytes <= OFFER_INLINE)
         wisp_coll_copy(line->data + 8, in->at, bytes);
     wisp_coll_publish(c, a);
-    wisp_coll_wait_all(c, a);
-    uint64_t rounds = 0;
-    for (int m = 0; m < c->size; m++)
-        if (staged(c, m, a) && wisp_coll_rounds(wisp_coll_offered(c, m, a), c->half) > rounds)
-            rounds = wisp_coll_rounds(wisp_coll_offered(c, m, a), c->half);
-    if (c->rank == root)
-        gather_root(c, out, a, rounds);
-    else
-        gather_member(c, root, in, a, rounds);
+    wisp_coll_wait(c, root, a);
+    gather_member(c, root, in, a, wisp_coll_line(c, root, a)->aux);
 }
 
 /* The root's blocks to write (its own none with MPI_IN_PLACE). */

@@ -9,13 +9,15 @@
  * (scatter_small).
  *
  * Otherwise, and for every MPI_Scatterv (only the root knows the sizes,
- * so every member takes this path): in the first phase every member offers
- * its block's size and, where it is in the shared heap, its address; then
- * the root writes those blocks straight into their owners' buffers (one
- * copy), and the others' through its staging halves, every member's chunk
- * in its slot, a half per phase, filling one while the members empty the
- * other (scatter_any). In a last phase the root says it is done: a member
- * whose buffer it wrote waits for that.
+ * so every member takes this path): in the first phase the root writes the
+ * blocks that fit a slot of its half (an n-th) and offers the number of
+ * rounds the larger ones need; every other member offers its block's size
+ * and, where it is larger than a slot and in the shared heap, its address,
+ * and waits for the root alone. The root writes those blocks straight into
+ * their owners' buffers (one copy), and the others through its staging
+ * halves, every member's chunk in its slot, a half per round, filling one
+ * while the members empty the other (scatter_any). In a last phase the root
+ * says it is done: a member whose buffer it wrote waits for that.
  */
 #include <stdint.h>
 #include <string.h>
@@ -109,7 +111,7 @@ static void scatter_small(struct wisp_coll_comm *c, int root, const struct wisp_
 /* A member's offer in phase `a`: through the root's halves, or not. */
 static bool staged(struct wisp_coll_comm *c, int m, uint64_t a)
 {
-    return wisp_coll_offered(c, m, a) && !wisp_coll_line(c, m, a)->aux;
+    return wisp_coll_offered(c, m, a) > slot(c) && !wisp_coll_line(c, m, a)->aux;
 }
 
 /* The root: the blocks it writes in place at once, then a round per half.
@@ -160,24 +162,39 @@ static void scatter_member(struct wisp_coll_comm *c, int root, struct wisp_coll_
     wisp_coll_publish(c, f);
 }
 
+/* The first phase: the root writes every block that fits its slot into
+ * its half, and offers the number of rounds of the others (as if all were
+ * staged: those it writes in place idle through them); every other member
+ * offers its size and, where its block is larger than a slot and in the
+ * heap, its address, and waits for the root alone. */
 static void scatter_any(struct wisp_coll_comm *c, int root, struct wisp_coll_block *in,
                         struct wisp_coll_block *out)
 {
-    uint64_t a = wisp_coll_next(c), bytes = c->rank == root ? 0 : out->bytes;
+    uint64_t a = wisp_coll_next(c), s = slot(c), bytes = c->rank == root ? 0 : out->bytes;
+    uint64_t rounds = 0;
     wisp_coll_reuse_line(c, a);
     struct wisp_coll_line *line = wisp_coll_line(c, c->rank, a);
     memcpy(line->data, &bytes, sizeof bytes);
-    line->aux = bytes ? wisp_coll_block_shared(out) : 0;
-    wisp_coll_publish(c, a);
-    wisp_coll_wait_all(c, a);
-    uint64_t rounds = 0;
-    for (int m = 0; m < c->size; m++)
-        if (staged(c, m, a) && wisp_coll_rounds(wisp_coll_offered(c, m, a), slot(c)) > rounds)
-            rounds = wisp_coll_rounds(wisp_coll_offered(c, m, a), slot(c));
-    if (c->rank == root)
+    if (c->rank == root) {
+        wisp_coll_reuse_half(c, a);
+        char *half = wisp_coll_half(c, c->rank, a);
+        for (int m = 0; m < c->size; m++)
+            if (m != root && in[m].bytes <= s)
+                wisp_coll_copy(half + (uint64_t)m * s, in[m].at, in[m].bytes);
+            else if (m != root && wisp_coll_rounds(in[m].bytes, s) > rounds)
+                rounds = wisp_coll_rounds(in[m].bytes, s);
+        line->aux = rounds;
+        wisp_coll_publish(c, a);
+        wisp_coll_wait_all(c, a);
         scatter_root(c, in, a, rounds);
-    else
-        scatter_member(c, root, out, a, rounds);
+        return;
+    }
+    line->aux = bytes > s ? wisp_coll_block_shared(out) : 0;
+    wisp_coll_publish(c, a);
+    wisp_coll_wait(c, root, a);
+    if (bytes <= s)
+        wisp_coll_copy(out->at, wisp_coll_half(c, root, a) + (uint64_t)c->rank * s, bytes);
+    scatter_member(c, root, out, a, wisp_coll_line(c, root, a)->aux);
 }
 
 /* The root's blocks to read. */
