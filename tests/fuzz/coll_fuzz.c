@@ -1019,7 +1019,12 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
     case C_BCAST:
         if (r == root)
             fill_moving(rbuf, c->type, count, c->key, 0, 0);
-        rc = MPI_Bcast(rbuf, count, t, root, comm);
+        /* flat: the others describe the root's vectors as plain ints (the
+         * same signature; wisp's decision is the size alone) */
+        if (c->flat && r != root)
+            rc = MPI_Bcast(rbuf, 2 * count, MPI_INT, root, comm);
+        else
+            rc = MPI_Bcast(rbuf, count, t, root, comm);
         if (rc == MPI_SUCCESS)
             log_bytes(b, "buf", rbuf, L.recv);
         break;
