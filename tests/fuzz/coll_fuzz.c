@@ -846,11 +846,6 @@ static void log_reduce(struct logbuf *b, const char *name, const unsigned char *
 
 /* ---- running a call ---- */
 
-struct args { /* what the v and w variants take */
-    int *scounts, *sdispls, *rcounts, *rdispls;
-    MPI_Datatype *stypes, *rtypes_;
-};
-
 /* Counts and displacements of a v variant, the same on every member: for
  * block i (of n) count cnt[i] (0..count), blocks in a random order with
  * gaps of 0-3 elements; returns the buffer's length in elements. */
@@ -909,7 +904,7 @@ struct lens {
 static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned char *sbuf,
                      unsigned char *rbuf, int n, int r, MPI_Comm comm);
 
-static void lens_of(const struct call *c, int n, int r, struct lens *L, int root)
+static void lens_of(const struct call *c, int n, int r, struct lens *L)
 {
     long span = is_reduction(c->coll) ? rspan(c, 1) : dtype_extent[c->type];
     long blk = c->count * span;
@@ -957,7 +952,6 @@ static void lens_of(const struct call *c, int n, int r, struct lens *L, int root
     default: /* alltoallv, alltoallw: at most count elements a pair */
         L->send = L->recv = n * (c->count + 3) * span * 2 + 64;
     }
-    (void)root;
 }
 
 static void run_call(const struct call *c, int idx, struct logbuf *b)
@@ -966,9 +960,8 @@ static void run_call(const struct call *c, int idx, struct logbuf *b)
     int n, r;
     MPI_Comm_size(comm, &n);
     MPI_Comm_rank(comm, &r);
-    int root = c->root_draw % n;
     struct lens L;
-    lens_of(c, n, r, &L, root);
+    lens_of(c, n, r, &L);
     /* Stack buffers: here, in this frame. */
     unsigned char *sst = stack_bytes(c, L.send) ? alloca((size_t)L.send + 1) : NULL;
     unsigned char *rst = stack_bytes(c, L.recv) ? alloca((size_t)L.recv + 1) : NULL;
@@ -1002,7 +995,7 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
     describe(desc, sizeof desc, c, idx);
     logf_(b, "%s n=%d r=%d g=%d:", desc, n, r, colors[c->comm]);
     struct lens L;
-    lens_of(c, n, r, &L, root);
+    lens_of(c, n, r, &L);
     int red = is_reduction(c->coll);
     MPI_Datatype t = red ? (c->rvec ? rvec_types[c->type] : rtype_of(c->type)) : dtype_of(c->type);
     MPI_Datatype rt = c->flat ? MPI_INT : t;
