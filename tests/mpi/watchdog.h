@@ -27,7 +27,7 @@ static void watchdog_start(const char *program, unsigned seconds)
     alarm(seconds);
 }
 
-static void sleep_ms(int ms)
+static inline void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
