@@ -435,7 +435,6 @@ int main(int argc, char **argv)
         some |= !strcmp(argv[i], "some");
     }
     watchdog_start("coll_move", 280);
-    (void)sleep_ms;
     MPI_Init(&argc, &argv);
     int np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
