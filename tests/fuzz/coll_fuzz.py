@@ -20,9 +20,12 @@ seed | why`) are reported but do not fail the run.
 Plain python3, no packages; shares fuzz.py's job runner.
 """
 import argparse
+import atexit
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 import types
 
@@ -89,13 +92,14 @@ def job_args(args, threads, only=None):
 
 
 def reproduce(args, setting, np, seed, threads, call):
+    program = getattr(args, "shown_program", args.program)
     t = " --threads" if threads else ""
     env = "".join(f" --env {kv}" for kv in SETTINGS[setting][1])
-    lines = [f"python3 tests/fuzz/coll_fuzz.py --wisprun {args.wisprun} --program {args.program} "
+    lines = [f"python3 tests/fuzz/coll_fuzz.py --wisprun {args.wisprun} --program {program} "
              f"--mpi {args.mpi} --first {seed} --count 1 --np {np}:1 --settings {setting}"]
     if call is not None:
-        lines.append(f"{args.wisprun}{env} --env WISP_COLL_AFTER=0 -n {np} {args.program} LOGDIR {seed} 1{t} --only {call}"
-                     f"   # and --native; {args.program} --dump {seed} {np}{t} | grep '^c{call} '")
+        lines.append(f"{args.wisprun}{env} --env WISP_COLL_AFTER=0 -n {np} {program} LOGDIR {seed} 1{t} --only {call}"
+                     f"   # and --native; {program} --dump {seed} {np}{t} | grep '^c{call} '")
     return "\n    ".join(lines)
 
 
@@ -122,6 +126,13 @@ def main():
             ap.error(f"unknown setting {s}; known: {', '.join(SETTINGS)}")
     known = load_known(args.known, args.mpi)
     t0 = time.monotonic()
+    # Run a copy of the program: a rebuild of the tree during the run (a
+    # shared checkout) must not change it between the native run and wisp's.
+    shown_program = args.program
+    copy_dir = tempfile.mkdtemp(prefix="coll_fuzz-bin-")
+    atexit.register(shutil.rmtree, copy_dir, True)
+    args.program = shutil.copy2(args.program, copy_dir)
+    args.shown_program = shown_program
 
     plan, batch_no = [], {}
     seed, end = args.first, args.first + args.count
