@@ -1,15 +1,19 @@
 /*
- * The node's collectives (src/coll), as the routes see them: MPI_Barrier,
- * MPI_Bcast, MPI_Reduce and MPI_Allreduce (routes.def). Each call runs
- * through the communicator's area in the shared heap (area.h tells how)
- * when every process of the communicator is on this (virtual) node and
- * wisp can serve the call (predefined operations on predefined types; any
- * type for a broadcast); otherwise it goes to the MPI, with the waiting
- * wildcard receives lent to it around the call, as p2p's routes marked
- * `lend` do (src/p2p/lend/lend.h). The decision depends only on what every
- * member passes alike (the communicator, the data's size, the type of a
- * reduction, the operation, the root), so every member takes the same
- * path. docs/coll.md has the algorithms, the decision and its figures.
+ * The node's collectives (src/coll), as the routes see them (routes.def):
+ * the blocking collectives of intracommunicators, and the neighbour
+ * allgather and alltoall. Each call runs through the communicator's area in
+ * the shared heap (area.h tells how) when every process of the
+ * communicator is on this (virtual) node and wisp can serve the call
+ * (predefined operations on predefined types; any type for data that is
+ * only moved); Barrier, Bcast, Reduce and Allreduce of a communicator that
+ * spans nodes run in stages (hier.h); the neighbour collectives go through
+ * the point-to-point engine (neighbor.c). Otherwise a call goes to the MPI,
+ * with the waiting wildcard receives lent to it around the call, as p2p's
+ * routes marked `lend` do (src/p2p/lend/lend.h). The decision depends only
+ * on what every member passes alike (the communicator, the data's size,
+ * the type of a reduction, the operation, the root), so every member takes
+ * the same path. docs/coll.md has the algorithms, the decision and its
+ * figures.
  */
 #ifndef WISP_COLL_COLL_H
 #define WISP_COLL_COLL_H

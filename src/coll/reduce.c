@@ -242,7 +242,7 @@ static int allreduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, c
  * through the MPI, which hands the result to the root where the root does
  * not lead its node (one message on the node's communicator). The leaders'
  * reduce never takes MPI_IN_PLACE (MPICH 4.0.2's crashes with it at a root
- * other than 0 from 64 KiB up): the node's fold goes to a buffer of the
+ * other than 0 above 2 KiB): the node's fold goes to a buffer of the
  * leader's, and so does the result where the root is another member. */
 static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
                          void *out, size_t count, MPI_Datatype type, MPI_Op op, int root)

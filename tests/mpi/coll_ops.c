@@ -382,7 +382,7 @@ static void reductions(MPI_Comm comm, const struct type *t, int o, size_t count,
         /* MPI_Reduce at one root (every root over the calls) */
         int root = (root_case + place) % n;
         /* MPICH 4.0.2's own MPI_Reduce crashes with MPI_IN_PLACE at a root
-         * other than 0 from 64 KiB up (SIGSEGV in its reduce-scatter-gather):
+         * other than 0 above 2 KiB (SIGSEGV in its reduce-scatter-gather):
          * there only where wisp serves the call. */
         if (place && !served)
             root = 0;
