@@ -31,6 +31,7 @@
 #include "coll/coll.h"
 #include "coll/layout.h"
 #include "coll/mpi_more.h"
+#include "coll/view.h"
 #include "core/log.h"
 #include "shm/heap.h"
 

@@ -141,23 +141,6 @@ static inline void wisp_coll_count(_Atomic uint64_t *counter)
                           memory_order_relaxed);
 }
 
-/* The view of `comm`, ready for a collective: AREA or HIER when wisp serves
- * it, else NULL (the MPI serves this call). Counts the call while the
- * communicator is NEW and sets it up when its time comes (collective: every
- * member calls this for the same collective). */
-struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm);
-/* The view of `comm`, made if need be, as it is: no call counted, nothing
- * set up (the neighbour collectives, which need no area). NULL without
- * memory or for MPI_COMM_NULL. */
-struct wisp_coll_comm *wisp_coll_view_here(MPI_Comm comm);
-/* The same as wisp_coll_view, for the collectives that have no
- * hierarchical form: AREA, else NULL. */
-static inline struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm)
-{
-    struct wisp_coll_comm *c = wisp_coll_view(comm);
-    return c && c->state == WISP_COLL_AREA ? c : NULL;
-}
-
 /* Collective over `c`'s communicator, whose view has its handle, rank and
  * size: rank 0 offers an area where `on_node` (its answer decides), and
  * every member takes it. AREA; MPI where the heap had no room; HIER where
@@ -166,10 +149,7 @@ enum wisp_coll_state wisp_coll_area_setup(struct wisp_coll_comm *c, bool on_node
 /* This member lets go of `c`'s area (it returned from its last collective
  * on it); rank 0 gives it back to the heap once no member uses it. */
 void wisp_coll_area_leave(struct wisp_coll_comm *c);
-/* Set up the layer (it hears of the communicators the user frees), and let
- * go of every view (view.c) and then of the areas still in use (area.c). */
-void wisp_coll_views_init(void);
-void wisp_coll_views_fini(void);
+/* Let go of the areas still in use (after every view let go: view.h). */
 void wisp_coll_area_fini(void);
 
 /* ---- phases ---------------------------------------------------------------- */

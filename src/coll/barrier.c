@@ -8,6 +8,7 @@
 #include "coll/coll.h"
 #include "coll/hier.h"
 #include "coll/mpi.h"
+#include "coll/view.h"
 #include "p2p/p2p.h"
 
 static void arrive_all(struct wisp_coll_comm *c)

@@ -23,6 +23,7 @@
 #include "coll/hier.h"
 #include "coll/layout.h"
 #include "coll/mpi.h"
+#include "coll/view.h"
 #include "core/log.h"
 #include "p2p/p2p.h"
 #include "shm/heap.h"

@@ -26,6 +26,7 @@
 #include "coll/coll.h"
 #include "coll/move.h"
 #include "coll/mpi.h"
+#include "coll/view.h"
 #include "wisp_have.h"
 
 /* Inline in a first-phase line, after the 8 bytes of the size. */

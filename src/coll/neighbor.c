@@ -20,6 +20,7 @@
 #include "coll/area.h"
 #include "coll/coll.h"
 #include "coll/topo.h"
+#include "coll/view.h"
 #include "p2p/p2p.h"
 #include "wisp_have.h"
 

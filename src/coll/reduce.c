@@ -34,6 +34,7 @@
 #include "coll/layout.h"
 #include "coll/mpi.h"
 #include "coll/op.h"
+#include "coll/view.h"
 #include "core/log.h"
 #include "p2p/p2p.h"
 #include "shm/heap.h"

@@ -27,6 +27,7 @@
 #include "coll/fold.h"
 #include "coll/mpi_more.h"
 #include "coll/op.h"
+#include "coll/view.h"
 #include "core/log.h"
 
 static void scatter_inline(struct wisp_coll_comm *c, struct wisp_coll_fold f, const char *in,

@@ -23,6 +23,7 @@
 #include "coll/fold.h"
 #include "coll/mpi_more.h"
 #include "coll/op.h"
+#include "coll/view.h"
 #include "core/log.h"
 
 /* Wait until the members 0..last have published `p`. */

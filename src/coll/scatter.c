@@ -26,6 +26,7 @@
 #include "coll/coll.h"
 #include "coll/move.h"
 #include "coll/mpi.h"
+#include "coll/view.h"
 #include "wisp_have.h"
 
 static int mpi_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,

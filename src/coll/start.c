@@ -11,6 +11,7 @@
 #include "coll/area.h"
 #include "coll/coll.h"
 #include "coll/op.h"
+#include "coll/view.h"
 #include "core/config.h"
 #include "core/topo.h"
 

@@ -1,9 +1,9 @@
 /*
- * This process's views of its communicators: found from a handle, set up
- * at a communicator's first collectives after WISP_COLL_AFTER (an area on
- * one node, area.c; parts on several, hier.c), let go of when the user
- * frees the communicator and at the layer's stop.
+ * This process's views of its communicators (view.h): a list found by
+ * handle, with a per-thread cache of the last one found.
  */
+#include "coll/view.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 
