@@ -64,7 +64,7 @@ static int sent_block(MPI_Comm comm, int topo, int j, const int *sources, int in
     int dests[MAX_DEG], outdeg;
     if (topo == MPI_GRAPH) {
         MPI_Graph_neighbors_count(comm, source, &outdeg);
-        MPI_Graph_neighbors(comm, source, MAX_DEG, dests);
+        MPI_Graph_neighbors(comm, source, outdeg, dests);
     } else {
         outdeg = dist_dests(source, dests);
     }
@@ -86,13 +86,14 @@ static void neighbors(MPI_Comm comm, int topo, int *sources, int *indeg, int *de
         memcpy(dests, sources, sizeof(int) * (size_t)*indeg);
     } else if (topo == MPI_GRAPH) {
         MPI_Graph_neighbors_count(comm, me, indeg);
-        MPI_Graph_neighbors(comm, me, MAX_DEG, sources);
+        MPI_Graph_neighbors(comm, me, *indeg, sources);
         *outdeg = *indeg;
         memcpy(dests, sources, sizeof(int) * (size_t)*indeg);
     } else {
         int weighted;
         MPI_Dist_graph_neighbors_count(comm, indeg, outdeg, &weighted);
-        MPI_Dist_graph_neighbors(comm, MAX_DEG, sources, MPI_UNWEIGHTED, MAX_DEG, dests,
+        /* The degrees, not the arrays' room: MPICH 4.0.2 copies that many. */
+        MPI_Dist_graph_neighbors(comm, *indeg, sources, MPI_UNWEIGHTED, *outdeg, dests,
                                  MPI_UNWEIGHTED);
     }
 }
