@@ -30,8 +30,7 @@ static int mpi_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          bool large)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Allgather_c
     if (large)
@@ -41,17 +40,14 @@ static int mpi_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
         rc = PMPI_Allgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
                             comm);
     (void)large;
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 static int mpi_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                           void *recvbuf, struct wisp_coll_vec v, MPI_Datatype recvtype,
                           MPI_Comm comm)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Allgatherv_c
     if (v.large)
@@ -61,14 +57,7 @@ static int mpi_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 #endif
         rc = PMPI_Allgatherv(sendbuf, (int)sendcount, sendtype, recvbuf, v.counts, v.displs,
                              recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
-}
-
-static uint64_t min64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 /* One phase: every block in its owner's line or half. */

@@ -36,8 +36,7 @@ static int mpi_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                       MPI_Comm comm, bool large)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Gather_c
     if (large)
@@ -47,17 +46,14 @@ static int mpi_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         rc = PMPI_Gather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root,
                          comm);
     (void)large;
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 static int mpi_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        void *recvbuf, struct wisp_coll_vec v, MPI_Datatype recvtype, int root,
                        MPI_Comm comm)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Gatherv_c
     if (v.large)
@@ -67,14 +63,7 @@ static int mpi_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 #endif
         rc = PMPI_Gatherv(sendbuf, (int)sendcount, sendtype, recvbuf, v.counts, v.displs, recvtype,
                           root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
-}
-
-static uint64_t min64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 /* One phase: every member's block in its line or its half; the root copies

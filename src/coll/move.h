@@ -25,6 +25,11 @@
 
 #pragma GCC visibility push(hidden)
 
+static inline uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
 /* A member's block as bytes. */
 struct wisp_coll_block {
     char *at;       /* its bytes: the user's memory, or `packed` */

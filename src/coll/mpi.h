@@ -16,21 +16,32 @@
 
 #pragma GCC visibility push(hidden)
 
-static inline int wisp_coll_mpi_barrier(MPI_Comm comm)
+/* Around every call of the MPI's that serves the user's collective (here,
+ * mpi_more.h, and the layer's files): counted, the waiting wildcard
+ * receives lent. */
+static inline bool wisp_coll_mpi_enter(void)
 {
     wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
-    int rc = PMPI_Barrier(comm);
+    return wisp_p2p_lend();
+}
+static inline int wisp_coll_mpi_leave(bool lent, int rc)
+{
     if (lent)
         wisp_p2p_reclaim();
     return rc;
 }
 
+static inline int wisp_coll_mpi_barrier(MPI_Comm comm)
+{
+    bool lent = wisp_coll_mpi_enter();
+    int rc = PMPI_Barrier(comm);
+    return wisp_coll_mpi_leave(lent, rc);
+}
+
 static inline int wisp_coll_mpi_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
                                       MPI_Comm comm, bool large)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Bcast_c
     if (large)
@@ -39,17 +50,14 @@ static inline int wisp_coll_mpi_bcast(void *buffer, MPI_Count count, MPI_Datatyp
 #endif
         rc = PMPI_Bcast(buffer, (int)count, type, root, comm);
     (void)large;
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 static inline int wisp_coll_mpi_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                                        MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
                                        bool large)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Reduce_c
     if (large)
@@ -58,16 +66,13 @@ static inline int wisp_coll_mpi_reduce(const void *sendbuf, void *recvbuf, MPI_C
 #endif
         rc = PMPI_Reduce(sendbuf, recvbuf, (int)count, type, op, root, comm);
     (void)large;
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 static inline int wisp_coll_mpi_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                                           MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool large)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Allreduce_c
     if (large)
@@ -76,9 +81,7 @@ static inline int wisp_coll_mpi_allreduce(const void *sendbuf, void *recvbuf, MP
 #endif
         rc = PMPI_Allreduce(sendbuf, recvbuf, (int)count, type, op, comm);
     (void)large;
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 #pragma GCC visibility pop

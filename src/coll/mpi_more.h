@@ -12,23 +12,10 @@
 #include <stdbool.h>
 
 #include "coll/area.h"
-#include "p2p/p2p.h"
+#include "coll/mpi.h"
 #include "wisp_have.h"
 
 #pragma GCC visibility push(hidden)
-
-/* Around each: counted, the waiting wildcard receives lent. */
-static inline bool wisp_coll_mpi_enter(void)
-{
-    wisp_coll_count(&wisp_coll.passed);
-    return wisp_p2p_lend();
-}
-static inline int wisp_coll_mpi_leave(bool lent, int rc)
-{
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
-}
 
 static inline int wisp_coll_mpi_alltoall(const void *sendbuf, MPI_Count sendcount,
                                          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,

@@ -19,6 +19,7 @@
 
 #include "coll/area.h"
 #include "coll/coll.h"
+#include "coll/mpi.h"
 #include "coll/topo.h"
 #include "coll/view.h"
 #include "p2p/p2p.h"
@@ -96,8 +97,7 @@ static int mpi_neighbor(bool all, const void *sendbuf, MPI_Count sendcount, MPI_
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                         bool large)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
     (void)large;
 #if defined(WISP_HAVE_MPI_Neighbor_allgather_c) && defined(WISP_HAVE_MPI_Neighbor_alltoall_c)
@@ -112,9 +112,7 @@ static int mpi_neighbor(bool all, const void *sendbuf, MPI_Count sendcount, MPI_
                                            (int)recvcount, recvtype, comm)
                  : PMPI_Neighbor_alltoall(sendbuf, (int)sendcount, sendtype, recvbuf,
                                           (int)recvcount, recvtype, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 static int neighbor(bool all, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,

@@ -33,8 +33,7 @@ static int mpi_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm, bool large)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Scatter_c
     if (large)
@@ -44,17 +43,14 @@ static int mpi_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
         rc = PMPI_Scatter(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
                           root, comm);
     (void)large;
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 static int mpi_scatterv(const void *sendbuf, struct wisp_coll_vec v, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                         MPI_Comm comm)
 {
-    wisp_coll_count(&wisp_coll.passed);
-    bool lent = wisp_p2p_lend();
+    bool lent = wisp_coll_mpi_enter();
     int rc;
 #ifdef WISP_HAVE_MPI_Scatterv_c
     if (v.large)
@@ -64,14 +60,7 @@ static int mpi_scatterv(const void *sendbuf, struct wisp_coll_vec v, MPI_Datatyp
 #endif
         rc = PMPI_Scatterv(sendbuf, v.counts, v.displs, sendtype, recvbuf, (int)recvcount, recvtype,
                            root, comm);
-    if (lent)
-        wisp_p2p_reclaim();
-    return rc;
-}
-
-static uint64_t min64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
+    return wisp_coll_mpi_leave(lent, rc);
 }
 
 /* A member's slot in the root's staging half (whole cache lines). */
