@@ -30,7 +30,7 @@ import time
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz import load_known, np_of, run_job  # noqa: E402
+from fuzz import load_known, np_of, report_end, run_job  # noqa: E402
 
 # wisp's collectives' settings (tests/coll.cmake, docs/coll.md): name ->
 # (extra processes, environment).
@@ -235,15 +235,7 @@ def main():
           + ", ".join(f"{k} {v}" for k, v in runs.items()))
     print("rank 0's calls that wisp served / passed to the MPI, per setting: "
           + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in served.items()))
-    for line in known_seen:
-        print("known divergence, still there: " + line)
-    for f in native_failures:
-        print("NATIVE FAILURE (the generator's or the MPI's): " + f)
-    for f in findings:
-        print("DIVERGENCE: " + f)
-    print(f"{len(findings)} divergences, {len(native_failures)} native failures, "
-          f"{len(known_seen)} known")
-    return 1 if findings or native_failures else 0
+    return report_end(known_seen, native_failures, findings)
 
 
 if __name__ == "__main__":

@@ -135,6 +135,20 @@ def load_known(path, mpi):
     return known
 
 
+def report_end(known_seen, native_failures, findings):
+    """Print what a session found; its exit status (1: a divergence or a
+    native failure). The collectives' tester (coll_fuzz.py) ends alike."""
+    for line in known_seen:
+        print("known divergence, still there: " + line)
+    for f in native_failures:
+        print("NATIVE FAILURE (the generator's or the MPI's): " + f)
+    for f in findings:
+        print("DIVERGENCE: " + f)
+    print(f"{len(findings)} divergences, {len(native_failures)} native failures, "
+          f"{len(known_seen)} known")
+    return 1 if findings or native_failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--wisprun", required=True)
@@ -246,15 +260,7 @@ def main():
           f"({', '.join(f'{v} on {k} processes' for k, v in programs.items() if v)}) in "
           f"{time.monotonic() - t0:.0f} s; runs per setting: "
           + ", ".join(f"{k} {v}" for k, v in runs.items()))
-    for line in known_seen:
-        print("known divergence, still there: " + line)
-    for f in native_failures:
-        print("NATIVE FAILURE (the generator's or the MPI's): " + f)
-    for f in findings:
-        print("DIVERGENCE: " + f)
-    print(f"{len(findings)} divergences, {len(native_failures)} native failures, "
-          f"{len(known_seen)} known")
-    return 1 if findings or native_failures else 0
+    return report_end(known_seen, native_failures, findings)
 
 
 if __name__ == "__main__":
