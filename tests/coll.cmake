@@ -6,27 +6,42 @@ set(coll_quick)
 if(WISP_SANITIZE)
   set(coll_quick quick) # the 1 MiB sizes are slow under the sanitizers
 endif()
-wisp_add_mpi_test(coll_ops NP 2 ARGS served ${coll_quick})
-wisp_add_mpi_test(coll_ops NP 3 ARGS served quick)
-wisp_add_mpi_test(coll_ops NP 4 ARGS served quick)
-wisp_add_mpi_test(coll_ops NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
-# A small staging area: many chunks per call.
-wisp_add_mpi_test(coll_ops NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
-                  ARGS served quick)
-# The MPI's: WISP_COLL=off, no shared heap, every process its own node.
-wisp_add_mpi_test(coll_ops NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
-wisp_add_mpi_test(coll_ops NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
-wisp_add_mpi_test(coll_ops NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed quick)
-# No room in the heap for a communicator's area (a 1 MiB partition, 64 MiB
-# of staging asked for): the MPI's, every call, never a hang.
-wisp_add_mpi_test(coll_ops NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
-                  ARGS passed quick)
+# wisp_add_coll_tests(name ACROSS args...): tests/mpi/<name>.c in the
+# settings that coll_ops, coll_move and coll_more share: served with 2 to 4
+# processes, with WISP_COLL=on and with a 4 KiB staging area (many chunks
+# per call); the MPI's alone (`passed`) with WISP_COLL=off, without the
+# shared heap, with nodes of one process, and with no room in the heap for
+# a communicator's area (a 1 MiB partition, 64 MiB of staging asked for:
+# the MPI's, every call, never a hang); and on two virtual nodes of two
+# with the ACROSS arguments.
+function(wisp_add_coll_tests name)
+  cmake_parse_arguments(C "" "" "ACROSS" ${ARGN})
+  wisp_add_mpi_test(${name} NP 2 ARGS served ${coll_quick})
+  wisp_add_mpi_test(${name} NP 3 ARGS served quick)
+  wisp_add_mpi_test(${name} NP 4 ARGS served quick)
+  wisp_add_mpi_test(${name} NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
+  wisp_add_mpi_test(${name} NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
+                    ARGS served quick)
+  foreach(setting IN ITEMS "off;WISP_COLL=off" "shm_off;WISP_SHM=off" "vnode1;WISP_VNODE_SIZE=1"
+                           "heap_full;WISP_HEAP_SIZE=1M;WISP_COLL_STAGE=64M")
+    list(POP_FRONT setting suffix)
+    wisp_add_mpi_test(${name} NP 2 ENV ${setting} SUFFIX .${suffix} ARGS passed quick)
+  endforeach()
+  wisp_add_mpi_test(${name} NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS ${C_ACROSS})
+endfunction()
+
 # Two virtual nodes of two: the world spans both nodes and runs in stages
 # (src/coll/hier.h); the halves of even and odd ranks hold one process on
 # each node and go to the MPI; the pairs of consecutive ranks are nodes of
-# their own. Three processes: a node of two and a node of one.
-wisp_add_mpi_test(coll_ops NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across quick)
+# their own (coll_ops: served in stages, `across`; coll_move and coll_more:
+# `some`). Three processes: a node of two and a node of one.
+wisp_add_coll_tests(coll_ops ACROSS across quick)
 wisp_add_mpi_test(coll_ops NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across quick)
+# The collectives that move blocks (gathers, scatters, allgathers), and the
+# all-to-alls, reduce-scatters and scans (coll_more).
+wisp_add_coll_tests(coll_move ACROSS some quick)
+wisp_add_coll_tests(coll_more ACROSS some quick)
+
 # A pending wildcard receive whose remote sender waits for it while the
 # receiver is in a collective that wisp serves (it must ask the MPI
 # meanwhile), and collectives on several communicators at once from
@@ -54,34 +69,3 @@ wisp_add_mpi_test(coll_neighbor NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS s
 wisp_add_mpi_test(coll_neighbor NP 2 ENV WISP_COLL=off SUFFIX .off)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)
-# The collectives that move blocks (gathers, scatters, allgathers), in the
-# settings of coll_ops: served with 2 to 4 processes, WISP_COLL=on and a
-# 4 KiB staging area; the MPI's alone when off, without the heap, with
-# nodes of one process and with no room for the area; some with two
-# virtual nodes of two.
-wisp_add_mpi_test(coll_move NP 2 ARGS served ${coll_quick})
-wisp_add_mpi_test(coll_move NP 3 ARGS served quick)
-wisp_add_mpi_test(coll_move NP 4 ARGS served quick)
-wisp_add_mpi_test(coll_move NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
-wisp_add_mpi_test(coll_move NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
-                  ARGS served quick)
-wisp_add_mpi_test(coll_move NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
-wisp_add_mpi_test(coll_move NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
-wisp_add_mpi_test(coll_move NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed quick)
-wisp_add_mpi_test(coll_move NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
-                  ARGS passed quick)
-wisp_add_mpi_test(coll_move NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)
-# The all-to-alls, reduce-scatters and scans (coll_more), in the settings
-# of coll_ops.
-wisp_add_mpi_test(coll_more NP 2 ARGS served ${coll_quick})
-wisp_add_mpi_test(coll_more NP 3 ARGS served quick)
-wisp_add_mpi_test(coll_more NP 4 ARGS served quick)
-wisp_add_mpi_test(coll_more NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
-wisp_add_mpi_test(coll_more NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
-                  ARGS served quick)
-wisp_add_mpi_test(coll_more NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
-wisp_add_mpi_test(coll_more NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
-wisp_add_mpi_test(coll_more NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1 ARGS passed quick)
-wisp_add_mpi_test(coll_more NP 2 ENV WISP_HEAP_SIZE=1M WISP_COLL_STAGE=64M SUFFIX .heap_full
-                  ARGS passed quick)
-wisp_add_mpi_test(coll_more NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS some quick)
