@@ -181,11 +181,24 @@ REPORT_REPS  ?= 3
 REPORT_ONLY  ?=
 REPORT_ARGS  ?=
 REPORT_LINKS ?= off,10gbit
+# Then (on one host, where REPORT_ONLY is empty or names coll; REPORT_ONLY=coll
+# runs it alone) every collective of bench/coll at REPORT_COLL sizes,
+# cache-hot, data-varying and first call (docs/coll.md), appended to
+# report.md with its plots.
+REPORT_COLL  ?= 8 512 4096 65536 1048576
+REPORT_COLL_ON = $(if $(HOSTS),,$(if $(REPORT_ONLY),$(findstring coll,$(REPORT_ONLY)),yes))
 report: build
 	$(if $(filter-out 2,$(HOSTS)),$(error HOSTS=$(HOSTS): the bed has 2 hosts; HOSTS=2 or none))
+	$(if $(filter coll,$(REPORT_ONLY)),mkdir -p $(REPORT_OUT) && printf '# Report\n' > $(REPORT_OUT)/report.md,\
 	$(VENV)/bin/python bench/apps/report.py $(foreach m,$(MPIS),--build $(BUILD)/$(m)) \
 	    --out $(REPORT_OUT) --reps $(REPORT_REPS) $(if $(REPORT_ONLY),--only '$(REPORT_ONLY)') \
-	    $(if $(HOSTS),--hosts --links $(REPORT_LINKS)) $(REPORT_ARGS)
+	    $(if $(HOSTS),--hosts --links $(REPORT_LINKS)) $(REPORT_ARGS))
+	$(if $(REPORT_COLL_ON),for m in $(MPIS); do mkdir -p $(REPORT_OUT)/$$m && \
+	    $(VENV)/bin/python bench/run.py --wisprun $(BUILD)/$$m/wisprun --mpi $$m --np 2 \
+	        --reps $(REPORT_REPS) --name coll --json $(REPORT_OUT)/$$m/coll.json \
+	        -- $(BUILD)/$$m/bench/coll $(REPORT_COLL) || exit 1; done; \
+	$(VENV)/bin/python bench/plot.py --out $(REPORT_OUT)/plots --markdown $(REPORT_OUT)/report.md \
+	    $(foreach m,$(MPIS),$(REPORT_OUT)/$(m)/coll.json))
 
 # The differential tester (tests/fuzz/, docs/testing.md): N generated
 # point-to-point programs from seed FUZZ_FIRST, natively and under wisp in

@@ -30,11 +30,13 @@ Each file has two panels:
 A size of 0, which a log axis cannot show, is drawn one step left of the
 smallest other size, past a break mark.
 
-Usage: plot.py --out DIR report.json...
+Usage: plot.py --out DIR [--markdown FILE] report.json...
 
 Files are named <benchmark>-<mpi>.png (with -<series> added when a report
 holds several series, and -2, -3, ... when a name repeats); their paths are
-printed. Exit status: 0 on success, 1 when a report cannot be read or lacks
+printed. With --markdown, a section per report is appended to FILE (`make
+report` appends bench/coll's to its report.md): a table of every metric's
+medians and ratio, and the plots, linked relative to FILE. Exit status: 0 on success, 1 when a report cannot be read or lacks
 the fields of format version 1, 2 on a usage error. Without matplotlib
 (`make deps` installs it into .venv, bench/requirements.txt) it says so
 and exits 0 without plots. See docs/benchmarks.md.
@@ -332,6 +334,34 @@ def plot_report(report, path, out_dir, used):
     return written
 
 
+def fmt_number(value):
+    """A median for the Markdown table: 4 significant digits."""
+    return f"{value:.4g}"
+
+
+def markdown_section(report, written, markdown_path):
+    """The Markdown section of one report: its table, then its plots."""
+    mpi = (report.get("mpi") or {}).get("name", "mpi")
+    np_ = report.get("np", "?")
+    lines = [f"## {report.get('benchmark', 'benchmark')} ({mpi}, np {np_})", "",
+             "| metric | unit | native | wisp | ratio |", "|---|---|---|---|---|"]
+    for result in report["results"]:
+        ratio = result.get("ratio")
+        try:
+            native = fmt_number(float(result["native"]["median"]))
+            wisp = fmt_number(float(result["wisp"]["median"]))
+        except (TypeError, KeyError, ValueError):
+            native = wisp = "?"
+        shown = f"{ratio:.3f}" if isinstance(ratio, (int, float)) else "-"
+        lines.append(f"| {result.get('metric')} | {result.get('unit', '')} | {native} | "
+                     f"{wisp} | {shown} |")
+    base = os.path.dirname(os.path.abspath(markdown_path))
+    for target in written:
+        rel = os.path.relpath(os.path.abspath(target), base)
+        lines += ["", f"![{os.path.basename(target)}]({rel})"]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="plot.py",
@@ -340,6 +370,9 @@ def main(argv=None):
                     "of bench/run.py JSON reports, with matplotlib.")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="directory for the PNG files (created)")
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="append a section per report to FILE: its "
+                             "table and its plots")
     parser.add_argument("reports", nargs="+", metavar="report.json")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
 
@@ -354,10 +387,11 @@ def main(argv=None):
         print(f"plot.py: cannot create {args.out}: {err.strerror}",
               file=sys.stderr)
         return 1
-    used, status = set(), 0
+    used, status, sections = set(), 0, []
     for path in args.reports:
         try:
-            written = plot_report(load_report(path), path, args.out, used)
+            report = load_report(path)
+            written = plot_report(report, path, args.out, used)
         except PlotError as err:
             print(f"plot.py: {err}", file=sys.stderr)
             status = 1
@@ -373,6 +407,16 @@ def main(argv=None):
                   f"plot", file=sys.stderr)
         for target in written:
             print(target)
+        if args.markdown:
+            sections.append(markdown_section(report, written, args.markdown))
+    if sections:
+        try:
+            with open(args.markdown, "a", encoding="utf-8") as f:
+                f.write("\n" + "\n".join(sections))
+        except OSError as err:
+            print(f"plot.py: cannot append to {args.markdown}: {err.strerror}",
+                  file=sys.stderr)
+            status = 1
     return status
 
 

@@ -156,6 +156,16 @@ class MetricNameTest(unittest.TestCase):
         }
         self.assert_parses(cases)
 
+    def test_collective_modes(self):
+        # bench/coll's modes: a series per collective and mode.
+        self.assert_parses({
+            "allreduce_8B": ("allreduce", 8, "B"),
+            "allreduce_1048576B_vary": ("allreduce_vary", 1048576, "B"),
+            "reduce_scatter_block_65536B_first":
+                ("reduce_scatter_block_first", 65536, "B"),
+        })
+        self.assertIsNone(plot.parse_metric("barrier_first"))
+
     def test_scalars_are_not_points(self):
         for name in ("acc_flush10_busy100ms_ms", "acc_flush10_busy300ms_pct",
                      "ults16_vs_plain", "plain_rate", "comm_pct",
@@ -542,6 +552,29 @@ class EndToEndTest(TempDirTestCase):
                           "ult_msgrate_threads-mpich.png",
                           "ult_gcu-mpich-time_ms.png",
                           "ult_gcu-mpich-hidden_pct.png"])
+        for path in out.split():
+            self.assert_png(path)
+
+    def test_markdown_section_appended(self):
+        doc = report("coll", [
+            result("barrier", 0.5, 0.1),
+            result("allreduce_8B", 0.3, 0.1), result("allreduce_65536B", 20.0, 8.0),
+            result("allreduce_8B_first", 30.0, 60.0),
+            result("allreduce_65536B_first", 40.0, 80.0)])
+        path = self.write_json("coll.json", doc)
+        md = os.path.join(self.dir, "report.md")
+        with open(md, "w", encoding="utf-8") as f:
+            f.write("# Report\n")
+        status, out, err = self.run_main("--out", self.out, "--markdown", md, path)
+        self.assertEqual(status, 0, err)
+        with open(md, encoding="utf-8") as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# Report\n"))
+        self.assertIn("## coll (mpich, np 2)", text)
+        self.assertIn("| barrier | us | 0.5 | 0.1 | 5.000 |", text)
+        self.assertIn("| allreduce_8B_first | us | 30 | 60 | 0.500 |", text)
+        self.assertIn("![coll-mpich-allreduce.png](plots/coll-mpich-allreduce.png)", text)
+        self.assertIn("(plots/coll-mpich-allreduce_first.png)", text)
         for path in out.split():
             self.assert_png(path)
 
