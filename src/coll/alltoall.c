@@ -13,8 +13,13 @@
  * in place: one copy), else copied in after the table, or into a private
  * heap allocation where the half has no room; every member then copies (or
  * unpacks) its block from every other member's place. In the second,
- * nobody reads anyone's blocks any more. Under MPI_IN_PLACE a member's
- * blocks are always copied out first, since it overwrites them.
+ * nobody reads anyone's blocks any more; blocks below WISP_COLL_SINGLE_COPY
+ * are copied into the half where they fit, and where no member's blocks
+ * are read in place (or from a heap allocation) every member says so in
+ * the first phase and the second is left out, alike everywhere (the next
+ * call's half is the other one, and its writer waits for this phase's
+ * readers as usual). Under MPI_IN_PLACE a member's blocks are always
+ * copied out first, since it overwrites them.
  *
  * The decision: the communicator and the size of a block (alike in every
  * member for MPI_Alltoall); for the v and w forms, where each member knows
@@ -178,21 +183,33 @@ static bool alltoall_inline(struct wisp_coll_comm *c, const struct call *k, uint
 
 /* Phase 1's table: this member's block for every member, in place or
  * copied after the table or into `*spill` (a heap allocation); false where
- * this member cannot take part. */
-static bool offer_blocks(struct wisp_coll_comm *c, const struct call *k, uint64_t p, void **spill)
+ * this member cannot take part. A block below WISP_COLL_SINGLE_COPY is
+ * copied where all such fit the half: then, if no block is read in place
+ * or from the spill, nobody needs the end phase (`*end` false). */
+static bool offer_blocks(struct wisp_coll_comm *c, const struct call *k, uint64_t p, void **spill,
+                         bool *end)
 {
     struct entry *table = (struct entry *)wisp_coll_half(c, c->rank, p);
     char *room = (char *)(table + c->size);
-    uint64_t free_bytes = c->half - (uint64_t)c->size * sizeof *table, copied = 0;
+    uint64_t free_bytes = c->half - (uint64_t)c->size * sizeof *table, copied = 0, small = 0;
     struct block b;
     for (int i = 0; i < c->size; i++) {
         if (!block(k, true, i, &b))
             return false;
         char *at = (char *)(b.base + (uintptr_t)b.l.lb);
         bool direct = !k->in_place && b.l.contiguous && wisp_shm_heap_holds(at, b.l.bytes);
+        uint64_t room_bytes = (b.l.bytes + 63) & ~(uint64_t)63;
         table[i] = (struct entry){direct ? (uint64_t)(uintptr_t)at : 0, b.l.bytes};
         if (!direct && i != c->rank)
-            copied += (b.l.bytes + 63) & ~(uint64_t)63;
+            copied += room_bytes;
+        else if (direct && i != c->rank && b.l.bytes < wisp_coll.single_copy_min)
+            small += room_bytes;
+    }
+    if (small && copied + small <= free_bytes) {
+        for (int i = 0; i < c->size; i++)
+            if (i != c->rank && table[i].at && table[i].bytes < wisp_coll.single_copy_min)
+                table[i].at = 0;
+        copied += small;
     }
     char *to = room;
     if (copied > free_bytes) {
@@ -201,9 +218,14 @@ static bool offer_blocks(struct wisp_coll_comm *c, const struct call *k, uint64_
             return false;
         to = *spill;
     }
+    *end = *spill != NULL;
     for (int i = 0; i < c->size; i++) {
-        if (table[i].at || i == c->rank || !table[i].bytes)
+        if (i == c->rank || !table[i].bytes)
             continue;
+        if (table[i].at) {
+            *end = true;
+            continue;
+        }
         if (!block(k, true, i, &b) || !take_out(k, &b, to))
             return false;
         table[i].at = (uint64_t)(uintptr_t)to;
@@ -236,19 +258,27 @@ static void own_block(struct wisp_coll_comm *c, const struct call *k)
     free(tmp);
 }
 
-/* Two phases (above); false (one phase spent alike) where some member
- * cannot take part. */
+/* Its line's word in phase 1: whether it takes part, and whether others
+ * read its send buffer or spill (the end phase). */
+enum { TAKES_PART = 1, NEEDS_END = 2 };
+
+/* Two phases (above), one where nobody needs the end; false (one phase
+ * spent alike) where some member cannot take part. */
 static bool alltoall_tables(struct wisp_coll_comm *c, const struct call *k)
 {
     uint64_t p1 = wisp_coll_next(c);
     wisp_coll_reuse_half(c, p1);
     void *spill = NULL;
-    bool ok = receivable(k, c->size) && offer_blocks(c, k, p1, &spill);
-    wisp_coll_line(c, c->rank, p1)->aux = ok;
+    bool end = false;
+    bool ok = receivable(k, c->size) && offer_blocks(c, k, p1, &spill, &end);
+    wisp_coll_line(c, c->rank, p1)->aux = (ok ? TAKES_PART : 0) | (end ? NEEDS_END : 0);
     wisp_coll_publish(c, p1);
     wisp_coll_wait_all(c, p1);
-    for (int m = 0; m < c->size && ok; m++)
-        ok = wisp_coll_line(c, m, p1)->aux;
+    for (int m = 0; m < c->size; m++) {
+        uint64_t word = wisp_coll_line(c, m, p1)->aux;
+        ok = ok && (word & TAKES_PART);
+        end = end || (word & NEEDS_END);
+    }
     if (ok) {
         struct block b;
         for (int m = 0; m < c->size; m++) {
@@ -259,8 +289,10 @@ static bool alltoall_tables(struct wisp_coll_comm *c, const struct call *k)
             put_in(k, &b, (const char *)(uintptr_t)e->at, e->bytes);
         }
         own_block(c, k);
-        wisp_coll_publish(c, p1 + 1);
-        wisp_coll_wait_all(c, p1 + 1);
+        if (end) {
+            wisp_coll_publish(c, p1 + 1);
+            wisp_coll_wait_all(c, p1 + 1);
+        }
     }
     if (spill)
         wisp_shm_heap_free(spill);

@@ -10,10 +10,12 @@
  *
  * Otherwise, and for every MPI_Scatterv (only the root knows the sizes,
  * so every member takes this path): in the first phase the root writes the
- * blocks that fit a slot of its half (an n-th) and offers the number of
- * rounds the larger ones need; every other member offers its block's size
- * and, where it is larger than a slot and in the shared heap, its address,
- * and waits for the root alone. The root writes those blocks straight into
+ * blocks below WISP_COLL_SINGLE_COPY that fit a slot of its half (an n-th)
+ * and offers the number of rounds the others need; every other member
+ * offers its block's size and, where the block is not one of those and is
+ * in the shared heap, its address, and waits for the root alone (the size
+ * decides alike in both: a block's bytes are the same at the root and its
+ * owner). The root writes those blocks straight into
  * their owners' buffers (one copy), and the others through its staging
  * halves, every member's chunk in its slot, a half per round, filling one
  * while the members empty the other (scatter_any). In a last phase the root
@@ -69,6 +71,13 @@ static uint64_t slot(const struct wisp_coll_comm *c)
     return (c->half / (uint64_t)c->size) & ~(uint64_t)(WISP_COLL_LINE - 1);
 }
 
+/* A block the first phase carries in the root's half (else it goes in
+ * place, or through the halves in rounds): both ends decide by its size. */
+static bool slotted(const struct wisp_coll_comm *c, uint64_t bytes)
+{
+    return bytes <= slot(c) && bytes < wisp_coll.single_copy_min;
+}
+
 /* One phase: every block in the root's line or half, each member copies
  * its own. */
 static void scatter_small(struct wisp_coll_comm *c, int root, const struct wisp_coll_block *in,
@@ -101,7 +110,7 @@ static void scatter_small(struct wisp_coll_comm *c, int root, const struct wisp_
 /* A member's offer in phase `a`: through the root's halves, or not. */
 static bool staged(struct wisp_coll_comm *c, int m, uint64_t a)
 {
-    return wisp_coll_offered(c, m, a) > slot(c) && !wisp_coll_line(c, m, a)->aux;
+    return !slotted(c, wisp_coll_offered(c, m, a)) && !wisp_coll_line(c, m, a)->aux;
 }
 
 /* The root: the blocks it writes in place at once, then a round per half.
@@ -152,11 +161,11 @@ static void scatter_member(struct wisp_coll_comm *c, int root, struct wisp_coll_
     wisp_coll_publish(c, f);
 }
 
-/* The first phase: the root writes every block that fits its slot into
- * its half, and offers the number of rounds of the others (as if all were
- * staged: those it writes in place idle through them); every other member
- * offers its size and, where its block is larger than a slot and in the
- * heap, its address, and waits for the root alone. */
+/* The first phase: the root writes every slotted block into its half, and
+ * offers the number of rounds of the others (as if all were staged: those
+ * it writes in place idle through them); every other member offers its
+ * size and, where its block is not slotted and is in the heap, its address,
+ * and waits for the root alone. */
 static void scatter_any(struct wisp_coll_comm *c, int root, struct wisp_coll_block *in,
                         struct wisp_coll_block *out)
 {
@@ -169,7 +178,7 @@ static void scatter_any(struct wisp_coll_comm *c, int root, struct wisp_coll_blo
         wisp_coll_reuse_half(c, a);
         char *half = wisp_coll_half(c, c->rank, a);
         for (int m = 0; m < c->size; m++)
-            if (m != root && in[m].bytes <= s)
+            if (m != root && slotted(c, in[m].bytes))
                 wisp_coll_copy(half + (uint64_t)m * s, in[m].at, in[m].bytes);
             else if (m != root && wisp_coll_rounds(in[m].bytes, s) > rounds)
                 rounds = wisp_coll_rounds(in[m].bytes, s);
@@ -179,10 +188,10 @@ static void scatter_any(struct wisp_coll_comm *c, int root, struct wisp_coll_blo
         scatter_root(c, in, a, rounds);
         return;
     }
-    line->aux = bytes > s ? wisp_coll_block_shared(out) : 0;
+    line->aux = slotted(c, bytes) ? 0 : wisp_coll_block_shared(out);
     wisp_coll_publish(c, a);
     wisp_coll_wait(c, root, a);
-    if (bytes <= s)
+    if (slotted(c, bytes))
         wisp_coll_copy(out->at, wisp_coll_half(c, root, a) + (uint64_t)c->rank * s, bytes);
     scatter_member(c, root, out, a, wisp_coll_line(c, root, a)->aux);
 }
