@@ -19,7 +19,9 @@
  * their owners' buffers (one copy), and the others through its staging
  * halves, every member's chunk in its slot, a half per round, filling one
  * while the members empty the other (scatter_any). In a last phase the root
- * says it is done: a member whose buffer it wrote waits for that.
+ * says it is done: a member whose buffer it wrote waits for that. Where
+ * every block was slotted the root reads no offer: it publishes both
+ * phases and leaves, as a small scatter's root does.
  */
 #include <stdint.h>
 #include <string.h>
@@ -184,6 +186,10 @@ static void scatter_any(struct wisp_coll_comm *c, int root, struct wisp_coll_blo
                 rounds = wisp_coll_rounds(in[m].bytes, s);
         line->aux = rounds;
         wisp_coll_publish(c, a);
+        if (!rounds) { /* every block slotted: no member's offer to read */
+            wisp_coll_publish(c, a + 1);
+            return;
+        }
         wisp_coll_wait_all(c, a);
         scatter_root(c, in, a, rounds);
         return;
