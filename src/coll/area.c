@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll/nb.h"
 #include "p2p/p2p.h"
 #include "shm/heap.h"
 
@@ -152,11 +153,20 @@ static void idle(unsigned *rounds)
         wisp_cpu_relax();
 }
 
+/* A wait's round: in a coroutine (nb.h), back to its mover. */
+static void wait_round(unsigned *rounds)
+{
+    if (wisp_coll_nb_running)
+        wisp_coll_nb_yield();
+    else
+        idle(rounds);
+}
+
 void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase)
 {
     unsigned rounds = 0;
     while (!wisp_coll_reached(c, member, phase))
-        idle(&rounds);
+        wait_round(&rounds);
 }
 
 void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase)
@@ -164,5 +174,12 @@ void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase)
     unsigned rounds = 0;
     for (int m = 0; m < c->size; m++)
         while (m != c->rank && !wisp_coll_reached(c, m, phase))
-            idle(&rounds);
+            wait_round(&rounds);
+}
+
+void wisp_coll_drain(struct wisp_coll_comm *c)
+{
+    unsigned rounds = 0;
+    while (!wisp_coll_nb_settle(c))
+        idle(&rounds);
 }

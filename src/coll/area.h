@@ -100,6 +100,12 @@ struct wisp_coll_comm {
     char *stage;                        /* the first member's first half */
     uint64_t half;                      /* bytes of a staging half */
     struct wisp_coll_comm *prev, *next; /* the process's list (area.c) */
+    /* Its nonblocking collectives in flight, in the order started (nb.h),
+     * and the list of communicators that have some; under the engine lock
+     * (a blocking collective looks at nb_first without it). */
+    struct wisp_coll_op *_Atomic nb_first;
+    struct wisp_coll_op *nb_last;
+    struct wisp_coll_comm *nb_busy_next;
 };
 
 /* The layer's settings and state, filled by coll_start (start.c). */
@@ -180,10 +186,13 @@ static inline void wisp_coll_publish(struct wisp_coll_comm *c, uint64_t phase)
     c->phase = phase;
     atomic_store_explicit(&wisp_coll_line(c, c->rank, phase)->seq, phase, memory_order_release);
 }
-/* Wait until `member` has published `phase` (progressing wisp meanwhile). */
+/* Wait until `member` has published `phase` (progressing wisp meanwhile;
+ * in a nonblocking collective's coroutine, going back to its mover). */
 void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase);
 /* Wait until every other member has published `phase`. */
 void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase);
+/* Before a blocking collective on `c`: its nonblocking ones ran (nb.h). */
+void wisp_coll_drain(struct wisp_coll_comm *c);
 /* Before writing this member's line of `phase`: every member has read
  * what was there (area.h's top). */
 static inline void wisp_coll_reuse_line(struct wisp_coll_comm *c, uint64_t phase)

@@ -8,10 +8,12 @@
 #include "coll/coll.h"
 #include "coll/hier.h"
 #include "coll/mpi.h"
+#include "coll/nb.h"
+#include "coll/node.h"
 #include "coll/view.h"
 #include "p2p/p2p.h"
 
-static void arrive_all(struct wisp_coll_comm *c)
+void wisp_coll_arrive_all(struct wisp_coll_comm *c)
 {
     uint64_t p = wisp_coll_next(c);
     wisp_coll_publish(c, p);
@@ -52,6 +54,21 @@ int wisp_coll_barrier(MPI_Comm comm)
     wisp_coll_count(&wisp_coll.served);
     if (c->hier)
         return barrier_across(c->hier);
-    arrive_all(c);
+    wisp_coll_arrive_all(c);
     return MPI_SUCCESS;
+}
+
+static void arrive_all(struct wisp_coll_comm *c, void *unused)
+{
+    (void)unused;
+    wisp_coll_arrive_all(c);
+}
+
+int wisp_coll_ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    if (!c)
+        return PMPI_Ibarrier(comm, request);
+    wisp_coll_count(&wisp_coll.served);
+    return wisp_coll_nb_begin(c, arrive_all, NULL, NULL, request);
 }

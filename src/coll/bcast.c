@@ -18,11 +18,12 @@
 #include <string.h>
 
 #include "coll/area.h"
-#include "coll/bcast.h"
+#include "coll/node.h"
 #include "coll/coll.h"
 #include "coll/hier.h"
 #include "coll/layout.h"
 #include "coll/mpi.h"
+#include "coll/nb.h"
 #include "coll/view.h"
 #include "core/log.h"
 #include "p2p/p2p.h"
@@ -178,4 +179,67 @@ int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, 
         free(packed);
     }
     return rc;
+}
+
+/* ---- MPI_Ibcast (nb.h) -------------------------------------------------------- */
+
+struct ibcast {
+    int root;
+    char *data; /* the user's bytes, or `packed` */
+    uint64_t bytes;
+    char *packed; /* a non-contiguous type's bytes, packed (the root: at the start) */
+    void *buffer; /* a non-root unpacks `packed` there, in the user's call */
+    MPI_Count count;
+    MPI_Datatype type;
+};
+
+static void ibcast_run(struct wisp_coll_comm *c, void *args)
+{
+    struct ibcast *b = args;
+    if (b->bytes)
+        wisp_coll_bcast_bytes(c, b->root, b->data, b->bytes);
+}
+
+static int ibcast_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct ibcast *b = args;
+    int rc = MPI_SUCCESS;
+    if (b->buffer &&
+        !wisp_coll_unpack(b->packed, b->bytes, b->buffer, b->count, b->type, c->handle))
+        rc = MPI_ERR_INTERN;
+    free(b->packed);
+    return rc;
+}
+
+int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                     MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_layout l;
+    if (!c || count < 0 || root < 0 || root >= c->size || !wisp_coll_layout_of(type, count, &l) ||
+        l.bytes > wisp_coll.bcast_max || (l.bytes && l.bytes < wisp_coll.bcast_min)) {
+#ifdef WISP_HAVE_MPI_Ibcast_c
+        if (large)
+            return PMPI_Ibcast_c(buffer, count, type, root, comm, request);
+#endif
+        (void)large;
+        return PMPI_Ibcast(buffer, (int)count, type, root, comm, request);
+    }
+    wisp_coll_count(&wisp_coll.served);
+    /* Every member takes this path: no memory ends the job, as in MPI_Bcast. */
+    struct ibcast *b = malloc(sizeof *b);
+    char *packed = !l.contiguous && l.bytes ? malloc(l.bytes) : NULL;
+    if (!b || (!l.contiguous && l.bytes && !packed)) {
+        wisp_log_error("MPI_Ibcast: no memory for %llu bytes", (unsigned long long)l.bytes);
+        PMPI_Abort(comm, 1);
+    }
+    *b = (struct ibcast){
+        root, packed ? packed : (char *)buffer + l.lb, l.bytes, packed, NULL, count, type};
+    if (packed) {
+        if (c->rank == root && !wisp_coll_pack(buffer, count, type, b->packed, l.bytes, comm))
+            PMPI_Abort(comm, 1);
+        if (c->rank != root)
+            b->buffer = buffer;
+    }
+    return wisp_coll_nb_begin(c, ibcast_run, b->packed ? ibcast_settle : NULL, b, request);
 }

@@ -28,11 +28,12 @@
 #include <string.h>
 
 #include "coll/area.h"
-#include "coll/bcast.h"
+#include "coll/node.h"
 #include "coll/coll.h"
 #include "coll/hier.h"
 #include "coll/layout.h"
 #include "coll/mpi.h"
+#include "coll/nb.h"
 #include "coll/op.h"
 #include "coll/view.h"
 #include "core/log.h"
@@ -194,9 +195,8 @@ static bool reduce_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, c
     return true;
 }
 
-/* `root` -1: an allreduce. */
-static void reduce(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in, void *out,
-                   size_t count, int root)
+void wisp_coll_reduce_node(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
+                           void *out, size_t count, int root)
 {
     size_t bytes = count * f.size;
     if (bytes <= WISP_COLL_INLINE)
@@ -230,7 +230,7 @@ static int allreduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, c
     struct wisp_coll_hier *h = c->hier;
     bool leader = wisp_coll_hier_leader(h);
     if (h->node.size > 1)
-        reduce(&h->node, f, in, leader ? out : NULL, count, 0);
+        wisp_coll_reduce_node(&h->node, f, in, leader ? out : NULL, count, 0);
     else if (in != out)
         memcpy(out, in, count * f.size);
     int rc = leader ? leaders_reduce(h, MPI_IN_PLACE, out, count, type, op, -1) : MPI_SUCCESS;
@@ -253,7 +253,7 @@ static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
     size_t bytes = count * f.size;
     int rc = MPI_SUCCESS;
     if (!leader) {
-        reduce(&h->node, f, in, NULL, count, 0);
+        wisp_coll_reduce_node(&h->node, f, in, NULL, count, 0);
         if (c->rank == root) {
             bool lent = wisp_p2p_lend();
             rc = PMPI_Recv(out, (int)count, type, 0, 0, h->node.handle, MPI_STATUS_IGNORE);
@@ -274,7 +274,7 @@ static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
     }
     const void *mine = in;
     if (folds)
-        reduce(&h->node, f, in, scratch, count, 0);
+        wisp_coll_reduce_node(&h->node, f, in, scratch, count, 0);
     else if (copies)
         memcpy(scratch, in, bytes);
     if (folds || copies)
@@ -295,23 +295,29 @@ static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
 
 /* ---- the routes --------------------------------------------------------------- */
 
-/* Can wisp fold this call (alike in every member)? */
-static bool served(struct wisp_coll_comm *c, MPI_Count count, struct wisp_coll_fold f, uint64_t min,
-                   uint64_t max)
+bool wisp_coll_reduce_takes(const struct wisp_coll_comm *c, const void *sendbuf,
+                            const void *recvbuf, MPI_Count count, struct wisp_coll_fold f, int root)
 {
+    bool all = root < 0;
     uint64_t bytes = (uint64_t)count * f.size;
-    return c && count >= 0 && f.kernel >= 0 && bytes <= max && (!bytes || bytes >= min) &&
-           (!c->hier || count <= INT_MAX);
+    uint64_t min = all ? wisp_coll.allreduce_min : wisp_coll.reduce_min;
+    uint64_t max = all ? wisp_coll.allreduce_max : wisp_coll.reduce_max;
+    if (!c || count < 0 || f.kernel < 0 || bytes > max || (bytes && bytes < min) ||
+        (c->hier && count > INT_MAX) || (!all && root >= c->size))
+        return false;
+    /* Erroneous calls the MPI reports: the same buffer twice where the
+     * result goes, MPI_IN_PLACE at a reduce's non-root. */
+    if (all || c->rank == root)
+        return sendbuf != recvbuf || count == 0;
+    return sendbuf != MPI_IN_PLACE;
 }
 
 int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                      MPI_Op op, int root, MPI_Comm comm, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_view(comm) : NULL;
+    struct wisp_coll_comm *c = wisp_coll.on && root >= 0 ? wisp_coll_view(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (!served(c, count, f, wisp_coll.reduce_min, wisp_coll.reduce_max) || root < 0 ||
-        root >= c->size || (c->rank == root && sendbuf == recvbuf && count > 0) ||
-        (c->rank != root && sendbuf == MPI_IN_PLACE))
+    if (!wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
         return wisp_coll_mpi_reduce(sendbuf, recvbuf, count, type, op, root, comm, large);
     wisp_coll_count(&wisp_coll.served);
     if (count == 0)
@@ -319,7 +325,7 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (c->hier)
         return reduce_across(c, f, in, recvbuf, (size_t)count, type, op, root);
-    reduce(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count, root);
+    wisp_coll_reduce_node(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count, root);
     return MPI_SUCCESS;
 }
 
@@ -328,8 +334,7 @@ int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
 {
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_view(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (!served(c, count, f, wisp_coll.allreduce_min, wisp_coll.allreduce_max) ||
-        (sendbuf == recvbuf && count > 0))
+    if (!wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
         return wisp_coll_mpi_allreduce(sendbuf, recvbuf, count, type, op, comm, large);
     wisp_coll_count(&wisp_coll.served);
     if (count == 0)
@@ -337,6 +342,68 @@ int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (c->hier)
         return allreduce_across(c, f, in, recvbuf, (size_t)count, type, op);
-    reduce(c, f, in, recvbuf, (size_t)count, -1);
+    wisp_coll_reduce_node(c, f, in, recvbuf, (size_t)count, -1);
     return MPI_SUCCESS;
+}
+
+/* ---- MPI_Ireduce, MPI_Iallreduce (nb.h) --------------------------------------- */
+
+struct ireduce {
+    struct wisp_coll_fold f;
+    const void *in;
+    void *out; /* NULL at a reduce's non-root */
+    size_t count;
+    int root; /* -1: an allreduce */
+};
+
+static void ireduce_run(struct wisp_coll_comm *c, void *args)
+{
+    struct ireduce *r = args;
+    if (r->count)
+        wisp_coll_reduce_node(c, r->f, r->in, r->out, r->count, r->root);
+}
+
+/* The call is wisp's (wisp_coll_reduce_takes) in every member: start it. */
+static int ireduce_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *sendbuf,
+                         void *recvbuf, MPI_Count count, int root, MPI_Request *request)
+{
+    wisp_coll_count(&wisp_coll.served);
+    struct ireduce *r = malloc(sizeof *r);
+    if (!r) {
+        wisp_log_error("a nonblocking reduction: no memory");
+        PMPI_Abort(c->handle, 1);
+    }
+    *r = (struct ireduce){f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+                          root < 0 || c->rank == root ? recvbuf : NULL, (size_t)count, root};
+    return wisp_coll_nb_begin(c, ireduce_run, NULL, r, request);
+}
+
+int wisp_coll_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                      MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = root >= 0 ? wisp_coll_nb_view(comm) : NULL;
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
+        return ireduce_start(c, f, sendbuf, recvbuf, count, root, request);
+#ifdef WISP_HAVE_MPI_Ireduce_c
+    if (large)
+        return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
+#endif
+    (void)large;
+    return PMPI_Ireduce(sendbuf, recvbuf, (int)count, type, op, root, comm, request);
+}
+
+int wisp_coll_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
+        return ireduce_start(c, f, sendbuf, recvbuf, count, -1, request);
+#ifdef WISP_HAVE_MPI_Iallreduce_c
+    if (large)
+        return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
+#endif
+    (void)large;
+    return PMPI_Iallreduce(sendbuf, recvbuf, (int)count, type, op, comm, request);
 }

@@ -10,6 +10,7 @@
 
 #include "coll/area.h"
 #include "coll/coll.h"
+#include "coll/nb.h"
 #include "coll/op.h"
 #include "coll/view.h"
 #include "core/config.h"
@@ -94,6 +95,7 @@ void wisp_coll_start(int thread_level)
     wisp_coll.scan_max = wisp_coll.all ? UINT64_MAX : AUTO_SCAN_MAX;
     wisp_coll_op_init();
     wisp_coll_views_init();
+    wisp_coll_nb_start();
     wisp_coll.on = true;
 }
 
@@ -112,4 +114,5 @@ void wisp_coll_stop(void)
         return;
     wisp_coll.on = false;
     wisp_coll_views_fini();
+    wisp_coll_nb_stop();
 }

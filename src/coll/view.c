@@ -64,8 +64,11 @@ static void comm_freeing(MPI_Comm comm)
     pthread_mutex_lock(&list_lock);
     struct wisp_coll_comm *c = view_find(comm);
     pthread_mutex_unlock(&list_lock);
-    if (c)
-        view_free(c);
+    if (!c)
+        return;
+    if (c->nb_first) /* MPI_Comm_free with collectives in flight: they finish first */
+        wisp_coll_drain(c);
+    view_free(c);
 }
 
 void wisp_coll_views_init(void)
@@ -186,8 +189,11 @@ struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm)
     struct wisp_coll_comm *c = wisp_coll_view_here(comm);
     if (!c)
         return NULL;
-    if (c->state == WISP_COLL_AREA || c->state == WISP_COLL_HIER)
+    if (c->state == WISP_COLL_AREA || c->state == WISP_COLL_HIER) {
+        if (c->nb_first)
+            wisp_coll_drain(c);
         return c;
+    }
     if (c->state == WISP_COLL_MPI)
         return NULL;
     if (c->calls < wisp_coll.after) {
@@ -196,4 +202,10 @@ struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm)
     }
     setup(c);
     return c->state == WISP_COLL_MPI ? NULL : c;
+}
+
+struct wisp_coll_comm *wisp_coll_view_ready(MPI_Comm comm)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_here(comm);
+    return c && c->state == WISP_COLL_AREA ? c : NULL;
 }

@@ -22,6 +22,9 @@ struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm);
  * set up (the neighbour collectives, which need no area). NULL without
  * memory or for MPI_COMM_NULL. */
 struct wisp_coll_comm *wisp_coll_view_here(MPI_Comm comm);
+/* The view of `comm` if its area is set up (AREA), else NULL; no call
+ * counted, nothing set up (the nonblocking collectives: nb.h). */
+struct wisp_coll_comm *wisp_coll_view_ready(MPI_Comm comm);
 /* The same as wisp_coll_view, for the collectives that have no
  * hierarchical form: AREA, else NULL. */
 static inline struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm)

@@ -82,6 +82,8 @@ bool wisp_p2p_req_test_more(struct wisp_p2p_req *req)
     }
     if (req->form == WISP_P2P_PAIR)
         return test_pair(req);
+    if (req->form == WISP_P2P_FORM_ABOVE)
+        return wisp_p2p_up.above_test(req);
     if (req->inner == MPI_REQUEST_NULL)
         return false;
     if (wisp_p2p_recv_lent(req))

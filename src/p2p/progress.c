@@ -165,6 +165,8 @@ static bool progress_local(void)
     moved |= wisp_p2p_copy_receiving();
     moved |= wisp_p2p_lend_progress();
     moved |= wisp_p2p_send_notices();
+    if (wisp_p2p_count(&wisp_p2p.above))
+        moved |= wisp_p2p_up.above();
     return moved;
 }
 

@@ -18,6 +18,7 @@
 #include "core/wrapper.h"
 #include "p2p/datatype.h"
 #include "p2p/lock.h"
+#include "p2p/state.h"
 
 struct wisp_p2p_pool wisp_p2p_pool;
 static struct wisp_p2p_req *free_list;
@@ -364,6 +365,31 @@ void wisp_p2p_req_bad_move(const struct wisp_p2p_req *req, enum wisp_p2p_event e
                 events[event]);
         abort();
     }
+}
+
+struct wisp_p2p_req *wisp_p2p_above_start(void *op, MPI_Comm comm, MPI_Request *handle)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_ABOVE, WISP_P2P_LIFE_ACTIVE);
+    req->form = WISP_P2P_FORM_ABOVE;
+    req->above = op;
+    req->handle = comm;
+    wisp_p2p_req_move(req, WISP_P2P_HOLD);
+    wisp_p2p_count_add(&wisp_p2p.above, 1);
+    wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
+    *handle = wisp_p2p_req_handle(req);
+    return req;
+}
+
+void wisp_p2p_above_finish(struct wisp_p2p_req *req, int rc)
+{
+    req->above = NULL;
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    req->st_error = rc;
+    wisp_p2p_count_add(&wisp_p2p.above, -1);
+    wisp_p2p_count_add(&wisp_p2p.outstanding, -1);
+    wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
+    wisp_p2p_req_move(req, WISP_P2P_LET_GO); /* released here if the user freed it */
 }
 
 void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle)

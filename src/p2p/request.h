@@ -209,6 +209,14 @@ static inline void wisp_p2p_req_fail_on(struct wisp_p2p_req *req, int rc)
         wisp_p2p_req_move(req, WISP_P2P_COMPLETE);
     }
 }
+/* A request of a layer above the engine (form ABOVE) for its operation
+ * `op` on `comm`: active, held by that layer, counted in flight (the
+ * rescuer and the blocking calls then keep the engine moving), its handle
+ * in *handle. Lock held. */
+struct wisp_p2p_req *wisp_p2p_above_start(void *op, MPI_Comm comm, MPI_Request *handle);
+/* Its operation completed with `rc` (an MPI error code): the request is
+ * done, and the layer lets go of it. Lock held. */
+void wisp_p2p_above_finish(struct wisp_p2p_req *req, int rc);
 /* After completion was reported to the user: free or make inactive. */
 void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 

@@ -171,4 +171,5 @@ void wisp_p2p_fini(void)
     wisp_p2p_progress_fini();
     atomic_store_explicit(&wisp_p2p.outstanding, 0, memory_order_relaxed);
     atomic_store_explicit(&wisp_p2p.deferred, 0, memory_order_relaxed);
+    atomic_store_explicit(&wisp_p2p.above, 0, memory_order_relaxed);
 }

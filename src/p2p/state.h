@@ -30,6 +30,7 @@ struct wisp_p2p {
      * atomics, whose loads and stores are plain ones on the machine. */
     _Atomic unsigned outstanding; /* work that needs this process inside wisp */
     _Atomic unsigned deferred;    /* receives the rescuer completed that still need the MPI */
+    _Atomic unsigned above;       /* operations of the layers above in flight (also outstanding) */
     bool rescuing;                /* the rescuer thread holds the lock: no calls into the MPI */
     bool cma;                     /* private messages are read with process_vm_readv (cma.c) */
     bool ring_always;   /* the node's processes run progress threads: ring after each put */
@@ -94,6 +95,14 @@ struct wisp_p2p_callbacks {
      * whole, the MPI gave a local message. Its one entry from below
      * (wisp_p2p_lend_on, lend/lend.c); the return as the kind says. */
     bool (*lending)(const struct wisp_p2p_lend_event *event);
+    /* The layers above have operations in flight (`above` counts them: the
+     * node's nonblocking collectives, src/coll/nb.h): move them, in every
+     * pass, the rescuer's and the progress thread's too; true if any moved.
+     * Lock held; never calls the MPI. */
+    bool (*above)(void);
+    /* A request of theirs (form ABOVE) is tested: move its operation; true
+     * once it completed. Lock held. */
+    bool (*above_test)(struct wisp_p2p_req *req);
 };
 extern struct wisp_p2p_callbacks wisp_p2p_up;
 

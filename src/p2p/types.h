@@ -82,7 +82,8 @@ struct wisp_p2p_comm {
 };
 
 enum wisp_p2p_mode { WISP_P2P_STANDARD, WISP_P2P_SYNC, WISP_P2P_BUFFERED, WISP_P2P_READY };
-enum wisp_p2p_kind { WISP_P2P_SEND = 1, WISP_P2P_RECV, WISP_P2P_MESSAGE };
+/* ABOVE: a request of a layer above the engine (form ABOVE). */
+enum wisp_p2p_kind { WISP_P2P_SEND = 1, WISP_P2P_RECV, WISP_P2P_MESSAGE, WISP_P2P_ABOVE };
 
 #include "p2p/lend_parts.h" /* lending's part of a message */
 
@@ -157,9 +158,11 @@ enum wisp_p2p_life {
 };
 
 /* What the request stands for: one operation, a persistent one's rounds
- * (MPI_*_init: each round's request is `child`), or MPI_Isendrecv(_replace)
- * (a receive, `child`, and a send, `partner`). */
-enum wisp_p2p_form { WISP_P2P_PLAIN, WISP_P2P_PERSISTENT, WISP_P2P_PAIR };
+ * (MPI_*_init: each round's request is `child`), MPI_Isendrecv(_replace)
+ * (a receive, `child`, and a send, `partner`), or an operation of a layer
+ * above the engine (`above`: src/coll's nonblocking collectives), which
+ * that layer moves (wisp_p2p_up.above_test) and completes. */
+enum wisp_p2p_form { WISP_P2P_PLAIN, WISP_P2P_PERSISTENT, WISP_P2P_PAIR, WISP_P2P_FORM_ABOVE };
 
 /* Whose is `type`: the user's (valid during the call), predefined (nothing
  * to hold), or wisp's own reference (wisp_p2p_type_hold, freed at release). */
@@ -266,6 +269,7 @@ struct wisp_p2p_req {
     uint64_t st_bytes;
     MPI_Status inner_status; /* filled when `inner` completed */
     bool from_inner;
+    void *above; /* form ABOVE: the layer's operation */
 };
 
 /* Does a message from `source` with `tag` match the pattern `want_source`,

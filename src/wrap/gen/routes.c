@@ -1227,6 +1227,41 @@ int wisp_impl_MPI_Group_from_session_pset(MPI_Session session, const char* pset_
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Iallreduce
+int wisp_impl_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iallreduce_c
+int wisp_impl_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ibarrier
+int wisp_impl_MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ibarrier(comm, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ibcast
+int wisp_impl_MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ibcast(buffer, count, datatype, root, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ibcast_c
+int wisp_impl_MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ibcast(buffer, count, datatype, root, comm, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Ibsend
 int wisp_impl_MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
@@ -1305,6 +1340,20 @@ int wisp_impl_MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source,
 int wisp_impl_MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     return wisp_p2p_irecv(buf, count, datatype, source, tag, comm, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ireduce
+int wisp_impl_MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ireduce_c
+int wisp_impl_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, true);
 }
 #endif
 

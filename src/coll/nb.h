@@ -1,0 +1,77 @@
+/*
+ * The nonblocking collectives of a communicator wisp serves on this node
+ * (nb.c): MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce.
+ *
+ * Each runs the blocking collective's algorithm, unchanged, on a stack of
+ * its own (a coroutine: Boost.Context's switch, src/ult/fcontext.h). Where
+ * that algorithm would wait for another member (wisp_coll_wait), the
+ * coroutine goes back to whoever moved it, and goes on at the next move.
+ * The initiation moves it at once, up to its first wait: this member's
+ * contribution is published before MPI_I* returns, so a collective of a few
+ * bytes needs nothing more of this member than its completion's look.
+ *
+ * Moves, always under the engine lock: the initiation; a test or wait of
+ * the request (a request of the engine's, form ABOVE, so that it mixes with
+ * every other request in MPI_Waitall and the like); every pass of the
+ * engine (wisp_p2p_up.above), which every wisp call of the application
+ * makes, and so do the rescuer thread while the application is inside
+ * another call (an MPI_Comm_dup, a computation) and the progress thread.
+ * The algorithms call no MPI function, so the rescuer may move them.
+ *
+ * Order. A communicator's collectives run one after another, in the order
+ * every member started them (MPI's rule): each communicator keeps its
+ * operations in a queue, and only the first one moves. A blocking
+ * collective on the communicator first moves the queue to its end
+ * (wisp_coll_drain), and so does MPI_Comm_free.
+ *
+ * The routes (barrier.c, bcast.c, reduce.c) decide as the blocking ones
+ * do, on what every member passes alike, with one more condition: the
+ * communicator's area is set up already (AREA, wisp_coll_view_ready; a
+ * nonblocking call never sets one up, since that takes an MPI_Bcast), and
+ * the engine is on. Elsewhere, and across nodes, the MPI's own MPI_I*.
+ */
+#ifndef WISP_COLL_NB_H
+#define WISP_COLL_NB_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "coll/area.h"
+#include "coll/view.h"
+#include "p2p/p2p.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The view of `comm` where wisp may serve its nonblocking collectives
+ * now: its area set up, and the engine on (it moves them); else NULL. */
+static inline struct wisp_coll_comm *wisp_coll_nb_view(MPI_Comm comm)
+{
+    return wisp_coll.on && wisp_p2p.on ? wisp_coll_view_ready(comm) : NULL;
+}
+
+/* Start a nonblocking collective on `c` (AREA; collective over it, in the
+ * same order in every member): `run(c, args)` is its algorithm, run on a
+ * stack of its own; `settle(c, args)`, where not NULL, finishes it in the
+ * user's call that finds it complete (an MPI error code). The caller
+ * counted it served. `args` is
+ * malloc's, freed with the operation. The request for the user in
+ * *request. MPI_SUCCESS. */
+int wisp_coll_nb_begin(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_comm *c, void *args),
+                       int (*settle)(struct wisp_coll_comm *c, void *args), void *args,
+                       MPI_Request *request);
+
+/* The coroutine running on this thread, if any: its waits go back to its
+ * mover (wisp_coll_wait). */
+extern _Thread_local struct wisp_coll_op *wisp_coll_nb_running;
+/* From a wait inside the running coroutine: back to its mover, until its next move. */
+void wisp_coll_nb_yield(void);
+/* Move `c`'s operations (a blocking collective on `c`, or its freeing,
+ * waits until they ran: wisp_coll_drain): true once none is left. */
+bool wisp_coll_nb_settle(struct wisp_coll_comm *c);
+/* The layer's start and stop: the engine's up-calls. */
+void wisp_coll_nb_start(void);
+void wisp_coll_nb_stop(void);
+
+#pragma GCC visibility pop
+
+#endif

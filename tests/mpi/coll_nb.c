@@ -1,0 +1,389 @@
+/* The nonblocking collectives (MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce,
+ * MPI_Iallreduce; src/coll/nb.h) against values every rank computes itself.
+ *
+ * - each alone, at sizes from 0 to 1 MiB + odd (inline, staged, single
+ *   copy from the heap), every root, MPI_IN_PLACE, a broadcast whose type
+ *   is a vector at the root and contiguous elsewhere;
+ * - many in flight on one communicator at once (more than a member's 8
+ *   lines), completed in reverse order, with MPI_Waitall, MPI_Testany,
+ *   MPI_Waitsome and MPI_Test loops, mixed with point-to-point requests;
+ * - blocking collectives started after nonblocking ones, which complete
+ *   after them; a communicator freed with one in flight;
+ * - members that start late (a sleep), and one that, after starting a
+ *   large allreduce, makes a blocking call that needs the other member
+ *   while that member waits for the allreduce (the rescuer must move it:
+ *   no hang);
+ * - an allreduce of doubles whose sum depends on the order: the same bits
+ *   as the blocking allreduce, on every rank;
+ * - two threads, each on its own communicator (MPI_THREAD_MULTIPLE), where
+ *   the MPI provides it.
+ *
+ * On MPI_COMM_WORLD, then on pairs of consecutive ranks (the virtual nodes
+ * of WISP_VNODE_SIZE=2). Arguments: `served` checks that wisp ran them
+ * (wisp_coll_counter), `pairs` that it ran the pairs' (the world spans
+ * virtual nodes: the MPI's), `passed` that it ran none; `quick` leaves out
+ * 1 MiB. */
+#include <math.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "mpi/watchdog.h"
+#include "wisp.h"
+
+static int me, np;
+static bool quick, wisp_serves; /* `served`: wisp serves the world's */
+
+/* Element i of rank r's contribution. */
+static long value(int r, size_t i)
+{
+    return (long)((i * 7 + (size_t)r * 13) % 1000) - 300;
+}
+
+static size_t sizes[] = {0, 1, 5, 6, 7, 100, 8192, 65536 + 3, (1 << 20) / 8 + 5};
+enum { NSIZES = sizeof sizes / sizeof *sizes };
+
+static size_t nsizes(void)
+{
+    return quick ? NSIZES - 1 : NSIZES;
+}
+
+/* The members of the communicator under test: world ranks first .. first + size - 1. */
+static int first, members;
+
+static void check_sum(const long *got, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        long want = 0;
+        for (int r = first; r < first + members; r++)
+            want += value(r, i);
+        if (got[i] != want) {
+            fprintf(stderr, "rank %d: %s of %zu elements: [%zu] %ld, not %ld\n", me, what, n, i,
+                    got[i], want);
+            failures++;
+            return;
+        }
+    }
+}
+
+static void alone(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Request req;
+    MPI_Ibarrier(comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(req == MPI_REQUEST_NULL);
+    for (size_t k = 0; k < nsizes(); k++) {
+        size_t n = sizes[k];
+        long *in = malloc((n + 1) * sizeof *in), *out = malloc((n + 1) * sizeof *out);
+        for (size_t i = 0; i < n; i++)
+            in[i] = value(me, i);
+        /* allreduce, then in place */
+        MPI_Iallreduce(in, out, (int)n, MPI_LONG, MPI_SUM, comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        check_sum(out, n, "MPI_Iallreduce");
+        memcpy(out, in, n * sizeof *in);
+        MPI_Iallreduce(MPI_IN_PLACE, out, (int)n, MPI_LONG, MPI_SUM, comm, &req);
+        int flag = 0;
+        while (!flag)
+            MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+        check_sum(out, n, "MPI_Iallreduce in place");
+        /* reduce at every root, in place at odd ones */
+        for (int root = 0; root < size; root++) {
+            bool in_place = root % 2 && rank == root;
+            if (in_place)
+                memcpy(out, in, n * sizeof *in);
+            else
+                memset(out, 0, n * sizeof *out);
+            MPI_Ireduce(in_place ? MPI_IN_PLACE : in, out, (int)n, MPI_LONG, MPI_SUM, root, comm,
+                        &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            if (rank == root)
+                check_sum(out, n, "MPI_Ireduce");
+        }
+        /* broadcast from every root */
+        for (int root = 0; root < size; root++) {
+            for (size_t i = 0; i < n; i++)
+                out[i] = rank == root ? value(root, i) : -1;
+            MPI_Ibcast(out, (int)n, MPI_LONG, root, comm, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            for (size_t i = 0; i < n; i++)
+                if (out[i] != value(root, i)) {
+                    fprintf(stderr, "rank %d: MPI_Ibcast of %zu from %d: [%zu] %ld\n", me, n, root,
+                            i, out[i]);
+                    failures++;
+                    break;
+                }
+        }
+        free(in);
+        free(out);
+    }
+    /* A vector at the root (every other long), contiguous at the others. */
+    enum { N = 1000 };
+    static long strided[2 * N], packed[N];
+    MPI_Datatype every_other;
+    MPI_Type_vector(N, 1, 2, MPI_LONG, &every_other);
+    MPI_Type_commit(&every_other);
+    for (int i = 0; i < N; i++) {
+        strided[2 * i] = rank == 0 ? value(0, (size_t)i) : 0;
+        packed[i] = -1;
+    }
+    if (rank == 0)
+        MPI_Ibcast(strided, 1, every_other, 0, comm, &req);
+    else
+        MPI_Ibcast(packed, N, MPI_LONG, 0, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (rank != 0)
+        for (int i = 0; i < N; i++)
+            CHECK(packed[i] == value(0, (size_t)i));
+    /* and the other way round: contiguous at the root, a vector elsewhere,
+     * completed by a blocking collective started after it */
+    for (int i = 0; i < N; i++) {
+        packed[i] = value(0, (size_t)i) + 1;
+        strided[2 * i] = -1;
+    }
+    if (rank == 0)
+        MPI_Ibcast(packed, N, MPI_LONG, 0, comm, &req);
+    else
+        MPI_Ibcast(strided, 1, every_other, 0, comm, &req);
+    MPI_Barrier(comm);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (rank != 0)
+        for (int i = 0; i < N; i++)
+            CHECK(strided[2 * i] == value(0, (size_t)i) + 1);
+    MPI_Type_free(&every_other);
+}
+
+/* Many in flight at once, mixed with point-to-point requests. */
+static void many(MPI_Comm comm)
+{
+    enum { K = 20, N = 6 };
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    long in[K][N], out[K][N];
+    MPI_Request reqs[K + 2];
+    MPI_Status statuses[K + 2];
+    for (int k = 0; k < K; k++)
+        for (int i = 0; i < N; i++)
+            in[k][i] = value(me, (size_t)(i + k));
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, got = -1;
+    MPI_Irecv(&got, 1, MPI_INT, prev, 5, comm, &reqs[K]);
+    for (int k = 0; k < K; k++)
+        if (k % 3 == 2)
+            MPI_Ibarrier(comm, &reqs[k]);
+        else
+            MPI_Iallreduce(in[k], out[k], N, MPI_LONG, MPI_SUM, comm, &reqs[k]);
+    MPI_Isend(&rank, 1, MPI_INT, next, 5, comm, &reqs[K + 1]);
+    if (rank % 2) { /* in reverse */
+        for (int k = K + 1; k >= 0; k--)
+            MPI_Wait(&reqs[k], MPI_STATUS_IGNORE);
+    } else if (rank % 4 == 0) {
+        MPI_Waitall(K + 2, reqs, statuses);
+    } else {
+        int left = K + 2;
+        while (left) {
+            int outcount, idx[K + 2];
+            MPI_Waitsome(K + 2, reqs, &outcount, idx, statuses);
+            left -= outcount;
+        }
+    }
+    CHECK(got == prev);
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < K; k++)
+            if (k % 3 != 2 || round)
+                for (int i = 0; i < N; i++) {
+                    long want = 0;
+                    for (int r = 0; r < size; r++)
+                        want += value(r + me - rank, (size_t)(i + k));
+                    CHECK(out[k][i] == want);
+                }
+        if (round)
+            break;
+        /* again, MPI_Testany until every one is done */
+        memset(out, 0, sizeof out);
+        for (int k = 0; k < K; k++)
+            MPI_Iallreduce(in[k], out[k], N, MPI_LONG, MPI_SUM, comm, &reqs[k]);
+        for (int done = 0; done < K;) {
+            int idx, flag;
+            MPI_Testany(K, reqs, &idx, &flag, MPI_STATUS_IGNORE);
+            if (flag && idx != MPI_UNDEFINED)
+                done++;
+        }
+    }
+}
+
+/* Blocking collectives after nonblocking ones; a member that starts late;
+ * one that blocks in another call that needs its peer (the rescuer). */
+static void orders(MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    size_t n = quick ? 40000 : 300000; /* staged or single copy: many phases */
+    long *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out), word = rank == 0 ? 77 : 0;
+    for (size_t i = 0; i < n; i++)
+        in[i] = value(me, i);
+    MPI_Request req, breq;
+    MPI_Iallreduce(in, out, (int)n, MPI_LONG, MPI_SUM, comm, &req);
+    MPI_Ibcast(&word, 1, MPI_LONG, 0, comm, &breq);
+    long again = rank == 0 ? 5 : 0;
+    MPI_Bcast(&again, 1, MPI_LONG, 0, comm); /* completes both before it */
+    CHECK(again == 5);
+    MPI_Wait(&breq, MPI_STATUS_IGNORE);
+    CHECK(word == 77);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    check_sum(out, n, "MPI_Iallreduce before MPI_Bcast");
+
+    if (rank == 1)
+        sleep_ms(200);
+    MPI_Iallreduce(in, out, (int)n, MPI_LONG, MPI_SUM, comm, &req);
+    if (rank == 0) { /* blocks in a call that needs rank 1, which waits for the allreduce */
+        MPI_Comm dup;
+        MPI_Comm_dup(comm, &dup);
+        MPI_Comm_free(&dup);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Comm dup;
+        MPI_Comm_dup(comm, &dup);
+        MPI_Comm_free(&dup);
+    }
+    check_sum(out, n, "MPI_Iallreduce around MPI_Comm_dup");
+
+    /* A communicator freed with a collective in flight (MPI-4.1 section
+     * 7.4.3: it completes normally). Open MPI 4.1.4's own (libnbc) crashes
+     * there, in MPI_Wait: only where wisp serves it. */
+    bool free_first = true;
+#ifdef OPEN_MPI
+    free_first = wisp_serves;
+#endif
+    MPI_Comm mine;
+    MPI_Comm_dup(comm, &mine);
+    MPI_Barrier(mine);
+    MPI_Barrier(mine); /* its area is set up now */
+    MPI_Iallreduce(in, out, 7, MPI_LONG, MPI_SUM, mine, &req);
+    if (free_first)
+        MPI_Comm_free(&mine);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (!free_first)
+        MPI_Comm_free(&mine);
+    check_sum(out, 7, "MPI_Iallreduce on a freed communicator");
+    free(in);
+    free(out);
+}
+
+/* Doubles whose sum depends on the order: the blocking allreduce's bits,
+ * the same on every rank. */
+static void same_bits(MPI_Comm comm, bool served)
+{
+    if (!served)
+        return; /* the MPI's own nonblocking and blocking forms may fold in different orders */
+    enum { N = 3000 };
+    static double x[N], nb[N], bl[N], rank0[N];
+    for (int i = 0; i < N; i++)
+        x[i] = (me % 2 ? 1e16 : 1.0) * (1.0 + (double)i / 7.0) * (me % 3 ? -1 : 1) + me * 0.1;
+    MPI_Request req;
+    MPI_Iallreduce(x, nb, N, MPI_DOUBLE, MPI_SUM, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Allreduce(x, bl, N, MPI_DOUBLE, MPI_SUM, comm);
+    CHECK(!memcmp(nb, bl, sizeof nb));
+    memcpy(rank0, nb, sizeof nb);
+    MPI_Bcast(rank0, N, MPI_DOUBLE, 0, comm);
+    CHECK(!memcmp(nb, rank0, sizeof nb));
+}
+
+static void *thread_main(void *arg)
+{
+    MPI_Comm comm = *(MPI_Comm *)arg;
+    for (int round = 0; round < 50; round++) {
+        long in[3] = {me, round, 1}, out[3];
+        MPI_Request req;
+        MPI_Iallreduce(in, out, 3, MPI_LONG, MPI_SUM, comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        CHECK(out[0] == (long)np * (np - 1) / 2 && out[1] == (long)round * np && out[2] == np);
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    MPI_Comm comms[2];
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[i]);
+        MPI_Barrier(comms[i]);
+        MPI_Barrier(comms[i]);
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, thread_main, &comms[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++)
+        MPI_Comm_free(&comms[i]);
+}
+
+int main(int argc, char **argv)
+{
+    bool served = false, passed = false, pairs = false;
+    for (int i = 1; i < argc; i++) {
+        served |= !strcmp(argv[i], "served");
+        pairs |= !strcmp(argv[i], "pairs");
+        passed |= !strcmp(argv[i], "passed");
+        quick |= !strcmp(argv[i], "quick");
+    }
+    wisp_serves = served;
+    watchdog_start("coll_nb", 200);
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* The area is set up at the second collective (WISP_COLL_AFTER=1). */
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned long long before = wisp_coll_counter("served");
+    first = 0;
+    members = np;
+    alone(MPI_COMM_WORLD);
+    unsigned long long after = wisp_coll_counter("served");
+    many(MPI_COMM_WORLD);
+    orders(MPI_COMM_WORLD);
+    same_bits(MPI_COMM_WORLD, served);
+    /* Pairs of consecutive ranks: the virtual nodes of WISP_VNODE_SIZE=2,
+     * where the world spans nodes (and its nonblocking forms are the MPI's). */
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &pair);
+    MPI_Comm_size(pair, &members);
+    first = me / 2 * 2;
+    MPI_Barrier(pair);
+    MPI_Barrier(pair);
+    unsigned long long pair_before = wisp_coll_counter("served");
+    alone(pair);
+    unsigned long long pair_after = wisp_coll_counter("served");
+    many(pair);
+    MPI_Comm_free(&pair);
+    int pair_size = members;
+    first = 0;
+    members = np;
+    if (provided == MPI_THREAD_MULTIPLE)
+        threads();
+    if (served)
+        CHECK(after - before >= 10);
+    if (served || pairs)
+        CHECK(pair_size < 2 || pair_after - pair_before >= 10);
+    if (passed)
+        CHECK(wisp_coll_counter("served") == 0);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0)
+        printf("coll_nb: %d processes, %llu calls through the heap (rank 0): %s\n", np,
+               (unsigned long long)wisp_coll_counter("served"), all ? "FAILED" : "ok");
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
