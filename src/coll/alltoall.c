@@ -54,6 +54,12 @@ struct call {
     MPI_Datatype stype, rtype;                         /* ALL, V */
     const MPI_Datatype *stypes, *rtypes;               /* W */
     MPI_Comm comm;
+    /* ALL, V: asked once a call (extents()): a type's extent (-1: none)
+     * and, where its elements follow each other as one piece (`flat`),
+     * one element's layout, which gives any count's without the MPI. */
+    MPI_Aint sextent, rextent;
+    struct wisp_coll_layout sunit, runit;
+    bool sflat, rflat;
 };
 
 /* A block in a member's table: where its bytes are, how many. */
@@ -83,19 +89,19 @@ static bool block(const struct call *k, bool send, int i, struct block *b)
 {
     bool recv_side = !send || k->in_place;
     uintptr_t buf = (uintptr_t)(recv_side ? k->recvbuf : k->sendbuf);
-    MPI_Aint lb, extent, displ;
+    MPI_Aint extent, displ;
     switch (k->form) {
     case ALL:
         b->count = recv_side ? k->rcount : k->scount;
         b->type = recv_side ? k->rtype : k->stype;
-        if (b->type == MPI_DATATYPE_NULL || PMPI_Type_get_extent(b->type, &lb, &extent))
+        if ((extent = recv_side ? k->rextent : k->sextent) < 0)
             return false;
         displ = (MPI_Aint)i * (MPI_Aint)b->count * extent;
         break;
     case V:
         b->count = count_at(recv_side ? k->rcounts : k->scounts, i, k->large);
         b->type = recv_side ? k->rtype : k->stype;
-        if (b->type == MPI_DATATYPE_NULL || PMPI_Type_get_extent(b->type, &lb, &extent))
+        if ((extent = recv_side ? k->rextent : k->sextent) < 0)
             return false;
         displ = displ_at(recv_side ? k->rdispls : k->sdispls, i, k->large) * extent;
         break;
@@ -107,9 +113,36 @@ static bool block(const struct call *k, bool send, int i, struct block *b)
         break;
     }
     b->base = buf + (uintptr_t)displ;
+    if (k->form != W && (recv_side ? k->rflat : k->sflat) && b->count >= 0) {
+        const struct wisp_coll_layout *u = recv_side ? &k->runit : &k->sunit;
+        b->l = (struct wisp_coll_layout){(uint64_t)b->count * u->bytes, u->lb, true};
+        return true;
+    }
     /* MPICH 4.0.2's MPI_Pack refuses MPI_BOTTOM (a null buffer): the MPI's. */
     return wisp_coll_layout_of(b->type, b->count, &b->l) &&
            (b->base || b->l.contiguous || !b->l.bytes);
+}
+
+/* The extent of one type of the ALL and V forms (-1: none, a type wisp
+ * cannot take), and whether its elements are one piece (`unit`: one's). */
+static MPI_Aint extent_of(MPI_Datatype type, struct wisp_coll_layout *unit, bool *flat)
+{
+    MPI_Aint lb, extent;
+    *flat = false;
+    if (type == MPI_DATATYPE_NULL || PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS)
+        return -1;
+    *flat = wisp_coll_layout_of(type, 1, unit) && unit->contiguous && unit->bytes &&
+            (uint64_t)extent == unit->bytes;
+    return extent;
+}
+static void extents(struct call *k)
+{
+    k->rextent = extent_of(k->rtype, &k->runit, &k->rflat);
+    k->sextent = k->rextent;
+    k->sunit = k->runit;
+    k->sflat = k->rflat;
+    if (!k->in_place)
+        k->sextent = extent_of(k->stype, &k->sunit, &k->sflat);
 }
 
 /* The block's bytes into `to` (packed where its type is not one piece). */
@@ -301,8 +334,10 @@ static bool alltoall_tables(struct wisp_coll_comm *c, const struct call *k)
 
 /* The call through the area, or false where the MPI must make it (alike in
  * every member). */
-static bool alltoall(struct wisp_coll_comm *c, const struct call *k, uint64_t inline_bytes)
+static bool alltoall(struct wisp_coll_comm *c, struct call *k, uint64_t inline_bytes)
 {
+    if (k->form != W)
+        extents(k);
     if ((uint64_t)c->size * sizeof(struct entry) > c->half / 2)
         return false; /* a table that leaves the half little room: alike everywhere */
     if (k->form == ALL && inline_bytes * (uint64_t)c->size <= WISP_COLL_INLINE)

@@ -188,10 +188,16 @@ static void gather_any(struct wisp_coll_comm *c, int root, const struct wisp_col
 static bool open_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs, bool in_place,
                      struct wisp_coll_block *out)
 {
+    struct wisp_coll_layout unit;
+    bool flat = wisp_coll_blocks_unit(bs, &unit);
     for (int m = 0; m < c->size; m++) {
         out[m] = (struct wisp_coll_block){0};
         if (m == c->rank && in_place)
             continue;
+        if (flat && wisp_coll_blocks_count(bs, m) >= 0) {
+            wisp_coll_blocks_flat(bs, &unit, m, &out[m]);
+            continue;
+        }
         if (!wisp_coll_block_out(&out[m], wisp_coll_blocks_at(bs, m), wisp_coll_blocks_count(bs, m),
                                  bs->type)) {
             while (m-- > 0)

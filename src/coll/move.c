@@ -98,6 +98,20 @@ char *wisp_coll_blocks_at(const struct wisp_coll_blocks *bs, int m)
     return (char *)((uintptr_t)bs->buf + (uintptr_t)(displ * bs->extent)); /* MPI_BOTTOM too */
 }
 
+bool wisp_coll_blocks_unit(const struct wisp_coll_blocks *bs, struct wisp_coll_layout *unit)
+{
+    return wisp_coll_layout_of(bs->type, 1, unit) && unit->contiguous && unit->bytes &&
+           (uint64_t)bs->extent == unit->bytes;
+}
+
+void wisp_coll_blocks_flat(const struct wisp_coll_blocks *bs, const struct wisp_coll_layout *unit,
+                           int m, struct wisp_coll_block *b)
+{
+    *b = (struct wisp_coll_block){0};
+    b->bytes = (uint64_t)wisp_coll_blocks_count(bs, m) * unit->bytes;
+    b->at = (char *)((uintptr_t)wisp_coll_blocks_at(bs, m) + (uintptr_t)unit->lb);
+}
+
 bool wisp_coll_blockset_init(struct wisp_coll_blockset *s, int n)
 {
     s->b = n <= 8 ? s->few : calloc((size_t)n, sizeof *s->b);

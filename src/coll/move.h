@@ -22,6 +22,7 @@
 
 #include "coll/area.h"
 #include "coll/coll.h"
+#include "coll/layout.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -69,6 +70,12 @@ struct wisp_coll_blocks {
 };
 bool wisp_coll_blocks_of(struct wisp_coll_blocks *bs, void *buf, MPI_Count count,
                          struct wisp_coll_vec v, MPI_Datatype type);
+/* Whether the type's elements are one piece, with no gap between them:
+ * then wisp_coll_blocks_flat gives member m's block without asking the
+ * MPI (`unit`: one element's layout, to pass it). */
+bool wisp_coll_blocks_unit(const struct wisp_coll_blocks *bs, struct wisp_coll_layout *unit);
+void wisp_coll_blocks_flat(const struct wisp_coll_blocks *bs, const struct wisp_coll_layout *unit,
+                           int m, struct wisp_coll_block *b);
 MPI_Count wisp_coll_blocks_count(const struct wisp_coll_blocks *bs, int m);
 char *wisp_coll_blocks_at(const struct wisp_coll_blocks *bs, int m);
 

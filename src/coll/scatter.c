@@ -206,9 +206,13 @@ static void scatter_any(struct wisp_coll_comm *c, int root, struct wisp_coll_blo
 static bool open_in(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
                     struct wisp_coll_block *in, MPI_Comm comm)
 {
+    struct wisp_coll_layout unit;
+    bool flat = wisp_coll_blocks_unit(bs, &unit);
     for (int m = 0; m < c->size; m++)
-        if (!wisp_coll_block_in(&in[m], wisp_coll_blocks_at(bs, m), wisp_coll_blocks_count(bs, m),
-                                bs->type, comm)) {
+        if (flat && wisp_coll_blocks_count(bs, m) >= 0)
+            wisp_coll_blocks_flat(bs, &unit, m, &in[m]);
+        else if (!wisp_coll_block_in(&in[m], wisp_coll_blocks_at(bs, m),
+                                     wisp_coll_blocks_count(bs, m), bs->type, comm)) {
             while (m-- > 0)
                 wisp_coll_block_in_done(&in[m]);
             return false;
