@@ -18,10 +18,10 @@
 
 /*
  * WISP_COLL=auto: the sizes (bytes) each collective takes through the heap,
- * from the figures of docs/coll.md (bench/coll, 2 processes on this
- * machine's 2 cores, both MPIs): wisp's was as fast or faster at every size
- * measured, so there are no limits yet; WISP_COLL=on differs only where a
- * limit is set here.
+ * from the figures of docs/coll.md ("The decision under WISP_COLL=auto"):
+ * bench/coll, 2 processes on this machine's 2 cores, both MPIs, where
+ * wisp's was below 0.97x the MPI's the MPI keeps the call. WISP_COLL=on
+ * differs only where a limit is set here.
  */
 #define AUTO_BCAST_MIN     0
 #define AUTO_REDUCE_MIN    0
@@ -31,18 +31,20 @@
 #define AUTO_ALLREDUCE_MAX UINT64_MAX
 /* MPI_Gather and MPI_Scatter (a block's bytes), MPI_Allgather(v) (the
  * largest block's), MPI_Gatherv and MPI_Scatterv (on or off: only the root
- * knows the sizes): docs/coll.md's figures. */
+ * knows the sizes). A small MPI_Gatherv costs a member a wait for the
+ * root's first phase (the rounds that follow), a message the MPIs' members
+ * send and leave: off, at every size. */
 #define AUTO_GATHER_MIN    0
 #define AUTO_GATHER_MAX    UINT64_MAX
 #define AUTO_SCATTER_MIN   0
 #define AUTO_SCATTER_MAX   UINT64_MAX
 #define AUTO_ALLGATHER_MIN 0
 #define AUTO_ALLGATHER_MAX UINT64_MAX
-#define AUTO_GATHERV       true
+#define AUTO_GATHERV       false
 #define AUTO_SCATTERV      true
 /* MPI_Alltoall (a block's bytes), MPI_Alltoallv and MPI_Alltoallw (on or
  * off: no size is alike in every member), MPI_Reduce_scatter(_block) (the
- * whole vector's bytes), MPI_Scan and MPI_Exscan: docs/coll.md's figures. */
+ * whole vector's bytes), MPI_Scan and MPI_Exscan. */
 #define AUTO_ALLTOALL_MIN       0
 #define AUTO_ALLTOALL_MAX       UINT64_MAX
 #define AUTO_ALLTOALLV          true

@@ -16,7 +16,9 @@
  *
  * Arguments: `served` checks that wisp ran the collectives
  * (wisp_coll_counter), `passed` that it ran none, `some` that it ran some;
- * `quick` leaves out the 1 MiB sizes. */
+ * `quick` leaves out the 1 MiB sizes. With `served` under WISP_COLL=auto
+ * (the default) also that auto leaves a call below its limits to the MPI:
+ * MPI_Gatherv, which auto gives the MPI at every size (docs/coll.md). */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -425,6 +427,32 @@ static void types(void)
     ksint = (struct kind){"every other int", every_other, sizeof(int), 2};
 }
 
+/* Under WISP_COLL=auto, an MPI_Gatherv of an int from each member on a
+ * communicator whose area is set up goes to the MPI (`passed`), right. */
+static void auto_passes(int np)
+{
+    const char *mode = getenv("WISP_COLL");
+    if (mode && strcmp(mode, "auto"))
+        return;
+    int mine = value(me, 0, 5), *got = calloc((size_t)np, sizeof(int));
+    int *counts = calloc((size_t)np, sizeof(int)), *displs = calloc((size_t)np, sizeof(int));
+    CHECK(got && counts && displs);
+    for (int m = 0; m < np; m++) {
+        counts[m] = 1;
+        displs[m] = np - 1 - m;
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* past WISP_COLL_AFTER on the world */
+    unsigned long long served = wisp_coll_counter("served"), passed = wisp_coll_counter("passed");
+    MPI_Gatherv(&mine, 1, MPI_INT, got, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(wisp_coll_counter("passed") == passed + 1);
+    CHECK(wisp_coll_counter("served") == served);
+    for (int m = 0; m < np && me == 0; m++)
+        CHECK(got[np - 1 - m] == value(m, 0, 5));
+    free(got);
+    free(counts);
+    free(displs);
+}
+
 int main(int argc, char **argv)
 {
     bool served = false, passed = false, some = false;
@@ -459,6 +487,8 @@ int main(int argc, char **argv)
     unsigned long long by_wisp = wisp_coll_counter("served"), by_mpi = wisp_coll_counter("passed");
     if (served)
         CHECK(by_wisp > calls / 2);
+    if (served)
+        auto_passes(np);
     if (passed)
         CHECK(by_wisp == 0);
     if (some)
