@@ -1,0 +1,170 @@
+/*
+ * icoll.c - the nonblocking collectives: MPI_Ibarrier, MPI_Ibcast (root 0)
+ * and MPI_Iallreduce (MPI_SUM of doubles) on all processes, buffers from
+ * malloc (in wisp's shared heap when wisp is preloaded).
+ *
+ * For each call and size (seed 004's mpi_overhead, for collectives):
+ *   base  the time of a start + MPI_Wait with nothing between (the
+ *         latency);
+ *   work  a computation of max(2 base, 20 us) alone, no MPI call in it;
+ *   iter  start, the same computation, MPI_Wait;
+ *   overhead = iter - work: what the collective costs beyond the work;
+ *   availability = 1 - overhead / base (1: hidden entirely behind the work,
+ *   0: none of it; the seeds' CG overlaps its dot product's allreduce so).
+ * Each figure: a warm-up, then TRIALS chunks of about TARGET_S / TRIALS,
+ * each after a barrier; a chunk's time per call is the largest over the
+ * ranks, the figure the median chunk. Every result is checked once after
+ * the timing (exit 1 if wrong).
+ *
+ * Usage: icoll [SIZE ...]    (bytes; default 8, 1024, 65536, 1048576)
+ * Rank 0 prints lines that bench/run.py reads:
+ *   metric i<call>_<size>B <us> us lower       (ibarrier without a size)
+ *   metric overhead_i<call>_<size>B <us> us lower
+ *   metric avail_i<call>_<size>B <fraction> ratio higher
+ */
+#include <mpi.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TARGET_S 0.2
+#define TRIALS   7
+
+enum call { IBARRIER, IBCAST, IALLREDUCE };
+static const char *const names[] = {"ibarrier", "ibcast", "iallreduce"};
+
+static int me, np;
+static volatile double sink;
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Computes for about `s` seconds, calling nothing of MPI's but the clock. */
+static void compute(double s)
+{
+    if (s <= 0)
+        return;
+    double t0 = MPI_Wtime(), x = sink;
+    while (MPI_Wtime() - t0 < s)
+        for (int i = 0; i < 200; i++)
+            x = x * 0.999999 + 1e-9;
+    sink = x;
+}
+
+static void start(enum call call, double *in, double *out, int n, MPI_Request *req)
+{
+    if (call == IBARRIER)
+        MPI_Ibarrier(MPI_COMM_WORLD, req);
+    else if (call == IBCAST)
+        MPI_Ibcast(out, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, req);
+    else
+        MPI_Iallreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, req);
+}
+
+static void one(enum call call, double *in, double *out, int n, double work)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (work >= 0)
+        start(call, in, out, n, &req);
+    compute(work);
+    if (work >= 0)
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* Median over the chunks of the largest time per call over the ranks; a
+ * negative `work` times the work alone. */
+static double timed(enum call call, double *in, double *out, int n, double work)
+{
+    int calls = 1;
+    for (;;) { /* the warm-up: calls per chunk, rank 0's count for all */
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < calls; i++)
+            one(call, in, out, n, work);
+        double t = MPI_Wtime() - t0;
+        int more = t < TARGET_S / TRIALS;
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!more)
+            break;
+        calls *= 2;
+    }
+    double chunks[TRIALS];
+    for (int c = 0; c < TRIALS; c++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < calls; i++)
+            one(call, in, out, n, work);
+        double t = (MPI_Wtime() - t0) / calls, worst;
+        MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        chunks[c] = worst;
+    }
+    qsort(chunks, TRIALS, sizeof chunks[0], cmp);
+    return chunks[TRIALS / 2];
+}
+
+static bool check(enum call call, double *in, double *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        in[i] = me + i % 7;
+        out[i] = me == 0 || call == IALLREDUCE ? in[i] : -1;
+    }
+    one(call, in, out, n, 0);
+    for (int i = 0; i < n; i++) {
+        double want = call == IBCAST ? i % 7 : (double)np * (i % 7) + np * (np - 1) / 2.0;
+        if (out[i] != want)
+            return false;
+    }
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    int sizes[32], nsizes = 0;
+    for (int a = 1; a < argc && nsizes < 32; a++)
+        sizes[nsizes++] = atoi(argv[a]);
+    if (!nsizes) {
+        int dflt[] = {8, 1024, 65536, 1 << 20};
+        for (int i = 0; i < 4; i++)
+            sizes[nsizes++] = dflt[i];
+    }
+    int status = 0;
+    for (int call = IBARRIER; call <= IALLREDUCE; call++)
+        for (int s = 0; s < (call == IBARRIER ? 1 : nsizes); s++) {
+            int n = call == IBARRIER ? 0 : (sizes[s] + 7) / 8;
+            double *in = malloc(((size_t)n + 1) * 8), *out = malloc(((size_t)n + 1) * 8);
+            memset(in, 0, ((size_t)n + 1) * 8);
+            memset(out, 0, ((size_t)n + 1) * 8);
+            double base = timed(call, in, out, n, 0);
+            double w = base * 2 > 20e-6 ? base * 2 : 20e-6;
+            double work = timed(call, in, out, n, -w), iter = timed(call, in, out, n, w);
+            double overhead = iter > work ? iter - work : 0;
+            int ok = check(call, in, out, n), all_ok;
+            MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+            if (!all_ok)
+                status = 1;
+            if (me == 0) {
+                char tag[64];
+                if (call == IBARRIER)
+                    snprintf(tag, sizeof tag, "%s", names[call]);
+                else
+                    snprintf(tag, sizeof tag, "%s_%dB", names[call], n * 8);
+                printf("metric %s %.3f us lower\n", tag, base * 1e6);
+                printf("metric overhead_%s %.3f us lower\n", tag, overhead * 1e6);
+                printf("metric avail_%s %.3f ratio higher\n", tag,
+                       base > 0 ? 1 - overhead / base : 0);
+            }
+            free(in);
+            free(out);
+        }
+    if (me == 0 && status)
+        fprintf(stderr, "icoll: a result was wrong\n");
+    MPI_Finalize();
+    return status;
+}
