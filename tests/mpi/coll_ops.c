@@ -27,20 +27,11 @@
  * (the fold's order is then the stages', not the ranks');
  * `quick` leaves out the 1 MiB sizes. */
 #include <complex.h>
-#include <mpi.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "check.h"
-#include "mpi/watchdog.h"
-#include "wisp.h"
-
-static int me, np;
-static bool quick, served, across;
+#include "mpi/coll_check.h"
 
 /* ---- types and operations ------------------------------------------------ */
 
@@ -339,18 +330,14 @@ static bool same(const struct type *t, const void *a, const void *b, size_t i)
 
 /* ---- the collectives ------------------------------------------------------ */
 
-static int reported;
-
 static void report(const char *what, const struct type *t, int o, size_t count, int root,
                    bool in_place, size_t at, MPI_Comm comm)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    if (reported++ < 10)
-        fprintf(stderr, "rank %d (comm rank %d): %s %s %s count %zu root %d%s: element %zu wrong\n",
-                me, rank, what, t->name, o >= 0 ? ops[o].name : "", count, root,
-                in_place ? " in place" : "", at);
-    failures++;
+    COLL_WRONG("rank %d (comm rank %d): %s %s %s count %zu root %d%s: element %zu wrong\n", me,
+               rank, what, t->name, o >= 0 ? ops[o].name : "", count, root,
+               in_place ? " in place" : "", at);
 }
 
 static void reductions(MPI_Comm comm, const struct type *t, int o, size_t count, int root_case)
@@ -481,11 +468,9 @@ static void barriers(MPI_Comm comm, int rounds)
             last_in = in > last_in ? in : last_in;
             first_out = out < first_out ? out : first_out;
         }
-        if (first_out < last_in) {
-            fprintf(stderr, "rank %d: barrier %d left at %.9f before the last entry at %.9f\n", me,
-                    k, first_out, last_in);
-            failures++;
-        }
+        if (first_out < last_in)
+            COLL_WRONG("rank %d: barrier %d left at %.9f before the last entry at %.9f\n", me, k,
+                       first_out, last_in);
     }
     free(all);
     free(t);
@@ -517,11 +502,9 @@ static void same_bits(MPI_Comm comm)
             MPI_Allreduce(in, want, (int)count, MPI_DOUBLE, MPI_SUM, comm);
             MPI_Bcast(want, (int)count, MPI_DOUBLE, 0, comm);
         }
-        if (memcmp(out, want, count * sizeof(double))) {
-            fprintf(stderr, "rank %d: allreduce of %zu doubles: not the bits of the %s\n", me,
-                    count, across ? "first call on rank 0" : "rank-order fold");
-            failures++;
-        }
+        if (memcmp(out, want, count * sizeof(double)))
+            COLL_WRONG("rank %d: allreduce of %zu doubles: not the bits of the %s\n", me, count,
+                       across ? "first call on rank 0" : "rank-order fold");
         free(in);
         free(out);
         free(want);
@@ -563,7 +546,8 @@ static void the_mpis(MPI_Comm comm)
     MPI_Op_free(&op);
 }
 
-static void all_of(MPI_Comm comm, int pass)
+/* Every check on `comm` (the which-th communicator of coll_each_comm). */
+static void all_of(MPI_Comm comm, enum coll_comm which)
 {
     int n;
     MPI_Comm_size(comm, &n);
@@ -575,7 +559,7 @@ static void all_of(MPI_Comm comm, int pass)
                 continue;
             broadcasts(comm, bsizes[s], root);
         }
-    int k = pass;
+    int k = (int)which;
     for (int ti = 0; ti < ntypes; ti++)
         for (int o = 0; o < 12; o++) {
             if (!defined(&types[ti], o))
@@ -592,56 +576,16 @@ static void all_of(MPI_Comm comm, int pass)
         reductions(comm, &types[27], 8, (1 << 20) + 7, k++);  /* byte BOR */
     }
     the_mpis(comm);
+    if (which == COLL_REVERSED && (served || across))
+        same_bits(comm);
 }
 
 int main(int argc, char **argv)
 {
-    bool passed = false, some = false;
-    for (int i = 1; i < argc; i++) {
-        served |= !strcmp(argv[i], "served");
-        passed |= !strcmp(argv[i], "passed");
-        quick |= !strcmp(argv[i], "quick");
-        some |= !strcmp(argv[i], "some");
-        across |= !strcmp(argv[i], "across");
-    }
-    watchdog_start("coll_ops", 280);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    coll_start("coll_ops", &argc, &argv);
     tables();
-    all_of(MPI_COMM_WORLD, 0);
-    MPI_Comm reversed, half;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &reversed);
-    all_of(reversed, 1);
-    if (served || across)
-        same_bits(reversed);
-    MPI_Comm_free(&reversed);
-    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
-    all_of(half, 2);
-    MPI_Comm_free(&half);
-    /* Consecutive pairs: the virtual nodes of WISP_VNODE_SIZE=2. */
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &pair);
-    all_of(pair, 3);
-    MPI_Comm_free(&pair);
-    quick = true;
-    all_of(MPI_COMM_SELF, 4);
+    coll_each_comm(all_of, COLL_SELF);
     if (served || across)
         same_bits(MPI_COMM_WORLD);
-    unsigned long long by_wisp = wisp_coll_counter("served"), by_mpi = wisp_coll_counter("passed");
-    if (served || across)
-        CHECK(by_wisp > 1000);
-    if (passed)
-        CHECK(by_wisp == 0);
-    if (some)
-        CHECK(by_wisp > 0);
-    (void)by_mpi;
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0)
-        printf(
-            "coll_ops: %d processes, %llu calls through the heap, %llu to the MPI (rank 0): %s\n",
-            np, by_wisp, by_mpi, all ? "FAILED" : "ok");
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return coll_finish("coll_ops", 1000, 0);
 }
