@@ -99,7 +99,8 @@ int wisp_coll_neighbor_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Da
                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                 MPI_Comm comm, bool large);
 
-/* MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce (nb.h): on a
+/* MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce,
+ * MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan (nb.h): on a
  * communicator whose area is set up, wisp's algorithms on coroutines. */
 int wisp_coll_ibarrier(MPI_Comm comm, MPI_Request *request);
 int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -108,6 +109,16 @@ int wisp_coll_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
                       MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, bool large);
 int wisp_coll_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large);
+int wisp_coll_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request *request, bool large);
+int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *recvcounts,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *request,
+                              bool large);
+int wisp_coll_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                    MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large);
+int wisp_coll_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large);
 
 /* The component's start and stop (core/component.h; start.c). */
 void wisp_coll_start(int thread_level);

@@ -26,6 +26,7 @@
 #include "coll/coll.h"
 #include "coll/fold.h"
 #include "coll/mpi_more.h"
+#include "coll/nb.h"
 #include "coll/op.h"
 #include "coll/view.h"
 #include "core/log.h"
@@ -154,4 +155,84 @@ int wisp_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const void *rec
     reduce_scatter(c, f, in_place ? recvbuf : sendbuf, recvbuf, (size_t)total, (size_t)lo,
                    (size_t)(lo + mine), in_place);
     return MPI_SUCCESS;
+}
+
+/* ---- MPI_Ireduce_scatter_block, MPI_Ireduce_scatter (nb.h) ---------------------- */
+
+struct iscatter {
+    struct wisp_coll_fold f;
+    const void *in;
+    void *out;
+    size_t total, lo, hi;
+    bool in_place;
+};
+
+static void iscatter_run(struct wisp_coll_comm *c, void *args)
+{
+    struct iscatter *r = args;
+    if (r->total)
+        reduce_scatter(c, r->f, r->in, r->out, r->total, r->lo, r->hi, r->in_place);
+}
+
+/* The call is wisp's in every member: start it. */
+static int iscatter_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *sendbuf,
+                          void *recvbuf, uint64_t total, uint64_t lo, uint64_t mine,
+                          MPI_Request *request)
+{
+    wisp_coll_count(&wisp_coll.served);
+    struct iscatter *r = malloc(sizeof *r);
+    if (!r) {
+        wisp_log_error("a nonblocking reduce-scatter: no memory");
+        PMPI_Abort(c->handle, 1);
+    }
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    *r = (struct iscatter){f,          in_place ? recvbuf : sendbuf, recvbuf, (size_t)total,
+                           (size_t)lo, (size_t)(lo + mine),          in_place};
+    return wisp_coll_nb_begin(c, iscatter_run, NULL, r, request);
+}
+
+int wisp_coll_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (c && recvcount >= 0 && served(c, f, (uint64_t)recvcount * (uint64_t)c->size) &&
+        (sendbuf != recvbuf || recvcount == 0))
+        return iscatter_start(c, f, sendbuf, recvbuf, (uint64_t)recvcount * (uint64_t)c->size,
+                              (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount,
+                              request);
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
+    if (large)
+        return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm, request);
+#endif
+    (void)large;
+    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, (int)recvcount, type, op, comm, request);
+}
+
+int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *recvcounts,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *request,
+                              bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    uint64_t total = 0, lo = 0, mine = 0;
+    bool counts_ok = c && recvcounts;
+    for (int m = 0; counts_ok && m < c->size; m++) {
+        MPI_Count n = count_of(recvcounts, m, large);
+        counts_ok = n >= 0;
+        if (m == c->rank) {
+            lo = total;
+            mine = (uint64_t)n;
+        }
+        total += (uint64_t)n;
+    }
+    if (counts_ok && served(c, f, total) && (sendbuf != recvbuf || total == 0))
+        return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, request);
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
+    if (large)
+        return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm, request);
+#endif
+    (void)large;
+    return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, request);
 }

@@ -22,6 +22,7 @@
 #include "coll/coll.h"
 #include "coll/fold.h"
 #include "coll/mpi_more.h"
+#include "coll/nb.h"
 #include "coll/op.h"
 #include "coll/view.h"
 #include "core/log.h"
@@ -89,27 +90,39 @@ static bool scan_in_place(struct wisp_coll_comm *c, struct wisp_coll_fold f, con
     return true;
 }
 
-static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
-                MPI_Comm comm, bool exclusive, bool large)
+/* Does wisp fold this scan (alike in every member)? */
+static bool scan_takes(const struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *sendbuf,
+                       const void *recvbuf, MPI_Count count)
 {
-    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
-    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     uint64_t bytes = (uint64_t)count * f.size;
-    if (!c || count < 0 || f.kernel < 0 || bytes > wisp_coll.scan_max ||
-        (bytes && bytes < wisp_coll.scan_min) || (sendbuf == recvbuf && count > 0))
-        return wisp_coll_mpi_scan(sendbuf, recvbuf, count, type, op, comm, exclusive, large);
-    wisp_coll_count(&wisp_coll.served);
-    if (count == 0)
-        return MPI_SUCCESS;
+    return c && count >= 0 && f.kernel >= 0 && bytes <= wisp_coll.scan_max &&
+           (!bytes || bytes >= wisp_coll.scan_min) && (sendbuf != recvbuf || count == 0);
+}
+
+/* `count` > 0 elements; `last`: the last member this one folds. */
+static void scan_node(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *sendbuf,
+                      void *recvbuf, size_t n, int last)
+{
     bool in_place = sendbuf == MPI_IN_PLACE;
     const char *in = in_place ? recvbuf : sendbuf;
-    int last = exclusive ? c->rank - 1 : c->rank;
-    size_t n = (size_t)count;
+    uint64_t bytes = (uint64_t)n * f.size;
     if (bytes <= WISP_COLL_INLINE)
         scan_inline(c, f, in, recvbuf, n, last);
     else if (bytes < wisp_coll.single_copy_min ||
              !scan_in_place(c, f, in, recvbuf, n, last, in_place))
         scan_staged(c, f, in, recvbuf, n, last);
+}
+
+static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, bool exclusive, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (!scan_takes(c, f, sendbuf, recvbuf, count))
+        return wisp_coll_mpi_scan(sendbuf, recvbuf, count, type, op, comm, exclusive, large);
+    wisp_coll_count(&wisp_coll.served);
+    if (count > 0)
+        scan_node(c, f, sendbuf, recvbuf, (size_t)count, exclusive ? c->rank - 1 : c->rank);
     return MPI_SUCCESS;
 }
 
@@ -123,4 +136,63 @@ int wisp_coll_exscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
                      MPI_Op op, MPI_Comm comm, bool large)
 {
     return scan(sendbuf, recvbuf, count, type, op, comm, true, large);
+}
+
+/* ---- MPI_Iscan, MPI_Iexscan (nb.h) -------------------------------------------- */
+
+struct iscan {
+    struct wisp_coll_fold f;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t count;
+    int last;
+};
+
+static void iscan_run(struct wisp_coll_comm *c, void *args)
+{
+    struct iscan *r = args;
+    if (r->count)
+        scan_node(c, r->f, r->sendbuf, r->recvbuf, r->count, r->last);
+}
+
+static int iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request, bool exclusive, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (scan_takes(c, f, sendbuf, recvbuf, count)) {
+        wisp_coll_count(&wisp_coll.served);
+        struct iscan *r = malloc(sizeof *r);
+        if (!r) {
+            wisp_log_error("a nonblocking scan: no memory");
+            PMPI_Abort(comm, 1);
+        }
+        *r = (struct iscan){f, sendbuf, recvbuf, (size_t)count, exclusive ? c->rank - 1 : c->rank};
+        return wisp_coll_nb_begin(c, iscan_run, NULL, r, request);
+    }
+    (void)large;
+    if (exclusive) {
+#ifdef WISP_HAVE_MPI_Iexscan_c
+        if (large)
+            return PMPI_Iexscan_c(sendbuf, recvbuf, count, type, op, comm, request);
+#endif
+        return PMPI_Iexscan(sendbuf, recvbuf, (int)count, type, op, comm, request);
+    }
+#ifdef WISP_HAVE_MPI_Iscan_c
+    if (large)
+        return PMPI_Iscan_c(sendbuf, recvbuf, count, type, op, comm, request);
+#endif
+    return PMPI_Iscan(sendbuf, recvbuf, (int)count, type, op, comm, request);
+}
+
+int wisp_coll_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                    MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large)
+{
+    return iscan(sendbuf, recvbuf, count, type, op, comm, request, false, large);
+}
+
+int wisp_coll_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large)
+{
+    return iscan(sendbuf, recvbuf, count, type, op, comm, request, true, large);
 }

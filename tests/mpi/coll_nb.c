@@ -1,5 +1,6 @@
 /* The nonblocking collectives (MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce,
- * MPI_Iallreduce; src/coll/nb.h) against values every rank computes itself.
+ * MPI_Iallreduce, MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan;
+ * src/coll/nb.h) against values every rank computes itself.
  *
  * - each alone, at sizes from 0 to 1 MiB + odd (inline, staged, single
  *   copy from the heap), every root, MPI_IN_PLACE, a broadcast whose type
@@ -159,6 +160,76 @@ static void alone(MPI_Comm comm)
         for (int i = 0; i < N; i++)
             CHECK(strided[2 * i] == value(0, (size_t)i) + 1);
     MPI_Type_free(&every_other);
+}
+
+/* MPI_Ireduce_scatter_block, MPI_Ireduce_scatter (counts 1, 2, ... by
+ * rank), MPI_Iscan and MPI_Iexscan, in place or not. */
+static void scans(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t blocks[] = {1, 5, 3000, quick ? 7000 : 70000};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            size_t n = blocks[b], total = n * (size_t)size;
+            long *in = malloc(total * sizeof *in), *out = malloc(total * sizeof *out);
+            int *counts = malloc((size_t)size * sizeof *counts);
+            for (size_t i = 0; i < total; i++)
+                in[i] = out[i] = value(me, i);
+            MPI_Request req;
+            MPI_Ireduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, (int)n, MPI_LONG, MPI_SUM,
+                                      comm, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            for (size_t i = 0; i < n; i++) {
+                long want = 0;
+                for (int r = first; r < first + members; r++)
+                    want += value(r, (size_t)rank * n + i);
+                CHECK(out[i] == want);
+            }
+            /* counts 1, 2, ..., size, within `total` */
+            size_t lo = 0, all = 0;
+            for (int r = 0; r < size; r++) {
+                counts[r] = (int)((size_t)(r + 1) * n / (size_t)size + 1);
+                if (r < rank)
+                    lo += (size_t)counts[r];
+                all += (size_t)counts[r];
+            }
+            for (size_t i = 0; i < all && i < total; i++)
+                in[i] = out[i] = value(me, i);
+            if (all <= total) {
+                MPI_Ireduce_scatter(in_place ? MPI_IN_PLACE : in, out, counts, MPI_LONG, MPI_SUM,
+                                    comm, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+                for (size_t i = 0; i < (size_t)counts[rank]; i++) {
+                    long want = 0;
+                    for (int r = first; r < first + members; r++)
+                        want += value(r, lo + i);
+                    CHECK(out[i] == want);
+                }
+            }
+            for (int exclusive = 0; exclusive < 2; exclusive++) {
+                for (size_t i = 0; i < n; i++)
+                    in[i] = out[i] = value(me, i);
+                void *send = in_place ? MPI_IN_PLACE : (void *)in;
+                if (exclusive)
+                    MPI_Iexscan(send, out, (int)n, MPI_LONG, MPI_SUM, comm, &req);
+                else
+                    MPI_Iscan(send, out, (int)n, MPI_LONG, MPI_SUM, comm, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+                int last = exclusive ? rank - 1 : rank;
+                if (last >= 0)
+                    for (size_t i = 0; i < n; i++) {
+                        long want = 0;
+                        for (int r = first; r <= first + last; r++)
+                            want += value(r, i);
+                        CHECK(out[i] == want);
+                    }
+            }
+            free(in);
+            free(out);
+            free(counts);
+        }
 }
 
 /* Many in flight at once, mixed with point-to-point requests. */
@@ -351,6 +422,7 @@ int main(int argc, char **argv)
     first = 0;
     members = np;
     alone(MPI_COMM_WORLD);
+    scans(MPI_COMM_WORLD);
     unsigned long long after = wisp_coll_counter("served");
     many(MPI_COMM_WORLD);
     orders(MPI_COMM_WORLD);
@@ -365,6 +437,7 @@ int main(int argc, char **argv)
     MPI_Barrier(pair);
     unsigned long long pair_before = wisp_coll_counter("served");
     alone(pair);
+    scans(pair);
     unsigned long long pair_after = wisp_coll_counter("served");
     many(pair);
     MPI_Comm_free(&pair);

@@ -1276,6 +1276,20 @@ int wisp_impl_MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype dataty
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Iexscan
+int wisp_impl_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iexscan_c
+int wisp_impl_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Improbe
 int wisp_impl_MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
@@ -1357,6 +1371,34 @@ int wisp_impl_MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Ireduce_scatter
+int wisp_impl_MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block
+int wisp_impl_MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
+int wisp_impl_MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ireduce_scatter_c
+int wisp_impl_MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Irsend
 int wisp_impl_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
@@ -1368,6 +1410,20 @@ int wisp_impl_MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int 
 int wisp_impl_MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     return wisp_p2p_isend(buf, count, datatype, dest, tag, comm, WISP_P2P_READY, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iscan
+int wisp_impl_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iscan(sendbuf, recvbuf, count, datatype, op, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iscan_c
+int wisp_impl_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iscan(sendbuf, recvbuf, count, datatype, op, comm, request, true);
 }
 #endif
 
