@@ -17,7 +17,8 @@
  * - an allreduce of doubles whose sum depends on the order: the same bits
  *   as the blocking allreduce, on every rank;
  * - two threads, each on its own communicator (MPI_THREAD_MULTIPLE), where
- *   the MPI provides it.
+ *   the MPI provides it;
+ * - MPI-4's persistent collectives, where the MPI has them.
  *
  * On MPI_COMM_WORLD, then on pairs of consecutive ranks (the virtual nodes
  * of WISP_VNODE_SIZE=2). Arguments: `served` checks that wisp ran them
@@ -232,6 +233,59 @@ static void scans(MPI_Comm comm)
         }
 }
 
+/* MPI-4's persistent collectives (where the MPI has them): rounds with
+ * new data each, MPI_Start and MPI_Startall, a type freed after the init. */
+static void persistent(MPI_Comm comm, bool expect_served)
+{
+#if MPI_VERSION >= 4
+    unsigned long long before = wisp_coll_counter("served");
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    enum { N = 3000 };
+    static long in[N], sum[N], scan[N], word;
+    MPI_Datatype longs;
+    MPI_Type_contiguous(1, MPI_LONG, &longs);
+    MPI_Type_commit(&longs);
+    MPI_Request reqs[4];
+    MPI_Status statuses[4];
+    MPI_Allreduce_init(in, sum, N, MPI_LONG, MPI_SUM, comm, MPI_INFO_NULL, &reqs[0]);
+    MPI_Scan_init(in, scan, N, MPI_LONG, MPI_SUM, comm, MPI_INFO_NULL, &reqs[1]);
+    MPI_Bcast_init(&word, 1, longs, size - 1, comm, MPI_INFO_NULL, &reqs[2]);
+    MPI_Type_free(&longs); /* the request keeps it */
+    MPI_Barrier_init(comm, MPI_INFO_NULL, &reqs[3]);
+    for (int round = 0; round < 6; round++) {
+        for (int i = 0; i < N; i++)
+            in[i] = value(me, (size_t)(i + round));
+        word = rank == size - 1 ? 1000 + round : -1;
+        if (round % 2) {
+            MPI_Startall(4, reqs);
+        } else {
+            for (int k = 0; k < 4; k++)
+                MPI_Start(&reqs[k]);
+        }
+        MPI_Waitall(4, reqs, statuses);
+        for (int i = 0; i < N; i++) {
+            long all = 0, upto = 0;
+            for (int r = first; r < first + members; r++) {
+                all += value(r, (size_t)(i + round));
+                if (r <= first + rank)
+                    upto += value(r, (size_t)(i + round));
+            }
+            CHECK(sum[i] == all);
+            CHECK(scan[i] == upto);
+        }
+        CHECK(word == 1000 + round);
+    }
+    for (int k = 0; k < 4; k++)
+        MPI_Request_free(&reqs[k]);
+    if (expect_served) /* every round's four through the heap */
+        CHECK(wisp_coll_counter("served") - before >= 24);
+#else
+    (void)comm, (void)expect_served;
+#endif
+}
+
 /* Many in flight at once, mixed with point-to-point requests. */
 static void many(MPI_Comm comm)
 {
@@ -423,6 +477,7 @@ int main(int argc, char **argv)
     members = np;
     alone(MPI_COMM_WORLD);
     scans(MPI_COMM_WORLD);
+    persistent(MPI_COMM_WORLD, served);
     unsigned long long after = wisp_coll_counter("served");
     many(MPI_COMM_WORLD);
     orders(MPI_COMM_WORLD);
@@ -438,6 +493,7 @@ int main(int argc, char **argv)
     unsigned long long pair_before = wisp_coll_counter("served");
     alone(pair);
     scans(pair);
+    persistent(pair, (served || pairs) && members > 1);
     unsigned long long pair_after = wisp_coll_counter("served");
     many(pair);
     MPI_Comm_free(&pair);
