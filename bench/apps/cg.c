@@ -33,14 +33,18 @@
  * runs when forked (bench/ult_bench.h), so the allreduce does not overlap
  * and the arithmetic is the same.
  *
- * Usage: cg [n=N] [iters=I] [tol=T] [map=cart|blocked] [variant=plain|ult]
+ * variant=nb does the same with MPI_Iallreduce, started before the halo
+ * exchange and the product and waited for after them (under wisp, the
+ * node's nonblocking collectives: src/coll/nb.h; natively, the MPI's).
+ *
+ * Usage: cg [n=N] [iters=I] [tol=T] [map=cart|blocked] [variant=plain|ult|nb]
  * Metrics (rank 0): gflops, iter_ms, halo_us, dot_us, iterations.
  */
 #include "../ult_bench.h"
 #include "app_common.h"
 #include "grid3d.h"
 
-#define USAGE "[n=N] [iters=I] [tol=T] [map=cart|blocked] [variant=plain|ult]"
+#define USAGE "[n=N] [iters=I] [tol=T] [map=cart|blocked] [variant=plain|ult|nb]"
 
 static const char *prog = "cg";
 static struct grid3d g;
@@ -151,11 +155,13 @@ int main(int argc, char **argv)
         {"iters", APP_INT, &iters, 1, 100000, NULL},
         {"tol", APP_DOUBLE, &tol, 1e-15, 0.1, NULL},
         {"map", APP_WORD, &map, 0, 0, "cart|blocked"},
-        {"variant", APP_WORD, &variant, 0, 0, "plain|ult"},
+        {"variant", APP_WORD, &variant, 0, 0, "plain|ult|nb"},
     };
-    int ult = 0;
-    for (int a = 1; a < argc; a++)
+    int ult = 0, nb = 0;
+    for (int a = 1; a < argc; a++) {
         ult |= strcmp(argv[a], "variant=ult") == 0;
+        nb |= strcmp(argv[a], "variant=nb") == 0;
+    }
     if (ult)
         ult_bench_init(&argc, &argv, prog);
     else
@@ -198,12 +204,13 @@ int main(int argc, char **argv)
     MPI_Barrier(g.comm);
     double t0 = bench_now(), rr = dot(r, r), rel = sqrt(rr) / norm_b;
     int it = 0;
-    if (ult && rel >= tol) { /* A p for the first iteration */
+    int ahead = ult || nb;     /* A p' from A r (the dot product overlapped) */
+    if (ahead && rel >= tol) { /* A p for the first iteration */
         halo_exchange(p);
         spmv(p, ap);
     }
     while (it < iters && rel >= tol) {
-        if (!ult) {
+        if (!ahead) {
             halo_exchange(p);
             spmv(p, ap);
         }
@@ -221,6 +228,14 @@ int main(int argc, char **argv)
             ult_bench_join(u);
             rr_new = d.sum;
             axpby(1.0, ar, rr_new / rr, ap); /* A p' = A r + beta A p */
+        } else if (nb) {                     /* the same with MPI_Iallreduce */
+            double local = dot_local(r, r);
+            MPI_Request req;
+            MPI_Iallreduce(&local, &rr_new, 1, MPI_DOUBLE, MPI_SUM, g.comm, &req);
+            halo_exchange(r);
+            spmv(r, ar);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            axpby(1.0, ar, rr_new / rr, ap);
         } else {
             rr_new = dot(r, r);
         }
