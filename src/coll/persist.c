@@ -17,6 +17,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll/coll.h"
 #include "core/log.h"
@@ -71,20 +72,32 @@ static int start_round(void *arg, MPI_Request *round)
     return MPI_ERR_INTERN;
 }
 
-/* The MPI made its own request (`rc`, `anchor`): wisp's keeps it and `p`.
- * (Unused where the MPI has none of these functions: Open MPI 4.1.) */
-__attribute__((unused)) static int keep(int rc, MPI_Request anchor, struct persistent p, MPI_Request *request)
+/* The MPI made its own request (`rc`, `anchor`): wisp's keeps it and `p`,
+ * and a copy of MPI_Reduce_scatter_init's counts, which the caller may free
+ * once the init returns, as the MPI reads them there (mpi4py does: its
+ * Reduce_scatter_init keeps no counts). (Unused where the MPI has none of
+ * these functions: Open MPI 4.1.) */
+__attribute__((unused)) static int keep(int rc, MPI_Request anchor, struct persistent p,
+                                        MPI_Request *request)
 {
     if (rc != MPI_SUCCESS) {
         *request = anchor;
         return rc;
     }
-    struct persistent *kept = malloc(sizeof *kept);
+    size_t counts = 0;
+    if (p.counts) {
+        int n = 0;
+        PMPI_Comm_size(p.comm, &n);
+        counts = (size_t)n * (p.large ? sizeof(MPI_Count) : sizeof(int));
+    }
+    struct persistent *kept = malloc(sizeof *kept + counts); /* freed with the request */
     if (!kept) {
         wisp_log_error("a persistent collective: no memory");
         PMPI_Abort(p.comm, 1);
     }
     *kept = p;
+    if (counts)
+        kept->counts = memcpy(kept + 1, p.counts, counts);
     wisp_p2p_lock();
     wisp_p2p_above_persistent(kept, start_round, p.comm, anchor, request);
     wisp_p2p_unlock();
