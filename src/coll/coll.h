@@ -120,29 +120,6 @@ int wisp_coll_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 int wisp_coll_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                       MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large);
 
-/* The persistent forms of those (persist.c), where the MPI has them: each
- * MPI_Start makes the nonblocking call above. */
-int wisp_coll_barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
-int wisp_coll_bcast_init(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
-                         MPI_Info info, MPI_Request *request, bool large);
-int wisp_coll_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                          MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request,
-                          bool large);
-int wisp_coll_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request,
-                             bool large);
-int wisp_coll_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                        MPI_Request *request, bool large);
-int wisp_coll_reduce_scatter_init(const void *sendbuf, void *recvbuf, const void *recvcounts,
-                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                  MPI_Request *request, bool large);
-int wisp_coll_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large);
-int wisp_coll_exscan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request,
-                          bool large);
-
 /* The component's start and stop (core/component.h; start.c). */
 void wisp_coll_start(int thread_level);
 void wisp_coll_stop(void);

@@ -369,9 +369,7 @@ int wisp_p2p_start(MPI_Request *request)
     if (req->life != WISP_P2P_LIFE_INACTIVE) /* MPI_Start on an active request is erroneous */
         return wisp_p2p_error(req->handle, MPI_ERR_REQUEST);
     int rc;
-    if (req->kind == WISP_P2P_ABOVE)
-        rc = req->above_start(req->above, &req->child);
-    else if (req->kind == WISP_P2P_SEND)
+    if (req->kind == WISP_P2P_SEND)
         rc = wisp_p2p_isend(req->sbuf, req->count, req->type, req->peer, req->tag, req->handle,
                             req->mode, &req->child);
     else

@@ -251,8 +251,6 @@ void wisp_p2p_req_release(struct wisp_p2p_req *req)
         wisp_p2p_type_unhold(req->type);
     if (req->anchor != MPI_REQUEST_NULL)
         PMPI_Request_free(&req->anchor);
-    if (req->kind == WISP_P2P_ABOVE && req->form == WISP_P2P_PERSISTENT)
-        free(req->above);
     req->kind = 0;
     req->link.next = (struct wisp_list *)free_list;
     free_list = req;
@@ -380,19 +378,6 @@ struct wisp_p2p_req *wisp_p2p_above_start(void *op, MPI_Comm comm, MPI_Request *
     wisp_p2p_count_add(&wisp_p2p.outstanding, 1);
     *handle = wisp_p2p_req_handle(req);
     return req;
-}
-
-void wisp_p2p_above_persistent(void *args, int (*start)(void *args, MPI_Request *round),
-                               MPI_Comm comm, MPI_Request anchor, MPI_Request *handle)
-{
-    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_ABOVE, WISP_P2P_LIFE_INACTIVE);
-    req->form = WISP_P2P_PERSISTENT;
-    req->above = args;
-    req->above_start = start;
-    req->handle = comm;
-    req->child = MPI_REQUEST_NULL;
-    req->anchor = anchor;
-    *handle = wisp_p2p_req_handle(req);
 }
 
 void wisp_p2p_above_finish(struct wisp_p2p_req *req, int rc)

@@ -217,13 +217,6 @@ struct wisp_p2p_req *wisp_p2p_above_start(void *op, MPI_Comm comm, MPI_Request *
 /* Its operation completed with `rc` (an MPI error code): the request is
  * done, and the layer lets go of it. Lock held. */
 void wisp_p2p_above_finish(struct wisp_p2p_req *req, int rc);
-/* A persistent request of a layer above (kind ABOVE): inactive; each
- * MPI_Start calls start(args, &round), which makes the round's request
- * (nonblocking, wisp's or the MPI's). `args` (malloc'd) is freed with the
- * request, and so is `anchor`, the MPI's own persistent request for the
- * same call, which keeps its communicator and types alive. Lock held. */
-void wisp_p2p_above_persistent(void *args, int (*start)(void *args, MPI_Request *round),
-                               MPI_Comm comm, MPI_Request anchor, MPI_Request *handle);
 /* After completion was reported to the user: free or make inactive. */
 void wisp_p2p_req_retire(struct wisp_p2p_req *req, MPI_Request *handle);
 

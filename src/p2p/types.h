@@ -269,9 +269,7 @@ struct wisp_p2p_req {
     uint64_t st_bytes;
     MPI_Status inner_status; /* filled when `inner` completed */
     bool from_inner;
-    void *above; /* form ABOVE: the layer's operation; kind ABOVE, persistent: its
-                  * arguments (malloc'd, freed with the request) */
-    int (*above_start)(void *above, MPI_Request *round); /* kind ABOVE, persistent: MPI_Start */
+    void *above; /* form ABOVE: the layer's operation */
 };
 
 /* Does a message from `source` with `tag` match the pattern `want_source`,

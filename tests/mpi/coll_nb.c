@@ -18,7 +18,8 @@
  *   as the blocking allreduce, on every rank;
  * - two threads, each on its own communicator (MPI_THREAD_MULTIPLE), where
  *   the MPI provides it;
- * - MPI-4's persistent collectives, where the MPI has them.
+ * - MPI-4's persistent collectives (the MPI's), started in different
+ *   orders in different members, among wisp's nonblocking ones.
  *
  * On MPI_COMM_WORLD, then on pairs of consecutive ranks (the virtual nodes
  * of WISP_VNODE_SIZE=2). Arguments: `served` checks that wisp ran them
@@ -233,12 +234,15 @@ static void scans(MPI_Comm comm)
         }
 }
 
-/* MPI-4's persistent collectives (where the MPI has them): rounds with
- * new data each, MPI_Start and MPI_Startall, a type freed after the init. */
-static void persistent(MPI_Comm comm, bool expect_served)
+/* MPI-4's persistent collectives (where the MPI has them; wisp leaves them
+ * to the MPI), among wisp's nonblocking ones: rounds with new data each,
+ * MPI_Start and MPI_Startall, a type freed after the init, and starts in a
+ * different order in different members (they match in the order of their
+ * inits, MPI-4.1 section 6.13: a persistent form that made the nonblocking
+ * call at each start, matched in the order started, would hang here). */
+static void persistent(MPI_Comm comm)
 {
 #if MPI_VERSION >= 4
-    unsigned long long before = wisp_coll_counter("served");
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -258,12 +262,15 @@ static void persistent(MPI_Comm comm, bool expect_served)
         for (int i = 0; i < N; i++)
             in[i] = value(me, (size_t)(i + round));
         word = rank == size - 1 ? 1000 + round : -1;
+        MPI_Request nb;
+        MPI_Ibarrier(comm, &nb);
         if (round % 2) {
             MPI_Startall(4, reqs);
         } else {
             for (int k = 0; k < 4; k++)
-                MPI_Start(&reqs[k]);
+                MPI_Start(&reqs[rank % 2 ? 3 - k : k]);
         }
+        MPI_Wait(&nb, MPI_STATUS_IGNORE);
         MPI_Waitall(4, reqs, statuses);
         for (int i = 0; i < N; i++) {
             long all = 0, upto = 0;
@@ -279,10 +286,8 @@ static void persistent(MPI_Comm comm, bool expect_served)
     }
     for (int k = 0; k < 4; k++)
         MPI_Request_free(&reqs[k]);
-    if (expect_served) /* every round's four through the heap */
-        CHECK(wisp_coll_counter("served") - before >= 24);
 #else
-    (void)comm, (void)expect_served;
+    (void)comm;
 #endif
 }
 
@@ -477,7 +482,7 @@ int main(int argc, char **argv)
     members = np;
     alone(MPI_COMM_WORLD);
     scans(MPI_COMM_WORLD);
-    persistent(MPI_COMM_WORLD, served);
+    persistent(MPI_COMM_WORLD);
     unsigned long long after = wisp_coll_counter("served");
     many(MPI_COMM_WORLD);
     orders(MPI_COMM_WORLD);
@@ -493,7 +498,7 @@ int main(int argc, char **argv)
     unsigned long long pair_before = wisp_coll_counter("served");
     alone(pair);
     scans(pair);
-    persistent(pair, (served || pairs) && members > 1);
+    persistent(pair);
     unsigned long long pair_after = wisp_coll_counter("served");
     many(pair);
     MPI_Comm_free(&pair);
