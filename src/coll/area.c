@@ -156,7 +156,7 @@ static void idle(unsigned *rounds)
 /* A wait's round: in a coroutine (nb.h), back to its mover. */
 static void wait_round(unsigned *rounds)
 {
-    if (wisp_coll_nb_running)
+    if (wisp_coll_nb_current())
         wisp_coll_nb_yield();
     else
         idle(rounds);

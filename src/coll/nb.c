@@ -60,7 +60,17 @@ struct wisp_coll_op {
     struct wisp_coll_op *next; /* its communicator's queue */
 };
 
-_Thread_local struct wisp_coll_op *wisp_coll_nb_running;
+/* The coroutine running on this thread, if any. A coroutine may go on on
+ * another thread than the one it stopped on (the rescuer, the progress
+ * thread, another of the application's): code that runs in it reads this
+ * only through wisp_coll_nb_current, a call, so that no address of the
+ * previous thread's variable is kept across a switch. */
+static _Thread_local struct wisp_coll_op *running;
+
+__attribute__((noinline)) bool wisp_coll_nb_current(void)
+{
+    return running != NULL;
+}
 
 /* Under the engine lock: the spare stacks, and the communicators with
  * operations in flight (each one's queue: c->nb_first .. c->nb_last). */
@@ -130,9 +140,9 @@ static void entry(struct wisp_transfer t)
     abort(); /* a coroutine that ran is never moved again */
 }
 
-void wisp_coll_nb_yield(void)
+__attribute__((noinline)) void wisp_coll_nb_yield(void)
 {
-    struct wisp_coll_op *op = wisp_coll_nb_running;
+    struct wisp_coll_op *op = running;
 #ifdef NB_ASAN
     __sanitizer_start_switch_fiber(&op->fake, op->mover_bottom, op->mover_size);
 #endif
@@ -145,7 +155,7 @@ void wisp_coll_nb_yield(void)
 /* Run `op` (RUNNING) from where it stopped to its next wait or its end. */
 static void resume(struct wisp_coll_op *op)
 {
-    wisp_coll_nb_running = op;
+    running = op;
 #ifdef NB_ASAN
     void *fake = NULL;
     __sanitizer_start_switch_fiber(&fake, op->stack + GUARD, STACK_BYTES);
@@ -159,7 +169,7 @@ static void resume(struct wisp_coll_op *op)
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
     op->self = t.ctx;
-    wisp_coll_nb_running = NULL;
+    running = NULL;
 }
 
 /* ---- the queues ------------------------------------------------------------- */

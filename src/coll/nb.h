@@ -60,9 +60,9 @@ int wisp_coll_nb_begin(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_co
                        int (*settle)(struct wisp_coll_comm *c, void *args), void *args,
                        MPI_Request *request);
 
-/* The coroutine running on this thread, if any: its waits go back to its
- * mover (wisp_coll_wait). */
-extern _Thread_local struct wisp_coll_op *wisp_coll_nb_running;
+/* Is a coroutine running on this thread? Its waits go back to its mover
+ * (wisp_coll_wait). A call each time (a coroutine may change threads). */
+bool wisp_coll_nb_current(void);
 /* From a wait inside the running coroutine: back to its mover, until its next move. */
 void wisp_coll_nb_yield(void);
 /* Move `c`'s operations (a blocking collective on `c`, or its freeing,
