@@ -130,22 +130,33 @@ static MPI_Count count_of(const void *counts, int i, bool large)
     return large ? ((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
 }
 
+/* The counts (none negative, else false): their sum, this member's first
+ * element and its count. */
+static bool counts_of(const struct wisp_coll_comm *c, const void *recvcounts, bool large,
+                      uint64_t *total, uint64_t *lo, uint64_t *mine)
+{
+    if (!recvcounts)
+        return false;
+    for (int m = 0; m < c->size; m++) {
+        MPI_Count n = count_of(recvcounts, m, large);
+        if (n < 0)
+            return false;
+        if (m == c->rank) {
+            *lo = *total;
+            *mine = (uint64_t)n;
+        }
+        *total += (uint64_t)n;
+    }
+    return true;
+}
+
 int wisp_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const void *recvcounts,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool large)
 {
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     uint64_t total = 0, lo = 0, mine = 0;
-    bool counts_ok = c && recvcounts;
-    for (int m = 0; counts_ok && m < c->size; m++) {
-        MPI_Count n = count_of(recvcounts, m, large);
-        counts_ok = n >= 0;
-        if (m == c->rank) {
-            lo = total;
-            mine = (uint64_t)n;
-        }
-        total += (uint64_t)n;
-    }
+    bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
     if (!counts_ok || !served(c, f, total) || (sendbuf == recvbuf && total > 0))
         return wisp_coll_mpi_reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, large);
     wisp_coll_count(&wisp_coll.served);
@@ -217,16 +228,7 @@ int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *re
     struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     uint64_t total = 0, lo = 0, mine = 0;
-    bool counts_ok = c && recvcounts;
-    for (int m = 0; counts_ok && m < c->size; m++) {
-        MPI_Count n = count_of(recvcounts, m, large);
-        counts_ok = n >= 0;
-        if (m == c->rank) {
-            lo = total;
-            mine = (uint64_t)n;
-        }
-        total += (uint64_t)n;
-    }
+    bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
     if (counts_ok && served(c, f, total) && (sendbuf != recvbuf || total == 0))
         return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, request);
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
