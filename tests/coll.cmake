@@ -66,6 +66,11 @@ wisp_add_mpi_test(coll_neighbor NP 2 ARGS served)
 wisp_add_mpi_test(coll_neighbor NP 3 ARGS served)
 wisp_add_mpi_test(coll_neighbor NP 4 ARGS served)
 wisp_add_mpi_test(coll_neighbor NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS served)
+# A node of two and a node of one, whose engine serves no communicator:
+# every member goes to the MPI (agreed when the neighbours are made; a
+# hang while the pair waited in the engine, found by mpi4py's
+# test_cco_ngh_buf).
+wisp_add_mpi_test(coll_neighbor NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(coll_neighbor NP 2 ENV WISP_COLL=off SUFFIX .off)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)

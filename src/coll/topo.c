@@ -83,8 +83,12 @@ struct wisp_coll_neighbors *wisp_coll_neighbors_make(MPI_Comm comm)
     bool lent = wisp_p2p_lend();
     int rc = wisp_p2p_comm_made(PMPI_Comm_dup(comm, &here.dup), &here.dup);
     struct wisp_coll_neighbors *kept = malloc(sizeof *kept);
-    int bad = rc != MPI_SUCCESS || !kept || !find(&here, comm, topo) ||
-              repeats(here.sources, here.in) || repeats(here.dests, here.out);
+    /* Every member's engine must serve the duplicate: one that does not (a
+     * process alone on its node: WISP_VNODE_SIZE=2 on 3 processes) would
+     * call the MPI's collective while the others wait in the engine. */
+    int bad = rc != MPI_SUCCESS || !kept || !wisp_p2p_serves(here.dup) ||
+              !find(&here, comm, topo) || repeats(here.sources, here.in) ||
+              repeats(here.dests, here.out);
     PMPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
     if (lent)
         wisp_p2p_reclaim();
