@@ -11,6 +11,14 @@
 # agree then it is reported FLAKY and does not fail the run.
 # The sdist is fetched with pip download into the venv (mpi4py-src/), never
 # committed; a venv without mpi4py skips (77) and says how to install it.
+# The environment narrows or widens it:
+#   MPI4PY_SUITE_INCLUDE=REGEX  only the test files whose names match (main.py's
+#                               -i: `cco` for the collectives, test_cco_*.py)
+#   MPI4PY_SUITE_NP=N           N processes instead of 2
+#   MPI4PY_SUITE_ENV="K=V ..."  wisp's settings in both wisp runs (e.g.
+#                               WISP_VNODE_SIZE=1); the native run has none
+#   MPI4PY_SUITE_SETTINGS=...   the wisp runs, of "preload wisprun" (both)
+#   MPI4PY_SUITE_LIMIT=S        seconds for one job (1500)
 set -u
 wisprun=$1 mpi=$2 preload=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +26,14 @@ launcher=TEST_MPIEXEC_$mpi
 mpiexec=${!launcher:?"the build's mpiexec"}
 venv=$(cd "$(dirname "$mpiexec")/.." && pwd)
 python=$venv/bin/python
-np=2 limit=${MPI4PY_SUITE_LIMIT:-1500}
+np=${MPI4PY_SUITE_NP:-2} limit=${MPI4PY_SUITE_LIMIT:-1500}
+read -r -a wisp_env <<<"${MPI4PY_SUITE_ENV:-}"
+read -r -a settings <<<"${MPI4PY_SUITE_SETTINGS:-preload wisprun}"
+for s in "${settings[@]}"; do
+    [[ $s == preload || $s == wisprun ]] || { echo "FAIL: MPI4PY_SUITE_SETTINGS: '$s' is neither preload nor wisprun"; exit 1; }
+done
+select=()
+[ -z "${MPI4PY_SUITE_INCLUDE:-}" ] || select=(-i "$MPI4PY_SUITE_INCLUDE")
 # The standard ABI's build: the mpi4py built for the ABI (mpi4py-abi/ of the
 # venv, make deps-mpi4py), first in every process's path (the launchers
 # pass the environment on).
@@ -61,7 +76,8 @@ if [ ! -f "$testdir/main.py" ]; then
     fi
     tar -xzf "$src/mpi4py-$version.tar.gz" -C "$src" || exit 1
 fi
-echo "mpi4py $version over $venv ($ext), tests from $testdir"
+echo "mpi4py $version over $venv ($ext), tests from $testdir" \
+    "(${MPI4PY_SUITE_INCLUDE:+files matching $MPI4PY_SUITE_INCLUDE, }$np processes${wisp_env[*]:+, wisp with ${wisp_env[*]}})"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -72,16 +88,19 @@ cd "$work" || exit 1
 run() {
     local setting=$1 out=$2
     shift 2
-    local cmd
+    local cmd kv
     case $setting in
-    native) cmd=(bash "$here/../mpiexec_preload.sh" "$mpi" $np "") ;;
-    preload) cmd=(bash "$here/../mpiexec_preload.sh" "$mpi" $np "$preload") ;;
-    wisprun) cmd=("$wisprun" -n $np) ;;
+    native) cmd=(bash "$here/../mpiexec_preload.sh" "$mpi" $np "" --) ;;
+    preload) cmd=(bash "$here/../mpiexec_preload.sh" "$mpi" $np "$preload" "${wisp_env[@]}" --) ;;
+    wisprun)
+        cmd=("$wisprun")
+        for kv in "${wisp_env[@]}"; do cmd+=(--env "$kv"); done
+        cmd+=(-n $np)
+        ;;
     esac
-    [ "$setting" = wisprun ] || cmd+=(--)
     rm -f "$out".[0-9]*
-    timeout -k 10 "$limit" "${cmd[@]}" "$python" "$here/mpi4py_results.py" "$testdir" "$out" "$@" \
-        >"$out.log" 2>&1
+    timeout -k 10 "$limit" "${cmd[@]}" "$python" "$here/mpi4py_results.py" "$testdir" "$out" \
+        "${select[@]}" "$@" >"$out.log" 2>&1
     echo $? >"$out.rc"
 }
 
@@ -119,7 +138,7 @@ if ! grep -q '^pass ' native.0; then
 fi
 
 status=0
-for setting in preload wisprun; do
+for setting in "${settings[@]}"; do
     run $setting $setting
     echo "$setting: $(counts $setting)"
     for r in $(seq 0 $((np - 1))); do
