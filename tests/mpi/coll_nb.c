@@ -14,6 +14,8 @@
  *   large allreduce, makes a blocking call that needs the other member
  *   while that member waits for the allreduce (the rescuer must move it:
  *   no hang);
+ * - erroneous calls (a root out of range, MPI_OP_NULL): the MPI's error
+ *   class;
  * - an allreduce of doubles whose sum depends on the order: the same bits
  *   as the blocking allreduce, on every rank;
  * - two threads, each on its own communicator (MPI_THREAD_MULTIPLE), where
@@ -291,6 +293,31 @@ static void persistent(MPI_Comm comm)
 #endif
 }
 
+/* Erroneous calls return the MPI's error class (a root out of range, no
+ * operation), and the communicator goes on working. */
+static void errors(MPI_Comm comm)
+{
+    MPI_Comm mine;
+    MPI_Comm_dup(comm, &mine);
+    MPI_Comm_set_errhandler(mine, MPI_ERRORS_RETURN);
+    MPI_Barrier(mine);
+    MPI_Barrier(mine); /* its area is set up now */
+    int size, cls = MPI_SUCCESS;
+    MPI_Comm_size(mine, &size);
+    long word = 1, sum = 0;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = MPI_Ibcast(&word, 1, MPI_LONG, size, mine, &req);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ROOT);
+    rc = MPI_Iallreduce(&word, &sum, 1, MPI_LONG, MPI_OP_NULL, mine, &req);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OP);
+    MPI_Iallreduce(&word, &sum, 1, MPI_LONG, MPI_SUM, mine, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(sum == size);
+    MPI_Comm_free(&mine);
+}
+
 /* Many in flight at once, mixed with point-to-point requests. */
 static void many(MPI_Comm comm)
 {
@@ -485,6 +512,7 @@ int main(int argc, char **argv)
     persistent(MPI_COMM_WORLD);
     unsigned long long after = wisp_coll_counter("served");
     many(MPI_COMM_WORLD);
+    errors(MPI_COMM_WORLD);
     orders(MPI_COMM_WORLD);
     same_bits(MPI_COMM_WORLD, served);
     /* Pairs of consecutive ranks: the virtual nodes of WISP_VNODE_SIZE=2,
