@@ -66,18 +66,21 @@ static void start(enum call call, double *in, double *out, int n, MPI_Request *r
         MPI_Iallreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, req);
 }
 
+/* A start, `work` seconds of computation, the wait; a negative `work`
+ * times its computation alone (-work seconds), no call. */
 static void one(enum call call, double *in, double *out, int n, double work)
 {
-    MPI_Request req = MPI_REQUEST_NULL;
-    if (work >= 0)
-        start(call, in, out, n, &req);
+    if (work < 0) {
+        compute(-work);
+        return;
+    }
+    MPI_Request req;
+    start(call, in, out, n, &req);
     compute(work);
-    if (work >= 0)
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
-/* Median over the chunks of the largest time per call over the ranks; a
- * negative `work` times the work alone. */
+/* Median over the chunks of the largest time per call over the ranks. */
 static double timed(enum call call, double *in, double *out, int n, double work)
 {
     int calls = 1;
