@@ -21,29 +21,17 @@
  * Arguments as coll_ops': `served` (wisp ran the collectives), `passed`
  * (the MPI ran them all), `some` (wisp ran some), `quick` (no 1 MiB sizes). */
 #include <math.h>
-#include <mpi.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "check.h"
-#include "mpi/watchdog.h"
-#include "wisp.h"
-
-static int me;
-static bool quick, served;
-static int reported;
+#include "mpi/coll_check.h"
 
 static void wrong(MPI_Comm comm, const char *what, long a, long b, long at)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    if (reported++ < 10)
-        fprintf(stderr, "rank %d (comm rank %d): %s (%ld, %ld): element %ld wrong\n", me, rank,
-                what, a, b, at);
-    failures++;
+    COLL_WRONG("rank %d (comm rank %d): %s (%ld, %ld): element %ld wrong\n", me, rank, what, a, b,
+               at);
 }
 
 /* Element j of the block that rank s sends to rank d. */
@@ -486,8 +474,10 @@ static void the_mpis(MPI_Comm comm)
     MPI_Comm_free(&dup);
 }
 
-static void all_of(MPI_Comm comm)
+/* Every check on `comm` (any of coll_each_comm's). */
+static void all_of(MPI_Comm comm, enum coll_comm which)
 {
+    (void)which;
     int sizes[] = {0, 1, 3, 5, 1000, 70000, 300000};
     int nsizes = quick ? 6 : 7;
     for (int s = 0; s < nsizes; s++) {
@@ -509,45 +499,7 @@ static void all_of(MPI_Comm comm)
 
 int main(int argc, char **argv)
 {
-    bool passed = false, some = false;
-    for (int i = 1; i < argc; i++) {
-        served |= !strcmp(argv[i], "served");
-        passed |= !strcmp(argv[i], "passed");
-        quick |= !strcmp(argv[i], "quick");
-        some |= !strcmp(argv[i], "some");
-    }
-    watchdog_start("coll_more", 280);
-    MPI_Init(&argc, &argv);
-    int np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    all_of(MPI_COMM_WORLD);
-    MPI_Comm reversed, half, pair;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &reversed);
-    all_of(reversed);
-    MPI_Comm_free(&reversed);
-    quick = true;
-    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
-    all_of(half);
-    MPI_Comm_free(&half);
-    /* Consecutive pairs: the virtual nodes of WISP_VNODE_SIZE=2. */
-    MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &pair);
-    all_of(pair);
-    MPI_Comm_free(&pair);
-    all_of(MPI_COMM_SELF);
-    unsigned long long by_wisp = wisp_coll_counter("served"), by_mpi = wisp_coll_counter("passed");
-    if (served)
-        CHECK(by_wisp > 200);
-    if (passed)
-        CHECK(by_wisp == 0);
-    if (some)
-        CHECK(by_wisp > 0);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0)
-        printf(
-            "coll_more: %d processes, %llu calls through the heap, %llu to the MPI (rank 0): %s\n",
-            np, by_wisp, by_mpi, all ? "FAILED" : "ok");
-    MPI_Finalize();
-    return all ? 1 : 0;
+    coll_start("coll_more", &argc, &argv);
+    coll_each_comm(all_of, COLL_HALF);
+    return coll_finish("coll_more", 200, 0);
 }

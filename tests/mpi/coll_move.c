@@ -19,20 +19,12 @@
  * `quick` leaves out the 1 MiB sizes. With `served` under WISP_COLL=auto
  * (the default) also that auto leaves a call below its limits to the MPI:
  * MPI_Gatherv, which auto gives the MPI at every size (docs/coll.md). */
-#include <mpi.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
-#include "check.h"
-#include "mpi/watchdog.h"
-#include "wisp.h"
+#include "mpi/coll_check.h"
 
-static int me;
-static bool quick;
 static unsigned calls; /* the collectives of this test that wisp may serve */
 
 /* ---- elements, kinds and buffers ----------------------------------------- */
@@ -82,8 +74,6 @@ static void release(char *p, size_t bytes, bool priv)
         free(p);
 }
 
-static int reported;
-
 static void compare(const char *what, const char *got, const char *want, size_t bytes, int root,
                     size_t per, const struct kind *s, const struct kind *r, bool in_place)
 {
@@ -92,12 +82,9 @@ static void compare(const char *what, const char *got, const char *want, size_t 
     size_t at = 0;
     while (got[at] == want[at])
         at++;
-    if (reported++ < 10)
-        fprintf(stderr,
-                "rank %d: %s root %d count %zu %s->%s%s: byte %zu of %zu wrong (%02x, not %02x)\n",
-                me, what, root, per, s->name, r->name, in_place ? " in place" : "", at, bytes,
-                (unsigned char)got[at], (unsigned char)want[at]);
-    failures++;
+    COLL_WRONG("rank %d: %s root %d count %zu %s->%s%s: byte %zu of %zu wrong (%02x, not %02x)\n",
+               me, what, root, per, s->name, r->name, in_place ? " in place" : "", at, bytes,
+               (unsigned char)got[at], (unsigned char)want[at]);
 }
 
 /* One call's blocks: counts and displacements (elements) per member. */
@@ -401,8 +388,10 @@ static void one_size(MPI_Comm comm, int per, bool bytes, int *k)
     }
 }
 
-static void all_of(MPI_Comm comm)
+/* Every check on `comm` (any of coll_each_comm's). */
+static void all_of(MPI_Comm comm, enum coll_comm which)
 {
+    (void)which;
     int k = 0;
     int bsizes[] = {0, 1, 7, 40, 41, 48, 49, 1000, 65536, (1 << 20) + 13};
     for (size_t s = 0; s < sizeof bsizes / sizeof bsizes[0]; s++)
@@ -429,7 +418,7 @@ static void types(void)
 
 /* Under WISP_COLL=auto, an MPI_Gatherv of an int from each member on a
  * communicator whose area is set up goes to the MPI (`passed`), right. */
-static void auto_passes(int np)
+static void auto_passes(void)
 {
     const char *mode = getenv("WISP_COLL");
     if (mode && strcmp(mode, "auto"))
@@ -442,10 +431,10 @@ static void auto_passes(int np)
         displs[m] = np - 1 - m;
     }
     MPI_Barrier(MPI_COMM_WORLD); /* past WISP_COLL_AFTER on the world */
-    unsigned long long served = wisp_coll_counter("served"), passed = wisp_coll_counter("passed");
+    unsigned long long by_wisp = wisp_coll_counter("served"), by_mpi = wisp_coll_counter("passed");
     MPI_Gatherv(&mine, 1, MPI_INT, got, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECK(wisp_coll_counter("passed") == passed + 1);
-    CHECK(wisp_coll_counter("served") == served);
+    CHECK(wisp_coll_counter("passed") == by_mpi + 1);
+    CHECK(wisp_coll_counter("served") == by_wisp);
     for (int m = 0; m < np && me == 0; m++)
         CHECK(got[np - 1 - m] == value(m, 0, 5));
     free(got);
@@ -455,50 +444,12 @@ static void auto_passes(int np)
 
 int main(int argc, char **argv)
 {
-    bool served = false, passed = false, some = false;
-    for (int i = 1; i < argc; i++) {
-        served |= !strcmp(argv[i], "served");
-        passed |= !strcmp(argv[i], "passed");
-        quick |= !strcmp(argv[i], "quick");
-        some |= !strcmp(argv[i], "some");
-    }
-    watchdog_start("coll_move", 280);
-    MPI_Init(&argc, &argv);
-    int np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    coll_start("coll_move", &argc, &argv);
     CHECK(np <= 8);
     types();
-    all_of(MPI_COMM_WORLD);
-    MPI_Comm reversed, half, pair;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &reversed);
-    all_of(reversed);
-    MPI_Comm_free(&reversed);
-    quick = true;
-    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
-    all_of(half);
-    MPI_Comm_free(&half);
-    /* Consecutive pairs: the virtual nodes of WISP_VNODE_SIZE=2. */
-    MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &pair);
-    all_of(pair);
-    MPI_Comm_free(&pair);
-    all_of(MPI_COMM_SELF);
+    coll_each_comm(all_of, COLL_HALF);
     MPI_Type_free(&ksint.t);
-    unsigned long long by_wisp = wisp_coll_counter("served"), by_mpi = wisp_coll_counter("passed");
     if (served)
-        CHECK(by_wisp > calls / 2);
-    if (served)
-        auto_passes(np);
-    if (passed)
-        CHECK(by_wisp == 0);
-    if (some)
-        CHECK(by_wisp > 0);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0)
-        printf("coll_move: %d processes, %u calls, %llu through the heap, %llu to the MPI (rank "
-               "0): %s\n",
-               np, calls, by_wisp, by_mpi, all ? "FAILED" : "ok");
-    MPI_Finalize();
-    return all ? 1 : 0;
+        auto_passes();
+    return coll_finish("coll_move", calls / 2, calls);
 }
