@@ -8,7 +8,8 @@ if(WISP_SANITIZE)
 endif()
 # wisp_add_coll_tests(name ACROSS args...): tests/mpi/<name>.c in the
 # settings that coll_ops, coll_move and coll_more share: served with 2 to 4
-# processes, with WISP_COLL=on and with a 4 KiB staging area (many chunks
+# processes (3 and 4 with WISP_COLL=on, since auto leaves some calls to the
+# MPI; 2 under auto), with WISP_COLL=on and with a 4 KiB staging area (many chunks
 # per call); the MPI's alone (`passed`) with WISP_COLL=off, without the
 # shared heap, with nodes of one process, and with no room in the heap for
 # a communicator's area (a 1 MiB partition, 64 MiB of staging asked for:
@@ -17,8 +18,8 @@ endif()
 function(wisp_add_coll_tests name)
   cmake_parse_arguments(C "" "" "ACROSS" ${ARGN})
   wisp_add_mpi_test(${name} NP 2 ARGS served ${coll_quick})
-  wisp_add_mpi_test(${name} NP 3 ARGS served quick)
-  wisp_add_mpi_test(${name} NP 4 ARGS served quick)
+  wisp_add_mpi_test(${name} NP 3 ENV WISP_COLL=on ARGS served quick)
+  wisp_add_mpi_test(${name} NP 4 ENV WISP_COLL=on ARGS served quick)
   wisp_add_mpi_test(${name} NP 2 ENV WISP_COLL=on SUFFIX .on ARGS served ${coll_quick})
   wisp_add_mpi_test(${name} NP 3 ENV WISP_COLL_STAGE=4k WISP_COLL_AFTER=0 SUFFIX .stage4k
                     ARGS served quick)
