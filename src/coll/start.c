@@ -19,9 +19,11 @@
 /*
  * WISP_COLL=auto: the sizes (bytes) each collective takes through the heap,
  * from the figures of docs/coll.md ("The decision under WISP_COLL=auto"):
- * bench/coll, 2 processes on this machine's 2 cores, both MPIs, where
- * wisp's was below 0.97x the MPI's the MPI keeps the call. WISP_COLL=on
- * differs only where a limit is set here.
+ * bench/coll, 2 processes on this machine's 2 cores, both MPIs. Where
+ * wisp's was below 0.97x the MPI's the MPI keeps the call, up to the
+ * smallest size measured on a quiet machine where wisp's won (64 KiB: the
+ * sizes between are not measured quiet yet). WISP_COLL=on differs only
+ * where a limit is set here.
  */
 #define AUTO_BCAST_MIN     0
 #define AUTO_REDUCE_MIN    0
@@ -31,23 +33,33 @@
 #define AUTO_ALLREDUCE_MAX UINT64_MAX
 /* MPI_Gather and MPI_Scatter (a block's bytes), MPI_Allgather(v) (the
  * largest block's), MPI_Gatherv and MPI_Scatterv (on or off: only the root
- * knows the sizes). A small MPI_Gatherv costs a member a wait for the
- * root's first phase (the rounds that follow), a message the MPIs' members
- * send and leave: off, at every size. */
-#define AUTO_GATHER_MIN    0
-#define AUTO_GATHER_MAX    UINT64_MAX
-#define AUTO_SCATTER_MIN   0
+ * knows the sizes). A small gather's root waits for every block, which the
+ * MPIs' members send and leave; a small MPI_Gatherv or MPI_Scatterv costs a
+ * member a wait for the root's first phase (the rounds that follow): the v
+ * forms are off. Open MPI's own small scatter beat wisp's. */
+#define AUTO_GATHER_MIN 65536
+#define AUTO_GATHER_MAX UINT64_MAX
+#ifdef OPEN_MPI
+#define AUTO_SCATTER_MIN 65536
+#else
+#define AUTO_SCATTER_MIN 0
+#endif
 #define AUTO_SCATTER_MAX   UINT64_MAX
 #define AUTO_ALLGATHER_MIN 0
 #define AUTO_ALLGATHER_MAX UINT64_MAX
 #define AUTO_GATHERV       false
-#define AUTO_SCATTERV      true
+#define AUTO_SCATTERV      false
 /* MPI_Alltoall (a block's bytes), MPI_Alltoallv and MPI_Alltoallw (on or
  * off: no size is alike in every member), MPI_Reduce_scatter(_block) (the
- * whole vector's bytes), MPI_Scan and MPI_Exscan. */
-#define AUTO_ALLTOALL_MIN       0
+ * whole vector's bytes), MPI_Scan and MPI_Exscan. The small v and w forms
+ * lost to the MPIs': off. Open MPI's own small MPI_Alltoall beat wisp's. */
+#ifdef OPEN_MPI
+#define AUTO_ALLTOALL_MIN 65536
+#else
+#define AUTO_ALLTOALL_MIN 0
+#endif
 #define AUTO_ALLTOALL_MAX       UINT64_MAX
-#define AUTO_ALLTOALLV          true
+#define AUTO_ALLTOALLV          false
 #define AUTO_REDUCE_SCATTER_MIN 0
 #define AUTO_REDUCE_SCATTER_MAX UINT64_MAX
 #define AUTO_SCAN_MIN           0

@@ -501,5 +501,8 @@ int main(int argc, char **argv)
 {
     coll_start("coll_more", &argc, &argv);
     coll_each_comm(all_of, COLL_HALF);
-    return coll_finish("coll_more", 200, 0);
+    /* Under WISP_COLL=auto, which leaves the v and w forms (and Open MPI's
+     * small all-to-alls) to the MPI, some. */
+    const char *mode = getenv("WISP_COLL");
+    return coll_finish("coll_more", !mode || !strcmp(mode, "auto") ? 0 : 200, 0);
 }

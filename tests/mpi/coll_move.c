@@ -416,12 +416,18 @@ static void types(void)
     ksint = (struct kind){"every other int", every_other, sizeof(int), 2};
 }
 
+/* WISP_COLL=auto (the default), which leaves some calls to the MPI. */
+static bool under_auto(void)
+{
+    const char *mode = getenv("WISP_COLL");
+    return !mode || !strcmp(mode, "auto");
+}
+
 /* Under WISP_COLL=auto, an MPI_Gatherv of an int from each member on a
  * communicator whose area is set up goes to the MPI (`passed`), right. */
 static void auto_passes(void)
 {
-    const char *mode = getenv("WISP_COLL");
-    if (mode && strcmp(mode, "auto"))
+    if (!under_auto())
         return;
     int mine = value(me, 0, 5), *got = calloc((size_t)np, sizeof(int));
     int *counts = calloc((size_t)np, sizeof(int)), *displs = calloc((size_t)np, sizeof(int));
@@ -451,5 +457,6 @@ int main(int argc, char **argv)
     MPI_Type_free(&ksint.t);
     if (served)
         auto_passes();
-    return coll_finish("coll_move", calls / 2, calls);
+    /* Under auto, which leaves small and vector forms to the MPI, some. */
+    return coll_finish("coll_move", under_auto() ? 0 : calls / 2, calls);
 }
