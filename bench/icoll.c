@@ -11,10 +11,8 @@
  *   overhead = iter - work: what the collective costs beyond the work;
  *   availability = 1 - overhead / base (1: hidden entirely behind the work,
  *   0: none of it; the seeds' CG overlaps its dot product's allreduce so).
- * Each figure: a warm-up, then TRIALS chunks of about TARGET_S / TRIALS,
- * each after a barrier; a chunk's time per call is the largest over the
- * ranks, the figure the median chunk. Every result is checked once after
- * the timing (exit 1 if wrong).
+ * Each figure as bench/chunks.h times it. Every result is checked once
+ * after the timing (exit 1 if wrong).
  *
  * Usage: icoll [SIZE ...]    (bytes; default 8, 1024, 65536, 1048576)
  * Rank 0 prints lines that bench/run.py reads:
@@ -29,20 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TARGET_S 0.2
-#define TRIALS   7
+#include "chunks.h"
 
 enum call { IBARRIER, IBCAST, IALLREDUCE };
 static const char *const names[] = {"ibarrier", "ibcast", "iallreduce"};
 
 static int me, np;
 static volatile double sink;
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Computes for about `s` seconds, calling nothing of MPI's but the clock. */
 static void compute(double s)
@@ -80,33 +71,24 @@ static void one(enum call call, double *in, double *out, int n, double work)
     MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
-/* Median over the chunks of the largest time per call over the ranks. */
+struct one_args {
+    enum call call;
+    double *in, *out;
+    int n;
+    double work;
+};
+
+static void one_call(void *arg)
+{
+    struct one_args *a = arg;
+    one(a->call, a->in, a->out, a->n, a->work);
+}
+
+/* Seconds per call (bench/chunks.h). */
 static double timed(enum call call, double *in, double *out, int n, double work)
 {
-    int calls = 1;
-    for (;;) { /* the warm-up: calls per chunk, rank 0's count for all */
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < calls; i++)
-            one(call, in, out, n, work);
-        double t = MPI_Wtime() - t0;
-        int more = t < TARGET_S / TRIALS;
-        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (!more)
-            break;
-        calls *= 2;
-    }
-    double chunks[TRIALS];
-    for (int c = 0; c < TRIALS; c++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < calls; i++)
-            one(call, in, out, n, work);
-        double t = (MPI_Wtime() - t0) / calls, worst;
-        MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        chunks[c] = worst;
-    }
-    qsort(chunks, TRIALS, sizeof chunks[0], cmp);
-    return chunks[TRIALS / 2];
+    struct one_args a = {call, in, out, n, work};
+    return bench_chunks(one_call, &a, MPI_COMM_WORLD);
 }
 
 static bool check(enum call call, double *in, double *out, int n)

@@ -4,9 +4,7 @@
  * (one dimension, periodic from 3 processes, so that no process is a
  * neighbour twice), blocks of 8 B to 1 MiB from malloc (so in wisp's shared
  * heap when wisp is preloaded): a halo exchange written with neighbour
- * collectives. Each size: a warm-up, then TRIALS chunks of about
- * TARGET_S / TRIALS, each after a barrier; a chunk's time per call is the
- * largest over the ranks, the figure the median chunk. Every result is
+ * collectives. Each size as bench/chunks.h times it. Every result is
  * checked once after the timing (exit 1 if wrong).
  *
  * Usage: neighbor [SIZE ...]    (block sizes in bytes; default 8 B to 1 MiB
@@ -21,14 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TARGET_S 0.2
-#define TRIALS   7
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "chunks.h"
 
 static void call(bool all, const char *send, char *recv, int bytes, MPI_Comm comm)
 {
@@ -38,33 +29,25 @@ static void call(bool all, const char *send, char *recv, int bytes, MPI_Comm com
         MPI_Neighbor_alltoall(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm);
 }
 
-/* Median over the chunks of the largest time per call over the ranks. */
+struct call_args {
+    bool all;
+    const char *send;
+    char *recv;
+    int bytes;
+    MPI_Comm comm;
+};
+
+static void one_call(void *arg)
+{
+    struct call_args *a = arg;
+    call(a->all, a->send, a->recv, a->bytes, a->comm);
+}
+
+/* Seconds per call (bench/chunks.h). */
 static double timed(bool all, const char *send, char *recv, int bytes, MPI_Comm comm)
 {
-    int calls = 1;
-    for (;;) { /* the warm-up: calls per chunk, rank 0's count for all */
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < calls; i++)
-            call(all, send, recv, bytes, comm);
-        double t = MPI_Wtime() - t0;
-        int more = t < TARGET_S / TRIALS;
-        MPI_Bcast(&more, 1, MPI_INT, 0, comm);
-        if (!more)
-            break;
-        calls *= 2;
-    }
-    double chunks[TRIALS];
-    for (int c = 0; c < TRIALS; c++) {
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < calls; i++)
-            call(all, send, recv, bytes, comm);
-        double t = (MPI_Wtime() - t0) / calls, worst;
-        MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
-        chunks[c] = worst;
-    }
-    qsort(chunks, TRIALS, sizeof chunks[0], cmp);
-    return chunks[TRIALS / 2];
+    struct call_args a = {all, send, recv, bytes, comm};
+    return bench_chunks(one_call, &a, comm);
 }
 
 /* Block k of a process's send buffer holds (rank, k) in every byte pair. */
