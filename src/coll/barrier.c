@@ -66,7 +66,7 @@ static void arrive_all(struct wisp_coll_comm *c, void *unused)
 
 int wisp_coll_ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     if (!c)
         return PMPI_Ibarrier(comm, request);
     wisp_coll_count(&wisp_coll.served);

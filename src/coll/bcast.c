@@ -214,7 +214,7 @@ static int ibcast_settle(struct wisp_coll_comm *c, void *args)
 int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                      MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_layout l;
     if (!c || count < 0 || root < 0 || root >= c->size || !wisp_coll_layout_of(type, count, &l) ||
         l.bytes > wisp_coll.bcast_max || (l.bytes && l.bytes < wisp_coll.bcast_min)) {

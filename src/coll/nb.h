@@ -26,7 +26,7 @@
  *
  * The routes (barrier.c, bcast.c, reduce.c) decide as the blocking ones
  * do, on what every member passes alike, with one more condition: the
- * communicator's area is set up already (AREA, wisp_coll_view_ready; a
+ * communicator's area is set up already (AREA, wisp_coll_view_nb; a
  * nonblocking call never sets one up, since that takes an MPI_Bcast), and
  * the engine is on. Elsewhere, and across nodes, the MPI's own MPI_I*.
  */
@@ -37,17 +37,8 @@
 #include <stdbool.h>
 
 #include "coll/area.h"
-#include "coll/view.h"
-#include "p2p/p2p.h"
 
 #pragma GCC visibility push(hidden)
-
-/* The view of `comm` where wisp may serve its nonblocking collectives
- * now: its area set up, and the engine on (it moves them); else NULL. */
-static inline struct wisp_coll_comm *wisp_coll_nb_view(MPI_Comm comm)
-{
-    return wisp_coll.on && wisp_p2p.on ? wisp_coll_view_ready(comm) : NULL;
-}
 
 /* Start a nonblocking collective on `c` (AREA; collective over it, in the
  * same order in every member): `run(c, args)` is its algorithm, run on a

@@ -381,7 +381,7 @@ static int ireduce_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
 int wisp_coll_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                       MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = root >= 0 ? wisp_coll_nb_view(comm) : NULL;
+    struct wisp_coll_comm *c = root >= 0 ? wisp_coll_view_nb(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
         return ireduce_start(c, f, sendbuf, recvbuf, count, root, request);
@@ -396,7 +396,7 @@ int wisp_coll_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 int wisp_coll_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
         return ireduce_start(c, f, sendbuf, recvbuf, count, -1, request);

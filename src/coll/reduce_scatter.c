@@ -206,7 +206,7 @@ int wisp_coll_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Coun
                                     MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                     MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (c && recvcount >= 0 && served(c, f, (uint64_t)recvcount * (uint64_t)c->size) &&
         (sendbuf != recvbuf || recvcount == 0))
@@ -225,7 +225,7 @@ int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *re
                               MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *request,
                               bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     uint64_t total = 0, lo = 0, mine = 0;
     bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);

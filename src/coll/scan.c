@@ -158,7 +158,7 @@ static void iscan_run(struct wisp_coll_comm *c, void *args)
 static int iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request, bool exclusive, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_nb_view(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (scan_takes(c, f, sendbuf, recvbuf, count)) {
         wisp_coll_count(&wisp_coll.served);

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "coll/area.h"
+#include "p2p/p2p.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -23,8 +24,14 @@ struct wisp_coll_comm *wisp_coll_view(MPI_Comm comm);
  * memory or for MPI_COMM_NULL. */
 struct wisp_coll_comm *wisp_coll_view_here(MPI_Comm comm);
 /* The view of `comm` if its area is set up (AREA), else NULL; no call
- * counted, nothing set up (the nonblocking collectives: nb.h). */
+ * counted, nothing set up. */
 struct wisp_coll_comm *wisp_coll_view_ready(MPI_Comm comm);
+/* The view of `comm` where wisp may serve its nonblocking collectives now
+ * (nb.h): its area set up, and the engine on (it moves them); else NULL. */
+static inline struct wisp_coll_comm *wisp_coll_view_nb(MPI_Comm comm)
+{
+    return wisp_coll.on && wisp_p2p.on ? wisp_coll_view_ready(comm) : NULL;
+}
 /* The same as wisp_coll_view, for the collectives that have no
  * hierarchical form: AREA, else NULL. */
 static inline struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm)
