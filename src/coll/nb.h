@@ -1,6 +1,9 @@
 /*
  * The nonblocking collectives of a communicator wisp serves on this node
- * (nb.c): MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce.
+ * (nb.c): MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce,
+ * MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan. The persistent ones
+ * are the MPI's: they match in the order of their inits, not of their
+ * starts (docs/coll.md).
  *
  * Each runs the blocking collective's algorithm, unchanged, on a stack of
  * its own (a coroutine: Boost.Context's switch, src/ult/fcontext.h). Where
@@ -24,7 +27,8 @@
  * collective on the communicator first moves the queue to its end
  * (wisp_coll_drain), and so does MPI_Comm_free.
  *
- * The routes (barrier.c, bcast.c, reduce.c) decide as the blocking ones
+ * The routes (barrier.c, bcast.c, reduce.c, reduce_scatter.c, scan.c)
+ * decide as the blocking ones
  * do, on what every member passes alike, with one more condition: the
  * communicator's area is set up already (AREA, wisp_coll_view_nb; a
  * nonblocking call never sets one up, since that takes an MPI_Bcast), and
@@ -44,9 +48,8 @@
  * same order in every member): `run(c, args)` is its algorithm, run on a
  * stack of its own; `settle(c, args)`, where not NULL, finishes it in the
  * user's call that finds it complete (an MPI error code). The caller
- * counted it served. `args` is
- * malloc's, freed with the operation. The request for the user in
- * *request. MPI_SUCCESS. */
+ * counted it served. `args` is malloc's, freed with the operation. The
+ * request for the user in *request. MPI_SUCCESS. */
 int wisp_coll_nb_begin(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_comm *c, void *args),
                        int (*settle)(struct wisp_coll_comm *c, void *args), void *args,
                        MPI_Request *request);
