@@ -28,11 +28,11 @@
  * (wisp_coll_drain), and so does MPI_Comm_free.
  *
  * The routes (barrier.c, bcast.c, reduce.c, reduce_scatter.c, scan.c)
- * decide as the blocking ones
- * do, on what every member passes alike, with one more condition: the
- * communicator's area is set up already (AREA, wisp_coll_view_nb; a
- * nonblocking call never sets one up, since that takes an MPI_Bcast), and
- * the engine is on. Elsewhere, and across nodes, the MPI's own MPI_I*.
+ * decide as the blocking ones do, on what every member passes alike, with
+ * more conditions: the communicator's area is set up already (AREA,
+ * wisp_coll_view_nb; a nonblocking call never sets one up, since that
+ * takes an MPI_Bcast), and the engine is on. Elsewhere, and across nodes,
+ * the MPI's own MPI_I*.
  */
 #ifndef WISP_COLL_NB_H
 #define WISP_COLL_NB_H
