@@ -97,12 +97,14 @@ static void reduce_scatter(struct wisp_coll_comm *c, struct wisp_coll_fold f, co
         scatter_staged(c, f, in, out, total, lo, hi);
 }
 
-/* Can wisp fold this call (alike in every member)? */
-static bool served(struct wisp_coll_comm *c, struct wisp_coll_fold f, uint64_t total)
+/* Can wisp fold this call of `total` elements (alike in every member)?
+ * The same buffer twice is erroneous: the MPI reports it. */
+static bool served(struct wisp_coll_comm *c, struct wisp_coll_fold f, uint64_t total,
+                   const void *sendbuf, const void *recvbuf)
 {
     uint64_t bytes = total * f.size;
     return c && f.kernel >= 0 && bytes <= wisp_coll.reduce_scatter_max &&
-           (!bytes || bytes >= wisp_coll.reduce_scatter_min);
+           (!bytes || bytes >= wisp_coll.reduce_scatter_min) && (sendbuf != recvbuf || !total);
 }
 
 int wisp_coll_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
@@ -110,8 +112,8 @@ int wisp_coll_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count
 {
     struct wisp_coll_comm *c = wisp_coll.on ? wisp_coll_comm_get(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (!c || recvcount < 0 || !served(c, f, (uint64_t)recvcount * (uint64_t)c->size) ||
-        (sendbuf == recvbuf && recvcount > 0))
+    if (!c || recvcount < 0 ||
+        !served(c, f, (uint64_t)recvcount * (uint64_t)c->size, sendbuf, recvbuf))
         return wisp_coll_mpi_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm,
                                                   large);
     wisp_coll_count(&wisp_coll.served);
@@ -157,7 +159,7 @@ int wisp_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const void *rec
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     uint64_t total = 0, lo = 0, mine = 0;
     bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
-    if (!counts_ok || !served(c, f, total) || (sendbuf == recvbuf && total > 0))
+    if (!counts_ok || !served(c, f, total, sendbuf, recvbuf))
         return wisp_coll_mpi_reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, large);
     wisp_coll_count(&wisp_coll.served);
     if (total == 0)
@@ -208,8 +210,8 @@ int wisp_coll_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Coun
 {
     struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (c && recvcount >= 0 && served(c, f, (uint64_t)recvcount * (uint64_t)c->size) &&
-        (sendbuf != recvbuf || recvcount == 0))
+    if (c && recvcount >= 0 &&
+        served(c, f, (uint64_t)recvcount * (uint64_t)c->size, sendbuf, recvbuf))
         return iscatter_start(c, f, sendbuf, recvbuf, (uint64_t)recvcount * (uint64_t)c->size,
                               (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount,
                               request);
@@ -229,7 +231,7 @@ int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *re
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     uint64_t total = 0, lo = 0, mine = 0;
     bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
-    if (counts_ok && served(c, f, total) && (sendbuf != recvbuf || total == 0))
+    if (counts_ok && served(c, f, total, sendbuf, recvbuf))
         return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, request);
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
     if (large)
