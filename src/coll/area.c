@@ -153,10 +153,12 @@ static void idle(unsigned *rounds)
         wisp_cpu_relax();
 }
 
-/* A wait's round: in a coroutine (nb.h), back to its mover. */
+/* A wait's round: in a coroutine (nb.h), back to its mover. A coroutine
+ * runs only while the engine counts nonblocking operations in flight: the
+ * blocking collectives' waits ask no more than that count otherwise. */
 static void wait_round(unsigned *rounds)
 {
-    if (wisp_coll_nb_current())
+    if (wisp_p2p_count(&wisp_p2p.above) && wisp_coll_nb_current())
         wisp_coll_nb_yield();
     else
         idle(rounds);
