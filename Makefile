@@ -6,13 +6,14 @@
 
 MPIS        := mpich openmpi
 BUILD       := build
-DEB_PACKAGES := gcc g++ make cmake ninja-build pkg-config binutils python3 python3-venv \
+DEB_PACKAGES := gcc g++ make cmake ninja-build ccache pkg-config binutils python3 python3-venv \
                 gfortran mpich libmpich-dev openmpi-bin libopenmpi-dev hwloc libhwloc-dev \
                 libboost-context-dev clang-format libomp-dev \
                 netpipe-mpich2 netpipe-openmpi scalapack-mpi-test nwchem-mpich nwchem-openmpi \
                 dpkg-dev perl bzip2 xz-utils debian-archive-keyring slurm-wlm munge groff-base man-db \
                 lmod python3-mpi4py hpcc
-# (dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
+# (ccache, through which the build trees compile: cmake/WispCcache.cmake;
+# dpkg-dev and what it unpacks with: apt-get source, for the shared heap's
 # jemalloc, built into each build tree, and for MPICH's test suite;
 # groff-base and man-db to render the manual pages, tests/man_pages.sh;
 # slurm-wlm and munge for the Slurm bed, tools/slurm.sh; libomp-dev, LLVM's

@@ -18,6 +18,12 @@ set(je_build "${je_prefix}/build")
 find_program(WISP_GNU_MAKE NAMES make gmake REQUIRED)
 cmake_host_system_information(RESULT je_jobs QUERY NUMBER_OF_LOGICAL_CORES)
 
+# Through ccache where the rest is (cmake/WispCcache.cmake).
+set(je_cc "${CMAKE_C_COMPILER}")
+if(WISP_CCACHE_ENV)
+  set(je_cc "${WISP_CCACHE_PROGRAM} ${CMAKE_C_COMPILER}")
+endif()
+
 # The whole archive as one relocatable object, a source of both libraries
 # (libwisp.a must carry jemalloc too: its users link -lwisp alone).
 set(WISP_JEMALLOC_OBJECT "${je_build}/wisp_jemalloc.o")
@@ -33,14 +39,14 @@ ExternalProject_Add(jemalloc
   # C++ operators, libdl and documentation are not needed. Options
   # (src/shm/heap.c): thread caches keep blocks up to 128 KiB; no sbrk, the
   # brk heap is glibc's. WISPJE_MALLOC_CONF overrides them at run time.
-  CONFIGURE_COMMAND "${je_source}/configure" --quiet "CC=${CMAKE_C_COMPILER}"
+  CONFIGURE_COMMAND ${WISP_CCACHE_ENV} "${je_source}/configure" --quiet "CC=${je_cc}"
                     --with-jemalloc-prefix=wispje_ --with-private-namespace=wispje_int_
                     --without-export --disable-initial-exec-tls --disable-shared --enable-static
                     --disable-cxx --disable-doc --disable-stats --disable-libdl --with-lg-hugepage=21
                     --with-malloc-conf=tcache_max:131072,dss:disabled
   # Only the position-independent archive: build_lib_static would compile
   # every file a second time for the non-PIC one, which nothing uses.
-  BUILD_COMMAND "${WISP_GNU_MAKE}" -j${je_jobs} lib/libjemalloc_pic.a
+  BUILD_COMMAND ${WISP_CCACHE_ENV} "${WISP_GNU_MAKE}" -j${je_jobs} lib/libjemalloc_pic.a
         COMMAND "${CMAKE_LINKER}" -r --whole-archive lib/libjemalloc_pic.a -o "${WISP_JEMALLOC_OBJECT}"
   INSTALL_COMMAND ""
   BUILD_BYPRODUCTS "${WISP_JEMALLOC_OBJECT}"
