@@ -88,3 +88,12 @@ wisp_add_mpi_test(coll_nb NP 3 ENV WISP_GHOSTS=1 SUFFIX .ghosts1 ARGS served qui
 wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS pairs quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
+# MPI-4's persistent collectives (src/coll/persist.h): lanes of their own,
+# served on one node with 2 and 3 processes; on two virtual nodes of two
+# the world's are the MPI's and the pairs' wisp's; the MPI's alone with
+# WISP_COLL=off. Open MPI 4.1 has none (its MPIX_*_init stay the MPI's):
+# the program says so and passes.
+wisp_add_mpi_test(coll_persist NP 2 ENV WISP_COLL=on ARGS served ${coll_quick})
+wisp_add_mpi_test(coll_persist NP 3 ENV WISP_COLL=on ARGS served quick)
+wisp_add_mpi_test(coll_persist NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS quick)
+wisp_add_mpi_test(coll_persist NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)

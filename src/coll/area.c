@@ -28,13 +28,29 @@ static struct zombie *zombies;
 
 /* ---- letting go -------------------------------------------------------------- */
 
-/* Lock held. Rank 0's areas that no member uses any more go back. */
+/* The chunks of a lanes' directory (persist.h): slots, and the next
+ * chunk's address; 512 bytes each. */
+enum { LANE_SLOTS = 63 };
+struct lanes {
+    _Atomic uint64_t slot[LANE_SLOTS];
+    _Atomic uint64_t next;
+};
+
+/* Lock held. Rank 0's areas that no member uses any more go back, with
+ * their lanes' directory. */
 static void zombies_sweep(void)
 {
     for (struct zombie **z = &zombies; *z;) {
         struct zombie *dead = *z;
         if (atomic_load_explicit(&dead->shared->users, memory_order_acquire) == 0) {
             *z = dead->next;
+            for (uint64_t d = atomic_load_explicit(&dead->shared->lanes, memory_order_relaxed),
+                          next;
+                 d; d = next) {
+                next = atomic_load_explicit(&((struct lanes *)(uintptr_t)d)->next,
+                                            memory_order_relaxed);
+                wisp_shm_heap_free((void *)(uintptr_t)d);
+            }
             wisp_shm_heap_free(dead->shared);
             free(dead);
         } else {
@@ -80,11 +96,11 @@ void wisp_coll_area_fini(void)
 
 /* ---- setting up -------------------------------------------------------------- */
 
-/* Rank 0's area for `c`, or NULL where the heap has no room. */
-static struct wisp_coll_shared *area_alloc(const struct wisp_coll_comm *c, uint64_t half)
+/* Rank 0's area for `size` members, or NULL where the heap has no room. */
+static struct wisp_coll_shared *area_alloc(int size, uint64_t half)
 {
     size_t bytes = sizeof(struct wisp_coll_shared) +
-                   (size_t)c->size * (WISP_COLL_LINES * sizeof(struct wisp_coll_line) + 2 * half);
+                   (size_t)size * (WISP_COLL_LINES * sizeof(struct wisp_coll_line) + 2 * half);
     pthread_mutex_lock(&zombie_lock);
     zombies_sweep();
     pthread_mutex_unlock(&zombie_lock);
@@ -94,8 +110,8 @@ static struct wisp_coll_shared *area_alloc(const struct wisp_coll_comm *c, uint6
         s = NULL;
     }
     if (s) {
-        atomic_store_explicit(&s->users, c->size, memory_order_relaxed);
-        s->size = c->size;
+        atomic_store_explicit(&s->users, size, memory_order_relaxed);
+        s->size = size;
         s->half = half;
     }
     return s;
@@ -109,7 +125,7 @@ enum wisp_coll_state wisp_coll_area_setup(struct wisp_coll_comm *c, bool on_node
     uint64_t offer[3] = {0, 0, 0};
     if (c->rank == 0 && on_node) {
         uint64_t half = (wisp_coll.stage / 2) & ~(uint64_t)(WISP_COLL_LINE - 1);
-        struct wisp_coll_shared *s = area_alloc(c, half);
+        struct wisp_coll_shared *s = area_alloc(c->size, half);
         offer[0] = (uint64_t)(uintptr_t)s;
         offer[1] = s ? half : 0;
     } else if (c->rank == 0) {
@@ -125,6 +141,72 @@ enum wisp_coll_state wisp_coll_area_setup(struct wisp_coll_comm *c, bool on_node
     c->stage = (char *)&c->shared->lines[c->size * WISP_COLL_LINES];
     c->phase = 0;
     return WISP_COLL_AREA;
+}
+
+/* ---- lanes -------------------------------------------------------------------- */
+
+/* Rank 0's chunk of a directory, or NULL where the heap has no room. */
+static struct lanes *lanes_alloc(void)
+{
+    struct lanes *l = wisp_shm_heap_alloc(sizeof *l, WISP_COLL_LINE, true);
+    if (l && !wisp_shm_heap_holds(l, sizeof *l)) {
+        wisp_shm_heap_free(l);
+        l = NULL;
+    }
+    return l;
+}
+
+_Atomic uint64_t *wisp_coll_lane_slot(struct wisp_coll_shared *home, uint64_t k, bool make)
+{
+    _Atomic uint64_t *link = &home->lanes;
+    for (uint64_t chunk = 0;; chunk++) {
+        uint64_t at = atomic_load_explicit(link, memory_order_acquire);
+        if (!at && make) { /* the first member alone writes the links */
+            struct lanes *l = lanes_alloc();
+            if (!l)
+                return NULL;
+            at = (uint64_t)(uintptr_t)l;
+            atomic_store_explicit(link, at, memory_order_release);
+        }
+        if (!at)
+            return NULL;
+        struct lanes *l = (struct lanes *)(uintptr_t)at;
+        if (chunk == k / LANE_SLOTS)
+            return &l->slot[k % LANE_SLOTS];
+        link = &l->next;
+    }
+}
+
+static uint64_t lane_half(void)
+{
+    uint64_t half = (wisp_coll.stage / 2) & ~(uint64_t)(WISP_COLL_LINE - 1);
+    return half < WISP_COLL_LANE_HALF ? half : WISP_COLL_LANE_HALF;
+}
+
+struct wisp_coll_shared *wisp_coll_lane_alloc(int size)
+{
+    return area_alloc(size, lane_half());
+}
+
+void wisp_coll_lane_attach(struct wisp_coll_comm *lane, struct wisp_coll_shared *s)
+{
+    lane->shared = s;
+    lane->half = s->half;
+    lane->stage = (char *)&s->lines[lane->size * WISP_COLL_LINES];
+    lane->phase = 0;
+    lane->state = WISP_COLL_AREA;
+}
+
+void wisp_coll_area_hold(struct wisp_coll_shared *home)
+{
+    atomic_fetch_add_explicit(&home->users, 1, memory_order_relaxed);
+}
+
+void wisp_coll_area_unhold(struct wisp_coll_shared *home)
+{
+    /* From a coroutine too, the rescuer's: no lock; rank 0 gives the area
+     * back at its next sweep. */
+    atomic_fetch_sub_explicit(&home->users, 1, memory_order_acq_rel);
 }
 
 /* ---- waiting ----------------------------------------------------------------- */
@@ -168,6 +250,13 @@ void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase)
 {
     unsigned rounds = 0;
     while (!wisp_coll_reached(c, member, phase))
+        wait_round(&rounds);
+}
+
+void wisp_coll_wait_for(bool (*ready)(void *arg), void *arg)
+{
+    unsigned rounds = 0;
+    while (!ready(arg))
         wait_round(&rounds);
 }
 

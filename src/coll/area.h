@@ -72,8 +72,9 @@ _Static_assert(sizeof(struct wisp_coll_line) == WISP_COLL_LINE, "one cache line"
 struct wisp_coll_shared {
     _Atomic int users; /* members that have not let go of it yet */
     int size;
-    uint64_t half; /* bytes of each staging half */
-    char pad[WISP_COLL_LINE - 16];
+    uint64_t half;          /* bytes of each staging half */
+    _Atomic uint64_t lanes; /* a communicator's: its lanes' directory (persist.h), or 0 */
+    char pad[WISP_COLL_LINE - 24];
     struct wisp_coll_line lines[]; /* [member][phase % LINES]; staging after them */
 };
 
@@ -106,6 +107,7 @@ struct wisp_coll_comm {
     struct wisp_coll_op *_Atomic nb_first;
     struct wisp_coll_op *nb_last;
     struct wisp_coll_comm *nb_busy_next;
+    uint64_t lanes; /* its persistent collectives made so far (persist.h): the next lane */
 };
 
 /* The layer's settings and state, filled by coll_start (start.c). */
@@ -158,6 +160,25 @@ void wisp_coll_area_leave(struct wisp_coll_comm *c);
 /* Let go of the areas still in use (after every view let go: view.h). */
 void wisp_coll_area_fini(void);
 
+/* ---- lanes (persist.h) ------------------------------------------------------ */
+
+/* A lane's staging half at most: a lane is one persistent request's. */
+enum { WISP_COLL_LANE_HALF = 16 << 10 };
+/* Where lane k's area is published in the directory of `home`, a
+ * communicator's area: the first member makes the directory's chunks up to
+ * it (`make`), the others find NULL until it has. */
+_Atomic uint64_t *wisp_coll_lane_slot(struct wisp_coll_shared *home, uint64_t k, bool make);
+/* The first member's area for a lane of `size` members (WISP_COLL_LANE_HALF
+ * halves, or the communicators' where smaller), or NULL where the heap has
+ * no room; `lane`, whose rank and size are set, takes it (every member,
+ * once it found it). wisp_coll_area_leave lets go of it. */
+struct wisp_coll_shared *wisp_coll_lane_alloc(int size);
+void wisp_coll_lane_attach(struct wisp_coll_comm *lane, struct wisp_coll_shared *s);
+/* A persistent request that has not found its lane yet holds its
+ * communicator's area (the directory is there): one more user. */
+void wisp_coll_area_hold(struct wisp_coll_shared *home);
+void wisp_coll_area_unhold(struct wisp_coll_shared *home);
+
 /* ---- phases ---------------------------------------------------------------- */
 
 static inline struct wisp_coll_line *wisp_coll_line(struct wisp_coll_comm *c, int member,
@@ -189,6 +210,8 @@ static inline void wisp_coll_publish(struct wisp_coll_comm *c, uint64_t phase)
 /* Wait until `member` has published `phase` (progressing wisp meanwhile;
  * in a nonblocking collective's coroutine, going back to its mover). */
 void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase);
+/* Wait until `ready(arg)` (the same way). */
+void wisp_coll_wait_for(bool (*ready)(void *arg), void *arg);
 /* Wait until every other member has published `phase`. */
 void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase);
 /* Before a blocking collective on `c`: its nonblocking ones ran (nb.h). */

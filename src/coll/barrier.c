@@ -9,6 +9,7 @@
 #include "coll/hier.h"
 #include "coll/mpi.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/node.h"
 #include "coll/view.h"
 #include "p2p/p2p.h"
@@ -72,3 +73,15 @@ int wisp_coll_ibarrier(MPI_Comm comm, MPI_Request *request)
     wisp_coll_count(&wisp_coll.served);
     return wisp_coll_nb_begin(c, arrive_all, NULL, NULL, request);
 }
+
+#ifdef WISP_HAVE_MPI_Barrier_init
+static const struct wisp_coll_persist_ops barrier_persist = {.run = arrive_all};
+
+int wisp_coll_barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    if (!c)
+        return PMPI_Barrier_init(comm, info, request);
+    return wisp_coll_persist_init(c, &barrier_persist, NULL, request);
+}
+#endif

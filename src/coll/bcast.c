@@ -24,6 +24,7 @@
 #include "coll/layout.h"
 #include "coll/mpi.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/view.h"
 #include "core/log.h"
 #include "p2p/p2p.h"
@@ -191,6 +192,7 @@ struct ibcast {
     void *buffer; /* a non-root unpacks `packed` there, in the user's call */
     MPI_Count count;
     MPI_Datatype type;
+    bool held; /* MPI_Bcast_init: `type` is wisp's own reference */
 };
 
 static void ibcast_run(struct wisp_coll_comm *c, void *args)
@@ -211,13 +213,21 @@ static int ibcast_settle(struct wisp_coll_comm *c, void *args)
     return rc;
 }
 
+/* The nonblocking and persistent forms' decision (`c` as wisp_coll_view_nb
+ * gave it): true where wisp serves the call, its bytes in *l. */
+static bool ibcast_takes(struct wisp_coll_comm *c, MPI_Count count, MPI_Datatype type, int root,
+                         struct wisp_coll_layout *l)
+{
+    return c && count >= 0 && root >= 0 && root < c->size && wisp_coll_layout_of(type, count, l) &&
+           l->bytes <= wisp_coll.bcast_max && (!l->bytes || l->bytes >= wisp_coll.bcast_min);
+}
+
 int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                      MPI_Request *request, bool large)
 {
     struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_layout l;
-    if (!c || count < 0 || root < 0 || root >= c->size || !wisp_coll_layout_of(type, count, &l) ||
-        l.bytes > wisp_coll.bcast_max || (l.bytes && l.bytes < wisp_coll.bcast_min)) {
+    if (!ibcast_takes(c, count, type, root, &l)) {
 #ifdef WISP_HAVE_MPI_Ibcast_c
         if (large)
             return PMPI_Ibcast_c(buffer, count, type, root, comm, request);
@@ -234,7 +244,7 @@ int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
         PMPI_Abort(comm, 1);
     }
     *b = (struct ibcast){
-        root, packed ? packed : (char *)buffer + l.lb, l.bytes, packed, NULL, count, type};
+        root, packed ? packed : (char *)buffer + l.lb, l.bytes, packed, NULL, count, type, false};
     if (packed) {
         if (c->rank == root && !wisp_coll_pack(buffer, count, type, b->packed, l.bytes, comm))
             PMPI_Abort(comm, 1);
@@ -243,3 +253,70 @@ int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
     }
     return wisp_coll_nb_begin(c, ibcast_run, b->packed ? ibcast_settle : NULL, b, request);
 }
+
+/* ---- MPI_Bcast_init (persist.h) ------------------------------------------------- */
+
+#ifdef WISP_HAVE_MPI_Bcast_init
+/* A type that is not one block: `packed` lives as long as the request, the
+ * root packs into it at each start, the others unpack from it in the
+ * user's call that completes each round; the type is held meanwhile. */
+static int pbcast_begin(struct wisp_coll_comm *c, void *args)
+{
+    struct ibcast *b = args;
+    if (b->packed && c->rank == b->root &&
+        !wisp_coll_pack(b->buffer, b->count, b->type, b->packed, b->bytes, c->handle))
+        return MPI_ERR_INTERN;
+    return MPI_SUCCESS;
+}
+
+static int pbcast_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct ibcast *b = args;
+    if (c->rank != b->root &&
+        !wisp_coll_unpack(b->packed, b->bytes, b->buffer, b->count, b->type, c->handle))
+        return MPI_ERR_INTERN;
+    return MPI_SUCCESS;
+}
+
+static void pbcast_release(void *args)
+{
+    struct ibcast *b = args;
+    if (b->held)
+        wisp_p2p_type_unhold(b->type);
+    free(b->packed);
+    free(b);
+}
+
+static const struct wisp_coll_persist_ops pbcast = {.run = ibcast_run, .release = pbcast_release};
+static const struct wisp_coll_persist_ops pbcast_packed = {
+    .run = ibcast_run, .settle = pbcast_settle, .begin = pbcast_begin, .release = pbcast_release};
+
+int wisp_coll_bcast_init(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_layout l;
+    if (!ibcast_takes(c, count, type, root, &l)) {
+#ifdef WISP_HAVE_MPI_Bcast_init_c
+        if (large)
+            return PMPI_Bcast_init_c(buffer, count, type, root, comm, info, request);
+#endif
+        (void)large;
+        return PMPI_Bcast_init(buffer, (int)count, type, root, comm, info, request);
+    }
+    struct ibcast *b = malloc(sizeof *b);
+    char *packed = !l.contiguous && l.bytes ? malloc(l.bytes) : NULL;
+    if (!b || (!l.contiguous && l.bytes && !packed)) {
+        wisp_log_error("MPI_Bcast_init: no memory for %llu bytes", (unsigned long long)l.bytes);
+        PMPI_Abort(comm, 1);
+    }
+    *b = (struct ibcast){
+        root, packed ? packed : (char *)buffer + l.lb, l.bytes, packed, buffer, count, type, false};
+    MPI_Datatype held;
+    if (packed && wisp_p2p_type_hold(type, &held)) {
+        b->type = held;
+        b->held = true;
+    }
+    return wisp_coll_persist_init(c, packed ? &pbcast_packed : &pbcast, b, request);
+}
+#endif

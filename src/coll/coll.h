@@ -120,6 +120,31 @@ int wisp_coll_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 int wisp_coll_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                       MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large);
 
+/* MPI_Barrier_init, MPI_Bcast_init, MPI_Reduce_init, MPI_Allreduce_init,
+ * MPI_Reduce_scatter(_block)_init, MPI_Scan_init, MPI_Exscan_init
+ * (persist.h): where the nonblocking form is wisp's, a lane of the
+ * communicator's own per request; defined where the MPI declares them. */
+int wisp_coll_barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int wisp_coll_bcast_init(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request, bool large);
+int wisp_coll_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                          MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                          bool large);
+int wisp_coll_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                             bool large);
+int wisp_coll_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request *request, bool large);
+int wisp_coll_reduce_scatter_init(const void *sendbuf, void *recvbuf, const void *recvcounts,
+                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request, bool large);
+int wisp_coll_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large);
+int wisp_coll_exscan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                          bool large);
+
 /* The component's start and stop (core/component.h; start.c). */
 void wisp_coll_start(int thread_level);
 void wisp_coll_stop(void);

@@ -44,6 +44,7 @@ struct wisp_coll_op {
     struct wisp_p2p_req *req;
     void (*run)(struct wisp_coll_comm *c, void *args);
     int (*settle)(struct wisp_coll_comm *c, void *args);
+    void (*done)(void *args); /* after its request completed; NULL: free(args) */
     void *args;
     /* the coroutine */
     char *stack;         /* its mapping, guard first; NULL once it ran */
@@ -187,7 +188,10 @@ static void complete(struct wisp_coll_op *op)
     __tsan_destroy_fiber(op->fiber);
 #endif
     wisp_p2p_above_finish(op->req, rc);
-    free(op->args);
+    if (op->done)
+        op->done(op->args);
+    else
+        free(op->args);
     free(op);
 }
 
@@ -269,6 +273,13 @@ int wisp_coll_nb_begin(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_co
                        int (*settle)(struct wisp_coll_comm *, void *), void *args,
                        MPI_Request *request)
 {
+    return wisp_coll_nb_round(c, run, settle, NULL, args, request);
+}
+
+int wisp_coll_nb_round(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_comm *, void *),
+                       int (*settle)(struct wisp_coll_comm *, void *), void (*done)(void *),
+                       void *args, MPI_Request *request)
+{
     struct wisp_coll_op *op = calloc(1, sizeof *op);
     wisp_p2p_lock();
     char *stack = op ? stack_get() : NULL;
@@ -278,8 +289,13 @@ int wisp_coll_nb_begin(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_co
                        STACK_BYTES >> 10);
         PMPI_Abort(c->handle, 1);
     }
-    *op = (struct wisp_coll_op){
-        .state = OP_QUEUED, .c = c, .run = run, .settle = settle, .args = args, .stack = stack};
+    *op = (struct wisp_coll_op){.state = OP_QUEUED,
+                                .c = c,
+                                .run = run,
+                                .settle = settle,
+                                .done = done,
+                                .args = args,
+                                .stack = stack};
 #ifdef NB_TSAN
     op->fiber = __tsan_create_fiber(0);
 #endif

@@ -54,6 +54,13 @@ int wisp_coll_nb_begin(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_co
                        int (*settle)(struct wisp_coll_comm *c, void *args), void *args,
                        MPI_Request *request);
 
+/* The same, for a round of a persistent collective (persist.h) on its
+ * lane `c`: `done(args)`, where not NULL, follows its request's completion
+ * instead of free(args). */
+int wisp_coll_nb_round(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_comm *c, void *args),
+                       int (*settle)(struct wisp_coll_comm *c, void *args),
+                       void (*done)(void *args), void *args, MPI_Request *request);
+
 /* Is a coroutine running on this thread? Its waits go back to its mover
  * (wisp_coll_wait). A call each time (a coroutine may change threads). */
 bool wisp_coll_nb_current(void);

@@ -34,6 +34,7 @@
 #include "coll/layout.h"
 #include "coll/mpi.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/op.h"
 #include "coll/view.h"
 #include "core/log.h"
@@ -363,11 +364,16 @@ static void ireduce_run(struct wisp_coll_comm *c, void *args)
         wisp_coll_reduce_node(c, r->f, r->in, r->out, r->count, r->root);
 }
 
-/* The call is wisp's (wisp_coll_reduce_takes) in every member: start it. */
+static const struct wisp_coll_persist_ops preduce = {.run = ireduce_run};
+
+/* The call is wisp's (wisp_coll_reduce_takes) in every member: start it,
+ * or make its persistent request (`persistent`: MPI_*_init). */
 static int ireduce_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *sendbuf,
-                         void *recvbuf, MPI_Count count, int root, MPI_Request *request)
+                         void *recvbuf, MPI_Count count, int root, bool persistent,
+                         MPI_Request *request)
 {
-    wisp_coll_count(&wisp_coll.served);
+    if (!persistent)
+        wisp_coll_count(&wisp_coll.served);
     struct ireduce *r = malloc(sizeof *r);
     if (!r) {
         wisp_log_error("a nonblocking reduction: no memory");
@@ -375,6 +381,8 @@ static int ireduce_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
     }
     *r = (struct ireduce){f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
                           root < 0 || c->rank == root ? recvbuf : NULL, (size_t)count, root};
+    if (persistent)
+        return wisp_coll_persist_init(c, &preduce, r, request);
     return wisp_coll_nb_begin(c, ireduce_run, NULL, r, request);
 }
 
@@ -384,7 +392,7 @@ int wisp_coll_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
     struct wisp_coll_comm *c = root >= 0 ? wisp_coll_view_nb(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
-        return ireduce_start(c, f, sendbuf, recvbuf, count, root, request);
+        return ireduce_start(c, f, sendbuf, recvbuf, count, root, false, request);
 #ifdef WISP_HAVE_MPI_Ireduce_c
     if (large)
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
@@ -399,7 +407,7 @@ int wisp_coll_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MP
     struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
-        return ireduce_start(c, f, sendbuf, recvbuf, count, -1, request);
+        return ireduce_start(c, f, sendbuf, recvbuf, count, -1, false, request);
 #ifdef WISP_HAVE_MPI_Iallreduce_c
     if (large)
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
@@ -407,3 +415,41 @@ int wisp_coll_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MP
     (void)large;
     return PMPI_Iallreduce(sendbuf, recvbuf, (int)count, type, op, comm, request);
 }
+
+/* ---- MPI_Reduce_init, MPI_Allreduce_init (persist.h) ------------------------------ */
+
+#ifdef WISP_HAVE_MPI_Reduce_init
+int wisp_coll_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                          MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                          bool large)
+{
+    struct wisp_coll_comm *c = root >= 0 ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
+        return ireduce_start(c, f, sendbuf, recvbuf, count, root, true, request);
+#ifdef WISP_HAVE_MPI_Reduce_init_c
+    if (large)
+        return PMPI_Reduce_init_c(sendbuf, recvbuf, count, type, op, root, comm, info, request);
+#endif
+    (void)large;
+    return PMPI_Reduce_init(sendbuf, recvbuf, (int)count, type, op, root, comm, info, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Allreduce_init
+int wisp_coll_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                             bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
+        return ireduce_start(c, f, sendbuf, recvbuf, count, -1, true, request);
+#ifdef WISP_HAVE_MPI_Allreduce_init_c
+    if (large)
+        return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+#endif
+    (void)large;
+    return PMPI_Allreduce_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
+}
+#endif

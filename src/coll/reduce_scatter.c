@@ -28,6 +28,7 @@
 #include "coll/mpi_more.h"
 #include "coll/nb.h"
 #include "coll/op.h"
+#include "coll/persist.h"
 #include "coll/view.h"
 #include "core/log.h"
 
@@ -187,12 +188,16 @@ static void iscatter_run(struct wisp_coll_comm *c, void *args)
         reduce_scatter(c, r->f, r->in, r->out, r->total, r->lo, r->hi, r->in_place);
 }
 
-/* The call is wisp's in every member: start it. */
+static const struct wisp_coll_persist_ops pscatter = {.run = iscatter_run};
+
+/* The call is wisp's in every member: start it, or make its persistent
+ * request (`persistent`: MPI_*_init). */
 static int iscatter_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *sendbuf,
                           void *recvbuf, uint64_t total, uint64_t lo, uint64_t mine,
-                          MPI_Request *request)
+                          bool persistent, MPI_Request *request)
 {
-    wisp_coll_count(&wisp_coll.served);
+    if (!persistent)
+        wisp_coll_count(&wisp_coll.served);
     struct iscatter *r = malloc(sizeof *r);
     if (!r) {
         wisp_log_error("a nonblocking reduce-scatter: no memory");
@@ -201,6 +206,8 @@ static int iscatter_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, con
     bool in_place = sendbuf == MPI_IN_PLACE;
     *r = (struct iscatter){f,          in_place ? recvbuf : sendbuf, recvbuf, (size_t)total,
                            (size_t)lo, (size_t)(lo + mine),          in_place};
+    if (persistent)
+        return wisp_coll_persist_init(c, &pscatter, r, request);
     return wisp_coll_nb_begin(c, iscatter_run, NULL, r, request);
 }
 
@@ -213,7 +220,7 @@ int wisp_coll_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Coun
     if (c && recvcount >= 0 &&
         served(c, f, (uint64_t)recvcount * (uint64_t)c->size, sendbuf, recvbuf))
         return iscatter_start(c, f, sendbuf, recvbuf, (uint64_t)recvcount * (uint64_t)c->size,
-                              (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount,
+                              (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount, false,
                               request);
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
     if (large)
@@ -232,7 +239,7 @@ int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *re
     uint64_t total = 0, lo = 0, mine = 0;
     bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
     if (counts_ok && served(c, f, total, sendbuf, recvbuf))
-        return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, request);
+        return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, false, request);
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
     if (large)
         return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm, request);
@@ -240,3 +247,49 @@ int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *re
     (void)large;
     return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, request);
 }
+
+/* ---- MPI_Reduce_scatter_block_init, MPI_Reduce_scatter_init (persist.h) ----------- */
+
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
+int wisp_coll_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (c && recvcount >= 0 &&
+        served(c, f, (uint64_t)recvcount * (uint64_t)c->size, sendbuf, recvbuf))
+        return iscatter_start(c, f, sendbuf, recvbuf, (uint64_t)recvcount * (uint64_t)c->size,
+                              (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount, true,
+                              request);
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
+    if (large)
+        return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, type, op, comm, info,
+                                                request);
+#endif
+    (void)large;
+    return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, (int)recvcount, type, op, comm, info,
+                                          request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init
+int wisp_coll_reduce_scatter_init(const void *sendbuf, void *recvbuf, const void *recvcounts,
+                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    uint64_t total = 0, lo = 0, mine = 0;
+    bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
+    if (counts_ok && served(c, f, total, sendbuf, recvbuf))
+        return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, true, request);
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
+    if (large)
+        return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, type, op, comm, info,
+                                          request);
+#endif
+    (void)large;
+    return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, type, op, comm, info, request);
+}
+#endif

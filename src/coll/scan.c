@@ -23,6 +23,7 @@
 #include "coll/fold.h"
 #include "coll/mpi_more.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/op.h"
 #include "coll/view.h"
 #include "core/log.h"
@@ -155,21 +156,38 @@ static void iscan_run(struct wisp_coll_comm *c, void *args)
         scan_node(c, r->f, r->sendbuf, r->recvbuf, r->count, r->last);
 }
 
-static int iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
-                 MPI_Comm comm, MPI_Request *request, bool exclusive, bool large)
+static const struct wisp_coll_persist_ops pscan = {.run = iscan_run};
+
+/* The nonblocking and persistent forms: wisp's where it serves the call
+ * (*request set, true), else false. */
+static bool iscan_take(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                       MPI_Op op, MPI_Comm comm, bool exclusive, bool persistent,
+                       MPI_Request *request)
 {
     struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (scan_takes(c, f, sendbuf, recvbuf, count)) {
+    if (!scan_takes(c, f, sendbuf, recvbuf, count))
+        return false;
+    if (!persistent)
         wisp_coll_count(&wisp_coll.served);
-        struct iscan *r = malloc(sizeof *r);
-        if (!r) {
-            wisp_log_error("a nonblocking scan: no memory");
-            PMPI_Abort(comm, 1);
-        }
-        *r = (struct iscan){f, sendbuf, recvbuf, (size_t)count, exclusive ? c->rank - 1 : c->rank};
-        return wisp_coll_nb_begin(c, iscan_run, NULL, r, request);
+    struct iscan *r = malloc(sizeof *r);
+    if (!r) {
+        wisp_log_error("a nonblocking scan: no memory");
+        PMPI_Abort(comm, 1);
     }
+    *r = (struct iscan){f, sendbuf, recvbuf, (size_t)count, exclusive ? c->rank - 1 : c->rank};
+    if (persistent)
+        wisp_coll_persist_init(c, &pscan, r, request);
+    else
+        wisp_coll_nb_begin(c, iscan_run, NULL, r, request);
+    return true;
+}
+
+static int iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request, bool exclusive, bool large)
+{
+    if (iscan_take(sendbuf, recvbuf, count, type, op, comm, exclusive, false, request))
+        return MPI_SUCCESS;
     (void)large;
     if (exclusive) {
 #ifdef WISP_HAVE_MPI_Iexscan_c
@@ -196,3 +214,35 @@ int wisp_coll_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 {
     return iscan(sendbuf, recvbuf, count, type, op, comm, request, true, large);
 }
+
+/* ---- MPI_Scan_init, MPI_Exscan_init (persist.h) ----------------------------------- */
+
+#ifdef WISP_HAVE_MPI_Scan_init
+int wisp_coll_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
+{
+    if (iscan_take(sendbuf, recvbuf, count, type, op, comm, false, true, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Scan_init_c
+    if (large)
+        return PMPI_Scan_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+#endif
+    (void)large;
+    return PMPI_Scan_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Exscan_init
+int wisp_coll_exscan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
+{
+    if (iscan_take(sendbuf, recvbuf, count, type, op, comm, true, true, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Exscan_init_c
+    if (large)
+        return PMPI_Exscan_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+#endif
+    (void)large;
+    return PMPI_Exscan_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
+}
+#endif

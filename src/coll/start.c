@@ -12,6 +12,7 @@
 #include "coll/coll.h"
 #include "coll/nb.h"
 #include "coll/op.h"
+#include "coll/persist.h"
 #include "coll/view.h"
 #include "core/config.h"
 #include "core/topo.h"
@@ -110,6 +111,7 @@ void wisp_coll_start(int thread_level)
     wisp_coll_op_init();
     wisp_coll_views_init();
     wisp_coll_nb_start();
+    wisp_coll_persist_start();
     wisp_coll.on = true;
 }
 
@@ -127,6 +129,7 @@ void wisp_coll_stop(void)
     if (!wisp_coll.on)
         return;
     wisp_coll.on = false;
+    wisp_coll_persist_stop();
     wisp_coll_views_fini();
     wisp_coll_nb_stop();
 }

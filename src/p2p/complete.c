@@ -601,6 +601,8 @@ int wisp_p2p_request_free(MPI_Request *request)
         }
         if (req->form == WISP_P2P_PERSISTENT && req->comm)
             wisp_p2p_comm_unhold(req->comm); /* held since MPI_*_init (ops.c) */
+        if (req->form == WISP_P2P_PERSISTENT && req->kind == WISP_P2P_ABOVE)
+            wisp_p2p_up.above_free(req->above);
         if (req->life == WISP_P2P_LIFE_ACTIVE)
             wisp_p2p_req_move(req, WISP_P2P_COMPLETE); /* nothing of its own runs */
     } else if (!wisp_p2p_req_done(req) && req->inner != MPI_REQUEST_NULL &&

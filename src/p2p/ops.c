@@ -361,6 +361,18 @@ int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source
     return MPI_SUCCESS;
 }
 
+void wisp_p2p_above_persistent(void *op, MPI_Comm comm, MPI_Request *handle)
+{
+    struct wisp_p2p_req *req = wisp_p2p_req_new(WISP_P2P_ABOVE, WISP_P2P_LIFE_INACTIVE);
+    req->form = WISP_P2P_PERSISTENT;
+    req->above = op;
+    req->handle = comm;
+    req->child = MPI_REQUEST_NULL;
+    req->comm = wisp_p2p_comm_of(comm); /* its handle outlives the user's free */
+    wisp_p2p_comm_hold(req->comm);
+    *handle = wisp_p2p_req_handle(req);
+}
+
 int wisp_p2p_start(MPI_Request *request)
 {
     struct wisp_p2p_req *req = wisp_p2p_req_of(*request);
@@ -369,7 +381,9 @@ int wisp_p2p_start(MPI_Request *request)
     if (req->life != WISP_P2P_LIFE_INACTIVE) /* MPI_Start on an active request is erroneous */
         return wisp_p2p_error(req->handle, MPI_ERR_REQUEST);
     int rc;
-    if (req->kind == WISP_P2P_SEND)
+    if (req->kind == WISP_P2P_ABOVE)
+        rc = wisp_p2p_up.above_start(req->above, &req->child);
+    else if (req->kind == WISP_P2P_SEND)
         rc = wisp_p2p_isend(req->sbuf, req->count, req->type, req->peer, req->tag, req->handle,
                             req->mode, &req->child);
     else

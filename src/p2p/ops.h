@@ -45,6 +45,12 @@ int wisp_p2p_send_init(const void *buf, MPI_Count count, MPI_Datatype type, int 
                        MPI_Comm comm, int mode, MPI_Request *request);
 int wisp_p2p_recv_init(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                        MPI_Comm comm, MPI_Request *request);
+/* A persistent request of a layer above the engine (kind ABOVE, form
+ * PERSISTENT: src/coll/persist.h) for its operation `op` on `comm`:
+ * inactive, the communicator held until it is freed; its handle in
+ * *handle. MPI_Start asks the layer for each round (wisp_p2p_up.above_start),
+ * MPI_Request_free tells it (above_free). Lock held. */
+void wisp_p2p_above_persistent(void *op, MPI_Comm comm, MPI_Request *handle);
 int wisp_p2p_start(MPI_Request *request);
 int wisp_p2p_startall(int count, MPI_Request requests[]);
 int wisp_p2p_iprobe_from(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);

@@ -103,6 +103,14 @@ struct wisp_p2p_callbacks {
     /* A request of theirs (form ABOVE) is tested: move its operation; true
      * once it completed. Lock held. */
     bool (*above_test)(struct wisp_p2p_req *req);
+    /* A persistent request of theirs (kind ABOVE, form PERSISTENT:
+     * src/coll/persist.h), inactive, is started (MPI_Start): start a round
+     * of `above`, its operation, whose request (form ABOVE) goes to *round;
+     * an MPI error code. Lock not held. */
+    int (*above_start)(void *above, MPI_Request *round);
+    /* The user frees such a request: the layer lets go of `above` (at once,
+     * or once its round in flight ran). Lock held. */
+    void (*above_free)(void *above);
 };
 extern struct wisp_p2p_callbacks wisp_p2p_up;
 

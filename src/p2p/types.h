@@ -161,7 +161,10 @@ enum wisp_p2p_life {
  * (MPI_*_init: each round's request is `child`), MPI_Isendrecv(_replace)
  * (a receive, `child`, and a send, `partner`), or an operation of a layer
  * above the engine (`above`: src/coll's nonblocking collectives), which
- * that layer moves (wisp_p2p_up.above_test) and completes. */
+ * that layer moves (wisp_p2p_up.above_test) and completes. A persistent
+ * request of kind ABOVE is such a layer's (src/coll's persistent
+ * collectives): `above` its operation, each round's request (form ABOVE)
+ * `child`. */
 enum wisp_p2p_form { WISP_P2P_PLAIN, WISP_P2P_PERSISTENT, WISP_P2P_PAIR, WISP_P2P_FORM_ABOVE };
 
 /* Whose is `type`: the user's (valid during the call), predefined (nothing
@@ -269,7 +272,7 @@ struct wisp_p2p_req {
     uint64_t st_bytes;
     MPI_Status inner_status; /* filled when `inner` completed */
     bool from_inner;
-    void *above; /* form ABOVE: the layer's operation */
+    void *above; /* form ABOVE, or kind ABOVE: the layer's operation */
 };
 
 /* Does a message from `source` with `tag` match the pattern `want_source`,

@@ -188,6 +188,20 @@ int wisp_impl_MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count coun
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Allreduce_init
+int wisp_impl_MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Allreduce_init_c
+int wisp_impl_MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Alltoall
 static int route_MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -328,6 +342,13 @@ int wisp_impl_MPI_Barrier(MPI_Comm comm)
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Barrier_init
+int wisp_impl_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_barrier_init(comm, info, request);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Bcast
 static int route_MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
@@ -363,6 +384,20 @@ int wisp_impl_MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, 
     }
 #endif
     return route_MPI_Bcast_c(buffer, count, datatype, root, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Bcast_init
+int wisp_impl_MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_bcast_init(buffer, count, datatype, root, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Bcast_init_c
+int wisp_impl_MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_bcast_init(buffer, count, datatype, root, comm, info, request, true);
 }
 #endif
 
@@ -626,6 +661,20 @@ int wisp_impl_MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
     }
 #endif
     return route_MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Exscan_init
+int wisp_impl_MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Exscan_init_c
+int wisp_impl_MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, true);
 }
 #endif
 
@@ -1834,6 +1883,20 @@ int wisp_impl_MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, 
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Reduce_init
+int wisp_impl_MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Reduce_init_c
+int wisp_impl_MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Reduce_scatter
 static int route_MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -1891,6 +1954,20 @@ int wisp_impl_MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init
+int wisp_impl_MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
+int wisp_impl_MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Reduce_scatter_c
 static int route_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -1907,6 +1984,20 @@ int wisp_impl_MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI
     }
 #endif
     return route_MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init
+int wisp_impl_MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
+int wisp_impl_MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, true);
 }
 #endif
 
@@ -2102,6 +2193,20 @@ int wisp_impl_MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
     }
 #endif
     return route_MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Scan_init
+int wisp_impl_MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Scan_init_c
+int wisp_impl_MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, true);
 }
 #endif
 
