@@ -231,21 +231,26 @@ def line_key(rel, fields):
                     + [v for k, v in opts if k == "env"])
 
 
-def select(build, suite, rel, listname, maxnp, tests, limits=None, fewer=None, leave_out=()):
+def select(build, suite, rel, listname, maxnp, tests, limits=None, fewer=None, leave_out=(), only=None):
     """Write rel/<listname>: rel/testlist without the tests above maxnp
-    processes or named in leave_out ('dir/prog'), those above `fewer` run
-    with `fewer`, recursively, with the time limits given per test; append
-    the chosen tests to `tests`."""
+    processes or named in leave_out ('dir/prog'), and where `only` (fnmatch
+    patterns of 'dir/prog') is given without those it does not name; those
+    above `fewer` run with `fewer`, recursively, with the time limits given
+    per test; append the chosen tests to `tests`."""
     keep = []
     for line in read_list(build, suite, rel):
         if not line or rel + "/" + line.split()[0] in leave_out:
+            continue
+        name = rel + "/" + line.split()[0]
+        if only and not line.startswith("!") and not os.path.isdir(os.path.join(build, name)) \
+                and not any(fnmatch.fnmatchcase(name, o) for o in only):
             continue
         fields = line.split()
         if line.startswith("!"):
             keep.append(line)
         elif os.path.isdir(os.path.join(build, rel, fields[0])):
             select(build, suite, os.path.join(rel, fields[0]), listname, maxnp, tests, limits, fewer,
-                   leave_out)
+                   leave_out, only)
             keep.append(fields[0])
         else:
             np = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 2
@@ -552,6 +557,8 @@ def main():
     p.add_argument("--fewer", type=int,
                    help="run tests listed with more processes with this many (one that does not "
                         "allow it fails natively, which is not counted against wisp)")
+    p.add_argument("--only", help="comma-separated fnmatch patterns of 'dir/prog': only the tests they name "
+                   "(e.g. 'coll/p_*,coll/*_init*')")
     p.add_argument("--settings", help="comma-separated wisp settings: " + ",".join(SETTINGS))
     p.add_argument("--limit", type=int, help="seconds before one test is killed")
     p.add_argument("--reuse-native", action="store_true",
@@ -599,8 +606,10 @@ def main():
         return (own_np[top], None) if top in own_np else (maxnp, args.fewer)
     leave_out = subset.get("leave_out", [])
     tests = []
+    only = args.only.split(",") if args.only else None
     for d in dirs:
-        select(build, args.suite, d, listname, counts(d)[0], tests, fewer=counts(d)[1], leave_out=leave_out)
+        select(build, args.suite, d, listname, counts(d)[0], tests, fewer=counts(d)[1], leave_out=leave_out,
+               only=only)
     log("%d tests in %s (at most %s processes%s)" % (
         len(tests), ",".join(dirs), maxnp or "any",
         ", those of more run with %d" % args.fewer if args.fewer else "")
@@ -636,7 +645,7 @@ def main():
     for s in settings:
         for d in dirs:
             select(build, args.suite, d, listname + "." + s, counts(d)[0], [], limits[s], counts(d)[1],
-                   leave_out)
+                   leave_out, only)
         results[s] = run_setting(args, build, dirs, listname + "." + s, s, outdir, progress)
     retry_failures(args, build, results, limits)
     unexpected = report(args, results, outdir)

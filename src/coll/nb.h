@@ -1,9 +1,10 @@
 /*
  * The nonblocking collectives of a communicator wisp serves on this node
  * (nb.c): MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce,
- * MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan. The persistent ones
- * are the MPI's: they match in the order of their inits, not of their
- * starts (docs/coll.md).
+ * MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan; and the rounds of
+ * the persistent ones (persist.h), each on a lane of its own, a view whose
+ * queue holds that round alone: they match in the order of their inits,
+ * not of their starts.
  *
  * Each runs the blocking collective's algorithm, unchanged, on a stack of
  * its own (a coroutine: Boost.Context's switch, src/ult/fcontext.h). Where
