@@ -1,7 +1,10 @@
 /*
  * icoll.c - the nonblocking collectives: MPI_Ibarrier, MPI_Ibcast (root 0)
  * and MPI_Iallreduce (MPI_SUM of doubles) on all processes, buffers from
- * malloc (in wisp's shared heap when wisp is preloaded).
+ * malloc (in wisp's shared heap when wisp is preloaded); and, where the MPI
+ * has MPI-4's persistent collectives, the same three as MPI_Barrier_init,
+ * MPI_Bcast_init and MPI_Allreduce_init, one request per call and size,
+ * each round an MPI_Start.
  *
  * For each call and size (seed 004's mpi_overhead, for collectives):
  *   base  the time of a start + MPI_Wait with nothing between (the
@@ -19,6 +22,7 @@
  *   metric i<call>_<size>B <us> us lower       (ibarrier without a size)
  *   metric overhead_i<call>_<size>B <us> us lower
  *   metric avail_i<call>_<size>B <fraction> ratio higher
+ * and the same with p<call> for the persistent forms.
  */
 #include <mpi.h>
 
@@ -29,8 +33,27 @@
 
 #include "chunks.h"
 
-enum call { IBARRIER, IBCAST, IALLREDUCE };
-static const char *const names[] = {"ibarrier", "ibcast", "iallreduce"};
+enum call { IBARRIER, IBCAST, IALLREDUCE, PBARRIER, PBCAST, PALLREDUCE };
+static const char *const names[] = {"ibarrier", "ibcast", "iallreduce",
+                                    "pbarrier", "pbcast", "pallreduce"};
+#if MPI_VERSION >= 4
+enum { LAST = PALLREDUCE };
+#else
+enum { LAST = IALLREDUCE };
+#endif
+
+/* The persistent request of the call and size being timed. */
+static MPI_Request persistent = MPI_REQUEST_NULL;
+
+static bool is_persistent(enum call call)
+{
+    return call >= PBARRIER;
+}
+
+static enum call nonblocking(enum call call)
+{
+    return is_persistent(call) ? call - PBARRIER : call;
+}
 
 static int me, np;
 static volatile double sink;
@@ -49,7 +72,10 @@ static void compute(double s)
 
 static void start(enum call call, double *in, double *out, int n, MPI_Request *req)
 {
-    if (call == IBARRIER)
+    if (is_persistent(call)) {
+        MPI_Start(&persistent);
+        *req = persistent;
+    } else if (call == IBARRIER)
         MPI_Ibarrier(MPI_COMM_WORLD, req);
     else if (call == IBCAST)
         MPI_Ibcast(out, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, req);
@@ -68,7 +94,23 @@ static void one(enum call call, double *in, double *out, int n, double work)
     MPI_Request req;
     start(call, in, out, n, &req);
     compute(work);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Wait(is_persistent(call) ? &persistent : &req, MPI_STATUS_IGNORE);
+}
+
+/* The persistent request of `call` (MPI_REQUEST_NULL for a nonblocking one). */
+static void persistent_init(enum call call, double *in, double *out, int n)
+{
+#if MPI_VERSION >= 4
+    if (call == PBARRIER)
+        MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+    else if (call == PBCAST)
+        MPI_Bcast_init(out, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+    else if (call == PALLREDUCE)
+        MPI_Allreduce_init(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                           &persistent);
+#else
+    (void)call, (void)in, (void)out, (void)n;
+#endif
 }
 
 struct one_args {
@@ -95,11 +137,12 @@ static bool check(enum call call, double *in, double *out, int n)
 {
     for (int i = 0; i < n; i++) {
         in[i] = me + i % 7;
-        out[i] = me == 0 || call == IALLREDUCE ? in[i] : -1;
+        out[i] = me == 0 || nonblocking(call) == IALLREDUCE ? in[i] : -1;
     }
     one(call, in, out, n, 0);
     for (int i = 0; i < n; i++) {
-        double want = call == IBCAST ? i % 7 : (double)np * (i % 7) + np * (np - 1) / 2.0;
+        double want =
+            nonblocking(call) == IBCAST ? i % 7 : (double)np * (i % 7) + np * (np - 1) / 2.0;
         if (out[i] != want)
             return false;
     }
@@ -120,12 +163,13 @@ int main(int argc, char **argv)
             sizes[nsizes++] = dflt[i];
     }
     int status = 0;
-    for (int call = IBARRIER; call <= IALLREDUCE; call++)
-        for (int s = 0; s < (call == IBARRIER ? 1 : nsizes); s++) {
-            int n = call == IBARRIER ? 0 : (sizes[s] + 7) / 8;
+    for (int call = IBARRIER; call <= LAST; call++)
+        for (int s = 0; s < (nonblocking(call) == IBARRIER ? 1 : nsizes); s++) {
+            int n = nonblocking(call) == IBARRIER ? 0 : (sizes[s] + 7) / 8;
             double *in = malloc(((size_t)n + 1) * 8), *out = malloc(((size_t)n + 1) * 8);
             memset(in, 0, ((size_t)n + 1) * 8);
             memset(out, 0, ((size_t)n + 1) * 8);
+            persistent_init(call, in, out, n);
             double base = timed(call, in, out, n, 0);
             double w = base * 2 > 20e-6 ? base * 2 : 20e-6;
             double work = timed(call, in, out, n, -w), iter = timed(call, in, out, n, w);
@@ -136,7 +180,7 @@ int main(int argc, char **argv)
                 status = 1;
             if (me == 0) {
                 char tag[64];
-                if (call == IBARRIER)
+                if (nonblocking(call) == IBARRIER)
                     snprintf(tag, sizeof tag, "%s", names[call]);
                 else
                     snprintf(tag, sizeof tag, "%s_%dB", names[call], n * 8);
@@ -145,6 +189,8 @@ int main(int argc, char **argv)
                 printf("metric avail_%s %.3f ratio higher\n", tag,
                        base > 0 ? 1 - overhead / base : 0);
             }
+            if (persistent != MPI_REQUEST_NULL)
+                MPI_Request_free(&persistent);
             free(in);
             free(out);
         }
