@@ -20,8 +20,9 @@
  *   as the blocking allreduce, on every rank;
  * - two threads, each on its own communicator (MPI_THREAD_MULTIPLE), where
  *   the MPI provides it;
- * - MPI-4's persistent collectives (the MPI's), started in different
- *   orders in different members, among wisp's nonblocking ones.
+ * - MPI-4's persistent collectives (wisp's lanes where it serves them:
+ *   src/coll/persist.h), started in different orders in different
+ *   members, among wisp's nonblocking ones.
  *
  * On MPI_COMM_WORLD, then on pairs of consecutive ranks (the virtual nodes
  * of WISP_VNODE_SIZE=2). Arguments: `served` checks that wisp ran them
@@ -236,8 +237,9 @@ static void scans(MPI_Comm comm)
         }
 }
 
-/* MPI-4's persistent collectives (where the MPI has them; wisp leaves them
- * to the MPI), among wisp's nonblocking ones: rounds with new data each,
+/* MPI-4's persistent collectives (where the MPI has them; wisp serves them
+ * on lanes of their own where it serves the nonblocking forms, persist.h),
+ * among wisp's nonblocking ones: rounds with new data each,
  * MPI_Start and MPI_Startall, a type freed after the init, and starts in a
  * different order in different members (they match in the order of their
  * inits, MPI-4.1 section 6.13: a persistent form that made the nonblocking
