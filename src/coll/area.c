@@ -7,12 +7,12 @@
 #include "coll/area.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "coll/nb.h"
+#include "core/wait.h"
 #include "p2p/p2p.h"
 #include "shm/heap.h"
 
@@ -216,11 +216,11 @@ void wisp_coll_area_unhold(struct wisp_coll_shared *home)
  * of the MPI, which moves only when called: a one-sided operation that
  * another process aims at this one waits for it (rma/rma_contig over Open
  * MPI took 6 times native with a poke every 8192 rounds); the core given
- * away at once where processes outnumber cores, now and then after a long
- * spin elsewhere. */
-static void idle(unsigned *rounds)
+ * away at once where processes outnumber cores, after core/wait.h's spin
+ * elsewhere (the member waited for may share this core). */
+static void idle(struct wisp_core_wait *w)
 {
-    unsigned r = ++*rounds;
+    unsigned r = w->polls + 1;
     if (r % 64 == 0) {
         if (wisp_p2p_busy() || wisp_p2p_remote_waiting()) {
             wisp_p2p_lock();
@@ -229,8 +229,8 @@ static void idle(unsigned *rounds)
         }
         wisp_p2p_poke();
     }
-    if ((wisp_coll.sleepy && r > 16) || (r > (1u << 14) && r % 16 == 0))
-        sched_yield();
+    if (wisp_core_wait_due(w) || (wisp_coll.sleepy && r > 16))
+        wisp_core_wait_yield(w);
     else
         wisp_cpu_relax();
 }
@@ -238,19 +238,20 @@ static void idle(unsigned *rounds)
 /* A wait's round: in a coroutine (nb.h), back to its mover. A coroutine
  * runs only while the engine counts nonblocking operations in flight: the
  * blocking collectives' waits ask no more than that count otherwise. */
-static void wait_round(unsigned *rounds)
+static void wait_round(struct wisp_core_wait *w)
 {
     if (wisp_p2p_count(&wisp_p2p.above) && wisp_coll_nb_current())
         wisp_coll_nb_yield();
     else
-        idle(rounds);
+        idle(w);
 }
 
 void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase)
 {
-    unsigned rounds = 0;
+    struct wisp_core_wait w = WISP_CORE_WAIT_INIT;
     while (!wisp_coll_reached(c, member, phase))
-        wait_round(&rounds);
+        wait_round(&w);
+    wisp_core_wait_end(&w);
 }
 
 void wisp_coll_wait_for(bool (*ready)(void *arg), void *arg)
@@ -262,15 +263,17 @@ void wisp_coll_wait_for(bool (*ready)(void *arg), void *arg)
 
 void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase)
 {
-    unsigned rounds = 0;
+    struct wisp_core_wait w = WISP_CORE_WAIT_INIT;
     for (int m = 0; m < c->size; m++)
         while (m != c->rank && !wisp_coll_reached(c, m, phase))
-            wait_round(&rounds);
+            wait_round(&w);
+    wisp_core_wait_end(&w);
 }
 
 void wisp_coll_drain(struct wisp_coll_comm *c)
 {
-    unsigned rounds = 0;
+    struct wisp_core_wait w = WISP_CORE_WAIT_INIT;
     while (!wisp_coll_nb_settle(c))
-        idle(&rounds);
+        idle(&w);
+    wisp_core_wait_end(&w);
 }

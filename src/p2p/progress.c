@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/wait.h"
 #include "core/log.h"
 #include "core/world.h"
 #include "core/thread.h"
@@ -26,7 +27,6 @@
 enum {
     POKE_EVERY = 128,         /* idle polls between calls into the MPI's own progress */
     SPIN_SLEEPY = 16,         /* idle polls before a sleepy process yields */
-    SPIN_AWAKE = 1 << 16,     /* idle polls before any other yields now and then */
     NAP_MIN_NS = 10000,       /* first nap; each next one twice as long, up to: */
     NAP_NS = 200000,          /* longest nap: events the doorbell misses (the MPI's) */
     RESCUE_NS = 50000,        /* the rescuer's second look, once the application went quiet */
@@ -350,15 +350,19 @@ void wisp_p2p_poke_idle(void)
  * loses little, a long one costs no core). Measured with pairs of 4
  * processes on 2 cores, a spin of 256 polls before yielding tripled the
  * small-message latency against a spin of 16 (docs/benchmarks.md).
- * Elsewhere it spins, as the MPI's own waits do, yielding now and then
- * after a long while, for a core shared with other jobs.
+ * Elsewhere it spins as the MPI's own waits do, then yields at every poll
+ * after core/wait.h's spin, which adapts to what the yields find: on a
+ * core shared with other jobs the peer may wait behind this process.
  */
 void wisp_p2p_wait_until(bool (*done)(void *), void *arg)
 {
     unsigned idle = 0, naps = 0;
+    struct wisp_core_wait w = WISP_CORE_WAIT_INIT;
     while (!done(arg)) {
         if (wisp_p2p_progress()) {
             idle = naps = 0;
+            wisp_core_wait_end(&w); /* an idle stretch is over: the spin starts again */
+            w = (struct wisp_core_wait)WISP_CORE_WAIT_INIT;
             continue;
         }
         idle++;
@@ -367,7 +371,7 @@ void wisp_p2p_wait_until(bool (*done)(void *), void *arg)
         bool nap = rest && idle % 64 == 0;
         if (idle % POKE_EVERY == 0 || nap)
             wisp_p2p_poke();
-        bool yield = (rest && !nap) || (idle > SPIN_AWAKE && idle % 64 == 0);
+        bool yield = (rest && !nap) || (!rest && wisp_core_wait_due(&w));
         /* The rescuer looks only when no pass was made for a while, so the
          * lock is let go between polls only for other application threads
          * and around a yield or a nap. */
@@ -380,8 +384,9 @@ void wisp_p2p_wait_until(bool (*done)(void *), void *arg)
             wisp_doorbell_wait_for(bell(wisp_p2p.node_rank), has_message, NULL,
                                    ns < NAP_NS ? ns : NAP_NS);
         } else if (yield) {
-            sched_yield();
+            wisp_core_wait_yield(&w);
         }
         wisp_p2p_lock();
     }
+    wisp_core_wait_end(&w);
 }

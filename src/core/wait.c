@@ -1,0 +1,52 @@
+/*
+ * The spin of wisp's waits and what their yields teach it (wait.h).
+ */
+#include "core/wait.h"
+
+#include <sched.h>
+
+enum {
+    SPIN_NS = 50000,    /* the spin on a quiet node, and the longest */
+    SPIN_MIN_NS = 2000, /* the shortest: two processes evidently share a core */
+    SWITCHED_NS = 4000, /* a yield this long let another process run */
+    SLICE_NS = 300000,  /* one this long gave a busy process its time slice */
+};
+
+_Atomic uint64_t wisp_core_wait_spin;
+static uint64_t spin_max, spin_min;
+
+uint64_t wisp_core_wait_spin_setup(void)
+{
+    spin_max = wisp_core_ns_to_ticks(SPIN_NS);
+    spin_min = wisp_core_ns_to_ticks(SPIN_MIN_NS);
+    uint64_t none = 0;
+    atomic_compare_exchange_strong(&wisp_core_wait_spin, &none, spin_max);
+    return atomic_load_explicit(&wisp_core_wait_spin, memory_order_relaxed);
+}
+
+void wisp_core_wait_yield(struct wisp_core_wait *w)
+{
+    uint64_t t0 = wisp_core_ticks();
+    sched_yield();
+    uint64_t ns = wisp_core_ticks_to_ns(wisp_core_ticks() - t0);
+    if (ns >= SWITCHED_NS) {
+        w->switched_ns = ns;
+        w->after = 0;
+        w->busy |= ns >= SLICE_NS;
+    }
+}
+
+void wisp_core_wait_learn(struct wisp_core_wait *w)
+{
+    uint64_t spin = atomic_load_explicit(&wisp_core_wait_spin, memory_order_relaxed);
+    if (!spin)
+        return;
+    if (w->busy)
+        spin *= 2; /* a yield lost the core for a slice: spin longer */
+    else if (w->switched_ns && w->after <= 1)
+        spin /= 4; /* the awaited process ran on this core: yield sooner */
+    else if (!w->switched_ns)
+        spin += spin / 4; /* the core was free: back towards the quiet spin */
+    spin = spin < spin_min ? spin_min : spin > spin_max ? spin_max : spin;
+    atomic_store_explicit(&wisp_core_wait_spin, spin, memory_order_relaxed);
+}
