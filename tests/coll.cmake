@@ -73,6 +73,10 @@ wisp_add_mpi_test(coll_neighbor NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS s
 # test_cco_ngh_buf).
 wisp_add_mpi_test(coll_neighbor NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2)
 wisp_add_mpi_test(coll_neighbor NP 2 ENV WISP_COLL=off SUFFIX .off)
+# Collectives and a ping-pong while busy threads load every core, one rank
+# now and then late (core/wait.h's policy: waits that give their core
+# away, and never sleep without a waker).
+wisp_add_mpi_test(coll_loaded NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)
 # The nonblocking collectives (src/coll/nb.h): served on one node, with a
