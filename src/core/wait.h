@@ -2,7 +2,7 @@
  * When a wait of wisp's gives its core away (wait.c), one policy for the
  * point-to-point engine's waits and the collectives': a wait spins for a
  * bounded time, then yields the core at every poll, and the time adapts
- * to what the yields find.
+ * to what the wait saw of the scheduler.
  *
  * A spinning wait is the fastest while the process it waits for runs on a
  * core of its own. On a node shared with other jobs it may not: where the
@@ -15,17 +15,18 @@
  *   from then on the wait spins until its spin time has passed, then
  *   yields at every poll (sched_yield: a core with nobody else to run
  *   gives it straight back, for a system call's cost);
- * - every yield is timed. One that came back at once found the core free:
- *   nothing to learn but that yielding costs little here. One that let
- *   another process run, briefly, and after which the wait was over let
- *   the awaited process run on this core: the next waits spin a quarter
- *   as long (down to SPIN_MIN_NS), as the two processes evidently share a
- *   core. One that lasted a time slice or more gave the core to a busy
- *   process, not the awaited one: the spin doubles (up to SPIN_NS);
- * - waits that yielded and only found the core free let the spin grow
- *   back towards SPIN_NS, so a node that became quiet spins again.
+ * - the wait notes when another process ran on its core: a yield that
+ *   took a while, or a gap between two reads of the clock (it was
+ *   preempted). Where the wait was over as soon as it ran again, the
+ *   awaited process evidently ran on this core: the next waits spin a
+ *   quarter as long (down to 2 us). A yield that lost a whole time slice
+ *   gave the core to a busy process, not to the awaited one: the spin
+ *   grows fourfold (up to a few milliseconds, a spin as the MPIs' own);
+ * - waits that yielded and found the core free bring the spin back
+ *   towards its quiet length (50 us), so a node that became quiet spins
+ *   as before.
  *
- * No wait sleeps here: a yield needs no waker, so none can hang. The time
+ * No wait sleeps here: a yield needs no waker, so none can hang. The spin
  * is process-wide (every thread's waits share what they learnt); races
  * between threads only blur it.
  */
@@ -48,18 +49,21 @@ enum {
 /* One wait's state; all zero at its start (WISP_CORE_WAIT_INIT). */
 struct wisp_core_wait {
     uint64_t until;       /* ticks: the end of the spin (0: not read yet) */
+    uint64_t last;        /* ticks at the last read of the clock */
+    uint64_t switched_ns; /* how long another ran on this core, last time (0: never) */
     unsigned polls;       /* idle polls so far */
-    unsigned after;       /* polls since the last yield that let another run */
-    uint64_t switched_ns; /* how long that yield lasted (0: none yet) */
-    bool yielding, busy;  /* past the spin; a yield met a busy process */
+    unsigned after;       /* polls since then */
+    bool yielding, busy;  /* past the spin; a yield lost a time slice */
 };
 #define WISP_CORE_WAIT_INIT                                                                        \
     {                                                                                              \
-        0, 0, 0, 0, false, false                                                                   \
+        0, 0, 0, 0, 0, false, false                                                                \
     }
 
-/* The spin, in ticks of wisp_core_ticks(); 0 before the first wait. */
+/* The spin, in ticks of wisp_core_ticks() (0 before the first wait), and
+ * the gap between two reads of the clock that says the wait was preempted. */
 extern _Atomic uint64_t wisp_core_wait_spin;
+extern uint64_t wisp_core_wait_gap;
 uint64_t wisp_core_wait_spin_setup(void);
 
 /* One idle poll of a wait: true when it should give its core away now
@@ -76,8 +80,11 @@ static inline bool wisp_core_wait_due(struct wisp_core_wait *w)
     if (!w->until) {
         uint64_t spin = atomic_load_explicit(&wisp_core_wait_spin, memory_order_relaxed);
         w->until = now + (spin ? spin : wisp_core_wait_spin_setup());
-        return false;
+    } else if (now - w->last > wisp_core_wait_gap) {
+        w->switched_ns = 1; /* preempted, and the wait goes on */
+        w->after = 0;
     }
+    w->last = now;
     if (now < w->until)
         return false;
     w->yielding = true;
@@ -87,12 +94,13 @@ static inline bool wisp_core_wait_due(struct wisp_core_wait *w)
 /* sched_yield, timed: what it found teaches the waits to come. */
 void wisp_core_wait_yield(struct wisp_core_wait *w);
 
+/* Out of line: wisp_core_wait_end's lesson. */
 void wisp_core_wait_learn(struct wisp_core_wait *w);
 
-/* The wait is over: a wait that yielded adapts the spin. */
+/* The wait is over: one that read the clock adapts the spin. */
 static inline void wisp_core_wait_end(struct wisp_core_wait *w)
 {
-    if (w->yielding)
+    if (w->until)
         wisp_core_wait_learn(w);
 }
 

@@ -4,7 +4,8 @@
  * from then on at every poll; what a wait's yields found moves the spin
  * within its bounds (shorter after a yield that let the awaited one run,
  * longer after one that lost a time slice, back up after yields that found
- * the core free). Then two threads on one core ping-pong through the
+ * the core free; shorter after a wait that was preempted while it spun and
+ * was over when it ran again). Then two threads on one core ping-pong through the
  * policy's waits: each exchange needs the other thread to run, which only
  * a yield gives it (a wait that never yielded would take a time slice per
  * exchange; one that slept without a waker would hang: the alarm ends it).
@@ -30,6 +31,7 @@ static uint64_t spin(void)
 static void learn(uint64_t switched_ns, unsigned after, bool busy)
 {
     struct wisp_core_wait w = WISP_CORE_WAIT_INIT;
+    w.until = w.last = wisp_core_ticks();
     w.yielding = true;
     w.switched_ns = switched_ns;
     w.after = after;
@@ -61,7 +63,7 @@ static void *partner(void *arg)
 int main(void)
 {
     alarm(60);
-    /* The spin's bounds: the first wait sets it up at its longest. */
+    /* The first wait sets the spin up at its quiet length. */
     struct wisp_core_wait w = WISP_CORE_WAIT_INIT;
     for (unsigned p = 1; p < WISP_CORE_WAIT_FREE; p++)
         CHECK(!wisp_core_wait_due(&w)); /* no clock yet */
@@ -70,15 +72,15 @@ int main(void)
         polls++;
     CHECK(w.yielding);
     CHECK(wisp_core_wait_due(&w)); /* from then on, every poll */
-    uint64_t longest = spin();
-    CHECK(longest > 0);
+    uint64_t quiet = spin();
+    CHECK(quiet > 0);
 
     learn(5000, 1, false); /* the awaited one ran here: a quarter */
-    CHECK(spin() == longest / 4);
+    CHECK(spin() == quiet / 4);
     for (int i = 0; i < 20; i++)
         learn(5000, 0, false);
     uint64_t shortest = spin();
-    CHECK(shortest > 0 && shortest < longest / 4);
+    CHECK(shortest > 0 && shortest < quiet / 4);
     learn(5000, 1, false);
     CHECK(spin() == shortest); /* no shorter than its bound */
     learn(5000, 50, false);    /* another ran, the wait went on: no lesson */
@@ -86,14 +88,32 @@ int main(void)
     learn(0, 50, false); /* the core was free: a little longer */
     CHECK(spin() > shortest && spin() < 2 * shortest);
     uint64_t before = spin();
-    learn(400000, 0, true); /* a time slice lost: twice as long */
-    CHECK(spin() == 2 * before);
+    learn(400000, 0, true); /* a time slice lost: four times as long */
+    CHECK(spin() == 4 * before);
     for (int i = 0; i < 40; i++)
         learn(0, 50, false);
-    CHECK(spin() == longest); /* no longer than its bound */
-    struct wisp_core_wait spun = WISP_CORE_WAIT_INIT;
-    wisp_core_wait_end(&spun); /* a wait that never yielded teaches nothing */
+    CHECK(spin() == quiet); /* back to the quiet spin, not beyond */
+    for (int i = 0; i < 20; i++)
+        learn(400000, 0, true);
+    uint64_t longest = spin();
+    CHECK(longest > quiet && longest < 1000 * quiet); /* no longer than its bound */
+    learn(400000, 0, true);
     CHECK(spin() == longest);
+    for (int i = 0; i < 80; i++)
+        learn(0, 50, false);
+    CHECK(spin() == quiet); /* back from above */
+    struct wisp_core_wait spun = WISP_CORE_WAIT_INIT;
+    wisp_core_wait_end(&spun); /* a wait too short to read the clock teaches nothing */
+    CHECK(spin() == quiet);
+    spun.until = spun.last = wisp_core_ticks();
+    wisp_core_wait_end(&spun); /* nor one that spun on its core throughout */
+    CHECK(spin() == quiet);
+    spun.last = wisp_core_ticks() - wisp_core_ns_to_ticks(1000000);
+    wisp_core_wait_end(&spun); /* one preempted, over when it ran again: a quarter */
+    CHECK(spin() == quiet / 4);
+    for (int i = 0; i < 20; i++)
+        learn(0, 50, false);
+    CHECK(spin() == quiet);
 
     /* Two threads on one core. */
     cpu_set_t one;
@@ -111,7 +131,7 @@ int main(void)
     CHECK(atomic_load(&turn) == 2 * EXCHANGES);
     uint64_t after = spin();
     CHECK(after >= shortest && after <= longest);
-    printf("wait_test: %s (spin after %d exchanges on one core: %.0f%% of the longest)\n",
-           failures ? "FAILED" : "ok", EXCHANGES, 100.0 * (double)after / (double)longest);
+    printf("wait_test: %s (spin after %d exchanges on one core: %.0f%% of the quiet one)\n",
+           failures ? "FAILED" : "ok", EXCHANGES, 100.0 * (double)after / (double)quiet);
     return failures ? 1 : 0;
 }
