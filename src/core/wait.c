@@ -6,23 +6,21 @@
 #include <sched.h>
 
 enum {
-    SPIN_NS = 50000,       /* the spin on a quiet node */
-    SPIN_MIN_NS = 2000,    /* the shortest: two processes evidently share a core */
-    SPIN_MAX_NS = 4000000, /* the longest: a yield costs a time slice, spin as the MPIs do */
-    SWITCHED_NS = 4000,    /* a yield this long, or a gap between two reads of
-                              the clock this long, let another process run */
-    SLICE_NS = 300000,     /* a yield this long gave a busy process its time slice */
+    SPIN_NS = 50000,    /* the spin on a quiet node, and the longest */
+    SPIN_MIN_NS = 2000, /* the shortest: two processes evidently share a core */
+    SWITCHED_NS = 4000, /* a yield this long, or a gap between two reads of
+                           the clock this long, let another process run */
+    SLICE_NS = 300000,  /* a yield this long gave a busy process its time slice */
 };
 
 _Atomic uint64_t wisp_core_wait_spin;
 uint64_t wisp_core_wait_gap = UINT64_MAX;
-static uint64_t spin_quiet, spin_min, spin_max;
+static uint64_t spin_quiet, spin_min;
 
 uint64_t wisp_core_wait_spin_setup(void)
 {
     spin_quiet = wisp_core_ns_to_ticks(SPIN_NS);
     spin_min = wisp_core_ns_to_ticks(SPIN_MIN_NS);
-    spin_max = wisp_core_ns_to_ticks(SPIN_MAX_NS);
     wisp_core_wait_gap = wisp_core_ns_to_ticks(SWITCHED_NS);
     uint64_t none = 0;
     atomic_compare_exchange_strong(&wisp_core_wait_spin, &none, spin_quiet);
@@ -51,14 +49,11 @@ void wisp_core_wait_learn(struct wisp_core_wait *w)
         w->after = 0;
     }
     if (w->busy)
-        spin *= 4; /* a yield lost the core for a slice: spin longer */
+        spin *= 2; /* a yield lost the core for a time slice: spin longer */
     else if (w->switched_ns && w->after <= 1)
         spin /= 4; /* the awaited process ran on this core: yield sooner */
-    else if (w->yielding && !w->switched_ns && spin < spin_quiet) /* the core was free */
-        spin = spin + spin / 4 + 1 < spin_quiet ? spin + spin / 4 + 1 : spin_quiet;
-    else if (w->yielding && !w->switched_ns && spin > spin_quiet)
-        spin = spin - (spin - spin_quiet) / 4 - 1 > spin_quiet ? spin - (spin - spin_quiet) / 4 - 1
-                                                               : spin_quiet;
-    spin = spin < spin_min ? spin_min : spin > spin_max ? spin_max : spin;
+    else if (w->yielding && !w->switched_ns)
+        spin += spin / 4 + 1; /* the core was free: back towards the quiet spin */
+    spin = spin < spin_min ? spin_min : spin > spin_quiet ? spin_quiet : spin;
     atomic_store_explicit(&wisp_core_wait_spin, spin, memory_order_relaxed);
 }

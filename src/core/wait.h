@@ -21,10 +21,11 @@
  *   awaited process evidently ran on this core: the next waits spin a
  *   quarter as long (down to 2 us). A yield that lost a whole time slice
  *   gave the core to a busy process, not to the awaited one: the spin
- *   grows fourfold (up to a few milliseconds, a spin as the MPIs' own);
- * - waits that yielded and found the core free bring the spin back
- *   towards its quiet length (50 us), so a node that became quiet spins
- *   as before.
+ *   doubles;
+ * - waits that yielded and found the core free let the spin grow back
+ *   by a quarter, up to its quiet length (50 us, the longest: a longer
+ *   spin, up to milliseconds, made the waits lose the stacked case
+ *   again, measured, docs/results/2026-12-07-coll-load.md).
  *
  * No wait sleeps here: a yield needs no waker, so none can hang. The spin
  * is process-wide (every thread's waits share what they learnt); races

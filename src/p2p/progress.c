@@ -13,10 +13,10 @@
 #include <time.h>
 
 #include "core/clock.h"
-#include "core/wait.h"
 #include "core/log.h"
 #include "core/world.h"
 #include "core/thread.h"
+#include "core/wait.h"
 #include "p2p/lend/lend.h"
 #include "p2p/lock.h"
 #include "p2p/match.h"

@@ -88,20 +88,13 @@ int main(void)
     learn(0, 50, false); /* the core was free: a little longer */
     CHECK(spin() > shortest && spin() < 2 * shortest);
     uint64_t before = spin();
-    learn(400000, 0, true); /* a time slice lost: four times as long */
-    CHECK(spin() == 4 * before);
+    learn(400000, 0, true); /* a time slice lost: twice as long */
+    CHECK(spin() == 2 * before);
     for (int i = 0; i < 40; i++)
         learn(0, 50, false);
     CHECK(spin() == quiet); /* back to the quiet spin, not beyond */
-    for (int i = 0; i < 20; i++)
-        learn(400000, 0, true);
-    uint64_t longest = spin();
-    CHECK(longest > quiet && longest < 1000 * quiet); /* no longer than its bound */
     learn(400000, 0, true);
-    CHECK(spin() == longest);
-    for (int i = 0; i < 80; i++)
-        learn(0, 50, false);
-    CHECK(spin() == quiet); /* back from above */
+    CHECK(spin() == quiet); /* the quiet spin is the longest */
     struct wisp_core_wait spun = WISP_CORE_WAIT_INIT;
     wisp_core_wait_end(&spun); /* a wait too short to read the clock teaches nothing */
     CHECK(spin() == quiet);
@@ -130,7 +123,7 @@ int main(void)
     pthread_join(t, NULL);
     CHECK(atomic_load(&turn) == 2 * EXCHANGES);
     uint64_t after = spin();
-    CHECK(after >= shortest && after <= longest);
+    CHECK(after >= shortest && after <= quiet);
     printf("wait_test: %s (spin after %d exchanges on one core: %.0f%% of the quiet one)\n",
            failures ? "FAILED" : "ok", EXCHANGES, 100.0 * (double)after / (double)quiet);
     return failures ? 1 : 0;
