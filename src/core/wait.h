@@ -58,7 +58,7 @@ struct wisp_core_wait {
 };
 #define WISP_CORE_WAIT_INIT                                                                        \
     {                                                                                              \
-        0, 0, 0, 0, 0, false, false                                                                \
+        0                                                                                          \
     }
 
 /* The spin, in ticks of wisp_core_ticks() (0 before the first wait), and
