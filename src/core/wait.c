@@ -14,16 +14,19 @@ enum {
 };
 
 _Atomic uint64_t wisp_core_wait_spin;
-uint64_t wisp_core_wait_gap = UINT64_MAX;
-static uint64_t spin_quiet, spin_min;
+_Atomic uint64_t wisp_core_wait_gap = UINT64_MAX;
+/* Atomic, as threads may set them up at once (with the same values). */
+static _Atomic uint64_t spin_quiet, spin_min;
 
 uint64_t wisp_core_wait_spin_setup(void)
 {
-    spin_quiet = wisp_core_ns_to_ticks(SPIN_NS);
-    spin_min = wisp_core_ns_to_ticks(SPIN_MIN_NS);
-    wisp_core_wait_gap = wisp_core_ns_to_ticks(SWITCHED_NS);
+    uint64_t quiet = wisp_core_ns_to_ticks(SPIN_NS);
+    atomic_store_explicit(&spin_quiet, quiet, memory_order_relaxed);
+    atomic_store_explicit(&spin_min, wisp_core_ns_to_ticks(SPIN_MIN_NS), memory_order_relaxed);
+    atomic_store_explicit(&wisp_core_wait_gap, wisp_core_ns_to_ticks(SWITCHED_NS),
+                          memory_order_relaxed);
     uint64_t none = 0;
-    atomic_compare_exchange_strong(&wisp_core_wait_spin, &none, spin_quiet);
+    atomic_compare_exchange_strong(&wisp_core_wait_spin, &none, quiet);
     return atomic_load_explicit(&wisp_core_wait_spin, memory_order_relaxed);
 }
 
@@ -44,7 +47,12 @@ void wisp_core_wait_learn(struct wisp_core_wait *w)
     uint64_t spin = atomic_load_explicit(&wisp_core_wait_spin, memory_order_relaxed);
     if (!spin)
         return;
-    if (!w->yielding && wisp_core_ticks() - w->last > wisp_core_wait_gap) {
+    uint64_t quiet = atomic_load_explicit(&spin_quiet, memory_order_relaxed);
+    uint64_t least = atomic_load_explicit(&spin_min, memory_order_relaxed);
+    if (!quiet)
+        return; /* another thread sets the spin up right now */
+    if (!w->yielding && wisp_core_ticks() - w->last >
+                            atomic_load_explicit(&wisp_core_wait_gap, memory_order_relaxed)) {
         w->switched_ns = 1; /* preempted while it spun, and then the wait was over */
         w->after = 0;
     }
@@ -54,6 +62,6 @@ void wisp_core_wait_learn(struct wisp_core_wait *w)
         spin /= 4; /* the awaited process ran on this core: yield sooner */
     else if (w->yielding && !w->switched_ns)
         spin += spin / 4 + 1; /* the core was free: back towards the quiet spin */
-    spin = spin < spin_min ? spin_min : spin > spin_quiet ? spin_quiet : spin;
+    spin = spin < least ? least : spin > quiet ? quiet : spin;
     atomic_store_explicit(&wisp_core_wait_spin, spin, memory_order_relaxed);
 }

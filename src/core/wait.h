@@ -64,7 +64,7 @@ struct wisp_core_wait {
 /* The spin, in ticks of wisp_core_ticks() (0 before the first wait), and
  * the gap between two reads of the clock that says the wait was preempted. */
 extern _Atomic uint64_t wisp_core_wait_spin;
-extern uint64_t wisp_core_wait_gap;
+extern _Atomic uint64_t wisp_core_wait_gap;
 uint64_t wisp_core_wait_spin_setup(void);
 
 /* One idle poll of a wait: true when it should give its core away now
@@ -81,7 +81,7 @@ static inline bool wisp_core_wait_due(struct wisp_core_wait *w)
     if (!w->until) {
         uint64_t spin = atomic_load_explicit(&wisp_core_wait_spin, memory_order_relaxed);
         w->until = now + (spin ? spin : wisp_core_wait_spin_setup());
-    } else if (now - w->last > wisp_core_wait_gap) {
+    } else if (now - w->last > atomic_load_explicit(&wisp_core_wait_gap, memory_order_relaxed)) {
         w->switched_ns = 1; /* preempted, and the wait goes on */
         w->after = 0;
     }
