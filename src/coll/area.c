@@ -256,9 +256,10 @@ void wisp_coll_wait(struct wisp_coll_comm *c, int member, uint64_t phase)
 
 void wisp_coll_wait_for(bool (*ready)(void *arg), void *arg)
 {
-    unsigned rounds = 0;
+    struct wisp_core_wait w = WISP_CORE_WAIT_INIT;
     while (!ready(arg))
-        wait_round(&rounds);
+        wait_round(&w);
+    wisp_core_wait_end(&w);
 }
 
 void wisp_coll_wait_all(struct wisp_coll_comm *c, uint64_t phase)
