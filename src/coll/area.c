@@ -211,9 +211,10 @@ void wisp_coll_area_unhold(struct wisp_coll_shared *home)
 
 /* ---- waiting ----------------------------------------------------------------- */
 
-/* One idle round of a wait: every 64th a pass of the engine (which asks
- * the MPI for the remote messages of waiting wildcard receives) and a poke
- * of the MPI, which moves only when called: a one-sided operation that
+/* One idle round of a wait: every 64th, and every one that yields (a
+ * yield's round takes a microsecond or more), a pass of the engine (which
+ * asks the MPI for the remote messages of waiting wildcard receives) and a
+ * poke of the MPI, which moves only when called: a one-sided operation that
  * another process aims at this one waits for it (rma/rma_contig over Open
  * MPI took 6 times native with a poke every 8192 rounds); the core given
  * away at once where processes outnumber cores, after core/wait.h's spin
@@ -221,7 +222,7 @@ void wisp_coll_area_unhold(struct wisp_coll_shared *home)
 static void idle(struct wisp_core_wait *w)
 {
     unsigned r = w->polls + 1;
-    if (r % 64 == 0) {
+    if (r % 64 == 0 || w->yielding) {
         if (wisp_p2p_busy() || wisp_p2p_remote_waiting()) {
             wisp_p2p_lock();
             wisp_p2p_progress();

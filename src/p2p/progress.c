@@ -369,7 +369,7 @@ void wisp_p2p_wait_until(bool (*done)(void *), void *arg)
         wisp_cpu_relax(); /* fewer loads of the line a peer is about to write */
         bool rest = wisp_p2p.sleepy && idle > SPIN_SLEEPY;
         bool nap = rest && idle % 64 == 0;
-        if (idle % POKE_EVERY == 0 || nap)
+        if (idle % POKE_EVERY == 0 || nap || w.yielding) /* a yield's poll: 1 us or more */
             wisp_p2p_poke();
         bool yield = (rest && !nap) || (!rest && wisp_core_wait_due(&w));
         /* The rescuer looks only when no pass was made for a while, so the
