@@ -209,6 +209,8 @@ static int ibcast_settle(struct wisp_coll_comm *c, void *args)
     if (b->buffer &&
         !wisp_coll_unpack(b->packed, b->bytes, b->buffer, b->count, b->type, c->handle))
         rc = MPI_ERR_INTERN;
+    if (b->buffer)
+        wisp_coll_type_let_go(b->type);
     free(b->packed);
     return rc;
 }
@@ -248,8 +250,10 @@ int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
     if (packed) {
         if (c->rank == root && !wisp_coll_pack(buffer, count, type, b->packed, l.bytes, comm))
             PMPI_Abort(comm, 1);
-        if (c->rank != root)
+        if (c->rank != root) {
             b->buffer = buffer;
+            b->type = wisp_coll_type_keep(type, comm); /* the user may free it now */
+        }
     }
     return wisp_coll_nb_begin(c, ibcast_run, b->packed ? ibcast_settle : NULL, b, request);
 }

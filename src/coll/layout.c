@@ -9,6 +9,7 @@
 #include <limits.h>
 
 #include "coll/op.h"
+#include "core/log.h"
 
 bool wisp_coll_layout_of(MPI_Datatype type, MPI_Count count, struct wisp_coll_layout *l)
 {
@@ -49,4 +50,22 @@ bool wisp_coll_unpack(const void *packed, uint64_t bytes, void *buffer, MPI_Coun
     int position = 0;
     return PMPI_Unpack(packed, (int)bytes, &position, buffer, (int)count, type, comm) ==
            MPI_SUCCESS;
+}
+
+MPI_Datatype wisp_coll_type_keep(MPI_Datatype type, MPI_Comm comm)
+{
+    MPI_Datatype kept;
+    if (wisp_coll_type_size(type))
+        return type;
+    if (PMPI_Type_dup(type, &kept) != MPI_SUCCESS) {
+        wisp_log_error("a nonblocking collective: MPI_Type_dup failed");
+        PMPI_Abort(comm, 1);
+    }
+    return kept;
+}
+
+void wisp_coll_type_let_go(MPI_Datatype type)
+{
+    if (!wisp_coll_type_size(type))
+        PMPI_Type_free(&type);
 }

@@ -26,6 +26,13 @@ bool wisp_coll_pack(const void *buffer, MPI_Count count, MPI_Datatype type, void
 bool wisp_coll_unpack(const void *packed, uint64_t bytes, void *buffer, MPI_Count count,
                       MPI_Datatype type, MPI_Comm comm);
 
+/* A nonblocking collective that unpacks into `type` in its last call
+ * keeps it (the user may free it before then, MPI-4.1 section 5.1.10): a
+ * derived type is duplicated (a predefined one is returned as it is), and
+ * let go of after the unpacking. */
+MPI_Datatype wisp_coll_type_keep(MPI_Datatype type, MPI_Comm comm);
+void wisp_coll_type_let_go(MPI_Datatype type);
+
 #pragma GCC visibility pop
 
 #endif

@@ -7,8 +7,9 @@
  *   QUEUED   started by the user, behind an earlier one of its communicator
  *   RUNNING  on its stack, stopped at a wait for another member (or moving)
  *   RAN      its algorithm returned: the result is in place, but for what
- *            `settle` does (a broadcast's unpacking, through the MPI's
- *            MPI_Unpack: in a call of the user's, never the rescuer's)
+ *            `settle` does (unpacking a type that is not one block, through
+ *            the MPI's MPI_Unpack: in a call of the user's, never the
+ *            rescuer's); its communicator's next operations run meanwhile
  *   DONE     its request completed; the operation is gone
  *
  *   QUEUED -> RUNNING -> RAN -> DONE
@@ -175,14 +176,18 @@ static void resume(struct wisp_coll_op *op)
 
 /* ---- the queues ------------------------------------------------------------- */
 
-/* `op` (RAN, first of its queue) completes: its request with it. */
-static void complete(struct wisp_coll_op *op)
+/* `op` (RAN; after `prev` in its queue, or first) completes: its request
+ * with it. */
+static void complete(struct wisp_coll_op *prev, struct wisp_coll_op *op)
 {
     struct wisp_coll_comm *c = op->c;
     int rc = op->settle ? op->settle(c, op->args) : MPI_SUCCESS;
-    c->nb_first = op->next;
-    if (!c->nb_first)
-        c->nb_last = NULL;
+    if (prev)
+        prev->next = op->next;
+    else
+        c->nb_first = op->next;
+    if (c->nb_last == op)
+        c->nb_last = prev;
     op_move(op, OP_RAN, OP_DONE);
 #ifdef NB_TSAN
     __tsan_destroy_fiber(op->fiber);
@@ -195,15 +200,18 @@ static void complete(struct wisp_coll_op *op)
     free(op);
 }
 
-/* Move `c`'s queue (lock held): its first operation from where it
- * stopped, and the next ones once those before completed. An operation
+/* Move `c`'s queue (lock held): the first operation that has not run, from
+ * where it stopped, and the next ones once those before ran. An operation
  * with something to settle (an unpacking, which calls the MPI) completes
- * only in a call of the user's (`user`), never in the rescuer's. True if
- * anything moved. */
+ * only in a call of the user's (`user`), never in the rescuer's; its phases
+ * are over, so the ones behind it move meanwhile (the rescuer's pass must
+ * move them: a peer may wait for them while this member is in a call wisp
+ * does not see). True if anything moved. */
 static bool move_queue(struct wisp_coll_comm *c, bool user)
 {
     bool moved = false;
-    for (struct wisp_coll_op *op; (op = c->nb_first);) {
+    struct wisp_coll_op *prev = NULL;
+    for (struct wisp_coll_op *op = c->nb_first; op;) {
         if (op->state == OP_QUEUED) {
             op_move(op, OP_QUEUED, OP_RUNNING);
             op->self = wisp_ult_make_fcontext(op->stack + GUARD + STACK_BYTES, STACK_BYTES, entry);
@@ -217,10 +225,14 @@ static bool move_queue(struct wisp_coll_comm *c, bool user)
             stack_put(op->stack);
             op->stack = NULL;
         }
-        if (op->settle && !user)
-            return moved;
-        complete(op);
-        moved = true;
+        struct wisp_coll_op *next = op->next;
+        if (op->settle && !user) {
+            prev = op;
+        } else {
+            complete(prev, op);
+            moved = true;
+        }
+        op = next;
     }
     return moved;
 }
