@@ -17,13 +17,16 @@
  * (allgather_large).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/area.h"
 #include "coll/coll.h"
 #include "coll/move.h"
 #include "coll/mpi.h"
+#include "coll/nb.h"
 #include "coll/view.h"
+#include "core/log.h"
 #include "wisp_have.h"
 
 static int mpi_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -150,46 +153,80 @@ static bool open_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs
     return true;
 }
 
+/* One call's blocks as bytes (allgather_open). */
+struct allgather {
+    bool in_place;
+    uint64_t most; /* the largest block's bytes */
+    struct wisp_coll_block in;
+    struct wisp_coll_blockset out;
+    struct wisp_coll_blocks bs; /* the receive buffer */
+};
+
+/* Let the blocks go: those that were copies unpacked (`filled`). */
+static void allgather_close(struct wisp_coll_comm *c, struct allgather *g, MPI_Comm comm,
+                            bool filled)
+{
+    for (int m = 0; m < c->size; m++)
+        if (filled)
+            wisp_coll_block_out_done(&g->out.b[m], wisp_coll_blocks_at(&g->bs, m),
+                                     wisp_coll_blocks_count(&g->bs, m), g->bs.type, comm);
+        else
+            wisp_coll_block_in_done(&g->out.b[m]);
+    wisp_coll_block_in_done(&g->in);
+    wisp_coll_blockset_fini(&g->out);
+}
+
+/* The blocks as bytes (this member's packed where it is not one piece) and
+ * the limits of WISP_COLL=auto; false (before any phase, nothing held)
+ * where the MPI's call serves it. */
+static bool allgather_open(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype, MPI_Comm comm, struct allgather *g)
+{
+    g->in_place = sendbuf == MPI_IN_PLACE;
+    g->in = (struct wisp_coll_block){0};
+    if (!wisp_coll_blockset_init(&g->out, c->size))
+        return false;
+    if ((!g->in_place && !wisp_coll_block_in(&g->in, sendbuf, sendcount, sendtype, comm)) ||
+        !open_out(c, &g->bs, g->in_place, g->out.b, &g->in, comm)) {
+        wisp_coll_block_in_done(&g->in);
+        wisp_coll_blockset_fini(&g->out);
+        return false;
+    }
+    g->most = 0;
+    for (int m = 0; m < c->size; m++)
+        g->most = g->out.b[m].bytes > g->most ? g->out.b[m].bytes : g->most;
+    if (g->most > wisp_coll.allgather_max || (g->most && g->most < wisp_coll.allgather_min)) {
+        allgather_close(c, g, comm, false);
+        return false;
+    }
+    return true;
+}
+
+/* The phases; no MPI call (a nonblocking allgather runs it on a coroutine). */
+static void allgather_run(struct wisp_coll_comm *c, struct allgather *g)
+{
+    if (g->most <= c->half && g->most < wisp_coll.single_copy_min) {
+        if (g->most)
+            allgather_small(c, &g->in, g->out.b);
+    } else {
+        allgather_large(c, &g->in, g->out.b, g->most);
+    }
+    if (!g->in_place)
+        wisp_coll_copy(g->out.b[c->rank].at, g->in.at, min64(g->in.bytes, g->out.b[c->rank].bytes));
+}
+
 /* False (before any phase) where wisp cannot take the blocks' bytes: the
  * MPI's call. */
 static bool allgather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, MPI_Comm comm)
 {
-    bool in_place = sendbuf == MPI_IN_PLACE;
-    struct wisp_coll_block in = {0};
-    struct wisp_coll_blockset out;
-    if (!wisp_coll_blockset_init(&out, c->size))
+    struct allgather g;
+    g.bs = *bs;
+    if (!allgather_open(c, sendbuf, sendcount, sendtype, comm, &g))
         return false;
-    if ((!in_place && !wisp_coll_block_in(&in, sendbuf, sendcount, sendtype, comm)) ||
-        !open_out(c, bs, in_place, out.b, &in, comm)) {
-        wisp_coll_block_in_done(&in);
-        wisp_coll_blockset_fini(&out);
-        return false;
-    }
-    uint64_t most = 0;
-    for (int m = 0; m < c->size; m++)
-        most = out.b[m].bytes > most ? out.b[m].bytes : most;
-    if (most > wisp_coll.allgather_max || (most && most < wisp_coll.allgather_min)) {
-        for (int m = 0; m < c->size; m++)
-            wisp_coll_block_in_done(&out.b[m]);
-        wisp_coll_block_in_done(&in);
-        wisp_coll_blockset_fini(&out);
-        return false;
-    }
     wisp_coll_count(&wisp_coll.served);
-    if (most <= c->half && most < wisp_coll.single_copy_min) {
-        if (most)
-            allgather_small(c, &in, out.b);
-    } else {
-        allgather_large(c, &in, out.b, most);
-    }
-    if (!in_place)
-        wisp_coll_copy(out.b[c->rank].at, in.at, min64(in.bytes, out.b[c->rank].bytes));
-    for (int m = 0; m < c->size; m++)
-        wisp_coll_block_out_done(&out.b[m], wisp_coll_blocks_at(bs, m),
-                                 wisp_coll_blocks_count(bs, m), bs->type, comm);
-    wisp_coll_block_in_done(&in);
-    wisp_coll_blockset_fini(&out);
+    allgather_run(c, &g);
+    allgather_close(c, &g, comm, true);
     return true;
 }
 
@@ -218,4 +255,93 @@ int wisp_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
         !allgather(c, sendbuf, sendcount, sendtype, &bs, comm))
         return mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recv, recvtype, comm);
     return MPI_SUCCESS;
+}
+
+/* ---- MPI_Iallgather, MPI_Iallgatherv (nb.h) ----------------------------------- */
+
+/* The phases on the coroutine; the copies unpacked (MPI_Unpack) and let go
+ * in `settle`, in a call of the user's. */
+static void iallgather_run(struct wisp_coll_comm *c, void *args)
+{
+    allgather_run(c, args);
+}
+
+static int iallgather_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct allgather *g = args;
+    allgather_close(c, g, c->handle, true);
+    wisp_coll_type_let_go(g->bs.type);
+    return MPI_SUCCESS;
+}
+
+/* Whether the call holds anything to unpack or let go of after its phases. */
+static bool allgather_holds(const struct wisp_coll_comm *c, const struct allgather *g)
+{
+    bool held = g->in.packed || g->out.b != g->out.few;
+    for (int m = 0; m < c->size; m++)
+        held = held || g->out.b[m].packed;
+    return held;
+}
+
+/* Start the call as wisp's, or false (nothing started) where the MPI's
+ * MPI_Iallgather(v) serves it: the blocking form's decision. */
+static bool iallgather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    struct allgather *g = malloc(sizeof *g);
+    if (!g) {
+        wisp_log_error("a nonblocking allgather: no memory");
+        PMPI_Abort(comm, 1);
+    }
+    g->bs = *bs;
+    if (!allgather_open(c, sendbuf, sendcount, sendtype, comm, g)) {
+        free(g);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
+    bool held = allgather_holds(c, g);
+    if (held)
+        g->bs.type = wisp_coll_type_keep(g->bs.type, comm); /* the user may free it now */
+    wisp_coll_nb_begin(c, iallgather_run, held ? iallgather_settle : NULL, g, request);
+    return true;
+}
+
+int wisp_coll_iallgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_blocks bs;
+    if (c && (sendbuf != recvbuf || sendcount <= 0) &&
+        wisp_coll_blocks_of(&bs, recvbuf, recvcount, (struct wisp_coll_vec){0}, recvtype) &&
+        iallgather(c, sendbuf, sendcount, sendtype, &bs, comm, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Iallgather_c
+    if (large)
+        return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                 request);
+#endif
+    (void)large;
+    return PMPI_Iallgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
+                           comm, request);
+}
+
+int wisp_coll_iallgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Request *request)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_blocks bs;
+    if (c && (sendbuf != recvbuf || sendcount <= 0) &&
+        wisp_coll_blocks_of(&bs, recvbuf, 0, recv, recvtype) &&
+        iallgather(c, sendbuf, sendcount, sendtype, &bs, comm, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Iallgatherv_c
+    if (recv.large)
+        return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recv.lcounts, recv.ldispls,
+                                  recvtype, comm, request);
+#endif
+    return PMPI_Iallgatherv(sendbuf, (int)sendcount, sendtype, recvbuf, recv.counts, recv.displs,
+                            recvtype, comm, request);
 }

@@ -28,6 +28,7 @@
  * take, no memory) says so in its line in the first phase, and then every
  * member makes the MPI's call instead.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,10 @@
 #include "coll/coll.h"
 #include "coll/layout.h"
 #include "coll/mpi_more.h"
+#include "coll/nb.h"
 #include "coll/view.h"
 #include "core/log.h"
+#include "dt/dt.h"
 #include "shm/heap.h"
 
 enum form { ALL, V, W };
@@ -84,8 +87,8 @@ static MPI_Aint displ_at(const void *a, int i, bool large)
     return large ? ((const MPI_Aint *)a)[i] : ((const int *)a)[i];
 }
 
-/* False where wisp cannot take the block (the MPI's call then). */
-static bool block(const struct call *k, bool send, int i, struct block *b)
+/* The block's layout; false where wisp cannot take its type. */
+static bool block_at(const struct call *k, bool send, int i, struct block *b)
 {
     bool recv_side = !send || k->in_place;
     uintptr_t buf = (uintptr_t)(recv_side ? k->recvbuf : k->sendbuf);
@@ -118,9 +121,14 @@ static bool block(const struct call *k, bool send, int i, struct block *b)
         b->l = (struct wisp_coll_layout){(uint64_t)b->count * u->bytes, u->lb, true};
         return true;
     }
-    /* MPICH 4.0.2's MPI_Pack refuses MPI_BOTTOM (a null buffer): the MPI's. */
-    return wisp_coll_layout_of(b->type, b->count, &b->l) &&
-           (b->base || b->l.contiguous || !b->l.bytes);
+    return wisp_coll_layout_of(b->type, b->count, &b->l);
+}
+
+/* False where wisp cannot take the block (the MPI's call then). MPICH
+ * 4.0.2's MPI_Pack refuses MPI_BOTTOM (a null buffer): the MPI's. */
+static bool block(const struct call *k, bool send, int i, struct block *b)
+{
+    return block_at(k, send, i, b) && (b->base || b->l.contiguous || !b->l.bytes);
 }
 
 /* The extent of one type of the ALL and V forms (-1: none, a type wisp
@@ -332,17 +340,30 @@ static bool alltoall_tables(struct wisp_coll_comm *c, const struct call *k)
     return ok;
 }
 
+/* A table that leaves the half little room: the MPI's, alike everywhere. */
+static bool tables_fit(const struct wisp_coll_comm *c)
+{
+    return (uint64_t)c->size * sizeof(struct entry) <= c->half / 2;
+}
+
+/* The phases: inline where MPI_Alltoall's blocks (`inline_bytes`, 0 for
+ * the v and w forms) of every member fit a line, else the tables. */
+static bool alltoall_phases(struct wisp_coll_comm *c, const struct call *k, uint64_t inline_bytes)
+{
+    if (inline_bytes && inline_bytes * (uint64_t)c->size <= WISP_COLL_INLINE)
+        return alltoall_inline(c, k, inline_bytes);
+    return alltoall_tables(c, k);
+}
+
 /* The call through the area, or false where the MPI must make it (alike in
  * every member). */
 static bool alltoall(struct wisp_coll_comm *c, struct call *k, uint64_t inline_bytes)
 {
     if (k->form != W)
         extents(k);
-    if ((uint64_t)c->size * sizeof(struct entry) > c->half / 2)
-        return false; /* a table that leaves the half little room: alike everywhere */
-    if (k->form == ALL && inline_bytes * (uint64_t)c->size <= WISP_COLL_INLINE)
-        return alltoall_inline(c, k, inline_bytes);
-    return alltoall_tables(c, k);
+    if (!tables_fit(c))
+        return false;
+    return alltoall_phases(c, k, k->form == ALL ? inline_bytes : 0);
 }
 
 int wisp_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -432,4 +453,303 @@ int wisp_coll_alltoallw(const void *sendbuf, const void *sendcounts, const void 
                                        rdispls, recvtypes, comm, large);
     wisp_coll_count(&wisp_coll.served);
     return MPI_SUCCESS;
+}
+
+/* ---- MPI_Ialltoall, MPI_Ialltoallv, MPI_Ialltoallw (nb.h) ---------------------- */
+
+/*
+ * A nonblocking all-to-all cannot fall back to the MPI in the middle of
+ * its phases (they run on a coroutine, which calls no MPI function), so
+ * nothing in them may refuse a block: at its start, in the user's call,
+ * every block becomes bytes that the phases only copy. A send block that
+ * is one piece in the heap is read in place; every other one (not one
+ * piece, not in the heap, or under MPI_IN_PLACE) is packed or copied into
+ * an outbox, one allocation in the heap; a receive block that is not one
+ * piece is received into a private copy that `settle` unpacks. The phases
+ * then run an all-to-all of bytes at absolute addresses (the w form,
+ * MPI_BYTE, MPI_BOTTOM), which every member can take part in and none
+ * needs a spill for. The decision is the blocking form's, which depends
+ * on what every member passes alike; a member that cannot make its blocks
+ * bytes (no room in the heap for its outbox, no memory, a type wisp
+ * cannot take) ends the job with a message: the others are in wisp's
+ * phases already, and would wait for it.
+ */
+struct ialltoall {
+    struct call k;    /* the bytes' call */
+    struct call user; /* the user's, for the unpacking */
+    uint64_t inline_bytes;
+    char *outbox; /* in the heap: the send blocks not read in place */
+    bool copies;  /* some receive block is a private copy */
+    /* After the struct, n of each: send and receive counts and
+     * displacements (absolute), MPI_BYTE, the w form's receive types kept,
+     * the receive blocks' copies. */
+    MPI_Count *scounts, *rcounts;
+    MPI_Aint *sdispls, *rdispls;
+    MPI_Datatype *bytes, *kept; /* kept: the w form's receive types, kept */
+    char **copy;
+};
+
+/* Pack or unpack a block that is not one piece, in a call of the user's:
+ * through the MPI, or at MPI_BOTTOM, which MPICH 4.0.2's MPI_Pack refuses,
+ * through wisp's datatype engine. */
+static bool pack_user(const struct call *k, const struct block *b, char *to)
+{
+    if (b->base || b->l.contiguous)
+        return take_out(k, b, to);
+    wisp_dt_desc_t *d;
+    if (wisp_dt_desc_get(b->type, &d) != WISP_DT_OK)
+        return false;
+    size_t n = wisp_dt_layout_pack(NULL, b->count, d, 0, b->l.bytes, to);
+    wisp_dt_desc_release(d);
+    return n == b->l.bytes;
+}
+
+static bool unpack_user(const struct call *k, const struct block *b, const char *from)
+{
+    if (b->base)
+        return wisp_coll_unpack(from, b->l.bytes, (void *)b->base, b->count, b->type, k->comm);
+    wisp_dt_desc_t *d;
+    if (wisp_dt_desc_get(b->type, &d) != WISP_DT_OK)
+        return false;
+    size_t n = wisp_dt_layout_unpack(from, 0, b->l.bytes, NULL, b->count, d);
+    wisp_dt_desc_release(d);
+    return n == b->l.bytes;
+}
+
+static void ialltoall_run(struct wisp_coll_comm *c, void *args)
+{
+    struct ialltoall *a = args;
+    alltoall_phases(c, &a->k, a->inline_bytes); /* takes every block: true */
+    if (a->outbox)
+        wisp_shm_heap_free(a->outbox); /* read until the last phase */
+    a->outbox = NULL;
+}
+
+/* The receive blocks that were copies, unpacked in a call of the user's. */
+static int ialltoall_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct ialltoall *a = args;
+    struct block b;
+    for (int m = 0; m < c->size; m++) {
+        if (!a->copy[m])
+            continue;
+        if (!block_at(&a->user, false, m, &b) || !unpack_user(&a->user, &b, a->copy[m])) {
+            wisp_log_error("a nonblocking all-to-all: unpacking a received block failed");
+            PMPI_Abort(c->handle, 1);
+        }
+        free(a->copy[m]);
+        if (a->user.form == W)
+            wisp_coll_type_let_go(a->kept[m]);
+    }
+    if (a->user.form != W)
+        wisp_coll_type_let_go(a->user.rtype);
+    return MPI_SUCCESS;
+}
+
+static _Noreturn void ialltoall_fail(struct wisp_coll_comm *c, const char *what, uint64_t bytes)
+{
+    wisp_log_error("a nonblocking all-to-all that every member started through the shared heap: "
+                   "%s (%llu bytes); WISP_COLL=off leaves it to the MPI",
+                   what, (unsigned long long)bytes);
+    PMPI_Abort(c->handle, 1);
+    abort();
+}
+
+/* Whether member i's send block is read where it is (none under
+ * MPI_IN_PLACE: the receive side overwrites it). */
+static bool read_in_place(const struct wisp_coll_comm *c, const struct call *k, int i,
+                          const struct block *b)
+{
+    if (!b->l.bytes)
+        return true;
+    return !k->in_place && b->l.contiguous &&
+           (i == c->rank ||
+            wisp_shm_heap_holds((const void *)(b->base + (uintptr_t)b->l.lb), b->l.bytes));
+}
+
+/* Start the call as wisp's (decided already, alike in every member). */
+static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t inline_bytes,
+                           MPI_Request *request)
+{
+    int n = c->size;
+    if (user->form != W)
+        extents(user);
+    size_t each =
+        2 * sizeof(MPI_Count) + 2 * sizeof(MPI_Aint) + 2 * sizeof(MPI_Datatype) + sizeof(char *);
+    struct ialltoall *a = calloc(1, sizeof *a + (size_t)n * each);
+    if (!a)
+        ialltoall_fail(c, "no memory", sizeof *a + (size_t)n * each);
+    a->user = *user;
+    a->inline_bytes = inline_bytes;
+    a->scounts = (MPI_Count *)(a + 1);
+    a->rcounts = a->scounts + n;
+    a->sdispls = (MPI_Aint *)(a->rcounts + n);
+    a->rdispls = a->sdispls + n;
+    a->bytes = (MPI_Datatype *)(a->rdispls + n);
+    a->kept = a->bytes + n;
+    a->copy = (char **)(a->kept + n);
+    struct block b;
+    for (int m = 0; m < n; m++) {
+        a->bytes[m] = MPI_BYTE;
+        if (m == c->rank && user->in_place)
+            continue; /* its own block stays where it is */
+        if (!block_at(user, false, m, &b))
+            ialltoall_fail(c, "a receive block of a type wisp cannot take", 0);
+        a->rcounts[m] = (MPI_Count)b.l.bytes;
+        a->rdispls[m] = (MPI_Aint)(b.base + (uintptr_t)b.l.lb);
+        if (b.l.contiguous || !b.l.bytes)
+            continue;
+        if (!(a->copy[m] = malloc(b.l.bytes)))
+            ialltoall_fail(c, "no memory for a receive block's copy", b.l.bytes);
+        a->rdispls[m] = (MPI_Aint)(uintptr_t)a->copy[m];
+        a->copies = true;
+    }
+    uint64_t box = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == c->rank && user->in_place)
+            continue;
+        if (!block_at(user, true, i, &b))
+            ialltoall_fail(c, "a send block of a type wisp cannot take", 0);
+        if (!read_in_place(c, user, i, &b))
+            box += (b.l.bytes + 63) & ~(uint64_t)63;
+    }
+    if (box) {
+        a->outbox = wisp_shm_heap_alloc(box, WISP_COLL_LINE, false);
+        if (!a->outbox || !wisp_shm_heap_holds(a->outbox, box))
+            ialltoall_fail(c, "no room in the shared heap for the blocks to send", box);
+    }
+    char *to = a->outbox;
+    for (int i = 0; i < n; i++) {
+        if (i == c->rank && user->in_place)
+            continue;
+        block_at(user, true, i, &b);
+        a->scounts[i] = (MPI_Count)b.l.bytes;
+        a->sdispls[i] = (MPI_Aint)(b.base + (uintptr_t)b.l.lb);
+        if (read_in_place(c, user, i, &b))
+            continue;
+        if (!pack_user(user, &b, to))
+            ialltoall_fail(c, "packing a block to send failed", b.l.bytes);
+        a->sdispls[i] = (MPI_Aint)(uintptr_t)to;
+        to += (b.l.bytes + 63) & ~(uint64_t)63;
+    }
+    /* The receive types of the copies, which the user may free now, kept
+     * until they are unpacked. */
+    if (a->copies && user->form == W) {
+        for (int m = 0; m < n; m++)
+            a->kept[m] = a->copy[m] ? wisp_coll_type_keep(user->rtypes[m], c->handle) : MPI_BYTE;
+        a->user.rtypes = a->kept;
+    } else if (a->copies) {
+        a->user.rtype = wisp_coll_type_keep(user->rtype, c->handle);
+    }
+    a->k = (struct call){.form = W,
+                         .large = true,
+                         .scounts = a->scounts,
+                         .sdispls = a->sdispls,
+                         .rcounts = a->rcounts,
+                         .rdispls = a->rdispls,
+                         .stypes = a->bytes,
+                         .rtypes = a->bytes,
+                         .comm = c->handle};
+    wisp_coll_count(&wisp_coll.served);
+    return wisp_coll_nb_begin(c, ialltoall_run, a->copies ? ialltoall_settle : NULL, a, request);
+}
+
+int wisp_coll_ialltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    /* The receive side's block size is alike in every member; up to
+     * INT_MAX bytes a block, which MPI_Pack takes. */
+    MPI_Count size = 0;
+    uint64_t bytes = 0;
+    if (c && recvcount >= 0 && recvtype != MPI_DATATYPE_NULL &&
+        PMPI_Type_size_x(recvtype, &size) == MPI_SUCCESS && size != MPI_UNDEFINED)
+        bytes = (uint64_t)recvcount * (uint64_t)size;
+    else
+        c = NULL;
+    if (c && tables_fit(c) && bytes <= INT_MAX && bytes <= wisp_coll.alltoall_max &&
+        (!bytes || bytes >= wisp_coll.alltoall_min) && (sendbuf != recvbuf || !bytes)) {
+        struct call k = {.form = ALL,
+                         .large = large,
+                         .in_place = sendbuf == MPI_IN_PLACE,
+                         .sendbuf = sendbuf,
+                         .recvbuf = recvbuf,
+                         .scount = bytes ? sendcount : 0,
+                         .rcount = bytes ? recvcount : 0,
+                         .stype = bytes ? sendtype : MPI_BYTE,
+                         .rtype = bytes ? recvtype : MPI_BYTE,
+                         .comm = comm};
+        return ialltoall_start(c, &k, bytes, request);
+    }
+#ifdef WISP_HAVE_MPI_Ialltoall_c
+    if (large)
+        return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                request);
+#endif
+    (void)large;
+    return PMPI_Ialltoall(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
+                          comm, request);
+}
+
+int wisp_coll_ialltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                         MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                         const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
+    if (c && tables_fit(c)) {
+        struct call k = {.form = V,
+                         .large = large,
+                         .in_place = sendbuf == MPI_IN_PLACE,
+                         .sendbuf = sendbuf,
+                         .recvbuf = recvbuf,
+                         .scounts = sendcounts,
+                         .sdispls = sdispls,
+                         .rcounts = recvcounts,
+                         .rdispls = rdispls,
+                         .stype = sendtype,
+                         .rtype = recvtype,
+                         .comm = comm};
+        return ialltoall_start(c, &k, 0, request);
+    }
+#ifdef WISP_HAVE_MPI_Ialltoallv_c
+    if (large)
+        return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                 rdispls, recvtype, comm, request);
+#endif
+    (void)large;
+    return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, comm, request);
+}
+
+int wisp_coll_ialltoallw(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                         const MPI_Datatype *sendtypes, void *recvbuf, const void *recvcounts,
+                         const void *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm,
+                         MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
+    if (c && tables_fit(c)) {
+        struct call k = {.form = W,
+                         .large = large,
+                         .in_place = sendbuf == MPI_IN_PLACE,
+                         .sendbuf = sendbuf,
+                         .recvbuf = recvbuf,
+                         .scounts = sendcounts,
+                         .sdispls = sdispls,
+                         .rcounts = recvcounts,
+                         .rdispls = rdispls,
+                         .stypes = sendtypes,
+                         .rtypes = recvtypes,
+                         .comm = comm};
+        return ialltoall_start(c, &k, 0, request);
+    }
+#ifdef WISP_HAVE_MPI_Ialltoallw_c
+    if (large)
+        return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                 rdispls, recvtypes, comm, request);
+#endif
+    (void)large;
+    return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                           recvtypes, comm, request);
 }

@@ -119,6 +119,39 @@ int wisp_coll_iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
                     MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large);
 int wisp_coll_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                       MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large);
+/* MPI_Igather(v), MPI_Iscatter(v), MPI_Iallgather(v) and MPI_Ialltoall(v, w)
+ * (gather.c, scatter.c, allgather.c, alltoall.c): the blocking forms'
+ * decisions and algorithms, blocks packed at the start and unpacked in the
+ * user's call that completes them. */
+int wisp_coll_igather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Request *request, bool large);
+int wisp_coll_igatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Request *request);
+int wisp_coll_iscatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Request *request, bool large);
+int wisp_coll_iscatterv(const void *sendbuf, struct wisp_coll_vec send, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Request *request);
+int wisp_coll_iallgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request *request, bool large);
+int wisp_coll_iallgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Request *request);
+int wisp_coll_ialltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request *request, bool large);
+int wisp_coll_ialltoallv(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                         MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                         const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request *request, bool large);
+int wisp_coll_ialltoallw(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                         const MPI_Datatype *sendtypes, void *recvbuf, const void *recvcounts,
+                         const void *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm,
+                         MPI_Request *request, bool large);
 
 /* MPI_Barrier_init, MPI_Bcast_init, MPI_Reduce_init, MPI_Allreduce_init,
  * MPI_Reduce_scatter(_block)_init, MPI_Scan_init, MPI_Exscan_init

@@ -20,13 +20,16 @@
  * member whose buffer it read in place waits for that before returning.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/area.h"
 #include "coll/coll.h"
 #include "coll/move.h"
 #include "coll/mpi.h"
+#include "coll/nb.h"
 #include "coll/view.h"
+#include "core/log.h"
 #include "wisp_have.h"
 
 /* Inline in a first-phase line, after the 8 bytes of the size. */
@@ -220,45 +223,83 @@ static void close_out(struct wisp_coll_comm *c, const struct wisp_coll_blocks *b
             wisp_coll_block_in_done(&out[m]);
 }
 
+/* One call's blocks as bytes: this member's to send, the root's to
+ * receive, and the path (gather_open). */
+struct gather {
+    int root;
+    bool in_place, small;
+    uint64_t bytes; /* a block's (MPI_Gather), for the small path */
+    struct wisp_coll_block in;
+    struct wisp_coll_blockset out; /* the root's */
+    struct wisp_coll_blocks bs;    /* the root's receive buffer */
+};
+
+/* Let the blocks go: the root's that were copies unpacked (`filled`). */
+static void gather_close(struct wisp_coll_comm *c, struct gather *g, MPI_Comm comm, bool filled)
+{
+    if (c->rank == g->root && g->out.b) {
+        close_out(c, &g->bs, g->out.b, comm, filled);
+        wisp_coll_blockset_fini(&g->out);
+    }
+    wisp_coll_block_in_done(&g->in);
+}
+
+/* The blocks as bytes (a non-contiguous send block packed) and the limits
+ * of WISP_COLL=auto; false (before any phase, nothing held) where the
+ * MPI's call serves it. `uniform`: MPI_Gather. */
+static bool gather_open(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, int root, bool uniform, MPI_Comm comm,
+                        struct gather *g)
+{
+    g->root = root;
+    g->in_place = sendbuf == MPI_IN_PLACE;
+    g->in = (struct wisp_coll_block){0};
+    g->out = (struct wisp_coll_blockset){NULL};
+    if (!g->in_place && !wisp_coll_block_in(&g->in, sendbuf, sendcount, sendtype, comm))
+        return false;
+    if (c->rank == root && (!wisp_coll_blockset_init(&g->out, c->size) ||
+                            !open_out(c, &g->bs, g->in_place, g->out.b))) {
+        wisp_coll_blockset_fini(&g->out);
+        wisp_coll_block_in_done(&g->in);
+        return false;
+    }
+    g->bytes = c->rank == root ? g->out.b[(root + 1) % c->size].bytes : g->in.bytes;
+    if (uniform &&
+        (g->bytes > wisp_coll.gather_max || (g->bytes && g->bytes < wisp_coll.gather_min))) {
+        gather_close(c, g, comm, false);
+        return false;
+    }
+    g->small = uniform && g->bytes <= c->half && g->bytes < wisp_coll.single_copy_min;
+    return true;
+}
+
+/* The phases; no MPI call (a nonblocking gather runs it on a coroutine). */
+static void gather_run(struct wisp_coll_comm *c, struct gather *g)
+{
+    if (g->small) {
+        if (g->bytes)
+            gather_small(c, g->root, &g->in, g->out.b, g->bytes);
+    } else {
+        gather_any(c, g->root, &g->in, g->out.b);
+    }
+    if (c->rank == g->root && !g->in_place)
+        wisp_coll_copy(g->out.b[g->root].at, g->in.at, min64(g->in.bytes, g->out.b[g->root].bytes));
+}
+
 /* False (before any phase) where wisp cannot take the blocks' bytes: the
  * MPI's call. `bs` is the root's receive buffer; `uniform`: MPI_Gather. */
 static bool gather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
                    MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, int root, bool uniform,
                    MPI_Comm comm)
 {
-    bool in_place = sendbuf == MPI_IN_PLACE;
-    struct wisp_coll_block in = {0};
-    struct wisp_coll_blockset out = {NULL};
-    if (!in_place && !wisp_coll_block_in(&in, sendbuf, sendcount, sendtype, comm))
+    struct gather g;
+    if (c->rank == root)
+        g.bs = *bs;
+    if (!gather_open(c, sendbuf, sendcount, sendtype, root, uniform, comm, &g))
         return false;
-    if (c->rank == root &&
-        (!wisp_coll_blockset_init(&out, c->size) || !open_out(c, bs, in_place, out.b))) {
-        wisp_coll_blockset_fini(&out);
-        wisp_coll_block_in_done(&in);
-        return false;
-    }
-    uint64_t bytes = c->rank == root ? out.b[(root + 1) % c->size].bytes : in.bytes;
-    if (uniform && (bytes > wisp_coll.gather_max || (bytes && bytes < wisp_coll.gather_min))) {
-        if (c->rank == root)
-            close_out(c, bs, out.b, comm, false);
-        wisp_coll_blockset_fini(&out);
-        wisp_coll_block_in_done(&in);
-        return false;
-    }
     wisp_coll_count(&wisp_coll.served);
-    if (uniform && bytes <= c->half && bytes < wisp_coll.single_copy_min) {
-        if (bytes)
-            gather_small(c, root, &in, out.b, bytes);
-    } else {
-        gather_any(c, root, &in, out.b);
-    }
-    if (c->rank == root) {
-        if (!in_place)
-            wisp_coll_copy(out.b[root].at, in.at, min64(in.bytes, out.b[root].bytes));
-        close_out(c, bs, out.b, comm, true);
-        wisp_coll_blockset_fini(&out);
-    }
-    wisp_coll_block_in_done(&in);
+    gather_run(c, &g);
+    gather_close(c, &g, comm, true);
     return true;
 }
 
@@ -289,4 +330,100 @@ int wisp_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         !gather(c, sendbuf, sendcount, sendtype, &bs, root, false, comm))
         return mpi_gatherv(sendbuf, sendcount, sendtype, recvbuf, recv, recvtype, root, comm);
     return MPI_SUCCESS;
+}
+
+/* ---- MPI_Igather, MPI_Igatherv (nb.h) ----------------------------------------- */
+
+/* The phases on the coroutine; the root's copies unpacked (MPI_Unpack) and
+ * the packed send block let go in `settle`, in a call of the user's. */
+static void igather_run(struct wisp_coll_comm *c, void *args)
+{
+    gather_run(c, args);
+}
+
+static int igather_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct gather *g = args;
+    gather_close(c, g, c->handle, true);
+    if (c->rank == g->root)
+        wisp_coll_type_let_go(g->bs.type);
+    return MPI_SUCCESS;
+}
+
+/* Whether the call holds anything to unpack or let go of after its phases. */
+static bool gather_holds(const struct wisp_coll_comm *c, const struct gather *g)
+{
+    bool held = g->in.packed != NULL;
+    if (c->rank == g->root) {
+        held = held || g->out.b != g->out.few;
+        for (int m = 0; m < c->size; m++)
+            held = held || g->out.b[m].packed;
+    }
+    return held;
+}
+
+/* Start the call as wisp's, or false (nothing started) where the MPI's
+ * MPI_Igather(v) serves it: the blocking form's decision. */
+static bool igather(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, int root,
+                    bool uniform, MPI_Comm comm, MPI_Request *request)
+{
+    struct gather *g = malloc(sizeof *g);
+    if (!g) {
+        wisp_log_error("a nonblocking gather: no memory");
+        PMPI_Abort(comm, 1);
+    }
+    if (c->rank == root)
+        g->bs = *bs;
+    if (!gather_open(c, sendbuf, sendcount, sendtype, root, uniform, comm, g)) {
+        free(g);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
+    bool held = gather_holds(c, g);
+    if (held && c->rank == root)
+        g->bs.type = wisp_coll_type_keep(g->bs.type, comm); /* the user may free it now */
+    wisp_coll_nb_begin(c, igather_run, held ? igather_settle : NULL, g, request);
+    return true;
+}
+
+int wisp_coll_igather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_blocks bs;
+    if (c && root >= 0 && root < c->size && (c->rank == root || sendbuf != MPI_IN_PLACE) &&
+        (c->rank != root ||
+         wisp_coll_blocks_of(&bs, recvbuf, recvcount, (struct wisp_coll_vec){0}, recvtype)) &&
+        igather(c, sendbuf, sendcount, sendtype, &bs, root, true, comm, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Igather_c
+    if (large)
+        return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm, request);
+#endif
+    (void)large;
+    return PMPI_Igather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root,
+                        comm, request);
+}
+
+int wisp_coll_igatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_blocks bs;
+    if (c && wisp_coll.gatherv && root >= 0 && root < c->size &&
+        (c->rank == root || sendbuf != MPI_IN_PLACE) &&
+        (c->rank != root || wisp_coll_blocks_of(&bs, recvbuf, 0, recv, recvtype)) &&
+        igather(c, sendbuf, sendcount, sendtype, &bs, root, false, comm, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Igatherv_c
+    if (recv.large)
+        return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recv.lcounts, recv.ldispls,
+                               recvtype, root, comm, request);
+#endif
+    return PMPI_Igatherv(sendbuf, (int)sendcount, sendtype, recvbuf, recv.counts, recv.displs,
+                         recvtype, root, comm, request);
 }

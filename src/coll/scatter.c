@@ -24,13 +24,16 @@
  * phases and leaves, as a small scatter's root does.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/area.h"
 #include "coll/coll.h"
 #include "coll/move.h"
 #include "coll/mpi.h"
+#include "coll/nb.h"
 #include "coll/view.h"
+#include "core/log.h"
 #include "wisp_have.h"
 
 static int mpi_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -228,42 +231,90 @@ static void close_in(struct wisp_coll_comm *c, struct wisp_coll_blockset *in)
     wisp_coll_blockset_fini(in);
 }
 
+/* One call's blocks as bytes: the root's to send, this member's to
+ * receive, and the path (scatter_open). */
+struct scatter {
+    int root;
+    bool in_place, small;
+    uint64_t bytes; /* a block's (MPI_Scatter), for the small path */
+    void *recvbuf;  /* where `out` is unpacked, if it is a copy */
+    MPI_Count recvcount;
+    MPI_Datatype recvtype;
+    struct wisp_coll_block out;
+    struct wisp_coll_blockset in; /* the root's */
+    struct wisp_coll_blocks bs;   /* the root's send buffer */
+};
+
+/* Let the blocks go: this member's, if a copy, unpacked (`filled`). */
+static void scatter_close(struct wisp_coll_comm *c, struct scatter *s, MPI_Comm comm, bool filled)
+{
+    close_in(c, &s->in);
+    if (filled && !s->in_place)
+        wisp_coll_block_out_done(&s->out, s->recvbuf, s->recvcount, s->recvtype, comm);
+    else
+        wisp_coll_block_in_done(&s->out);
+}
+
+/* The blocks as bytes (the root's non-contiguous ones packed) and the
+ * limits of WISP_COLL=auto; false (before any phase, nothing held) where
+ * the MPI's call serves it. `uniform`: MPI_Scatter. */
+static bool scatter_open(struct wisp_coll_comm *c, void *recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, bool uniform, MPI_Comm comm,
+                         struct scatter *s)
+{
+    s->root = root;
+    s->in_place = recvbuf == MPI_IN_PLACE;
+    s->recvbuf = recvbuf;
+    s->recvcount = recvcount;
+    s->recvtype = recvtype;
+    s->out = (struct wisp_coll_block){0};
+    s->in = (struct wisp_coll_blockset){NULL};
+    if (!s->in_place && !wisp_coll_block_out(&s->out, recvbuf, recvcount, recvtype))
+        return false;
+    if (c->rank == root &&
+        (!wisp_coll_blockset_init(&s->in, c->size) || !open_in(c, &s->bs, s->in.b, comm))) {
+        wisp_coll_blockset_fini(&s->in);
+        wisp_coll_block_in_done(&s->out);
+        return false;
+    }
+    s->bytes = c->rank == root ? s->in.b[(root + 1) % c->size].bytes : s->out.bytes;
+    if (uniform &&
+        (s->bytes > wisp_coll.scatter_max || (s->bytes && s->bytes < wisp_coll.scatter_min))) {
+        scatter_close(c, s, comm, false);
+        return false;
+    }
+    s->small = uniform && s->bytes < wisp_coll.single_copy_min &&
+               (s->bytes * (uint64_t)c->size <= WISP_COLL_INLINE || s->bytes <= slot(c));
+    return true;
+}
+
+/* The phases; no MPI call (a nonblocking scatter runs it on a coroutine). */
+static void scatter_run(struct wisp_coll_comm *c, struct scatter *s)
+{
+    if (s->small) {
+        if (s->bytes)
+            scatter_small(c, s->root, s->in.b, &s->out, s->bytes);
+    } else {
+        scatter_any(c, s->root, s->in.b, &s->out);
+    }
+    if (c->rank == s->root && !s->in_place)
+        wisp_coll_copy(s->out.at, s->in.b[s->root].at, min64(s->in.b[s->root].bytes, s->out.bytes));
+}
+
 /* False (before any phase) where wisp cannot take the blocks' bytes: the
  * MPI's call. `bs` is the root's send buffer; `uniform`: MPI_Scatter. */
 static bool scatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs, void *recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, int root, bool uniform,
                     MPI_Comm comm)
 {
-    bool in_place = recvbuf == MPI_IN_PLACE;
-    struct wisp_coll_block out = {0};
-    struct wisp_coll_blockset in = {NULL};
-    if (!in_place && !wisp_coll_block_out(&out, recvbuf, recvcount, recvtype))
+    struct scatter s;
+    if (c->rank == root)
+        s.bs = *bs;
+    if (!scatter_open(c, recvbuf, recvcount, recvtype, root, uniform, comm, &s))
         return false;
-    if (c->rank == root &&
-        (!wisp_coll_blockset_init(&in, c->size) || !open_in(c, bs, in.b, comm))) {
-        wisp_coll_blockset_fini(&in);
-        wisp_coll_block_in_done(&out);
-        return false;
-    }
-    uint64_t bytes = c->rank == root ? in.b[(root + 1) % c->size].bytes : out.bytes;
-    if (uniform && (bytes > wisp_coll.scatter_max || (bytes && bytes < wisp_coll.scatter_min))) {
-        close_in(c, &in);
-        wisp_coll_block_in_done(&out);
-        return false;
-    }
     wisp_coll_count(&wisp_coll.served);
-    if (uniform && bytes < wisp_coll.single_copy_min &&
-        (bytes * (uint64_t)c->size <= WISP_COLL_INLINE || bytes <= slot(c))) {
-        if (bytes)
-            scatter_small(c, root, in.b, &out, bytes);
-    } else {
-        scatter_any(c, root, in.b, &out);
-    }
-    if (c->rank == root && !in_place)
-        wisp_coll_copy(out.at, in.b[root].at, min64(in.b[root].bytes, out.bytes));
-    close_in(c, &in);
-    if (!in_place)
-        wisp_coll_block_out_done(&out, recvbuf, recvcount, recvtype, comm);
+    scatter_run(c, &s);
+    scatter_close(c, &s, comm, true);
     return true;
 }
 
@@ -295,4 +346,101 @@ int wisp_coll_scatterv(const void *sendbuf, struct wisp_coll_vec send, MPI_Datat
         !scatter(c, &bs, recvbuf, recvcount, recvtype, root, false, comm))
         return mpi_scatterv(sendbuf, send, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return MPI_SUCCESS;
+}
+
+/* ---- MPI_Iscatter, MPI_Iscatterv (nb.h) --------------------------------------- */
+
+/* The phases on the coroutine; this member's copy unpacked (MPI_Unpack)
+ * and the root's packed blocks let go in `settle`, in a call of the user's. */
+static void iscatter_run(struct wisp_coll_comm *c, void *args)
+{
+    scatter_run(c, args);
+}
+
+static int iscatter_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct scatter *s = args;
+    scatter_close(c, s, c->handle, true);
+    if (!s->in_place)
+        wisp_coll_type_let_go(s->recvtype);
+    return MPI_SUCCESS;
+}
+
+/* Whether the call holds anything to unpack or let go of after its phases. */
+static bool scatter_holds(const struct wisp_coll_comm *c, const struct scatter *s)
+{
+    bool held = s->out.packed != NULL;
+    if (c->rank == s->root) {
+        held = held || s->in.b != s->in.few;
+        for (int m = 0; m < c->size; m++)
+            held = held || s->in.b[m].packed;
+    }
+    return held;
+}
+
+/* Start the call as wisp's, or false (nothing started) where the MPI's
+ * MPI_Iscatter(v) serves it: the blocking form's decision. */
+static bool iscatter(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, bool uniform,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    struct scatter *s = malloc(sizeof *s);
+    if (!s) {
+        wisp_log_error("a nonblocking scatter: no memory");
+        PMPI_Abort(comm, 1);
+    }
+    if (c->rank == root)
+        s->bs = *bs;
+    if (!scatter_open(c, recvbuf, recvcount, recvtype, root, uniform, comm, s)) {
+        free(s);
+        return false;
+    }
+    wisp_coll_count(&wisp_coll.served);
+    bool held = scatter_holds(c, s);
+    if (held && !s->in_place)
+        s->recvtype = wisp_coll_type_keep(s->recvtype, comm); /* the user may free it now */
+    wisp_coll_nb_begin(c, iscatter_run, held ? iscatter_settle : NULL, s, request);
+    return true;
+}
+
+int wisp_coll_iscatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Request *request, bool large)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_blocks bs;
+    if (c && root >= 0 && root < c->size && slot(c) &&
+        (c->rank == root || recvbuf != MPI_IN_PLACE) &&
+        (c->rank != root || wisp_coll_blocks_of(&bs, (void *)sendbuf, sendcount,
+                                                (struct wisp_coll_vec){0}, sendtype)) &&
+        iscatter(c, &bs, recvbuf, recvcount, recvtype, root, true, comm, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Iscatter_c
+    if (large)
+        return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               comm, request);
+#endif
+    (void)large;
+    return PMPI_Iscatter(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root,
+                         comm, request);
+}
+
+int wisp_coll_iscatterv(const void *sendbuf, struct wisp_coll_vec send, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_blocks bs;
+    if (c && wisp_coll.scatterv && root >= 0 && root < c->size && slot(c) &&
+        (c->rank == root || recvbuf != MPI_IN_PLACE) &&
+        (c->rank != root || wisp_coll_blocks_of(&bs, (void *)sendbuf, 0, send, sendtype)) &&
+        iscatter(c, &bs, recvbuf, recvcount, recvtype, root, false, comm, request))
+        return MPI_SUCCESS;
+#ifdef WISP_HAVE_MPI_Iscatterv_c
+    if (send.large)
+        return PMPI_Iscatterv_c(sendbuf, send.lcounts, send.ldispls, sendtype, recvbuf, recvcount,
+                                recvtype, root, comm, request);
+#endif
+    return PMPI_Iscatterv(sendbuf, send.counts, send.displs, sendtype, recvbuf, (int)recvcount,
+                          recvtype, root, comm, request);
 }

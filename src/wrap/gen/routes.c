@@ -1276,6 +1276,34 @@ int wisp_impl_MPI_Group_from_session_pset(MPI_Session session, const char* pset_
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Iallgather
+int wisp_impl_MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iallgather_c
+int wisp_impl_MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iallgatherv
+int wisp_impl_MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec(recvcounts, displs), recvtype, comm, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iallgatherv_c
+int wisp_impl_MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec_c(recvcounts, displs), recvtype, comm, request);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Iallreduce
 int wisp_impl_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
@@ -1287,6 +1315,48 @@ int wisp_impl_MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_
 int wisp_impl_MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     return wisp_coll_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ialltoall
+int wisp_impl_MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ialltoall_c
+int wisp_impl_MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ialltoallv
+int wisp_impl_MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ialltoallv_c
+int wisp_impl_MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ialltoallw
+int wisp_impl_MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Ialltoallw_c
+int wisp_impl_MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, true);
 }
 #endif
 
@@ -1336,6 +1406,34 @@ int wisp_impl_MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Dat
 int wisp_impl_MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     return wisp_coll_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Igather
+int wisp_impl_MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Igather_c
+int wisp_impl_MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Igatherv
+int wisp_impl_MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_igatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec(recvcounts, displs), recvtype, root, comm, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Igatherv_c
+int wisp_impl_MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_igatherv(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec_c(recvcounts, displs), recvtype, root, comm, request);
 }
 #endif
 
@@ -1473,6 +1571,34 @@ int wisp_impl_MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datat
 int wisp_impl_MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     return wisp_coll_iscan(sendbuf, recvbuf, count, datatype, op, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iscatter
+int wisp_impl_MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iscatter_c
+int wisp_impl_MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, true);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iscatterv
+int wisp_impl_MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iscatterv(sendbuf, wisp_coll_vec(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Iscatterv_c
+int wisp_impl_MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
+{
+    return wisp_coll_iscatterv(sendbuf, wisp_coll_vec_c(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 #endif
 
