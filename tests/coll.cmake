@@ -79,14 +79,17 @@ wisp_add_mpi_test(coll_neighbor NP 2 ENV WISP_COLL=off SUFFIX .off)
 wisp_add_mpi_test(coll_loaded NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 2 ARGS served)
 wisp_add_mpi_test(coll_threads NP 3 ARGS served)
-# The nonblocking collectives (src/coll/nb.h): served on one node, with a
+# The nonblocking collectives (src/coll/nb.h): served on one node (3
+# processes and the 4 KiB staging area under WISP_COLL=on, where wisp serves
+# every gather, scatter and all-to-all, v forms too), with a
 # 4 KiB staging area (many phases each), with the progress thread, beside
 # a ghost process (the application's world is two of three), on pairs
 # of virtual nodes of two (the world spans them: the MPI's), and the MPI's
 # alone with WISP_COLL=off and without the heap.
 wisp_add_mpi_test(coll_nb NP 2 ARGS served ${coll_quick})
-wisp_add_mpi_test(coll_nb NP 3 ARGS served quick)
-wisp_add_mpi_test(coll_nb NP 2 ENV WISP_COLL_STAGE=4k SUFFIX .stage4k ARGS served quick)
+wisp_add_mpi_test(coll_nb NP 3 ENV WISP_COLL=on ARGS served quick)
+wisp_add_mpi_test(coll_nb NP 2 ENV WISP_COLL=on WISP_COLL_STAGE=4k SUFFIX .stage4k
+                  ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_PROGRESS=thread SUFFIX .thread ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 3 ENV WISP_GHOSTS=1 SUFFIX .ghosts1 ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS pairs quick)

@@ -1,10 +1,18 @@
 /* The nonblocking collectives (MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce,
- * MPI_Iallreduce, MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan;
+ * MPI_Iallreduce, MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan,
+ * MPI_Igather(v), MPI_Iscatter(v), MPI_Iallgather(v), MPI_Ialltoall(v, w);
  * src/coll/nb.h) against values every rank computes itself.
  *
  * - each alone, at sizes from 0 to 1 MiB + odd (inline, staged, single
  *   copy from the heap), every root, MPI_IN_PLACE, a broadcast whose type
  *   is a vector at the root and contiguous elsewhere;
+ * - the gathers, scatters, allgathers and all-to-alls from 0 to 560 KB a
+ *   block, every root, MPI_IN_PLACE, vector forms with empty blocks in
+ *   reverse order; every other long (a resized type) on one side, five in
+ *   flight with a blocking allgather among them, completed in reverse
+ *   order or with MPI_Waitall, holes left as they were; an allgather to
+ *   unpack and a large allreduce behind it while rank 0 blocks in
+ *   MPI_Comm_dup (the rescuer must move the allreduce);
  * - many in flight on one communicator at once (more than a member's 8
  *   lines), completed in reverse order, with MPI_Waitall, MPI_Testany,
  *   MPI_Waitsome and MPI_Test loops, mixed with point-to-point requests;
@@ -235,6 +243,269 @@ static void scans(MPI_Comm comm)
             free(out);
             free(counts);
         }
+}
+
+/* Whether got[i * stride] is value(r, off + i) for i < n (a wrong one
+ * reported once). */
+static void check_block(const long *got, size_t n, size_t stride, int r, size_t off,
+                        const char *what, int root)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i * stride] != value(r, off + i)) {
+            fprintf(stderr, "rank %d: %s of %zu (root %d): block of %d [%zu] %ld, not %ld\n", me,
+                    what, n, root, r, i, got[i * stride], value(r, off + i));
+            failures++;
+            return;
+        }
+}
+
+/* MPI_Igather(v), MPI_Iscatter(v), MPI_Iallgather(v), MPI_Ialltoall(v, w)
+ * of n longs a block: every root, MPI_IN_PLACE (at odd roots, and in the
+ * allgather and all-to-all), vector forms whose odd ranks have no block and
+ * whose blocks lie in reverse rank order. Rank r's block j of a scatter or
+ * all-to-all is value(r, j * n + i). */
+static void moves_of(MPI_Comm comm, size_t n)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t all = n * (size_t)size;
+    long *in = malloc((all + 1) * sizeof *in), *out = malloc((all + 1) * sizeof *out);
+    int *counts = malloc((size_t)size * sizeof *counts),
+        *displs = malloc((size_t)size * sizeof *displs);
+    int *zeros = calloc((size_t)size, sizeof *zeros);
+    MPI_Request req;
+    for (size_t i = 0; i < all; i++)
+        in[i] = value(me, i);
+    for (int r = 0; r < size; r++) {
+        counts[r] = r % 2 ? 0 : (int)n;
+        displs[r] = (size - 1 - r) * (int)n;
+    }
+    for (int root = 0; root < size; root++) {
+        bool in_place = root % 2 && rank == root;
+        for (size_t i = 0; i < all; i++)
+            out[i] = -1;
+        if (in_place)
+            memcpy(out + (size_t)root * n, in, n * sizeof *in);
+        MPI_Igather(in_place ? MPI_IN_PLACE : in, (int)n, MPI_LONG, out, (int)n, MPI_LONG, root,
+                    comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (rank == root)
+            for (int r = 0; r < size; r++)
+                check_block(out + (size_t)r * n, n, 1, first + r, 0, "MPI_Igather", root);
+        /* the v form: odd ranks send nothing, blocks in reverse order */
+        for (size_t i = 0; i < all; i++)
+            out[i] = -1;
+        MPI_Igatherv(in, counts[rank], MPI_LONG, out, counts, displs, MPI_LONG, root, comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        for (int r = 0; rank == root && r < size; r++) {
+            if (counts[r])
+                check_block(out + displs[r], n, 1, first + r, 0, "MPI_Igatherv", root);
+            else
+                CHECK(n == 0 || out[displs[r]] == -1);
+        }
+        /* scatter: member j gets the root's block j */
+        for (size_t i = 0; i < all; i++)
+            out[i] = -1;
+        MPI_Iscatter(in, (int)n, MPI_LONG, in_place ? MPI_IN_PLACE : out, (int)n, MPI_LONG, root,
+                     comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (!in_place)
+            check_block(out, n, 1, first + root, (size_t)rank * n, "MPI_Iscatter", root);
+        for (size_t i = 0; i < all; i++)
+            out[i] = -1;
+        MPI_Iscatterv(in, counts, displs, MPI_LONG, out, counts[rank], MPI_LONG, root, comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        check_block(out, (size_t)counts[rank], 1, first + root, (size_t)displs[rank],
+                    "MPI_Iscatterv", root);
+    }
+    /* allgather, in place, and its v form */
+    for (int in_place = 0; in_place < 2; in_place++) {
+        for (size_t i = 0; i < all; i++)
+            out[i] = -1;
+        if (in_place)
+            memcpy(out + (size_t)rank * n, in, n * sizeof *in);
+        MPI_Iallgather(in_place ? MPI_IN_PLACE : in, (int)n, MPI_LONG, out, (int)n, MPI_LONG, comm,
+                       &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        for (int r = 0; r < size; r++)
+            check_block(out + (size_t)r * n, n, 1, first + r, 0, "MPI_Iallgather", -1);
+    }
+    for (size_t i = 0; i < all; i++)
+        out[i] = -1;
+    MPI_Iallgatherv(in, counts[rank], MPI_LONG, out, counts, displs, MPI_LONG, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int r = 0; r < size; r++)
+        check_block(out + displs[r], (size_t)counts[r], 1, first + r, 0, "MPI_Iallgatherv", -1);
+    /* all-to-all, in place, and the v form (block j of odd ranks empty,
+     * receive blocks in reverse order) */
+    for (int in_place = 0; in_place < 2; in_place++) {
+        if (in_place)
+            memcpy(out, in, all * sizeof *in);
+        MPI_Ialltoall(in_place ? MPI_IN_PLACE : in, (int)n, MPI_LONG, out, (int)n, MPI_LONG, comm,
+                      &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        for (int r = 0; r < size; r++)
+            check_block(out + (size_t)r * n, n, 1, first + r, (size_t)rank * n, "MPI_Ialltoall",
+                        -1);
+    }
+    int *sdispls = malloc((size_t)size * sizeof *sdispls),
+        *scounts = malloc((size_t)size * sizeof *scounts);
+    for (int r = 0; r < size; r++) {
+        scounts[r] = rank % 2 ? 0 : (int)n; /* what rank sends to r */
+        sdispls[r] = r * (int)n;
+        counts[r] = r % 2 ? 0 : (int)n; /* what rank receives from r */
+    }
+    for (size_t i = 0; i < all; i++)
+        out[i] = -1;
+    MPI_Ialltoallv(in, scounts, sdispls, MPI_LONG, out, counts, displs, MPI_LONG, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int r = 0; r < size; r++)
+        if (counts[r])
+            check_block(out + displs[r], n, 1, first + r, (size_t)rank * n, "MPI_Ialltoallv", -1);
+    free(scounts);
+    free(sdispls);
+    free(zeros);
+    free(in);
+    free(out);
+    free(counts);
+    free(displs);
+}
+
+/* A type that is not one piece: every other long (a resized long), at the
+ * root of a gather, the sender of a scatter and all-to-all, the receivers
+ * of an allgather and of the all-to-all's w form; several in flight at
+ * once, completed in reverse order and with MPI_Waitall, a blocking
+ * allgather among them. */
+static void moves_strided(MPI_Comm comm, size_t n)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t all = n * (size_t)size;
+    MPI_Datatype other;
+    MPI_Type_create_resized(MPI_LONG, 0, 2 * (MPI_Aint)sizeof(long), &other);
+    MPI_Type_commit(&other);
+    long *in = malloc((all + 1) * sizeof *in), *sin = malloc((2 * all + 1) * sizeof *sin);
+    long *g = malloc((2 * all + 1) * sizeof *g), *s = malloc((n + 1) * sizeof *s);
+    long *ag = malloc((2 * all + 1) * sizeof *ag), *a2 = malloc((all + 1) * sizeof *a2);
+    long *w = malloc((2 * all + 1) * sizeof *w), *bl = malloc((all + 1) * sizeof *bl);
+    for (size_t i = 0; i < all; i++) {
+        in[i] = value(me, i);
+        sin[2 * i] = value(me, i);
+        sin[2 * i + 1] = -7;
+    }
+    for (size_t i = 0; i < 2 * all; i++)
+        g[i] = ag[i] = w[i] = -1;
+    int *ones = malloc((size_t)size * sizeof *ones),
+        *bdispls = malloc((size_t)size * sizeof *bdispls);
+    MPI_Datatype *longs = malloc((size_t)size * sizeof *longs),
+                 *others = malloc((size_t)size * sizeof *others);
+    for (int r = 0; r < size; r++) {
+        ones[r] = (int)n;
+        bdispls[r] = r * (int)(n * 2 * sizeof(long)); /* bytes, every other long */
+        longs[r] = MPI_LONG;
+        others[r] = other;
+    }
+    int *sbd = malloc((size_t)size * sizeof *sbd);
+    for (int r = 0; r < size; r++)
+        sbd[r] = r * (int)(n * sizeof(long));
+    int root = size - 1;
+    MPI_Request reqs[5];
+    MPI_Igather(in, (int)n, MPI_LONG, g, (int)n, other, root, comm, &reqs[0]);
+    MPI_Iscatter(sin, (int)n, other, s, (int)n, MPI_LONG, root, comm, &reqs[1]);
+    MPI_Iallgather(in, (int)n, MPI_LONG, ag, (int)n, other, comm, &reqs[2]);
+    MPI_Allgather(in, (int)n, MPI_LONG, bl, (int)n, MPI_LONG, comm); /* blocking, among them */
+    MPI_Ialltoall(sin, (int)n, other, a2, (int)n, MPI_LONG, comm, &reqs[3]);
+    MPI_Ialltoallw(in, ones, sbd, longs, w, ones, bdispls, others, comm, &reqs[4]);
+    MPI_Status statuses[5];
+    if (rank % 2) {
+        for (int k = 4; k >= 0; k--)
+            MPI_Wait(&reqs[k], &statuses[k]);
+    } else {
+        MPI_Waitall(5, reqs, statuses);
+    }
+    for (int r = 0; r < size; r++) {
+        if (rank == root)
+            check_block(g + 2 * (size_t)r * n, n, 2, first + r, 0, "MPI_Igather to a vector", root);
+        check_block(ag + 2 * (size_t)r * n, n, 2, first + r, 0, "MPI_Iallgather to a vector", -1);
+        check_block(bl + (size_t)r * n, n, 1, first + r, 0, "MPI_Allgather among them", -1);
+        check_block(a2 + (size_t)r * n, n, 1, first + r, (size_t)rank * n,
+                    "MPI_Ialltoall from a vector", -1);
+        check_block(w + 2 * (size_t)r * n, n, 2, first + r, (size_t)rank * n,
+                    "MPI_Ialltoallw to a vector", -1);
+        for (size_t i = 0; i < n; i++)
+            if (g[2 * ((size_t)r * n + i) + 1] != -1 || ag[2 * ((size_t)r * n + i) + 1] != -1 ||
+                w[2 * ((size_t)r * n + i) + 1] != -1) {
+                fprintf(stderr, "rank %d: a hole written (%zu longs)\n", me, n);
+                failures++;
+                break;
+            }
+    }
+    check_block(s, n, 1, first + root, (size_t)rank * n, "MPI_Iscatter from a vector", root);
+    MPI_Type_free(&other);
+    free(in), free(sin), free(g), free(s), free(ag), free(a2), free(w), free(bl);
+    free(ones), free(bdispls), free(longs), free(others), free(sbd);
+}
+
+/* The rescuer with a block to unpack: rank 0 starts an allgather into a
+ * vector (completed only in a call of its own, MPI_Unpack's) and a large
+ * allreduce, then blocks in MPI_Comm_dup, which needs rank 1, while rank 1
+ * waits for the allreduce first: the rescuer must move the allreduce past
+ * the allgather that waits for its unpacking (no hang). */
+static void moves_rescued(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t n = quick ? 40000 : 300000, m = 100;
+    long *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    long *ag = malloc(2 * m * (size_t)size * sizeof *ag);
+    for (size_t i = 0; i < n; i++)
+        in[i] = value(me, i);
+    MPI_Datatype other;
+    MPI_Type_create_resized(MPI_LONG, 0, 2 * (MPI_Aint)sizeof(long), &other);
+    MPI_Type_commit(&other);
+    MPI_Request reqs[2];
+    MPI_Iallgather(in, (int)m, MPI_LONG, ag, (int)m, other, comm, &reqs[0]);
+    MPI_Type_free(&other); /* the request keeps it */
+    MPI_Iallreduce(in, out, (int)n, MPI_LONG, MPI_SUM, comm, &reqs[1]);
+    MPI_Comm dup;
+    MPI_Status statuses[2];
+    if (rank == 0) {
+        MPI_Comm_dup(comm, &dup);
+        MPI_Waitall(2, reqs, statuses);
+    } else {
+        MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
+        MPI_Comm_dup(comm, &dup);
+        MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    }
+    MPI_Comm_free(&dup);
+    check_sum(out, n, "MPI_Iallreduce behind an MPI_Iallgather to unpack");
+    for (int r = 0; r < size; r++)
+        check_block(ag + 2 * (size_t)r * m, m, 2, first + r, 0,
+                    "MPI_Iallgather around MPI_Comm_dup", -1);
+    free(in);
+    free(out);
+    free(ag);
+}
+
+/* All of them; where wisp serves the world's under WISP_COLL=on (no limit
+ * of auto's), it served every one (and the blocking allgather among them). */
+static void moves(MPI_Comm comm, bool all_served)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    unsigned long long before = wisp_coll_counter("served");
+    size_t ns[] = {0, 1, 7, 1000, 8192 + 3, 70000}, nns = sizeof ns / sizeof *ns - quick;
+    for (size_t k = 0; k < nns; k++)
+        moves_of(comm, ns[k]);
+    moves_strided(comm, 5);
+    moves_strided(comm, quick ? 3000 : 40000);
+    moves_rescued(comm);
+    unsigned long long calls = nns * (4 * (unsigned long long)size + 6) + 2 * 6 + 2;
+    if (all_served)
+        CHECK(wisp_coll_counter("served") - before >= calls);
 }
 
 /* MPI-4's persistent collectives (where the MPI has them; wisp serves them
@@ -511,6 +782,8 @@ int main(int argc, char **argv)
     members = np;
     alone(MPI_COMM_WORLD);
     scans(MPI_COMM_WORLD);
+    const char *setting = getenv("WISP_COLL");
+    moves(MPI_COMM_WORLD, served && setting && !strcmp(setting, "on"));
     persistent(MPI_COMM_WORLD);
     unsigned long long after = wisp_coll_counter("served");
     many(MPI_COMM_WORLD);
@@ -528,6 +801,7 @@ int main(int argc, char **argv)
     unsigned long long pair_before = wisp_coll_counter("served");
     alone(pair);
     scans(pair);
+    moves(pair, false);
     persistent(pair);
     unsigned long long pair_after = wisp_coll_counter("served");
     many(pair);
