@@ -191,6 +191,7 @@ struct call {
     int op, rvec;           /* rvec: the reduction on a vector of the type (holes) */
     long count;
     int root_draw, inplace, buf, flat, null_insig;
+    int nb;       /* the nonblocking form (MPI_Ibcast, ...), waited for at once */
     uint64_t key; /* the call's data and per-rank counts */
 };
 
@@ -287,6 +288,9 @@ static void gen_call(struct call *c, struct rng *g, int thread, int comm, int np
         c->count = 1 + c->count % 256;
 #endif
     c->inplace = c->coll != C_BARRIER && c->coll != C_BCAST && chance(g, 30);
+    /* From the key, not a draw of its own: the other fields of a seed's
+     * calls are the ones they were before the nonblocking forms came. */
+    c->nb = mix(c->key ^ 0x6e6f6e626c6f636bull) % 100 < 40;
 }
 
 static void generate(struct program *p, uint64_t seed, int np, int threads, int max_calls)
@@ -311,7 +315,8 @@ static void generate(struct program *p, uint64_t seed, int np, int threads, int 
 
 static void describe(char *s, size_t len, const struct call *c, int idx)
 {
-    int n = snprintf(s, len, "c%d %s %s", idx, coll_name[c->coll], kind_name[c->comm]);
+    int n = snprintf(s, len, "c%d %s%s %s", idx, c->nb ? "i" : "", coll_name[c->coll],
+                     kind_name[c->comm]);
     if (c->thread >= 0)
         n += snprintf(s + n, len - (size_t)n, " thread=%d", c->thread);
     if (c->coll == C_BARRIER)
@@ -986,9 +991,19 @@ static void log_err(struct logbuf *b, int rc)
     }
 }
 
+/* A nonblocking call's request, waited for at once. */
+static int nb_wait(int rc, MPI_Request *req)
+{
+    return rc != MPI_SUCCESS ? rc : MPI_Wait(req, MPI_STATUS_IGNORE);
+}
+/* The blocking collective B or, where the call says so, its nonblocking
+ * form I and its wait. */
+#define COLL(B, I, ...) (c->nb ? nb_wait(MPI_##I(__VA_ARGS__, &req), &req) : MPI_##B(__VA_ARGS__))
+
 static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned char *sbuf,
                      unsigned char *rbuf, int n, int r, MPI_Comm comm)
 {
+    MPI_Request req;
     int root = c->root_draw % n, rc = MPI_SUCCESS;
     int count = (int)c->count;
     char desc[256];
@@ -1007,7 +1022,7 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
     void *IP = MPI_IN_PLACE;
     switch (c->coll) {
     case C_BARRIER:
-        rc = MPI_Barrier(comm);
+        rc = COLL(Barrier, Ibarrier, comm);
         break;
     case C_BCAST:
         if (r == root)
@@ -1015,9 +1030,9 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
         /* flat: the others describe the root's vectors as plain ints (the
          * same signature; wisp's decision is the size alone) */
         if (c->flat && r != root)
-            rc = MPI_Bcast(rbuf, 2 * count, MPI_INT, root, comm);
+            rc = COLL(Bcast, Ibcast, rbuf, 2 * count, MPI_INT, root, comm);
         else
-            rc = MPI_Bcast(rbuf, count, t, root, comm);
+            rc = COLL(Bcast, Ibcast, rbuf, count, t, root, comm);
         if (rc == MPI_SUCCESS)
             log_bytes(b, "buf", rbuf, L.recv);
         break;
@@ -1036,9 +1051,9 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
         fill_reduce(mine ? rbuf : sbuf, c, count, r, 0);
         void *recv = c->coll == C_REDUCE && r != root && c->null_insig ? NULL : rbuf;
         if (c->coll == C_REDUCE)
-            rc = MPI_Reduce(mine ? IP : sbuf, recv, count, t, op, root, comm);
+            rc = COLL(Reduce, Ireduce, mine ? IP : sbuf, recv, count, t, op, root, comm);
         else
-            rc = MPI_Allreduce(mine ? IP : sbuf, rbuf, count, t, op, comm);
+            rc = COLL(Allreduce, Iallreduce, mine ? IP : sbuf, rbuf, count, t, op, comm);
         if (rc != MPI_SUCCESS)
             break;
         if (c->coll == C_ALLREDUCE || r == root)
@@ -1050,7 +1065,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
     case C_SCAN:
     case C_EXSCAN:
         fill_reduce(ip ? rbuf : sbuf, c, count, r, 0);
-        rc = (c->coll == C_SCAN ? MPI_Scan : MPI_Exscan)(ip ? IP : sbuf, rbuf, count, t, op, comm);
+        rc = c->coll == C_SCAN ? COLL(Scan, Iscan, ip ? IP : sbuf, rbuf, count, t, op, comm)
+                               : COLL(Exscan, Iexscan, ip ? IP : sbuf, rbuf, count, t, op, comm);
         if (rc != MPI_SUCCESS)
             break;
         if (c->coll == C_SCAN || r > 0)
@@ -1083,9 +1099,10 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
 #endif
         fill_reduce(ip ? rbuf : sbuf, c, all, r, 0);
         if (c->coll == C_REDUCE_SCATTER)
-            rc = MPI_Reduce_scatter(ip ? IP : sbuf, rbuf, cnt, t, op, comm);
+            rc = COLL(Reduce_scatter, Ireduce_scatter, ip ? IP : sbuf, rbuf, cnt, t, op, comm);
         else
-            rc = MPI_Reduce_scatter_block(ip ? IP : sbuf, rbuf, count, t, op, comm);
+            rc = COLL(Reduce_scatter_block, Ireduce_scatter_block, ip ? IP : sbuf, rbuf, count, t,
+                      op, comm);
         if (rc != MPI_SUCCESS)
             break;
         log_reduce(b, "res", rbuf, c, cnt[r], relems(c, mine_at), 0, n);
@@ -1103,9 +1120,11 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
             fill_moving(sbuf, c->type, count, c->key, r, 0);
         void *recv = !all && r != root && c->null_insig ? NULL : rbuf;
         if (all)
-            rc = MPI_Allgather(mine ? IP : sbuf, count, t, rbuf, count * rmul, rt, comm);
+            rc = COLL(Allgather, Iallgather, mine ? IP : sbuf, count, t, rbuf, count * rmul, rt,
+                      comm);
         else
-            rc = MPI_Gather(mine ? IP : sbuf, count, t, recv, count * rmul, rt, root, comm);
+            rc = COLL(Gather, Igather, mine ? IP : sbuf, count, t, recv, count * rmul, rt, root,
+                      comm);
         if (rc != MPI_SUCCESS)
             break;
         if (all || r == root)
@@ -1130,9 +1149,11 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
         }
         void *recv = !all && r != root && c->null_insig ? NULL : rbuf;
         if (all)
-            rc = MPI_Allgatherv(mine ? IP : sbuf, cnt[r], t, rbuf, rc_, rd, rt, comm);
+            rc =
+                COLL(Allgatherv, Iallgatherv, mine ? IP : sbuf, cnt[r], t, rbuf, rc_, rd, rt, comm);
         else
-            rc = MPI_Gatherv(mine ? IP : sbuf, cnt[r], t, recv, rc_, rd, rt, root, comm);
+            rc =
+                COLL(Gatherv, Igatherv, mine ? IP : sbuf, cnt[r], t, recv, rc_, rd, rt, root, comm);
         if (rc != MPI_SUCCESS)
             break;
         if (all || r == root)
@@ -1148,8 +1169,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
                 fill_moving(sbuf + (long)i * count * span, c->type, count, c->key, i, 0);
         void *send = r != root && c->null_insig ? NULL : sbuf;
         /* flat: the root sends vectors, the others receive ints */
-        rc = MPI_Scatter(send, count, t, mine ? IP : rbuf, count * (r == root ? 1 : rmul),
-                         r == root ? t : rt, root, comm);
+        rc = COLL(Scatter, Iscatter, send, count, t, mine ? IP : rbuf,
+                  count * (r == root ? 1 : rmul), r == root ? t : rt, root, comm);
         if (rc != MPI_SUCCESS)
             break;
         if (!mine)
@@ -1165,8 +1186,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
             for (int i = 0; i < n; i++)
                 fill_moving(sbuf + (long)displ[i] * span, c->type, cnt[i], c->key, i, 0);
         void *send = r != root && c->null_insig ? NULL : sbuf;
-        rc = MPI_Scatterv(send, cnt, displ, t, mine ? IP : rbuf, cnt[r] * (r == root ? 1 : rmul),
-                          r == root ? t : rt, root, comm);
+        rc = COLL(Scatterv, Iscatterv, send, cnt, displ, t, mine ? IP : rbuf,
+                  cnt[r] * (r == root ? 1 : rmul), r == root ? t : rt, root, comm);
         if (rc != MPI_SUCCESS)
             break;
         if (!mine)
@@ -1180,7 +1201,7 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
         unsigned char *src = mine ? rbuf : sbuf;
         for (int i = 0; i < n; i++) /* block for i: from rank r, numbered r*n+i */
             fill_moving(src + (long)i * count * span, c->type, count, c->key, r * n + i, 0);
-        rc = MPI_Alltoall(mine ? IP : sbuf, count, t, rbuf, count * rmul, rt, comm);
+        rc = COLL(Alltoall, Ialltoall, mine ? IP : sbuf, count, t, rbuf, count * rmul, rt, comm);
         if (rc != MPI_SUCCESS)
             break;
         log_bytes(b, "recv", rbuf, c->flat ? (long)n * count * 8 : L.recv);
@@ -1232,7 +1253,7 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
                 rc2[j] = rcn[j] * rmul;
                 rd2[j] = c->flat ? rd[j] * 3 : rd[j];
             }
-            rc = MPI_Alltoallv(mine ? IP : sbuf, sc, sd, t, rbuf, rc2, rd2, rt, comm);
+            rc = COLL(Alltoallv, Ialltoallv, mine ? IP : sbuf, sc, sd, t, rbuf, rc2, rd2, rt, comm);
         } else { /* byte displacements; per peer the type or (vec) its flat form */
             int sdb[16], rdb[16], rc2[16];
             for (int j = 0; j < n; j++) {
@@ -1246,7 +1267,8 @@ static void run_body(const struct call *c, int idx, struct logbuf *b, unsigned c
                     rc2[j] = 2 * rcn[j];
                 }
             }
-            rc = MPI_Alltoallw(mine ? IP : sbuf, sc, sdb, st, rbuf, rc2, rdb, rtt, comm);
+            rc = COLL(Alltoallw, Ialltoallw, mine ? IP : sbuf, sc, sdb, st, rbuf, rc2, rdb, rtt,
+                      comm);
         }
         if (rc != MPI_SUCCESS)
             break;

@@ -76,7 +76,7 @@ def split_allreduce(job, np, seed):
     seen = {}
     for r in range(np):
         for line in job.logs[r].get(seed, []):
-            m = re.match(r"(c\d+) allreduce .* g=(\d+):.* res~([0-9a-f]+)", line)
+            m = re.match(r"(c\d+) i?allreduce .* g=(\d+):.* res~([0-9a-f]+)", line)
             if m:
                 seen.setdefault((m.group(1), m.group(2)), {})[r] = m.group(3)
     for (call, g), hashes in sorted(seen.items(), key=lambda kv: int(kv[0][0][1:])):
