@@ -1,6 +1,7 @@
 /*
- * icoll.c - the nonblocking collectives: MPI_Ibarrier, MPI_Ibcast (root 0)
- * and MPI_Iallreduce (MPI_SUM of doubles) on all processes, buffers from
+ * icoll.c - the nonblocking collectives: MPI_Ibarrier, MPI_Ibcast (root 0),
+ * MPI_Iallreduce (MPI_SUM of doubles), MPI_Igather (root 0), MPI_Iallgather
+ * and MPI_Ialltoall (SIZE bytes a block) on all processes, buffers from
  * malloc (in wisp's shared heap when wisp is preloaded); and, where the MPI
  * has MPI-4's persistent collectives, the same three as MPI_Barrier_init,
  * MPI_Bcast_init and MPI_Allreduce_init, one request per call and size,
@@ -17,7 +18,8 @@
  * Each figure as bench/chunks.h times it. Every result is checked once
  * after the timing (exit 1 if wrong).
  *
- * Usage: icoll [SIZE ...]    (bytes; default 8, 1024, 65536, 1048576)
+ * Usage: icoll [SIZE ...]    (bytes, of a block in the gather, allgather
+ *                            and all-to-all; default 8, 1024, 65536, 1048576)
  * Rank 0 prints lines that bench/run.py reads:
  *   metric i<call>_<size>B <us> us lower       (ibarrier without a size)
  *   metric overhead_i<call>_<size>B <us> us lower
@@ -33,13 +35,24 @@
 
 #include "chunks.h"
 
-enum call { IBARRIER, IBCAST, IALLREDUCE, PBARRIER, PBCAST, PALLREDUCE };
-static const char *const names[] = {"ibarrier", "ibcast", "iallreduce",
-                                    "pbarrier", "pbcast", "pallreduce"};
+enum call {
+    IBARRIER,
+    IBCAST,
+    IALLREDUCE,
+    IGATHER,
+    IALLGATHER,
+    IALLTOALL,
+    PBARRIER,
+    PBCAST,
+    PALLREDUCE
+};
+static const char *const names[] = {"ibarrier", "ibcast",     "iallreduce",
+                                    "igather",  "iallgather", "ialltoall",
+                                    "pbarrier", "pbcast",     "pallreduce"};
 #if MPI_VERSION >= 4
 enum { LAST = PALLREDUCE };
 #else
-enum { LAST = IALLREDUCE };
+enum { LAST = IALLTOALL };
 #endif
 
 /* The persistent request of the call and size being timed. */
@@ -79,8 +92,14 @@ static void start(enum call call, double *in, double *out, int n, MPI_Request *r
         MPI_Ibarrier(MPI_COMM_WORLD, req);
     else if (call == IBCAST)
         MPI_Ibcast(out, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, req);
-    else
+    else if (call == IALLREDUCE)
         MPI_Iallreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, req);
+    else if (call == IGATHER)
+        MPI_Igather(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, req);
+    else if (call == IALLGATHER)
+        MPI_Iallgather(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, MPI_COMM_WORLD, req);
+    else
+        MPI_Ialltoall(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, MPI_COMM_WORLD, req);
 }
 
 /* A start, `work` seconds of computation, the wait; a negative `work`
@@ -133,19 +152,28 @@ static double timed(enum call call, double *in, double *out, int n, double work)
     return bench_chunks(one_call, &a, MPI_COMM_WORLD);
 }
 
+/* Block j of rank r's send buffer (of a gather: block 0) holds r + j + i % 7. */
 static bool check(enum call call, double *in, double *out, int n)
 {
-    for (int i = 0; i < n; i++) {
-        in[i] = me + i % 7;
-        out[i] = me == 0 || nonblocking(call) == IALLREDUCE ? in[i] : -1;
-    }
+    enum call c = nonblocking(call);
+    bool moves = c == IGATHER || c == IALLGATHER || c == IALLTOALL;
+    for (int j = 0; j < (moves ? np : 1); j++)
+        for (int i = 0; i < n; i++) {
+            in[j * n + i] = me + j + i % 7;
+            out[j * n + i] = me == 0 || c == IALLREDUCE ? in[j * n + i] : -1;
+        }
     one(call, in, out, n, 0);
-    for (int i = 0; i < n; i++) {
-        double want =
-            nonblocking(call) == IBCAST ? i % 7 : (double)np * (i % 7) + np * (np - 1) / 2.0;
-        if (out[i] != want)
-            return false;
-    }
+    if (c == IGATHER && me != 0)
+        return true;
+    for (int j = 0; j < (moves ? np : 1); j++)
+        for (int i = 0; i < n; i++) {
+            double want = c == IBCAST      ? i % 7
+                          : c == IALLTOALL ? j + me + i % 7
+                          : moves          ? j + i % 7
+                                           : (double)np * (i % 7) + np * (np - 1) / 2.0;
+            if (out[j * n + i] != want)
+                return false;
+        }
     return true;
 }
 
@@ -166,9 +194,10 @@ int main(int argc, char **argv)
     for (int call = IBARRIER; call <= LAST; call++)
         for (int s = 0; s < (nonblocking(call) == IBARRIER ? 1 : nsizes); s++) {
             int n = nonblocking(call) == IBARRIER ? 0 : (sizes[s] + 7) / 8;
-            double *in = malloc(((size_t)n + 1) * 8), *out = malloc(((size_t)n + 1) * 8);
-            memset(in, 0, ((size_t)n + 1) * 8);
-            memset(out, 0, ((size_t)n + 1) * 8);
+            size_t bytes = ((size_t)n * (size_t)np + 1) * 8;
+            double *in = malloc(bytes), *out = malloc(bytes);
+            memset(in, 0, bytes);
+            memset(out, 0, bytes);
             persistent_init(call, in, out, n);
             double base = timed(call, in, out, n, 0);
             double w = base * 2 > 20e-6 ? base * 2 : 20e-6;

@@ -555,6 +555,19 @@ static _Noreturn void ialltoall_fail(struct wisp_coll_comm *c, const char *what,
     abort();
 }
 
+/* block_at, where an empty block's type is not looked at (a program may
+ * pass any type with a count of 0, which the MPI's call takes). */
+static bool block_or_none(const struct call *k, bool send, int i, struct block *b)
+{
+    bool recv_side = !send || k->in_place;
+    MPI_Count count = k->form == ALL ? (recv_side ? k->rcount : k->scount)
+                                     : count_at(recv_side ? k->rcounts : k->scounts, i, k->large);
+    if (count)
+        return block_at(k, send, i, b);
+    *b = (struct block){.count = 0, .type = MPI_BYTE, .l = {0, 0, true}};
+    return true;
+}
+
 /* Whether member i's send block is read where it is (none under
  * MPI_IN_PLACE: the receive side overwrites it). */
 static bool read_in_place(const struct wisp_coll_comm *c, const struct call *k, int i,
@@ -593,7 +606,7 @@ static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t
         a->bytes[m] = MPI_BYTE;
         if (m == c->rank && user->in_place)
             continue; /* its own block stays where it is */
-        if (!block_at(user, false, m, &b))
+        if (!block_or_none(user, false, m, &b))
             ialltoall_fail(c, "a receive block of a type wisp cannot take", 0);
         a->rcounts[m] = (MPI_Count)b.l.bytes;
         a->rdispls[m] = (MPI_Aint)(b.base + (uintptr_t)b.l.lb);
@@ -608,7 +621,7 @@ static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t
     for (int i = 0; i < n; i++) {
         if (i == c->rank && user->in_place)
             continue;
-        if (!block_at(user, true, i, &b))
+        if (!block_or_none(user, true, i, &b))
             ialltoall_fail(c, "a send block of a type wisp cannot take", 0);
         if (!read_in_place(c, user, i, &b))
             box += (b.l.bytes + 63) & ~(uint64_t)63;
@@ -622,7 +635,7 @@ static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t
     for (int i = 0; i < n; i++) {
         if (i == c->rank && user->in_place)
             continue;
-        block_at(user, true, i, &b);
+        block_or_none(user, true, i, &b);
         a->scounts[i] = (MPI_Count)b.l.bytes;
         a->sdispls[i] = (MPI_Aint)(b.base + (uintptr_t)b.l.lb);
         if (read_in_place(c, user, i, &b))

@@ -1,6 +1,7 @@
 /*
  * The nonblocking collectives of a communicator wisp serves on this node
  * (nb.c): MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce,
+ * MPI_Igather(v), MPI_Iscatter(v), MPI_Iallgather(v), MPI_Ialltoall(v, w),
  * MPI_Ireduce_scatter(_block), MPI_Iscan, MPI_Iexscan; and the rounds of
  * the persistent ones (persist.h), each on a lane of its own, a view whose
  * queue holds that round alone: they match in the order of their inits,
@@ -20,7 +21,10 @@
  * engine (wisp_p2p_up.above), which every wisp call of the application
  * makes, and so do the rescuer thread while the application is inside
  * another call (an MPI_Comm_dup, a computation) and the progress thread.
- * The algorithms call no MPI function, so the rescuer may move them.
+ * The algorithms call no MPI function, so the rescuer may move them: a
+ * block whose type is not one piece is packed at the start and unpacked
+ * by `settle`, both in calls of the user's (an operation waiting for its
+ * settle holds back none behind it).
  *
  * Order. A communicator's collectives run one after another, in the order
  * every member started them (MPI's rule): each communicator keeps its
@@ -28,12 +32,14 @@
  * collective on the communicator first moves the queue to its end
  * (wisp_coll_drain), and so does MPI_Comm_free.
  *
- * The routes (barrier.c, bcast.c, reduce.c, reduce_scatter.c, scan.c)
- * decide as the blocking ones do, on what every member passes alike, with
+ * The routes (barrier.c, bcast.c, reduce.c, gather.c, scatter.c,
+ * allgather.c, alltoall.c, reduce_scatter.c, scan.c) decide as the
+ * blocking ones do, on what every member passes alike, with
  * more conditions: the communicator's area is set up already (AREA,
  * wisp_coll_view_nb; a nonblocking call never sets one up, since that
  * takes an MPI_Bcast), and the engine is on. Elsewhere, and across nodes,
- * the MPI's own MPI_I*.
+ * the MPI's own MPI_I*. The all-to-alls make every block bytes at the
+ * start (alltoall.c), since no member may fall back to the MPI mid-call.
  */
 #ifndef WISP_COLL_NB_H
 #define WISP_COLL_NB_H
