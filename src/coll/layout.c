@@ -10,6 +10,7 @@
 
 #include "coll/op.h"
 #include "core/log.h"
+#include "dt/dt.h"
 
 bool wisp_coll_layout_of(MPI_Datatype type, MPI_Count count, struct wisp_coll_layout *l)
 {
@@ -66,6 +67,8 @@ MPI_Datatype wisp_coll_type_keep(MPI_Datatype type, MPI_Comm comm)
 
 void wisp_coll_type_let_go(MPI_Datatype type)
 {
-    if (!wisp_coll_type_size(type))
-        PMPI_Type_free(&type);
+    if (wisp_coll_type_size(type))
+        return;
+    wisp_dt_forget(type); /* its handle may come back for another type */
+    PMPI_Type_free(&type);
 }
