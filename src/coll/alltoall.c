@@ -156,8 +156,9 @@ static void extents(struct call *k)
 /* The block's bytes into `to` (packed where its type is not one piece). */
 static bool take_out(const struct call *k, const struct block *b, char *to)
 {
-    if (b->l.contiguous) {
-        memcpy(to, (const char *)(b->base + (uintptr_t)b->l.lb), b->l.bytes);
+    if (b->l.contiguous || !b->l.bytes) {
+        if (b->l.bytes) /* an empty block's address may be NULL */
+            memcpy(to, (const char *)(b->base + (uintptr_t)b->l.lb), b->l.bytes);
         return true;
     }
     return wisp_coll_pack((const void *)b->base, b->count, b->type, to, b->l.bytes, k->comm);
