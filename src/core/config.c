@@ -240,6 +240,8 @@ void wisp_core_config_accepted(const struct wisp_config_var *var, char *buf, siz
 static const char *const build_knobs[] = {
     "WISP_APT_GET",
     "WISP_BOOST_CONTEXT_ARCHIVE",
+    "WISP_CCACHE",
+    "WISP_CCACHE_PROGRAM",
     "WISP_CONFORMANCE_DIR",
     "WISP_EASYBUILD_EB",
     "WISP_EASYBUILD_MPI_BIN",
