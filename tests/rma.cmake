@@ -119,20 +119,3 @@ wisp_add_mpi_test(ghost_window_reuse NP 3 ENV WISP_GHOSTS=1 WISP_ASYNC=auto ${on
 # together, and work the same.
 wisp_add_mpi_test(ghost_window_reuse NP 3 ENV WISP_GHOSTS=1 WISP_HEAP_SIZE=1M ${on}
                   SUFFIX .ghosts1.heap_full ARGS 12 full)
-
-# MPI_Win_allocate's windows that no ghost serves, made by MPI_Win_create
-# over the heap (WISP_WIN_ALLOCATE=auto: MPICH 4.0; =heap anywhere) or the
-# MPI's own: the same attributes, results and callbacks either way; memory
-# back to the heap at MPI_Win_free; a heap too small in one process sends
-# them all to the MPI (ghost/heap_win.c).
-if(WISP_MPI STREQUAL "mpich")
-  set(win_allocate_auto heap)
-else()
-  set(win_allocate_auto mpi)
-endif()
-wisp_add_mpi_test(rma_win_allocate NP 3 ENV WISP_HEAP_SIZE=32M ARGS ${win_allocate_auto})
-wisp_add_mpi_test(rma_win_allocate NP 3 ENV WISP_HEAP_SIZE=32M WISP_WIN_ALLOCATE=heap
-                  SUFFIX .heap ARGS heap)
-wisp_add_mpi_test(rma_win_allocate NP 3 ENV WISP_WIN_ALLOCATE=mpi SUFFIX .mpi ARGS mpi)
-wisp_add_mpi_test(rma_win_allocate NP 4 ENV WISP_HEAP_SIZE=32M WISP_WIN_ALLOCATE=heap
-                  WISP_VNODE_SIZE=2 SUFFIX .heap.vnode2 ARGS heap)

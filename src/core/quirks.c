@@ -49,16 +49,6 @@
  * once MPI_Init has returned, as Open MPI's own MPI_Init sets it
  * (opal_progress_set_yield_when_idle, exported by libopen-pal).
  *
- * MPICH 4.0's MPI_Win_allocate sets up and tears down a shared segment per
- * window: 2.1 ms to create and free one on 2 processes, where MPI_Win_create
- * over memory already there takes 0.18 ms, and one-sided operations over
- * UCX cost the same on both (puts, gets and accumulates of 64 B and 8 KiB,
- * docs/ghosts.md). NWChem makes a thousand such windows a run, 7% of its
- * time. So the windows no ghost serves are made with MPI_Win_create over
- * wisp's heap there (ghost/heap_win.c). Not over MPICH 5 (PyPI's), whose
- * own give the node's processes direct loads and stores (gets 10 times
- * faster than on an MPI_Win_create window), nor Open MPI's (osc sm).
- *
  * Intel MPI has MPICH's ABI (libmpi.so.12), so libwisp-mpich built on
  * Debian's MPICH 4.0.2 runs over it, and only MPI_Get_library_version tells
  * the two apart at run time. What wisp reads of MPICH's internals holds
@@ -77,7 +67,6 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,25 +201,6 @@ void wisp_core_quirks_windows_served(void)
                     "set OMPI_MCA_mpi_yield_when_idle=1");
     }
 #endif
-}
-
-bool wisp_core_quirks_slow_win_allocate(void)
-{
-    static _Atomic int slow = -1; /* threads that race compute the same answer */
-    int known = atomic_load_explicit(&slow, memory_order_relaxed);
-    if (known < 0) {
-        static const char mpich[] = "MPICH Version:";
-        char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-        int len = 0;
-        known = PMPI_Get_library_version(version, &len) == MPI_SUCCESS &&
-                !strncmp(version, mpich, strlen(mpich));
-        if (known) {
-            const char *number = version + strlen(mpich);
-            known = !strncmp(number + strspn(number, " \t"), "4.0.", 4);
-        }
-        atomic_store_explicit(&slow, known, memory_order_relaxed);
-    }
-    return known;
 }
 
 void wisp_core_quirks_report(void)

@@ -6,8 +6,6 @@
 #ifndef WISP_CORE_QUIRKS_H
 #define WISP_CORE_QUIRKS_H
 
-#include <stdbool.h>
-
 #pragma GCC visibility push(hidden)
 
 /* Before PMPI_Init: adjust what the MPI reads from the environment. */
@@ -23,10 +21,6 @@ const char *wisp_core_quirks_multiple_breaks_windows(void);
 /* After PMPI_Init, where WISP_GHOST_WINDOWS=auto found that the ghosts serve
  * the windows: give Open MPI back the yield that before_init took away. */
 void wisp_core_quirks_windows_served(void);
-
-/* Does the MPI's own MPI_Win_allocate cost far more than MPI_Win_create
- * over memory of wisp's heap, for one-sided operations as fast (MPICH 4.0)? */
-bool wisp_core_quirks_slow_win_allocate(void);
 
 /* After PMPI_Init (the log knows the rank): say what was adjusted. */
 void wisp_core_quirks_report(void);

@@ -15,7 +15,6 @@
 
 #include "core/world.h"
 #include "fortran/fortran.h"
-#include "ghost/heap_win.h"
 #include "ghost/world_attr.h"
 
 static bool carved(void)
@@ -111,12 +110,10 @@ void wisp_f_win_get_attr(wisp_f_any_fn next, MPI_Fint *win, MPI_Fint *keyval, MP
 {
     forward(next, win, keyval, value, flag, ierror);
     int key = c_keyval(*keyval);
-    if ((!carved() && !wisp_ghost_heap_win_any()) ||
-        (key != MPI_WIN_BASE && key != MPI_WIN_CREATE_FLAVOR) ||
+    if (!carved() || (key != MPI_WIN_BASE && key != MPI_WIN_CREATE_FLAVOR) ||
         (ierror && *ierror != MPI_SUCCESS) || !wisp_f_logical_in(*flag))
         return;
-    /* wisp's C MPI_Win_get_attr knows the windows a ghost serves, and those
-     * of MPI_Win_allocate it made over its heap. */
+    /* wisp's C MPI_Win_get_attr knows the windows a ghost serves. */
     void *c = NULL;
     int found = 0;
     if (MPI_Win_get_attr(PMPI_Win_f2c(*win), key, &c, &found) == MPI_SUCCESS && found)

@@ -22,7 +22,6 @@
 #include "core/log.h"
 #include "ghost/async.h"
 #include "ghost/board.h"
-#include "ghost/heap_win.h"
 #include "ghost/hints.h"
 #include "ghost/icomm.h"
 #include "ghost/issue.h"
@@ -470,19 +469,6 @@ static void say_not_served(MPI_Comm comm, int flavor, const char *why)
                  flavor_name(flavor), why);
 }
 
-/* A window no ghost serves: the MPI's, or MPI_Win_create's over the heap
- * where that is much cheaper to make (heap_win.c). */
-static int unserved(int (*native)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *),
-                    MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                    MPI_Win *win, int flavor)
-{
-    int rc;
-    if (flavor == MPI_WIN_FLAVOR_ALLOCATE &&
-        wisp_ghost_heap_win_allocate(size, disp_unit, info, comm, baseptr, win, &rc))
-        return rc;
-    return native(size, disp_unit, info, comm, baseptr, win);
-}
-
 int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win, int flavor)
 {
@@ -492,7 +478,7 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     if (comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         inter = 1;
     if (!can_serve(flavor_name(flavor), inter, size, disp_unit, comm))
-        return unserved(native, size, disp_unit, info, comm, baseptr, win, flavor);
+        return native(size, disp_unit, info, comm, baseptr, win);
     /* MPI_Win_allocate's memory comes from the shared heap, which the
      * ghosts map already: no segment to map. Where some process's heap is
      * full, the window gets new segments; a shared window always does, as
@@ -506,7 +492,7 @@ int wisp_ghost_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         wisp_shm_heap_free(mem);
     if (!w) {
         say_not_served(comm, flavor, why);
-        return unserved(native, size, disp_unit, info, comm, baseptr, win, flavor);
+        return native(size, disp_unit, info, comm, baseptr, win);
     }
     *(void **)baseptr = wisp_ghost_app_base(w, w->rank);
     *win = w->win;
@@ -603,9 +589,8 @@ int wisp_ghost_win_free_handle(MPI_Win *win)
 /* MPI_Win_get_attr: a served window is an MPI_Win_create window over the
  * application's memory, so its creation flavor is the one the application
  * asked for, and its base is the memory wisp returned or was given (MPICH reports the
- * base of an MPI_Win_create window rounded down to 8 bytes); so is a window
- * of MPI_Win_allocate made over the heap (heap_win.c), whose base is its
- * memory's; every other attribute is the MPI's. */
+ * base of an MPI_Win_create window rounded down to 8 bytes); every other
+ * attribute is the MPI's. */
 int wisp_ghost_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     static int flavors[] = {MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED, MPI_WIN_FLAVOR_CREATE};
@@ -616,13 +601,8 @@ int wisp_ghost_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, in
         *(int **)attribute_val = &flavors[w->flavor == MPI_WIN_FLAVOR_SHARED   ? 1
                                           : w->flavor == MPI_WIN_FLAVOR_CREATE ? 2
                                                                                : 0];
-    else {
-        int rc = PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
-        if (rc == MPI_SUCCESS && *flag && win_keyval == MPI_WIN_CREATE_FLAVOR &&
-            wisp_ghost_heap_win_is(win))
-            *(int **)attribute_val = &flavors[0];
-        return rc;
-    }
+    else
+        return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
     *flag = 1;
     return MPI_SUCCESS;
 }
