@@ -211,17 +211,45 @@ static int iscatter_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, con
     return wisp_coll_nb_begin(c, iscatter_run, NULL, r, request);
 }
 
+/* The nonblocking (or, `persistent`, the persistent) form's start where
+ * wisp serves it: true, with its result in *rc; false: the MPI's. Blocks of
+ * recvcount each. */
+static bool block_take(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype type,
+                       MPI_Op op, MPI_Comm comm, bool persistent, MPI_Request *request, int *rc)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    if (!c || recvcount < 0 ||
+        !served(c, f, (uint64_t)recvcount * (uint64_t)c->size, sendbuf, recvbuf))
+        return false;
+    *rc = iscatter_start(c, f, sendbuf, recvbuf, (uint64_t)recvcount * (uint64_t)c->size,
+                         (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount, persistent,
+                         request);
+    return true;
+}
+
+/* The same with a count per member (recvcounts, MPI_Count's under `large`). */
+static bool counts_take(const void *sendbuf, void *recvbuf, const void *recvcounts,
+                        MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool large, bool persistent,
+                        MPI_Request *request, int *rc)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
+    uint64_t total = 0, lo = 0, mine = 0;
+    if (!c || !counts_of(c, recvcounts, large, &total, &lo, &mine) ||
+        !served(c, f, total, sendbuf, recvbuf))
+        return false;
+    *rc = iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, persistent, request);
+    return true;
+}
+
 int wisp_coll_ireduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                     MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                     MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
-    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (c && recvcount >= 0 &&
-        served(c, f, (uint64_t)recvcount * (uint64_t)c->size, sendbuf, recvbuf))
-        return iscatter_start(c, f, sendbuf, recvbuf, (uint64_t)recvcount * (uint64_t)c->size,
-                              (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount, false,
-                              request);
+    int rc;
+    if (block_take(sendbuf, recvbuf, recvcount, type, op, comm, false, request, &rc))
+        return rc;
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_block_c
     if (large)
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm, request);
@@ -234,12 +262,9 @@ int wisp_coll_ireduce_scatter(const void *sendbuf, void *recvbuf, const void *re
                               MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *request,
                               bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
-    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    uint64_t total = 0, lo = 0, mine = 0;
-    bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
-    if (counts_ok && served(c, f, total, sendbuf, recvbuf))
-        return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, false, request);
+    int rc;
+    if (counts_take(sendbuf, recvbuf, recvcounts, type, op, comm, large, false, request, &rc))
+        return rc;
 #ifdef WISP_HAVE_MPI_Ireduce_scatter_c
     if (large)
         return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm, request);
@@ -255,13 +280,9 @@ int wisp_coll_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_
                                         MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                         MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
-    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    if (c && recvcount >= 0 &&
-        served(c, f, (uint64_t)recvcount * (uint64_t)c->size, sendbuf, recvbuf))
-        return iscatter_start(c, f, sendbuf, recvbuf, (uint64_t)recvcount * (uint64_t)c->size,
-                              (uint64_t)recvcount * (uint64_t)c->rank, (uint64_t)recvcount, true,
-                              request);
+    int rc;
+    if (block_take(sendbuf, recvbuf, recvcount, type, op, comm, true, request, &rc))
+        return rc;
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
     if (large)
         return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, type, op, comm, info,
@@ -278,12 +299,9 @@ int wisp_coll_reduce_scatter_init(const void *sendbuf, void *recvbuf, const void
                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                   MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
-    struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
-    uint64_t total = 0, lo = 0, mine = 0;
-    bool counts_ok = c && counts_of(c, recvcounts, large, &total, &lo, &mine);
-    if (counts_ok && served(c, f, total, sendbuf, recvbuf))
-        return iscatter_start(c, f, sendbuf, recvbuf, total, lo, mine, true, request);
+    int rc;
+    if (counts_take(sendbuf, recvbuf, recvcounts, type, op, comm, large, true, request, &rc))
+        return rc;
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
     if (large)
         return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, type, op, comm, info,
