@@ -87,7 +87,9 @@ WISP_API unsigned long long wisp_dt_counter(const char *name);
 /** @return a counter of the node's collectives (docs/coll.md): `name` is
  *  "served" (MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Allreduce calls that
  *  wisp ran through the shared heap) or "passed" (calls of those four that
- *  went to the MPI); 0 for another name. */
+ *  went to the MPI), or "no_room" (persistent collectives whose lane found no
+ *  room in the shared heap: the MPI's own request runs their rounds); 0 for
+ *  another name. */
 WISP_API unsigned long long wisp_coll_counter(const char *name);
 
 /* ---- user-level threads (docs/ult.md) ---------------------------------

@@ -25,8 +25,10 @@
 #include "coll/move.h"
 #include "coll/mpi.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/view.h"
 #include "core/log.h"
+#include "p2p/p2p.h"
 #include "wisp_have.h"
 
 static int mpi_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -345,3 +347,157 @@ int wisp_coll_iallgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
     return PMPI_Iallgatherv(sendbuf, (int)sendcount, sendtype, recvbuf, recv.counts, recv.displs,
                             recvtype, comm, request);
 }
+
+/* ---- MPI_Allgather_init, MPI_Allgatherv_init (persist.h) ------------------------- */
+
+#ifdef WISP_HAVE_MPI_Allgather_init
+/* The request's arguments, its types held; each round opens the blocks
+ * anew at its start (this member's packed then, in the user's call: a
+ * round sends the data the buffer holds at its start, where MPICH 4.0.2's
+ * own request repeats its first round's), runs on the lane and closes
+ * them in the call that completes it (the copies unpacked): the
+ * nonblocking form's steps round after round. */
+struct pallgather {
+    const void *sendbuf;
+    MPI_Count sendcount;
+    MPI_Datatype sendtype;
+    struct wisp_coll_blocks bs;
+    int size;
+    bool send_held, recv_held;
+    struct allgather *g; /* the round's, from its start to its settle */
+};
+
+/* A round's blocks that no settle closed (the MPI's request ran it,
+ * persist.c): let go. */
+static void pallgather_drop(struct pallgather *p)
+{
+    if (!p->g)
+        return;
+    struct wisp_coll_comm view = {.size = p->size};
+    allgather_close(&view, p->g, MPI_COMM_NULL, false);
+    free(p->g);
+    p->g = NULL;
+}
+
+static int pallgather_begin(struct wisp_coll_comm *c, void *args)
+{
+    struct pallgather *p = args;
+    pallgather_drop(p);
+    struct allgather *g = malloc(sizeof *g);
+    if (g)
+        g->bs = p->bs;
+    /* It opened at the init: only memory can fail now, and the others run the round. */
+    if (!g || !allgather_open(c, p->sendbuf, p->sendcount, p->sendtype, c->handle, g)) {
+        wisp_log_error("a persistent allgather: no memory for a round's blocks");
+        PMPI_Abort(c->handle, 1);
+    }
+    p->g = g;
+    return MPI_SUCCESS;
+}
+
+static void pallgather_run(struct wisp_coll_comm *c, void *args)
+{
+    allgather_run(c, ((struct pallgather *)args)->g);
+}
+
+static int pallgather_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct pallgather *p = args;
+    allgather_close(c, p->g, c->handle, true);
+    free(p->g);
+    p->g = NULL;
+    return MPI_SUCCESS;
+}
+
+static void pallgather_release(void *args)
+{
+    struct pallgather *p = args;
+    pallgather_drop(p);
+    if (p->send_held)
+        wisp_p2p_type_unhold(p->sendtype);
+    if (p->recv_held)
+        wisp_p2p_type_unhold(p->bs.type);
+    free(p);
+}
+
+static const struct wisp_coll_persist_ops pallgather = {.run = pallgather_run,
+                                                        .settle = pallgather_settle,
+                                                        .begin = pallgather_begin,
+                                                        .release = pallgather_release};
+
+/* The request as wisp's (the nonblocking form's decision: its blocks open
+ * as bytes), or false: the MPI's request in *request stays the user's. */
+static bool pallgather_init(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                            MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    struct allgather g;
+    g.bs = *bs;
+    if (!allgather_open(c, sendbuf, sendcount, sendtype, comm, &g))
+        return false;
+    allgather_close(c, &g, comm, false);
+    struct pallgather *p = calloc(1, sizeof *p);
+    if (!p) {
+        wisp_log_error("a persistent allgather: no memory");
+        PMPI_Abort(comm, 1);
+    }
+    *p = (struct pallgather){sendbuf, sendcount, sendtype, *bs, c->size, false, false, NULL};
+    MPI_Datatype held;
+    if (sendbuf != MPI_IN_PLACE && wisp_p2p_type_hold(sendtype, &held)) {
+        p->sendtype = held;
+        p->send_held = true;
+    }
+    if (wisp_p2p_type_hold(bs->type, &held)) {
+        p->bs.type = held;
+        p->recv_held = true;
+    }
+    wisp_coll_persist_init(c, &pallgather, p, request);
+    return true;
+}
+
+int wisp_coll_allgather_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Allgather_init_c
+    if (large)
+        rc = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                   info, request);
+    else
+#endif
+        rc = PMPI_Allgather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount,
+                                 recvtype, comm, info, request);
+    (void)large;
+    /* The MPI's request: the user's, or the lane's backup (persist.h). */
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (c && (sendbuf != recvbuf || sendcount <= 0) &&
+        wisp_coll_blocks_of(&bs, recvbuf, recvcount, (struct wisp_coll_vec){0}, recvtype))
+        pallgather_init(c, sendbuf, sendcount, sendtype, &bs, comm, request);
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Allgatherv_init
+int wisp_coll_allgatherv_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Allgatherv_init_c
+    if (recv.large)
+        rc = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recv.lcounts,
+                                    recv.ldispls, recvtype, comm, info, request);
+    else
+#endif
+        rc = PMPI_Allgatherv_init(sendbuf, (int)sendcount, sendtype, recvbuf, recv.counts,
+                                  recv.displs, recvtype, comm, info, request);
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (c && (sendbuf != recvbuf || sendcount <= 0) &&
+        wisp_coll_blocks_of(&bs, recvbuf, 0, recv, recvtype))
+        pallgather_init(c, sendbuf, sendcount, sendtype, &bs, comm, request);
+    return rc;
+}
+#endif

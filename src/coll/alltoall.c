@@ -38,8 +38,10 @@
 #include "coll/layout.h"
 #include "coll/mpi_more.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/view.h"
 #include "core/log.h"
+#include "p2p/p2p.h"
 #include "dt/dt.h"
 #include "shm/heap.h"
 
@@ -581,9 +583,10 @@ static bool read_in_place(const struct wisp_coll_comm *c, const struct call *k, 
             wisp_shm_heap_holds((const void *)(b->base + (uintptr_t)b->l.lb), b->l.bytes));
 }
 
-/* Start the call as wisp's (decided already, alike in every member). */
-static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t inline_bytes,
-                           MPI_Request *request)
+/* The call's blocks as bytes (decided already, alike in every member),
+ * at its start, in a call of the user's. */
+static struct ialltoall *ialltoall_make(struct wisp_coll_comm *c, struct call *user,
+                                        uint64_t inline_bytes)
 {
     int n = c->size;
     if (user->form != W)
@@ -664,6 +667,14 @@ static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t
                          .stypes = a->bytes,
                          .rtypes = a->bytes,
                          .comm = c->handle};
+    return a;
+}
+
+/* Start the call as wisp's (decided already, alike in every member). */
+static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t inline_bytes,
+                           MPI_Request *request)
+{
+    struct ialltoall *a = ialltoall_make(c, user, inline_bytes);
     wisp_coll_count(&wisp_coll.served);
     return wisp_coll_nb_begin(c, ialltoall_run, a->copies ? ialltoall_settle : NULL, a, request);
 }
@@ -767,3 +778,249 @@ int wisp_coll_ialltoallw(const void *sendbuf, const void *sendcounts, const void
     return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                            recvtypes, comm, request);
 }
+
+/* ---- MPI_Alltoall(v, w)_init (persist.h) ------------------------------------------ */
+
+#ifdef WISP_HAVE_MPI_Alltoall_init
+/* The request's call, its types held; each round makes its blocks bytes
+ * at its start (ialltoall_make, in the user's call: the outbox, the
+ * copies), runs the phases on the lane and unpacks its copies in the call
+ * that completes it: the nonblocking form's steps round after round. A
+ * member that cannot make its blocks bytes at a start ends the job, as
+ * the nonblocking form's. */
+struct palltoall {
+    struct call user;
+    uint64_t inline_bytes;
+    int n;
+    MPI_Datatype *types; /* W: the 2n types used (send, then receive), some held */
+    bool *held;          /* which of `types` (W), or of stype and rtype, are held */
+    bool own[2];
+    struct ialltoall *a; /* the round's, from its start to its settle */
+};
+
+/* A round's blocks that no settle unpacked (the MPI's request ran it,
+ * persist.c): let go. */
+static void palltoall_drop(struct palltoall *p)
+{
+    struct ialltoall *a = p->a;
+    if (!a)
+        return;
+    if (a->outbox)
+        wisp_shm_heap_free(a->outbox);
+    for (int m = 0; m < p->n; m++) {
+        if (!a->copy[m])
+            continue;
+        free(a->copy[m]);
+        if (a->user.form == W)
+            wisp_coll_type_let_go(a->kept[m]);
+    }
+    if (a->copies && a->user.form != W)
+        wisp_coll_type_let_go(a->user.rtype);
+    free(a);
+    p->a = NULL;
+}
+
+static int palltoall_begin(struct wisp_coll_comm *c, void *args)
+{
+    struct palltoall *p = args;
+    palltoall_drop(p);
+    struct call user = p->user;
+    p->a = ialltoall_make(c, &user, p->inline_bytes);
+    return MPI_SUCCESS;
+}
+
+static void palltoall_run(struct wisp_coll_comm *c, void *args)
+{
+    ialltoall_run(c, ((struct palltoall *)args)->a);
+}
+
+static int palltoall_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct palltoall *p = args;
+    if (p->a->copies)
+        ialltoall_settle(c, p->a);
+    free(p->a);
+    p->a = NULL;
+    return MPI_SUCCESS;
+}
+
+static void palltoall_release(void *args)
+{
+    struct palltoall *p = args;
+    palltoall_drop(p);
+    if (p->types) {
+        for (int i = 0; i < 2 * p->n; i++)
+            if (p->held[i])
+                wisp_p2p_type_unhold(p->types[i]);
+        free(p->types);
+        free(p->held);
+    }
+    if (p->own[0])
+        wisp_p2p_type_unhold(p->user.stype);
+    if (p->own[1])
+        wisp_p2p_type_unhold(p->user.rtype);
+    free(p);
+}
+
+static const struct wisp_coll_persist_ops palltoall = {.run = palltoall_run,
+                                                       .settle = palltoall_settle,
+                                                       .begin = palltoall_begin,
+                                                       .release = palltoall_release};
+
+/* A type the request uses, held (where it is a derived one): *own says so. */
+static MPI_Datatype hold(MPI_Datatype type, bool used, bool *own)
+{
+    MPI_Datatype held;
+    *own = used && type != MPI_DATATYPE_NULL && wisp_p2p_type_hold(type, &held);
+    return *own ? held : type;
+}
+
+/* The request as wisp's, its call `k` decided (the nonblocking form's
+ * decision, and a lane's half takes the tables); else the MPI's request
+ * in *request stays the user's. */
+static void palltoall_init(struct wisp_coll_comm *c, struct call *k, uint64_t inline_bytes,
+                           MPI_Request *request)
+{
+    struct wisp_coll_comm lane = {.rank = c->rank, .size = c->size, .half = wisp_coll_lane_half()};
+    if (!tables_fit(&lane))
+        return;
+    int n = c->size;
+    struct palltoall *p = calloc(1, sizeof *p);
+    if (p && k->form == W) {
+        p->types = malloc(2 * (size_t)n * sizeof *p->types);
+        p->held = calloc(2 * (size_t)n, sizeof *p->held);
+    }
+    if (!p || (k->form == W && (!p->types || !p->held))) {
+        wisp_log_error("a persistent all-to-all: no memory");
+        PMPI_Abort(c->handle, 1);
+    }
+    p->user = *k;
+    p->inline_bytes = inline_bytes;
+    p->n = n;
+    if (k->form == W) {
+        for (int i = 0; i < n; i++) {
+            bool send = !k->in_place && count_at(k->scounts, i, k->large);
+            p->types[i] = send ? hold(k->stypes[i], true, &p->held[i]) : MPI_BYTE;
+            p->types[n + i] =
+                hold(k->rtypes[i], count_at(k->rcounts, i, k->large) != 0, &p->held[n + i]);
+        }
+        p->user.stypes = p->types;
+        p->user.rtypes = p->types + n;
+    } else {
+        p->user.stype = hold(k->stype, !k->in_place, &p->own[0]);
+        p->user.rtype = hold(k->rtype, true, &p->own[1]);
+    }
+    wisp_coll_persist_init(c, &palltoall, p, request);
+}
+
+int wisp_coll_alltoall_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Alltoall_init_c
+    if (large)
+        rc = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                  info, request);
+    else
+#endif
+        rc = PMPI_Alltoall_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount,
+                                recvtype, comm, info, request);
+    /* The MPI's request: the user's, or the lane's backup (persist.h). */
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    MPI_Count size = 0;
+    uint64_t bytes = 0;
+    if (c && recvcount >= 0 && recvtype != MPI_DATATYPE_NULL &&
+        PMPI_Type_size_x(recvtype, &size) == MPI_SUCCESS && size != MPI_UNDEFINED)
+        bytes = (uint64_t)recvcount * (uint64_t)size;
+    else
+        c = NULL;
+    if (c && tables_fit(c) && bytes <= INT_MAX && bytes <= wisp_coll.alltoall_max &&
+        (!bytes || bytes >= wisp_coll.alltoall_min) && (sendbuf != recvbuf || !bytes)) {
+        struct call k = {.form = ALL,
+                         .large = large,
+                         .in_place = sendbuf == MPI_IN_PLACE,
+                         .sendbuf = sendbuf,
+                         .recvbuf = recvbuf,
+                         .scount = bytes ? sendcount : 0,
+                         .rcount = bytes ? recvcount : 0,
+                         .stype = bytes ? sendtype : MPI_BYTE,
+                         .rtype = bytes ? recvtype : MPI_BYTE,
+                         .comm = comm};
+        palltoall_init(c, &k, bytes, request);
+    }
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Alltoallv_init
+int wisp_coll_alltoallv_init(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                             MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                             const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request, bool large)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Alltoallv_init_c
+    if (large)
+        rc = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                   rdispls, recvtype, comm, info, request);
+    else
+#endif
+        rc = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                 rdispls, recvtype, comm, info, request);
+    struct wisp_coll_comm *c =
+        rc == MPI_SUCCESS && wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
+    if (c && tables_fit(c)) {
+        struct call k = {.form = V,
+                         .large = large,
+                         .in_place = sendbuf == MPI_IN_PLACE,
+                         .sendbuf = sendbuf,
+                         .recvbuf = recvbuf,
+                         .scounts = sendcounts,
+                         .sdispls = sdispls,
+                         .rcounts = recvcounts,
+                         .rdispls = rdispls,
+                         .stype = sendtype,
+                         .rtype = recvtype,
+                         .comm = comm};
+        palltoall_init(c, &k, 0, request);
+    }
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Alltoallw_init
+int wisp_coll_alltoallw_init(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                             const MPI_Datatype *sendtypes, void *recvbuf, const void *recvcounts,
+                             const void *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request, bool large)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Alltoallw_init_c
+    if (large)
+        rc = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                   rdispls, recvtypes, comm, info, request);
+    else
+#endif
+        rc = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                 rdispls, recvtypes, comm, info, request);
+    struct wisp_coll_comm *c =
+        rc == MPI_SUCCESS && wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
+    if (c && tables_fit(c)) {
+        struct call k = {.form = W,
+                         .large = large,
+                         .in_place = sendbuf == MPI_IN_PLACE,
+                         .sendbuf = sendbuf,
+                         .recvbuf = recvbuf,
+                         .scounts = sendcounts,
+                         .sdispls = sdispls,
+                         .rcounts = recvcounts,
+                         .rdispls = rdispls,
+                         .stypes = sendtypes,
+                         .rtypes = recvtypes,
+                         .comm = comm};
+        palltoall_init(c, &k, 0, request);
+    }
+    return rc;
+}
+#endif

@@ -46,7 +46,7 @@ static void zombies_sweep(void)
             *z = dead->next;
             for (uint64_t d = atomic_load_explicit(&dead->shared->lanes, memory_order_relaxed),
                           next;
-                 d; d = next) {
+                 d && d != WISP_COLL_LANE_NONE; d = next) {
                 next = atomic_load_explicit(&((struct lanes *)(uintptr_t)d)->next,
                                             memory_order_relaxed);
                 wisp_shm_heap_free((void *)(uintptr_t)d);
@@ -160,6 +160,9 @@ static struct lanes *lanes_alloc(void)
     return l;
 }
 
+/* The slot of every lane past a chunk that has no room: never written. */
+static _Atomic uint64_t no_room = WISP_COLL_LANE_NONE;
+
 _Atomic uint64_t *wisp_coll_lane_slot(struct wisp_coll_shared *home, uint64_t k, bool make)
 {
     _Atomic uint64_t *link = &home->lanes;
@@ -167,11 +170,11 @@ _Atomic uint64_t *wisp_coll_lane_slot(struct wisp_coll_shared *home, uint64_t k,
         uint64_t at = atomic_load_explicit(link, memory_order_acquire);
         if (!at && make) { /* the first member alone writes the links */
             struct lanes *l = lanes_alloc();
-            if (!l)
-                return NULL;
-            at = (uint64_t)(uintptr_t)l;
+            at = l ? (uint64_t)(uintptr_t)l : WISP_COLL_LANE_NONE;
             atomic_store_explicit(link, at, memory_order_release);
         }
+        if (at == WISP_COLL_LANE_NONE)
+            return &no_room;
         if (!at)
             return NULL;
         struct lanes *l = (struct lanes *)(uintptr_t)at;
@@ -181,7 +184,7 @@ _Atomic uint64_t *wisp_coll_lane_slot(struct wisp_coll_shared *home, uint64_t k,
     }
 }
 
-static uint64_t lane_half(void)
+uint64_t wisp_coll_lane_half(void)
 {
     uint64_t half = (wisp_coll.stage / 2) & ~(uint64_t)(WISP_COLL_LINE - 1);
     return half < WISP_COLL_LANE_HALF ? half : WISP_COLL_LANE_HALF;
@@ -189,7 +192,7 @@ static uint64_t lane_half(void)
 
 struct wisp_coll_shared *wisp_coll_lane_alloc(int size)
 {
-    return area_alloc(size, lane_half());
+    return area_alloc(size, wisp_coll_lane_half());
 }
 
 void wisp_coll_lane_attach(struct wisp_coll_comm *lane, struct wisp_coll_shared *s)

@@ -140,6 +140,7 @@ struct wisp_coll {
      * (wisp_coll_counter). Relaxed loads and stores, no locked instruction:
      * threads may count over each other, they only report. */
     _Atomic uint64_t served, passed;
+    _Atomic uint64_t no_room; /* persistent requests whose lane had no room (persist.c) */
 };
 extern struct wisp_coll wisp_coll;
 
@@ -166,8 +167,15 @@ void wisp_coll_area_fini(void);
 enum { WISP_COLL_LANE_HALF = 16 << 10 };
 /* Where lane k's area is published in the directory of `home`, a
  * communicator's area: the first member makes the directory's chunks up to
- * it (`make`), the others find NULL until it has. */
+ * it (`make`), the others find NULL until it has. A slot holds 0 (not
+ * yet), the lane's address, or WISP_COLL_LANE_NONE (the first member found
+ * no room for it: persist.c). A chunk the first member finds no room for
+ * is WISP_COLL_LANE_NONE in its link: then every slot from there on reads
+ * WISP_COLL_LANE_NONE (a slot of no chunk, which nobody writes). */
+enum { WISP_COLL_LANE_NONE = 1 };
 _Atomic uint64_t *wisp_coll_lane_slot(struct wisp_coll_shared *home, uint64_t k, bool make);
+/* The staging half a lane gets: alike in every member (WISP_COLL_STAGE's). */
+uint64_t wisp_coll_lane_half(void);
 /* The first member's area for a lane of `size` members (WISP_COLL_LANE_HALF
  * halves, or the communicators' where smaller), or NULL where the heap has
  * no room; `lane`, whose rank and size are set, takes it (every member,

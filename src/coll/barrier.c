@@ -77,11 +77,14 @@ int wisp_coll_ibarrier(MPI_Comm comm, MPI_Request *request)
 #ifdef WISP_HAVE_MPI_Barrier_init
 static const struct wisp_coll_persist_ops barrier_persist = {.run = arrive_all};
 
+/* The MPI's request first: the user's where wisp does not serve the call,
+ * else its lane's backup (persist.h); so in every MPI_*_init. */
 int wisp_coll_barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    int rc = PMPI_Barrier_init(comm, info, request);
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
     if (!c)
-        return PMPI_Barrier_init(comm, info, request);
+        return rc;
     return wisp_coll_persist_init(c, &barrier_persist, NULL, request);
 }
 #endif

@@ -298,16 +298,18 @@ static const struct wisp_coll_persist_ops pbcast_packed = {
 int wisp_coll_bcast_init(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                          MPI_Info info, MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
-    struct wisp_coll_layout l;
-    if (!ibcast_takes(c, count, type, root, &l)) {
+    int rc;
 #ifdef WISP_HAVE_MPI_Bcast_init_c
-        if (large)
-            return PMPI_Bcast_init_c(buffer, count, type, root, comm, info, request);
+    if (large)
+        rc = PMPI_Bcast_init_c(buffer, count, type, root, comm, info, request);
+    else
 #endif
-        (void)large;
-        return PMPI_Bcast_init(buffer, (int)count, type, root, comm, info, request);
-    }
+        rc = PMPI_Bcast_init(buffer, (int)count, type, root, comm, info, request);
+    (void)large;
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_layout l;
+    if (!ibcast_takes(c, count, type, root, &l))
+        return rc; /* the MPI's request (persist.h: made first, a backup where wisp serves) */
     struct ibcast *b = malloc(sizeof *b);
     char *packed = !l.contiguous && l.bytes ? malloc(l.bytes) : NULL;
     if (!b || (!l.contiguous && l.bytes && !packed)) {

@@ -178,11 +178,45 @@ int wisp_coll_exscan_init(const void *sendbuf, void *recvbuf, MPI_Count count, M
                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request,
                           bool large);
 
+/* MPI_Gather(v)_init, MPI_Scatter(v)_init, MPI_Allgather(v)_init,
+ * MPI_Alltoall(v, w)_init (and their _c forms): the nonblocking forms'
+ * algorithms through lanes (persist.h). */
+int wisp_coll_gather_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large);
+int wisp_coll_gatherv_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                           int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int wisp_coll_scatter_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large);
+int wisp_coll_scatterv_init(const void *sendbuf, struct wisp_coll_vec send, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int wisp_coll_allgather_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large);
+int wisp_coll_allgatherv_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int wisp_coll_alltoall_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large);
+int wisp_coll_alltoallv_init(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                             MPI_Datatype sendtype, void *recvbuf, const void *recvcounts,
+                             const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request, bool large);
+int wisp_coll_alltoallw_init(const void *sendbuf, const void *sendcounts, const void *sdispls,
+                             const MPI_Datatype *sendtypes, void *recvbuf, const void *recvcounts,
+                             const void *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request, bool large);
+
 /* The component's start and stop (core/component.h; start.c). */
 void wisp_coll_start(int thread_level);
 void wisp_coll_stop(void);
-/* "served" (calls through the heap) or "passed" (calls of the four that
- * went to the MPI); 0 for another name (wisp.h's wisp_coll_counter). */
+/* "served" (calls through the heap), "passed" (calls of the four that
+ * went to the MPI) or "no_room" (persistent requests whose lane found no
+ * room, persist.h); 0 for another name (wisp.h's wisp_coll_counter). */
 uint64_t wisp_coll_counter_of(const char *name);
 
 #pragma GCC visibility pop

@@ -28,8 +28,10 @@
 #include "coll/move.h"
 #include "coll/mpi.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/view.h"
 #include "core/log.h"
+#include "p2p/p2p.h"
 #include "wisp_have.h"
 
 /* Inline in a first-phase line, after the 8 bytes of the size. */
@@ -427,3 +429,166 @@ int wisp_coll_igatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     return PMPI_Igatherv(sendbuf, (int)sendcount, sendtype, recvbuf, recv.counts, recv.displs,
                          recvtype, root, comm, request);
 }
+
+/* ---- MPI_Gather_init, MPI_Gatherv_init (persist.h) ------------------------------- */
+
+#ifdef WISP_HAVE_MPI_Gather_init
+/* The request's arguments, its types held; each round opens the blocks
+ * anew at its start (a non-contiguous send block packed then, in the
+ * user's call), runs on the lane and closes them in the call that
+ * completes it (the root's copies unpacked): the nonblocking form's steps
+ * round after round. */
+struct pgather {
+    const void *sendbuf;
+    MPI_Count sendcount;
+    MPI_Datatype sendtype;
+    struct wisp_coll_blocks bs; /* the root's */
+    int root, rank, size;
+    bool uniform, send_held, recv_held;
+    struct gather *g; /* the round's, from its start to its settle */
+};
+
+/* A round's blocks that no settle closed (the MPI's request ran it,
+ * persist.c): let go. */
+static void pgather_drop(struct pgather *p)
+{
+    if (!p->g)
+        return;
+    struct wisp_coll_comm view = {.rank = p->rank, .size = p->size};
+    gather_close(&view, p->g, MPI_COMM_NULL, false);
+    free(p->g);
+    p->g = NULL;
+}
+
+static int pgather_begin(struct wisp_coll_comm *c, void *args)
+{
+    struct pgather *p = args;
+    pgather_drop(p);
+    struct gather *g = malloc(sizeof *g);
+    if (g && c->rank == p->root)
+        g->bs = p->bs;
+    /* It opened at the init: only memory can fail now, and the others run the round. */
+    if (!g ||
+        !gather_open(c, p->sendbuf, p->sendcount, p->sendtype, p->root, p->uniform, c->handle, g)) {
+        wisp_log_error("a persistent gather: no memory for a round's blocks");
+        PMPI_Abort(c->handle, 1);
+    }
+    p->g = g;
+    return MPI_SUCCESS;
+}
+
+static void pgather_run(struct wisp_coll_comm *c, void *args)
+{
+    struct pgather *p = args;
+    /* The path by the lane's half, which the init did not know. */
+    p->g->small = p->uniform && p->g->bytes <= c->half && p->g->bytes < wisp_coll.single_copy_min;
+    gather_run(c, p->g);
+}
+
+static int pgather_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct pgather *p = args;
+    gather_close(c, p->g, c->handle, true);
+    free(p->g);
+    p->g = NULL;
+    return MPI_SUCCESS;
+}
+
+static void pgather_release(void *args)
+{
+    struct pgather *p = args;
+    pgather_drop(p);
+    if (p->send_held)
+        wisp_p2p_type_unhold(p->sendtype);
+    if (p->recv_held)
+        wisp_p2p_type_unhold(p->bs.type);
+    free(p);
+}
+
+static const struct wisp_coll_persist_ops pgather = {.run = pgather_run,
+                                                     .settle = pgather_settle,
+                                                     .begin = pgather_begin,
+                                                     .release = pgather_release};
+
+/* The request as wisp's (the nonblocking form's decision: its blocks open
+ * as bytes), or false: the MPI's request in *request stays the user's. */
+static bool pgather_init(struct wisp_coll_comm *c, const void *sendbuf, MPI_Count sendcount,
+                         MPI_Datatype sendtype, const struct wisp_coll_blocks *bs, int root,
+                         bool uniform, MPI_Comm comm, MPI_Request *request)
+{
+    struct gather g;
+    if (c->rank == root)
+        g.bs = *bs;
+    if (!gather_open(c, sendbuf, sendcount, sendtype, root, uniform, comm, &g))
+        return false;
+    gather_close(c, &g, comm, false);
+    struct pgather *p = calloc(1, sizeof *p);
+    if (!p) {
+        wisp_log_error("a persistent gather: no memory");
+        PMPI_Abort(comm, 1);
+    }
+    *p = (struct pgather){sendbuf, sendcount, sendtype, {0},   root, c->rank,
+                          c->size, uniform,   false,    false, NULL};
+    if (c->rank == root)
+        p->bs = *bs;
+    MPI_Datatype held;
+    if (sendbuf != MPI_IN_PLACE && wisp_p2p_type_hold(sendtype, &held)) {
+        p->sendtype = held;
+        p->send_held = true;
+    }
+    if (c->rank == root && wisp_p2p_type_hold(bs->type, &held)) {
+        p->bs.type = held;
+        p->recv_held = true;
+    }
+    wisp_coll_persist_init(c, &pgather, p, request);
+    return true;
+}
+
+int wisp_coll_gather_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Gather_init_c
+    if (large)
+        rc = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                comm, info, request);
+    else
+#endif
+        rc = PMPI_Gather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
+                              root, comm, info, request);
+    (void)large;
+    /* The MPI's request: the user's, or the lane's backup (persist.h). */
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (c && root >= 0 && root < c->size && (c->rank == root || sendbuf != MPI_IN_PLACE) &&
+        (c->rank != root ||
+         wisp_coll_blocks_of(&bs, recvbuf, recvcount, (struct wisp_coll_vec){0}, recvtype)))
+        pgather_init(c, sendbuf, sendcount, sendtype, &bs, root, true, comm, request);
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Gatherv_init
+int wisp_coll_gatherv_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, struct wisp_coll_vec recv, MPI_Datatype recvtype,
+                           int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Gatherv_init_c
+    if (recv.large)
+        rc = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recv.lcounts, recv.ldispls,
+                                 recvtype, root, comm, info, request);
+    else
+#endif
+        rc = PMPI_Gatherv_init(sendbuf, (int)sendcount, sendtype, recvbuf, recv.counts, recv.displs,
+                               recvtype, root, comm, info, request);
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (c && wisp_coll.gatherv && root >= 0 && root < c->size &&
+        (c->rank == root || sendbuf != MPI_IN_PLACE) &&
+        (c->rank != root || wisp_coll_blocks_of(&bs, recvbuf, 0, recv, recvtype)))
+        pgather_init(c, sendbuf, sendcount, sendtype, &bs, root, false, comm, request);
+    return rc;
+}
+#endif

@@ -177,11 +177,13 @@ static void resume(struct wisp_coll_op *op)
 /* ---- the queues ------------------------------------------------------------- */
 
 /* `op` (RAN; after `prev` in its queue, or first) completes: its request
- * with it. */
-static void complete(struct wisp_coll_op *prev, struct wisp_coll_op *op)
+ * with it. False where its settle says not yet (it stays RAN). */
+static bool complete(struct wisp_coll_op *prev, struct wisp_coll_op *op)
 {
     struct wisp_coll_comm *c = op->c;
     int rc = op->settle ? op->settle(c, op->args) : MPI_SUCCESS;
+    if (rc == WISP_COLL_NB_NOT_YET)
+        return false;
     if (prev)
         prev->next = op->next;
     else
@@ -198,6 +200,7 @@ static void complete(struct wisp_coll_op *prev, struct wisp_coll_op *op)
     else
         free(op->args);
     free(op);
+    return true;
 }
 
 /* Move `c`'s queue (lock held): the first operation that has not run, from
@@ -226,12 +229,10 @@ static bool move_queue(struct wisp_coll_comm *c, bool user)
             op->stack = NULL;
         }
         struct wisp_coll_op *next = op->next;
-        if (op->settle && !user) {
+        if ((op->settle && !user) || !complete(prev, op))
             prev = op;
-        } else {
-            complete(prev, op);
+        else
             moved = true;
-        }
         op = next;
     }
     return moved;

@@ -63,7 +63,10 @@ int wisp_coll_nb_begin(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_co
 
 /* The same, for a round of a persistent collective (persist.h) on its
  * lane `c`: `done(args)`, where not NULL, follows its request's completion
- * instead of free(args). */
+ * instead of free(args); its `settle` may answer WISP_COLL_NB_NOT_YET (a
+ * round the MPI's own request runs, persist.c), and is asked again at the
+ * user's next call that moves it. */
+enum { WISP_COLL_NB_NOT_YET = -1 };
 int wisp_coll_nb_round(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_comm *c, void *args),
                        int (*settle)(struct wisp_coll_comm *c, void *args),
                        void (*done)(void *args), void *args, MPI_Request *request);

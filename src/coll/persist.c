@@ -11,6 +11,11 @@
  *             dead list once the round ran, gone at the next call here
  *             (the round's completion is inside nb.c's queue walk, which
  *             still looks at the lane)
+ *
+ * And its lane's: not found yet (`lane.shared` NULL, `none` false), found
+ * (`lane.shared`), or none (`none`: the first member found no room for it;
+ * every round is the MPI's request `backup`, started and tested in the
+ * user's calls through the round's settle; `backup_on` while one runs).
  */
 #include "coll/persist.h"
 
@@ -27,7 +32,8 @@ struct wisp_coll_persist {
     uint64_t k;                    /* its lane's number */
     const struct wisp_coll_persist_ops *ops;
     void *args;
-    bool active, freed;
+    MPI_Request backup; /* the MPI's own persistent request, or MPI_REQUEST_NULL */
+    bool active, freed, none, backup_on;
     struct wisp_coll_persist *prev, *next; /* `live`, or `dead` */
 };
 
@@ -52,6 +58,8 @@ static void destroy(struct wisp_coll_persist *p)
     if (p->home)
         wisp_coll_area_unhold(p->home);
     wisp_coll_area_leave(&p->lane); /* nothing where it never found its lane */
+    if (p->backup != MPI_REQUEST_NULL)
+        PMPI_Request_free(&p->backup);
     if (p->ops->release)
         p->ops->release(p->args);
     else
@@ -70,17 +78,29 @@ static void reap(void)
 
 /* ---- the lane ---------------------------------------------------------------- */
 
+/* The lane has none (lock held): every round is the MPI's request. */
+static void lane_none(struct wisp_coll_persist *p)
+{
+    p->none = true;
+    wisp_coll_count(&wisp_coll.no_room);
+    wisp_coll_area_unhold(p->home);
+    p->home = NULL;
+}
+
 /* The first member, at its first start (lock held): the lane's area, its
- * address in the directory. No room ends the job: the others would wait
- * for it, and the MPI can no longer take the request over. */
+ * address in the directory; or, where the heap has no room for it (or for
+ * the directory's chunk), WISP_COLL_LANE_NONE there, and the lane has none
+ * (the others learn it at their first start, area.h). */
 static void lane_make(struct wisp_coll_persist *p)
 {
     _Atomic uint64_t *slot = wisp_coll_lane_slot(p->home, p->k, true);
-    struct wisp_coll_shared *s = slot ? wisp_coll_lane_alloc(p->lane.size) : NULL;
+    bool chunk = atomic_load_explicit(slot, memory_order_relaxed) != WISP_COLL_LANE_NONE;
+    struct wisp_coll_shared *s = chunk ? wisp_coll_lane_alloc(p->lane.size) : NULL;
     if (!s) {
-        wisp_log_error("a persistent collective: no room in the shared heap for its lane "
-                       "(WISP_HEAP_SIZE, WISP_COLL_STAGE)");
-        PMPI_Abort(p->lane.handle, 1);
+        if (chunk)
+            atomic_store_explicit(slot, WISP_COLL_LANE_NONE, memory_order_release);
+        lane_none(p);
+        return;
     }
     wisp_coll_lane_attach(&p->lane, s);
     atomic_store_explicit(slot, (uint64_t)(uintptr_t)s, memory_order_release);
@@ -96,13 +116,17 @@ static bool published(void *arg)
 }
 
 /* Another member, in its first round's coroutine: the lane the first
- * member made (waiting for it). */
+ * member made (waiting for it), or none. */
 static void lane_find(struct wisp_coll_persist *p)
 {
     wisp_coll_wait_for(published, p);
-    _Atomic uint64_t *slot = wisp_coll_lane_slot(p->home, p->k, false);
-    wisp_coll_lane_attach(&p->lane, (struct wisp_coll_shared *)(uintptr_t)atomic_load_explicit(
-                                        slot, memory_order_acquire));
+    uint64_t at =
+        atomic_load_explicit(wisp_coll_lane_slot(p->home, p->k, false), memory_order_acquire);
+    if (at == WISP_COLL_LANE_NONE) {
+        lane_none(p);
+        return;
+    }
+    wisp_coll_lane_attach(&p->lane, (struct wisp_coll_shared *)(uintptr_t)at);
     wisp_coll_area_unhold(p->home);
     p->home = NULL;
 }
@@ -112,15 +136,40 @@ static void lane_find(struct wisp_coll_persist *p)
 static void round_run(struct wisp_coll_comm *lane, void *arg)
 {
     struct wisp_coll_persist *p = arg;
-    if (!lane->shared)
+    if (!p->none && !lane->shared)
         lane_find(p);
-    p->ops->run(lane, p->args);
+    if (!p->none)
+        p->ops->run(lane, p->args);
+}
+
+/* A round of a lane that has none (lock held, a call of the user's): the
+ * MPI's request started, then tested until it completed. */
+static int backup_settle(struct wisp_coll_persist *p)
+{
+    if (p->backup == MPI_REQUEST_NULL) {
+        wisp_log_error("a persistent collective: no room in the shared heap for its lane "
+                       "(WISP_HEAP_SIZE, WISP_COLL_STAGE), and the MPI made no request of its own");
+        PMPI_Abort(p->lane.handle, 1);
+    }
+    int rc, done = 0;
+    if (!p->backup_on) {
+        if ((rc = PMPI_Start(&p->backup)) != MPI_SUCCESS)
+            return rc;
+        p->backup_on = true;
+    }
+    rc = PMPI_Test(&p->backup, &done, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && !done)
+        return WISP_COLL_NB_NOT_YET;
+    p->backup_on = false;
+    return rc;
 }
 
 static int round_settle(struct wisp_coll_comm *lane, void *arg)
 {
     struct wisp_coll_persist *p = arg;
-    return p->ops->settle(lane, p->args);
+    if (p->none)
+        return backup_settle(p);
+    return p->ops->settle ? p->ops->settle(lane, p->args) : MPI_SUCCESS;
 }
 
 /* Lock held: the round's request completed. */
@@ -138,20 +187,27 @@ static void round_done(void *arg)
 static int start(void *above, MPI_Request *round)
 {
     struct wisp_coll_persist *p = above;
-    wisp_coll_count(&wisp_coll.served);
-    if (p->ops->begin) {
+    wisp_p2p_lock();
+    reap();
+    if (!p->lane.shared && !p->none && p->lane.rank == 0)
+        lane_make(p);
+    wisp_p2p_unlock();
+    /* Only this member's rounds change `none` and `lane.shared`, and none
+     * is in flight. */
+    wisp_coll_count(p->none ? &wisp_coll.passed : &wisp_coll.served);
+    if (p->ops->begin && !p->none) {
         int rc = p->ops->begin(&p->lane, p->args);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     wisp_p2p_lock();
-    reap();
-    if (!p->lane.shared && p->lane.rank == 0)
-        lane_make(p);
     p->active = true;
     wisp_p2p_unlock();
-    return wisp_coll_nb_round(&p->lane, round_run, p->ops->settle ? round_settle : NULL, round_done,
-                              p, round);
+    /* A round whose lane is not found yet may turn out to have none: it
+     * settles in the user's call (backup_settle). */
+    bool settles = p->none || !p->lane.shared || p->ops->settle;
+    return wisp_coll_nb_round(&p->lane, round_run, settles ? round_settle : NULL, round_done, p,
+                              round);
 }
 
 /* wisp_p2p_up.above_free (lock held): the user frees it. */
@@ -180,6 +236,7 @@ int wisp_coll_persist_init(struct wisp_coll_comm *c, const struct wisp_coll_pers
     p->home = c->shared;
     p->ops = ops;
     p->args = args;
+    p->backup = *request; /* the MPI's own, made by the caller */
     wisp_coll_area_hold(p->home);
     wisp_p2p_lock();
     reap();

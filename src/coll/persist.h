@@ -28,6 +28,23 @@
  * MPI_Start, MPI_Startall, MPI_Request_free and every completion mix it
  * with point-to-point requests and the MPI's.
  *
+ * No room. The first member that finds no room in the heap for a lane
+ * (or for the directory's chunk) at its first start publishes
+ * WISP_COLL_LANE_NONE in its slot (area.h) instead of killing the job; the
+ * others learn it at their first start, in the round's coroutine, as they
+ * would the address. Every round of that lane is then the MPI's own
+ * persistent request for the same call, which every MPI_*_init makes
+ * first (local, no waiting: MPICH's init only records the call), kept as
+ * the lane's backup: started and tested in the user's calls through the
+ * round's settle (nb.h's WISP_COLL_NB_NOT_YET), so start orders that
+ * differ between members stay the MPI's business. Where the MPI has no
+ * request of its own, no room still ends the job.
+ *
+ * MPI_Gather(v)_init, MPI_Scatter(v)_init, MPI_Allgather(v)_init and
+ * MPI_Alltoall(v, w)_init run the nonblocking form's steps each round:
+ * the blocks opened as bytes at the start (begin), the phases on the
+ * lane, the copies unpacked in the call that completes the round.
+ *
  * The decision is the nonblocking form's, at the init: the communicator's
  * area is set up, the engine is on, and the call is one wisp serves; else
  * the MPI's MPI_*_init. The lane goes with its request (MPI_Request_free,
@@ -58,7 +75,9 @@ struct wisp_coll_persist_ops {
 };
 
 /* MPI_*_init of a call that wisp serves on `c` (AREA; as wisp_coll_view_nb
- * gives it): the next lane of `c`, the request in *request. MPI_SUCCESS;
+ * gives it): the next lane of `c`, the request in *request, which holds on
+ * entry the MPI's own request for the same call (MPI_REQUEST_NULL where
+ * the MPI has none), kept for the case its lane has no room. MPI_SUCCESS;
  * no memory ends the job (every member took this path). */
 int wisp_coll_persist_init(struct wisp_coll_comm *c, const struct wisp_coll_persist_ops *ops,
                            void *args, MPI_Request *request);

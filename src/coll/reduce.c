@@ -423,16 +423,20 @@ int wisp_coll_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, M
                           MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request,
                           bool large)
 {
-    struct wisp_coll_comm *c = root >= 0 ? wisp_coll_view_nb(comm) : NULL;
+    int rc;
+#ifdef WISP_HAVE_MPI_Reduce_init_c
+    if (large)
+        rc = PMPI_Reduce_init_c(sendbuf, recvbuf, count, type, op, root, comm, info, request);
+    else
+#endif
+        rc = PMPI_Reduce_init(sendbuf, recvbuf, (int)count, type, op, root, comm, info, request);
+    (void)large;
+    /* The MPI's request: the user's, or the lane's backup (persist.h). */
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS && root >= 0 ? wisp_coll_view_nb(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
         return ireduce_start(c, f, sendbuf, recvbuf, count, root, true, request);
-#ifdef WISP_HAVE_MPI_Reduce_init_c
-    if (large)
-        return PMPI_Reduce_init_c(sendbuf, recvbuf, count, type, op, root, comm, info, request);
-#endif
-    (void)large;
-    return PMPI_Reduce_init(sendbuf, recvbuf, (int)count, type, op, root, comm, info, request);
+    return rc;
 }
 #endif
 
@@ -441,15 +445,18 @@ int wisp_coll_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count
                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request,
                              bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    int rc;
+#ifdef WISP_HAVE_MPI_Allreduce_init_c
+    if (large)
+        rc = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+    else
+#endif
+        rc = PMPI_Allreduce_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
+    (void)large;
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
         return ireduce_start(c, f, sendbuf, recvbuf, count, -1, true, request);
-#ifdef WISP_HAVE_MPI_Allreduce_init_c
-    if (large)
-        return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
-#endif
-    (void)large;
-    return PMPI_Allreduce_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
+    return rc;
 }
 #endif

@@ -281,16 +281,19 @@ int wisp_coll_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, MPI_
                                         MPI_Request *request, bool large)
 {
     int rc;
-    if (block_take(sendbuf, recvbuf, recvcount, type, op, comm, true, request, &rc))
-        return rc;
 #ifdef WISP_HAVE_MPI_Reduce_scatter_block_init_c
     if (large)
-        return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, type, op, comm, info,
-                                                request);
+        rc = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, type, op, comm, info,
+                                              request);
+    else
 #endif
+        rc = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, (int)recvcount, type, op, comm, info,
+                                            request);
     (void)large;
-    return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, (int)recvcount, type, op, comm, info,
-                                          request);
+    /* The MPI's request: the user's, or the lane's backup (persist.h). */
+    if (rc == MPI_SUCCESS)
+        block_take(sendbuf, recvbuf, recvcount, type, op, comm, true, request, &rc);
+    return rc;
 }
 #endif
 
@@ -300,14 +303,15 @@ int wisp_coll_reduce_scatter_init(const void *sendbuf, void *recvbuf, const void
                                   MPI_Request *request, bool large)
 {
     int rc;
-    if (counts_take(sendbuf, recvbuf, recvcounts, type, op, comm, large, true, request, &rc))
-        return rc;
 #ifdef WISP_HAVE_MPI_Reduce_scatter_init_c
     if (large)
-        return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, type, op, comm, info,
-                                          request);
+        rc =
+            PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, type, op, comm, info, request);
+    else
 #endif
-    (void)large;
-    return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, type, op, comm, info, request);
+        rc = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, type, op, comm, info, request);
+    if (rc == MPI_SUCCESS)
+        counts_take(sendbuf, recvbuf, recvcounts, type, op, comm, large, true, request, &rc);
+    return rc;
 }
 #endif

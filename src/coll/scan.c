@@ -221,14 +221,18 @@ int wisp_coll_iexscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 int wisp_coll_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
 {
-    if (iscan_take(sendbuf, recvbuf, count, type, op, comm, false, true, request))
-        return MPI_SUCCESS;
+    int rc;
 #ifdef WISP_HAVE_MPI_Scan_init_c
     if (large)
-        return PMPI_Scan_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+        rc = PMPI_Scan_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+    else
 #endif
+        rc = PMPI_Scan_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
     (void)large;
-    return PMPI_Scan_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
+    /* The MPI's request: the user's, or the lane's backup (persist.h). */
+    if (rc == MPI_SUCCESS)
+        iscan_take(sendbuf, recvbuf, count, type, op, comm, false, true, request);
+    return rc;
 }
 #endif
 
@@ -236,13 +240,16 @@ int wisp_coll_scan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
 int wisp_coll_exscan_init(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
 {
-    if (iscan_take(sendbuf, recvbuf, count, type, op, comm, true, true, request))
-        return MPI_SUCCESS;
+    int rc;
 #ifdef WISP_HAVE_MPI_Exscan_init_c
     if (large)
-        return PMPI_Exscan_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+        rc = PMPI_Exscan_init_c(sendbuf, recvbuf, count, type, op, comm, info, request);
+    else
 #endif
+        rc = PMPI_Exscan_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
     (void)large;
-    return PMPI_Exscan_init(sendbuf, recvbuf, (int)count, type, op, comm, info, request);
+    if (rc == MPI_SUCCESS)
+        iscan_take(sendbuf, recvbuf, count, type, op, comm, true, true, request);
+    return rc;
 }
 #endif

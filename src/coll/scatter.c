@@ -32,8 +32,10 @@
 #include "coll/move.h"
 #include "coll/mpi.h"
 #include "coll/nb.h"
+#include "coll/persist.h"
 #include "coll/view.h"
 #include "core/log.h"
+#include "p2p/p2p.h"
 #include "wisp_have.h"
 
 static int mpi_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -444,3 +446,173 @@ int wisp_coll_iscatterv(const void *sendbuf, struct wisp_coll_vec send, MPI_Data
     return PMPI_Iscatterv(sendbuf, send.counts, send.displs, sendtype, recvbuf, (int)recvcount,
                           recvtype, root, comm, request);
 }
+
+/* ---- MPI_Scatter_init, MPI_Scatterv_init (persist.h) ----------------------------- */
+
+#ifdef WISP_HAVE_MPI_Scatter_init
+/* The request's arguments, its types held; each round opens the blocks
+ * anew at its start (the root's non-contiguous ones packed then, in the
+ * user's call), runs on the lane and closes them in the call that
+ * completes it (this member's copy unpacked): the nonblocking form's
+ * steps round after round. */
+struct pscatter {
+    struct wisp_coll_blocks bs; /* the root's */
+    void *recvbuf;
+    MPI_Count recvcount;
+    MPI_Datatype recvtype;
+    int root, rank, size;
+    bool uniform, send_held, recv_held;
+    struct scatter *s; /* the round's, from its start to its settle */
+};
+
+/* A round's blocks that no settle closed (the MPI's request ran it,
+ * persist.c): let go. */
+static void pscatter_drop(struct pscatter *p)
+{
+    if (!p->s)
+        return;
+    struct wisp_coll_comm view = {.rank = p->rank, .size = p->size};
+    scatter_close(&view, p->s, MPI_COMM_NULL, false);
+    free(p->s);
+    p->s = NULL;
+}
+
+static int pscatter_begin(struct wisp_coll_comm *c, void *args)
+{
+    struct pscatter *p = args;
+    pscatter_drop(p);
+    struct scatter *s = malloc(sizeof *s);
+    if (s && c->rank == p->root)
+        s->bs = p->bs;
+    /* It opened at the init: only memory can fail now, and the others run the round. */
+    if (!s || !scatter_open(c, p->recvbuf, p->recvcount, p->recvtype, p->root, p->uniform,
+                            c->handle, s)) {
+        wisp_log_error("a persistent scatter: no memory for a round's blocks");
+        PMPI_Abort(c->handle, 1);
+    }
+    p->s = s;
+    return MPI_SUCCESS;
+}
+
+static void pscatter_run(struct wisp_coll_comm *c, void *args)
+{
+    struct pscatter *p = args;
+    struct scatter *s = p->s;
+    /* The path by the lane's half, which the init did not know. */
+    s->small = p->uniform && s->bytes < wisp_coll.single_copy_min &&
+               (s->bytes * (uint64_t)c->size <= WISP_COLL_INLINE || s->bytes <= slot(c));
+    scatter_run(c, s);
+}
+
+static int pscatter_settle(struct wisp_coll_comm *c, void *args)
+{
+    struct pscatter *p = args;
+    scatter_close(c, p->s, c->handle, true);
+    free(p->s);
+    p->s = NULL;
+    return MPI_SUCCESS;
+}
+
+static void pscatter_release(void *args)
+{
+    struct pscatter *p = args;
+    pscatter_drop(p);
+    if (p->send_held)
+        wisp_p2p_type_unhold(p->bs.type);
+    if (p->recv_held)
+        wisp_p2p_type_unhold(p->recvtype);
+    free(p);
+}
+
+static const struct wisp_coll_persist_ops pscatter = {.run = pscatter_run,
+                                                      .settle = pscatter_settle,
+                                                      .begin = pscatter_begin,
+                                                      .release = pscatter_release};
+
+/* The request as wisp's (the nonblocking form's decision: its blocks open
+ * as bytes, and a lane's half has a slot for every member), or false: the
+ * MPI's request in *request stays the user's. */
+static bool pscatter_init(struct wisp_coll_comm *c, const struct wisp_coll_blocks *bs,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          bool uniform, MPI_Comm comm, MPI_Request *request)
+{
+    struct wisp_coll_comm lane = {.rank = c->rank, .size = c->size, .half = wisp_coll_lane_half()};
+    if (!slot(&lane))
+        return false;
+    struct scatter s;
+    if (c->rank == root)
+        s.bs = *bs;
+    if (!scatter_open(c, recvbuf, recvcount, recvtype, root, uniform, comm, &s))
+        return false;
+    scatter_close(c, &s, comm, false);
+    struct pscatter *p = calloc(1, sizeof *p);
+    if (!p) {
+        wisp_log_error("a persistent scatter: no memory");
+        PMPI_Abort(comm, 1);
+    }
+    *p = (struct pscatter){{0},     recvbuf, recvcount, recvtype, root, c->rank,
+                           c->size, uniform, false,     false,    NULL};
+    if (c->rank == root)
+        p->bs = *bs;
+    MPI_Datatype held;
+    if (c->rank == root && wisp_p2p_type_hold(bs->type, &held)) {
+        p->bs.type = held;
+        p->send_held = true;
+    }
+    if (recvbuf != MPI_IN_PLACE && wisp_p2p_type_hold(recvtype, &held)) {
+        p->recvtype = held;
+        p->recv_held = true;
+    }
+    wisp_coll_persist_init(c, &pscatter, p, request);
+    return true;
+}
+
+int wisp_coll_scatter_init(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request, bool large)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Scatter_init_c
+    if (large)
+        rc = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                 comm, info, request);
+    else
+#endif
+        rc = PMPI_Scatter_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype,
+                               root, comm, info, request);
+    (void)large;
+    /* The MPI's request: the user's, or the lane's backup (persist.h). */
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (c && root >= 0 && root < c->size && slot(c) &&
+        (c->rank == root || recvbuf != MPI_IN_PLACE) &&
+        (c->rank != root ||
+         wisp_coll_blocks_of(&bs, (void *)sendbuf, sendcount, (struct wisp_coll_vec){0}, sendtype)))
+        pscatter_init(c, &bs, recvbuf, recvcount, recvtype, root, true, comm, request);
+    return rc;
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Scatterv_init
+int wisp_coll_scatterv_init(const void *sendbuf, struct wisp_coll_vec send, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc;
+#ifdef WISP_HAVE_MPI_Scatterv_init_c
+    if (send.large)
+        rc = PMPI_Scatterv_init_c(sendbuf, send.lcounts, send.ldispls, sendtype, recvbuf, recvcount,
+                                  recvtype, root, comm, info, request);
+    else
+#endif
+        rc = PMPI_Scatterv_init(sendbuf, send.counts, send.displs, sendtype, recvbuf,
+                                (int)recvcount, recvtype, root, comm, info, request);
+    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_blocks bs;
+    if (c && wisp_coll.scatterv && root >= 0 && root < c->size && slot(c) &&
+        (c->rank == root || recvbuf != MPI_IN_PLACE) &&
+        (c->rank != root || wisp_coll_blocks_of(&bs, (void *)sendbuf, 0, send, sendtype)))
+        pscatter_init(c, &bs, recvbuf, recvcount, recvtype, root, false, comm, request);
+    return rc;
+}
+#endif

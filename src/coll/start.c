@@ -121,6 +121,8 @@ uint64_t wisp_coll_counter_of(const char *name)
         return atomic_load_explicit(&wisp_coll.served, memory_order_relaxed);
     if (!strcmp(name, "passed"))
         return atomic_load_explicit(&wisp_coll.passed, memory_order_relaxed);
+    if (!strcmp(name, "no_room"))
+        return atomic_load_explicit(&wisp_coll.no_room, memory_order_relaxed);
     return 0;
 }
 

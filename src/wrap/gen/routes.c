@@ -105,6 +105,20 @@ int wisp_impl_MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Allgather_init
+int wisp_impl_MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Allgather_init_c
+int wisp_impl_MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Allgatherv
 static int route_MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -140,6 +154,20 @@ int wisp_impl_MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     }
 #endif
     return route_MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Allgatherv_init
+int wisp_impl_MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec(recvcounts, displs), recvtype, comm, info, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Allgatherv_init_c
+int wisp_impl_MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec_c(recvcounts, displs), recvtype, comm, info, request);
 }
 #endif
 
@@ -240,6 +268,20 @@ int wisp_impl_MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Alltoall_init
+int wisp_impl_MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Alltoall_init_c
+int wisp_impl_MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Alltoallv
 static int route_MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -278,6 +320,20 @@ int wisp_impl_MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Alltoallv_init
+int wisp_impl_MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Alltoallv_init_c
+int wisp_impl_MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Alltoallw
 static int route_MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
@@ -313,6 +369,20 @@ int wisp_impl_MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     }
 #endif
     return route_MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Alltoallw_init
+int wisp_impl_MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Alltoallw_init_c
+int wisp_impl_MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, true);
 }
 #endif
 
@@ -1144,6 +1214,20 @@ int wisp_impl_MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Gather_init
+int wisp_impl_MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Gather_init_c
+int wisp_impl_MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Gatherv
 static int route_MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -1179,6 +1263,20 @@ int wisp_impl_MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
     }
 #endif
     return route_MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Gatherv_init
+int wisp_impl_MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec(recvcounts, displs), recvtype, root, comm, info, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Gatherv_init_c
+int wisp_impl_MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, wisp_coll_vec_c(recvcounts, displs), recvtype, root, comm, info, request);
 }
 #endif
 
@@ -2374,6 +2472,20 @@ int wisp_impl_MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 }
 #endif
 
+#ifdef WISP_HAVE_MPI_Scatter_init
+int wisp_impl_MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, false);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Scatter_init_c
+int wisp_impl_MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, true);
+}
+#endif
+
 #ifdef WISP_HAVE_MPI_Scatterv
 static int route_MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -2409,6 +2521,20 @@ int wisp_impl_MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     }
 #endif
     return route_MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Scatterv_init
+int wisp_impl_MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_scatterv_init(sendbuf, wisp_coll_vec(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+}
+#endif
+
+#ifdef WISP_HAVE_MPI_Scatterv_init_c
+int wisp_impl_MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
+{
+    return wisp_coll_scatterv_init(sendbuf, wisp_coll_vec_c(sendcounts, displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
 #endif
 
