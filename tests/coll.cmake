@@ -104,3 +104,5 @@ wisp_add_mpi_test(coll_persist NP 2 ENV WISP_COLL=on ARGS served ${coll_quick})
 wisp_add_mpi_test(coll_persist NP 3 ENV WISP_COLL=on ARGS served quick)
 wisp_add_mpi_test(coll_persist NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS quick)
 wisp_add_mpi_test(coll_persist NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
+# No heap room for the lanes (coll_persist.c's no_room): the MPI's requests run them.
+wisp_add_mpi_test(coll_persist NP 2 ENV WISP_COLL=on WISP_HEAP_SIZE=4M SUFFIX .no_room ARGS no_room)
