@@ -106,3 +106,29 @@ wisp_add_mpi_test(coll_persist NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS qu
 wisp_add_mpi_test(coll_persist NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
 # No heap room for the lanes (coll_persist.c's no_room): the MPI's requests run them.
 wisp_add_mpi_test(coll_persist NP 2 ENV WISP_COLL=on WISP_HEAP_SIZE=4M SUFFIX .no_room ARGS no_room)
+# A nonblocking all-to-all whose member finds no room in the heap for the
+# blocks it sends (src/coll/alltoall.c streams them through its staging
+# half, agreed in the call's phases; before, the job ended): the last
+# rank's partition full, or every rank's (32 MiB partitions, filled by the
+# program after the world's area is set up), and none, with 2 and 3
+# processes, and with a 4 KiB staging area (hundreds of phases a call).
+# Each must say it had no room (WISP_VERBOSE=1), or the test proves
+# nothing.
+wisp_add_mpi_test(coll_nb_outbox NP 3 ENV WISP_COLL=on WISP_HEAP_SIZE=32M SUFFIX .none
+                  ARGS none served)
+foreach(run "2;one;256k" "2;all;256k" "3;one;256k" "3;all;256k" "3;one;4k")
+  list(GET run 0 np)
+  list(GET run 1 who)
+  list(GET run 2 stage)
+  set(test mpi.coll_nb_outbox.np${np}.${who})
+  if(NOT stage STREQUAL "256k")
+    string(APPEND test .stage${stage})
+  endif()
+  add_test(NAME ${test}
+           COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/until_seen.sh" 0
+                   "no room in the shared heap for [0-9]+ bytes to send" --
+                   "${WISP_WISPRUN}" --env WISP_COLL=on --env WISP_HEAP_SIZE=32M
+                   --env WISP_COLL_STAGE=${stage} --env WISP_VERBOSE=1 -n ${np}
+                   $<TARGET_FILE:t_coll_nb_outbox> ${who} served)
+  wisp_test_properties(${test} ${np} mpi)
+endforeach()

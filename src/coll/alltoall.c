@@ -19,7 +19,9 @@
  * the first phase and the second is left out, alike everywhere (the next
  * call's half is the other one, and its writer waits for this phase's
  * readers as usual). Under MPI_IN_PLACE a member's blocks are always
- * copied out first, since it overwrites them.
+ * copied out first, since it overwrites them. A nonblocking call whose
+ * member has no room in the heap for its blocks streams them through its
+ * half instead, in phases after the first (MPI_Ialltoall's, below).
  *
  * The decision: the communicator and the size of a block (alike in every
  * member for MPI_Alltoall); for the v and w forms, where each member knows
@@ -29,6 +31,7 @@
  * member makes the MPI's call instead.
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,13 @@ struct call {
     MPI_Aint sextent, rextent;
     struct wisp_coll_layout sunit, runit;
     bool sflat, rflat;
+    /* A nonblocking call's bytes (ialltoall_start): a member whose blocks
+     * to copy fit neither its half nor its outbox streams them through its
+     * half instead of a spill (`stream`); `where[2m]` and `where[2m + 1]`
+     * are where this member's block lies in member m's stream and its bytes
+     * (0: none streamed). */
+    bool stream;
+    uint64_t *where;
 };
 
 /* A block in a member's table: where its bytes are, how many. */
@@ -225,13 +235,24 @@ static bool alltoall_inline(struct wisp_coll_comm *c, const struct call *k, uint
     return true;
 }
 
+/* Whether the block others read where it is (contiguous, in the heap). */
+static bool direct(const struct call *k, const struct block *b)
+{
+    return !k->in_place && b->l.contiguous &&
+           wisp_shm_heap_holds((const void *)(b->base + (uintptr_t)b->l.lb), b->l.bytes);
+}
+
 /* Phase 1's table: this member's block for every member, in place or
  * copied after the table or into `*spill` (a heap allocation); false where
  * this member cannot take part. A block below WISP_COLL_SINGLE_COPY is
  * copied where all such fit the half: then, if no block is read in place
- * or from the spill, nobody needs the end phase (`*end` false). */
+ * or from the spill, nobody needs the end phase (`*end` false). Where the
+ * call streams (k->stream) and the copies do not fit the half, none is
+ * copied: each is a STAGED entry, its bytes (`*streamed` in all) sent
+ * through the half in the phases after (stream_out). */
+#define STAGED 0 /* an entry's address: streamed (with bytes); no heap block is at 0 */
 static bool offer_blocks(struct wisp_coll_comm *c, const struct call *k, uint64_t p, void **spill,
-                         bool *end)
+                         bool *end, uint64_t *streamed)
 {
     struct entry *table = (struct entry *)wisp_coll_half(c, c->rank, p);
     char *room = (char *)(table + c->size);
@@ -241,13 +262,15 @@ static bool offer_blocks(struct wisp_coll_comm *c, const struct call *k, uint64_
         if (!block(k, true, i, &b))
             return false;
         char *at = (char *)(b.base + (uintptr_t)b.l.lb);
-        bool direct = !k->in_place && b.l.contiguous && wisp_shm_heap_holds(at, b.l.bytes);
+        bool in_place = direct(k, &b);
         uint64_t room_bytes = (b.l.bytes + 63) & ~(uint64_t)63;
-        table[i] = (struct entry){direct ? (uint64_t)(uintptr_t)at : 0, b.l.bytes};
-        if (!direct && i != c->rank)
+        table[i] = (struct entry){in_place ? (uint64_t)(uintptr_t)at : STAGED, b.l.bytes};
+        if (!in_place && i != c->rank) {
             copied += room_bytes;
-        else if (direct && i != c->rank && b.l.bytes < wisp_coll.single_copy_min)
+            *streamed += b.l.bytes;
+        } else if (in_place && i != c->rank && b.l.bytes < wisp_coll.single_copy_min) {
             small += room_bytes;
+        }
     }
     if (small && copied + small <= free_bytes) {
         for (int i = 0; i < c->size; i++)
@@ -256,6 +279,14 @@ static bool offer_blocks(struct wisp_coll_comm *c, const struct call *k, uint64_
         copied += small;
     }
     char *to = room;
+    if (copied > free_bytes && k->stream) {
+        /* Nothing copied: the small blocks stay read in place (copied +
+         * small > free_bytes too), so stream_out finds the same blocks. */
+        for (int i = 0; i < c->size; i++)
+            *end = *end || (i != c->rank && table[i].at != STAGED && table[i].bytes);
+        return true;
+    }
+    *streamed = 0;
     if (copied > free_bytes) {
         *spill = wisp_shm_heap_alloc(copied, WISP_COLL_LINE, false);
         if (!*spill || !wisp_shm_heap_holds(*spill, copied))
@@ -302,26 +333,89 @@ static void own_block(struct wisp_coll_comm *c, const struct call *k)
     free(tmp);
 }
 
-/* Its line's word in phase 1: whether it takes part, and whether others
- * read its send buffer or spill (the end phase). */
-enum { TAKES_PART = 1, NEEDS_END = 2 };
+/* Its line's word in phase 1: whether it takes part, whether others
+ * read its send buffer or spill (the end phase), and whether it streams
+ * (its line's data then holds how many bytes). */
+enum { TAKES_PART = 1, NEEDS_END = 2, STREAMS = 4 };
+
+/* Bytes [from, from + half) of this member's stream into its half of
+ * phase p: its STAGED blocks (offer_blocks), one after another in member
+ * order. Its table is gone from the half by then, so they are found again
+ * as offer_blocks found them. */
+static void stream_out(struct wisp_coll_comm *c, const struct call *k, uint64_t p, uint64_t from)
+{
+    char *half = wisp_coll_half(c, c->rank, p);
+    uint64_t upto = from + c->half, at = 0;
+    struct block b;
+    for (int i = 0; i < c->size && at < upto; i++) {
+        if (i == c->rank || !block(k, true, i, &b) || !b.l.bytes || direct(k, &b))
+            continue;
+        uint64_t lo = at > from ? at : from, hi = at + b.l.bytes < upto ? at + b.l.bytes : upto;
+        if (lo < hi)
+            memcpy(half + (lo - from), (const char *)(b.base + (uintptr_t)b.l.lb) + (lo - at),
+                   hi - lo);
+        at += b.l.bytes;
+    }
+}
+
+/* This member's part of bytes [from, from + half) of member m's stream,
+ * from m's half of phase p into its receive block (k->where). */
+static void stream_in(struct wisp_coll_comm *c, const struct call *k, int m, uint64_t p,
+                      uint64_t from)
+{
+    uint64_t off = k->where[2 * m], bytes = k->where[2 * m + 1], upto = from + c->half;
+    uint64_t lo = off > from ? off : from, hi = off + bytes < upto ? off + bytes : upto;
+    if (!bytes || lo >= hi)
+        return;
+    struct block b;
+    block(k, false, m, &b);
+    memcpy((char *)(b.base + (uintptr_t)b.l.lb) + (lo - off), wisp_coll_half(c, m, p) + (lo - from),
+           hi - lo);
+}
+
+/* Where this member's block lies in member m's stream (its STAGED entries
+ * before it, in member order), read from m's table of phase p1. */
+static void stream_find(struct wisp_coll_comm *c, const struct call *k, int m, uint64_t p1)
+{
+    const struct entry *table = (const struct entry *)wisp_coll_half(c, m, p1);
+    uint64_t off = 0;
+    for (int i = 0; i < c->rank; i++)
+        if (i != m && table[i].at == STAGED)
+            off += table[i].bytes;
+    struct block b;
+    block(k, false, m, &b);
+    k->where[2 * m] = off;
+    k->where[2 * m + 1] = table[c->rank].bytes < b.l.bytes ? table[c->rank].bytes : b.l.bytes;
+}
 
 /* Two phases (above), one where nobody needs the end; false (one phase
- * spent alike) where some member cannot take part. */
+ * spent alike) where some member cannot take part. A call that streams
+ * (k->stream, alike in every member) has as many phases after the tables
+ * as its longest stream needs halves, each member's published in phase 1
+ * (at least one where the end is needed): in each, every member that
+ * streams writes its next half of it, and every member takes its part of
+ * every stream. */
 static bool alltoall_tables(struct wisp_coll_comm *c, const struct call *k)
 {
     uint64_t p1 = wisp_coll_next(c);
     wisp_coll_reuse_half(c, p1);
     void *spill = NULL;
     bool end = false;
-    bool ok = receivable(k, c->size) && offer_blocks(c, k, p1, &spill, &end);
-    wisp_coll_line(c, c->rank, p1)->aux = (ok ? TAKES_PART : 0) | (end ? NEEDS_END : 0);
+    uint64_t streamed = 0, rounds = 0;
+    bool ok = receivable(k, c->size) && offer_blocks(c, k, p1, &spill, &end, &streamed);
+    struct wisp_coll_line *line = wisp_coll_line(c, c->rank, p1);
+    line->aux = (ok ? TAKES_PART : 0) | (end ? NEEDS_END : 0) | (ok && streamed ? STREAMS : 0);
+    memcpy(line->data, &streamed, sizeof streamed);
     wisp_coll_publish(c, p1);
     wisp_coll_wait_all(c, p1);
     for (int m = 0; m < c->size; m++) {
-        uint64_t word = wisp_coll_line(c, m, p1)->aux;
+        const struct wisp_coll_line *l = wisp_coll_line(c, m, p1);
+        uint64_t word = l->aux, bytes;
         ok = ok && (word & TAKES_PART);
         end = end || (word & NEEDS_END);
+        memcpy(&bytes, l->data, sizeof bytes);
+        if ((word & STREAMS) && (bytes + c->half - 1) / c->half > rounds)
+            rounds = (bytes + c->half - 1) / c->half;
     }
     if (ok) {
         struct block b;
@@ -329,13 +423,25 @@ static bool alltoall_tables(struct wisp_coll_comm *c, const struct call *k)
             if (m == c->rank)
                 continue;
             const struct entry *e = (const struct entry *)wisp_coll_half(c, m, p1) + c->rank;
-            block(k, false, m, &b);
-            put_in(k, &b, (const char *)(uintptr_t)e->at, e->bytes);
+            bool staged = (wisp_coll_line(c, m, p1)->aux & STREAMS) && e->at == STAGED;
+            if (k->stream)
+                k->where[2 * m + 1] = 0;
+            if (staged)
+                stream_find(c, k, m, p1);
+            else if (block(k, false, m, &b))
+                put_in(k, &b, (const char *)(uintptr_t)e->at, e->bytes);
         }
         own_block(c, k);
-        if (end) {
-            wisp_coll_publish(c, p1 + 1);
-            wisp_coll_wait_all(c, p1 + 1);
+        for (uint64_t r = 0; r < (rounds ? rounds : end); r++) {
+            uint64_t p = p1 + 1 + r;
+            wisp_coll_reuse_half(c, p);
+            if (r * c->half < streamed)
+                stream_out(c, k, p, r * c->half);
+            wisp_coll_publish(c, p);
+            wisp_coll_wait_all(c, p);
+            for (int m = 0; rounds && m < c->size; m++)
+                if (m != c->rank)
+                    stream_in(c, k, m, p, r * c->half);
         }
     }
     if (spill)
@@ -472,24 +578,39 @@ int wisp_coll_alltoallw(const void *sendbuf, const void *sendcounts, const void 
  * then run an all-to-all of bytes at absolute addresses (the w form,
  * MPI_BYTE, MPI_BOTTOM), which every member can take part in and none
  * needs a spill for. The decision is the blocking form's, which depends
- * on what every member passes alike; a member that cannot make its blocks
- * bytes (no room in the heap for its outbox, no memory, a type wisp
- * cannot take) ends the job with a message: the others are in wisp's
- * phases already, and would wait for it.
+ * on what every member passes alike.
+ *
+ * A member whose outbox finds no room in the heap cannot fall back to the
+ * MPI either (the others decided already, and would wait for it in the
+ * phases), nor can it know at the start whether another member found room:
+ * so the members agree inside the phases. That member packs (or, under
+ * MPI_IN_PLACE, copies) into a private outbox instead, leaves its blocks
+ * that are one piece where they are, and in phase 1 marks every block the
+ * others cannot read as STAGED in its table and publishes how many bytes
+ * that is (STREAMS); it then streams them through its staging half, a
+ * half per phase, in as many phases after the tables as the longest
+ * stream of any member needs (alltoall_tables), which every member counts
+ * alike from the lines of phase 1. Only bytes move on the coroutine, so
+ * the packing stays in the user's call. What still ends the job: no
+ * memory for the private outbox or the receive copies, a type wisp cannot
+ * take (the others are in wisp's phases already, and would wait for it).
  */
 struct ialltoall {
     struct call k;    /* the bytes' call */
     struct call user; /* the user's, for the unpacking */
     uint64_t inline_bytes;
-    char *outbox; /* in the heap: the send blocks not read in place */
-    bool copies;  /* some receive block is a private copy */
+    char *outbox;     /* the send blocks not read in place (below) */
+    bool private_box; /* no room in the heap for it: malloc's */
+    bool copies;      /* some receive block is a private copy */
     /* After the struct, n of each: send and receive counts and
      * displacements (absolute), MPI_BYTE, the w form's receive types kept,
-     * the receive blocks' copies. */
+     * the receive blocks' copies; 2n: where each stream holds this
+     * member's block (call.where). */
     MPI_Count *scounts, *rcounts;
     MPI_Aint *sdispls, *rdispls;
     MPI_Datatype *bytes, *kept; /* kept: the w form's receive types, kept */
     char **copy;
+    uint64_t *where;
 };
 
 /* Pack or unpack a block that is not one piece, in a call of the user's:
@@ -519,13 +640,21 @@ static bool unpack_user(const struct call *k, const struct block *b, const char 
     return n == b->l.bytes;
 }
 
+/* The outbox goes: streamed (malloc's) or read (the heap's) by the last phase. */
+static void outbox_free(struct ialltoall *a)
+{
+    if (a->private_box)
+        free(a->outbox);
+    else if (a->outbox)
+        wisp_shm_heap_free(a->outbox);
+    a->outbox = NULL;
+}
+
 static void ialltoall_run(struct wisp_coll_comm *c, void *args)
 {
     struct ialltoall *a = args;
     alltoall_phases(c, &a->k, a->inline_bytes); /* takes every block: true */
-    if (a->outbox)
-        wisp_shm_heap_free(a->outbox); /* read until the last phase */
-    a->outbox = NULL;
+    outbox_free(a);
 }
 
 /* The receive blocks that were copies, unpacked in a call of the user's. */
@@ -591,8 +720,8 @@ static struct ialltoall *ialltoall_make(struct wisp_coll_comm *c, struct call *u
     int n = c->size;
     if (user->form != W)
         extents(user);
-    size_t each =
-        2 * sizeof(MPI_Count) + 2 * sizeof(MPI_Aint) + 2 * sizeof(MPI_Datatype) + sizeof(char *);
+    size_t each = 2 * sizeof(MPI_Count) + 2 * sizeof(MPI_Aint) + 2 * sizeof(MPI_Datatype) +
+                  sizeof(char *) + 2 * sizeof(uint64_t);
     struct ialltoall *a = calloc(1, sizeof *a + (size_t)n * each);
     if (!a)
         ialltoall_fail(c, "no memory", sizeof *a + (size_t)n * each);
@@ -605,6 +734,7 @@ static struct ialltoall *ialltoall_make(struct wisp_coll_comm *c, struct call *u
     a->bytes = (MPI_Datatype *)(a->rdispls + n);
     a->kept = a->bytes + n;
     a->copy = (char **)(a->kept + n);
+    a->where = (uint64_t *)(a->copy + n);
     struct block b;
     for (int m = 0; m < n; m++) {
         a->bytes[m] = MPI_BYTE;
@@ -621,19 +751,39 @@ static struct ialltoall *ialltoall_make(struct wisp_coll_comm *c, struct call *u
         a->rdispls[m] = (MPI_Aint)(uintptr_t)a->copy[m];
         a->copies = true;
     }
-    uint64_t box = 0;
+    uint64_t box = 0, made = 0; /* made: the blocks only a copy makes bytes */
     for (int i = 0; i < n; i++) {
         if (i == c->rank && user->in_place)
             continue;
         if (!block_or_none(user, true, i, &b))
             ialltoall_fail(c, "a send block of a type wisp cannot take", 0);
-        if (!read_in_place(c, user, i, &b))
-            box += (b.l.bytes + 63) & ~(uint64_t)63;
+        if (read_in_place(c, user, i, &b))
+            continue;
+        box += (b.l.bytes + 63) & ~(uint64_t)63;
+        if (user->in_place || !b.l.contiguous)
+            made += (b.l.bytes + 63) & ~(uint64_t)63;
     }
     if (box) {
         a->outbox = wisp_shm_heap_alloc(box, WISP_COLL_LINE, false);
-        if (!a->outbox || !wisp_shm_heap_holds(a->outbox, box))
-            ialltoall_fail(c, "no room in the shared heap for the blocks to send", box);
+        if (a->outbox && !wisp_shm_heap_holds(a->outbox, box)) {
+            wisp_shm_heap_free(a->outbox);
+            a->outbox = NULL;
+        }
+    }
+    if (box && !a->outbox) {
+        /* No room in the heap: the others cannot read this member's blocks,
+         * so it streams them through its half (alltoall_tables): those the
+         * user's buffer holds as one piece from there, the others from a
+         * private outbox. */
+        static atomic_bool told; /* once a process: a program may do it often */
+        a->private_box = true;
+        if (!atomic_exchange(&told, true))
+            wisp_log(1,
+                     "a nonblocking all-to-all: no room in the shared heap for %llu bytes to send; "
+                     "they go through the staging area",
+                     (unsigned long long)box);
+        if (made && !(a->outbox = malloc(made)))
+            ialltoall_fail(c, "no memory for the blocks to send", made);
     }
     char *to = a->outbox;
     for (int i = 0; i < n; i++) {
@@ -642,7 +792,7 @@ static struct ialltoall *ialltoall_make(struct wisp_coll_comm *c, struct call *u
         block_or_none(user, true, i, &b);
         a->scounts[i] = (MPI_Count)b.l.bytes;
         a->sdispls[i] = (MPI_Aint)(b.base + (uintptr_t)b.l.lb);
-        if (read_in_place(c, user, i, &b))
+        if (read_in_place(c, user, i, &b) || (a->private_box && !user->in_place && b.l.contiguous))
             continue;
         if (!pack_user(user, &b, to))
             ialltoall_fail(c, "packing a block to send failed", b.l.bytes);
@@ -666,7 +816,9 @@ static struct ialltoall *ialltoall_make(struct wisp_coll_comm *c, struct call *u
                          .rdispls = a->rdispls,
                          .stypes = a->bytes,
                          .rtypes = a->bytes,
-                         .comm = c->handle};
+                         .comm = c->handle,
+                         .stream = true,
+                         .where = a->where};
     return a;
 }
 
@@ -785,9 +937,8 @@ int wisp_coll_ialltoallw(const void *sendbuf, const void *sendcounts, const void
 /* The request's call, its types held; each round makes its blocks bytes
  * at its start (ialltoall_make, in the user's call: the outbox, the
  * copies), runs the phases on the lane and unpacks its copies in the call
- * that completes it: the nonblocking form's steps round after round. A
- * member that cannot make its blocks bytes at a start ends the job, as
- * the nonblocking form's. */
+ * that completes it: the nonblocking form's steps round after round (a
+ * member without heap room for its outbox streams its blocks, as there). */
 struct palltoall {
     struct call user;
     uint64_t inline_bytes;
@@ -805,8 +956,7 @@ static void palltoall_drop(struct palltoall *p)
     struct ialltoall *a = p->a;
     if (!a)
         return;
-    if (a->outbox)
-        wisp_shm_heap_free(a->outbox);
+    outbox_free(a);
     for (int m = 0; m < p->n; m++) {
         if (!a->copy[m])
             continue;
