@@ -177,3 +177,12 @@ endif()
 wisp_add_mpi_test(p2p_layouts NP 2)
 wisp_add_mpi_test(p2p_layouts NP 2 ENV WISP_SHM_CMA=off SUFFIX .nocma)
 wisp_add_mpi_test(p2p_layouts NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
+# MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Testany, MPI_Testsome and
+# MPI_Testall over a persistent collective of the MPI's (MPI_Allgather_init)
+# that is not complete yet, mixed with point-to-point requests wisp serves
+# (MPICH 4.0.2's MPI_Testall fails over its own such request: wisp's mixed
+# wait polled the MPI's part with it, and failed where natively the wait
+# works); and a generalized request's error among them: MPI_ERR_IN_STATUS,
+# as natively. With WISP_COLL=off too.
+wisp_add_mpi_test(p2p_wait_mpi_coll NP 2 ARGS testall)
+wisp_add_mpi_test(p2p_wait_mpi_coll NP 3 ENV WISP_COLL=off SUFFIX .coll_off ARGS testall)

@@ -8,10 +8,12 @@
  */
 #include "p2p/complete.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
+#include "core/mpi_impl.h"
 #include "p2p/comm.h"
 #include "p2p/lend/lend.h"
 #include "p2p/lock.h"
@@ -237,7 +239,54 @@ struct all {
     struct split mpi;
     bool mpi_done;
     int mpi_rc;
+    int mpi_checked; /* mpi.reqs[0 .. mpi_checked) seen complete (mpi_careful) */
 };
+
+/*
+ * MPICH 4.0.2's MPI_Testall fails over one of its persistent collective
+ * requests (MPI_Allgather_init and the others, that wisp leaves to it) in
+ * the call that completes it: MPI_ERR_IN_STATUS, every status MPI_SUCCESS,
+ * through the error handler of MPI_COMM_WORLD, which by default aborts the
+ * job (natively too; its MPI_Waitall is right). So a mixed MPI_Waitall that
+ * polled the MPI's part with PMPI_Testall failed or killed the job where
+ * natively it worked, and no answer of Testall's can be repaired after the
+ * fact. Over MPICH the MPI's part is polled without completing anything:
+ * MPI_Request_get_status of each request from the first not yet seen
+ * complete on (they complete mostly in order, so a poll costs one call, as
+ * one Testall did), and once all are complete, each is completed alone
+ * with PMPI_Wait, which returns at once; its error, if any, goes into its
+ * status and the call's answer is MPI_ERR_IN_STATUS, as Testall's would
+ * be. MPI_Testall keeps its rule: nothing changes unless all are complete.
+ */
+static bool mpi_careful(void)
+{
+    static _Atomic int careful; /* 0: not asked yet; 1: no; 2: yes */
+    int known = atomic_load_explicit(&careful, memory_order_relaxed);
+    if (!known) {
+        known = wisp_core_mpi_impl().family == WISP_IMPL_MPICH ? 2 : 1;
+        atomic_store_explicit(&careful, known, memory_order_relaxed);
+    }
+    return known == 2;
+}
+
+static bool mpi_part_done(struct all *a)
+{
+    for (; a->mpi_checked < a->mpi.n; a->mpi_checked++) {
+        int flag = 0;
+        MPI_Request r = a->mpi.reqs[a->mpi_checked];
+        if (PMPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
+            return false; /* (an error: PMPI_Wait below reports it) */
+    }
+    a->mpi_rc = MPI_SUCCESS;
+    for (int k = 0; k < a->mpi.n; k++) {
+        MPI_Status *st = &a->mpi.statuses[k];
+        int rc = PMPI_Wait(&a->mpi.reqs[k], st);
+        st->MPI_ERROR = rc;
+        if (rc != MPI_SUCCESS)
+            a->mpi_rc = MPI_ERR_IN_STATUS;
+    }
+    return true;
+}
 
 /* From the first request not yet seen complete on: a wait polls this
  * often, and requests complete mostly in order, so each poll costs O(1). */
@@ -257,6 +306,8 @@ static bool all_done(void *arg)
     bool ours = ours_done(a);
     if (!a->mpi_done && !a->mpi.n) {
         a->mpi_done = true;
+    } else if (!a->mpi_done && mpi_careful()) {
+        a->mpi_done = mpi_part_done(a);
     } else if (!a->mpi_done) {
         int flag = 0;
         a->mpi_rc = PMPI_Testall(a->mpi.n, a->mpi.reqs, &flag, a->mpi.statuses);
@@ -276,6 +327,7 @@ int wisp_p2p_waitall_mixed(int n, MPI_Request *reqs, MPI_Status *statuses, bool 
     a.reqs = reqs;
     a.mpi_done = false;
     a.mpi_rc = MPI_SUCCESS;
+    a.mpi_checked = 0;
     if (!split(n, reqs, &a.mpi)) {
         split_free(&a.mpi);
         return MPI_ERR_NO_MEM;
@@ -536,6 +588,13 @@ int wisp_p2p_waitsome_mixed(int n, MPI_Request *reqs, int *outcount, int *indice
         return MPI_ERR_NO_MEM;
     }
     wisp_p2p_lock();
+    /* A wait that finds some request complete at once moves wisp's engine
+     * all the same, as a test does: MPICH 4.0.2's MPI_Testsome reports its
+     * completed persistent collective again in every call, and a program
+     * that waits for the rest in a loop of MPI_Waitsome would never let
+     * wisp's requests among them move (natively, each call moves MPICH's). */
+    if (!test)
+        wisp_p2p_progress();
     test_or_wait(test, some_done, &s);
     split_back(&s.mpi, reqs);
     bool ignore = statuses == MPI_STATUSES_IGNORE;
