@@ -2,7 +2,8 @@
  * MPI_Barrier through the area: one phase, every member publishes it and
  * waits until every other one has (area.h). Across nodes (hier.h): every
  * node's leader waits for its node, the leaders meet in the MPI's barrier,
- * and each leader then releases its node.
+ * and each leader then releases its node; MPI_Ibarrier the same on a
+ * coroutine, the leaders through the MPI's MPI_Ibarrier (hier.h).
  */
 #include "coll/area.h"
 #include "coll/coll.h"
@@ -21,7 +22,8 @@ void wisp_coll_arrive_all(struct wisp_coll_comm *c)
     wisp_coll_wait_all(c, p);
 }
 
-static int barrier_across(struct wisp_coll_hier *h)
+/* `nb`: in a nonblocking barrier's coroutine. */
+static int barrier_across(struct wisp_coll_hier *h, bool nb)
 {
     struct wisp_coll_comm *node = h->node.size > 1 ? &h->node : NULL;
     bool leader = wisp_coll_hier_leader(h);
@@ -33,7 +35,10 @@ static int barrier_across(struct wisp_coll_hier *h)
             wisp_coll_wait_all(node, arrived);
     }
     int rc = MPI_SUCCESS;
-    if (leader) {
+    if (leader && nb) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        rc = wisp_coll_hier_finish(PMPI_Ibarrier(h->leaders, &req), &req);
+    } else if (leader) {
         bool lent = wisp_p2p_lend();
         rc = PMPI_Barrier(h->leaders);
         if (lent)
@@ -54,7 +59,7 @@ int wisp_coll_barrier(MPI_Comm comm)
         return wisp_coll_mpi_barrier(comm);
     wisp_coll_count(&wisp_coll.served);
     if (c->hier)
-        return barrier_across(c->hier);
+        return barrier_across(c->hier, false);
     wisp_coll_arrive_all(c);
     return MPI_SUCCESS;
 }
@@ -62,12 +67,18 @@ int wisp_coll_barrier(MPI_Comm comm)
 static void arrive_all(struct wisp_coll_comm *c, void *unused)
 {
     (void)unused;
+    if (c->hier) {
+        int rc = barrier_across(c->hier, true);
+        if (rc != MPI_SUCCESS)
+            wisp_coll_nb_error(rc);
+        return;
+    }
     wisp_coll_arrive_all(c);
 }
 
 int wisp_coll_ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb_across(comm);
     if (!c)
         return PMPI_Ibarrier(comm, request);
     wisp_coll_count(&wisp_coll.served);

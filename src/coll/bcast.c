@@ -125,8 +125,9 @@ void wisp_coll_bcast_bytes(struct wisp_coll_comm *c, int root, char *data, uint6
 /* Across nodes (hier.h): on the root's node from the root, between the
  * nodes from its node's leader, on the other nodes from their leader. On
  * the root's node the leader's stage comes first where the root leads it,
- * so that the other nodes start early. */
-static int bcast_across(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes)
+ * so that the other nodes start early. `nb`: in a nonblocking broadcast's
+ * coroutine, the leaders through the MPI's MPI_Ibcast. */
+static int bcast_across(struct wisp_coll_comm *c, int root, char *data, uint64_t bytes, bool nb)
 {
     struct wisp_coll_hier *h = c->hier;
     int node_root = wisp_coll_hier_node_rank_of(h, root);
@@ -134,9 +135,14 @@ static int bcast_across(struct wisp_coll_comm *c, int root, char *data, uint64_t
     if (first)
         wisp_coll_bcast_bytes(&h->node, node_root, data, bytes);
     int rc = MPI_SUCCESS;
-    if (wisp_coll_hier_leader(h)) {
+    int leaders_root = wisp_coll_hier_leader_of(h, root);
+    if (wisp_coll_hier_leader(h) && nb) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        rc = PMPI_Ibcast(data, (int)bytes, MPI_BYTE, leaders_root, h->leaders, &req);
+        rc = wisp_coll_hier_finish(rc, &req);
+    } else if (wisp_coll_hier_leader(h)) {
         bool lent = wisp_p2p_lend();
-        rc = PMPI_Bcast(data, (int)bytes, MPI_BYTE, wisp_coll_hier_leader_of(h, root), h->leaders);
+        rc = PMPI_Bcast(data, (int)bytes, MPI_BYTE, leaders_root, h->leaders);
         if (lent)
             wisp_p2p_reclaim();
     }
@@ -171,7 +177,7 @@ int wisp_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, 
     }
     int rc = MPI_SUCCESS;
     if (c->hier)
-        rc = bcast_across(c, root, data, l.bytes);
+        rc = bcast_across(c, root, data, l.bytes, false);
     else
         wisp_coll_bcast_bytes(c, root, data, l.bytes);
     if (packed) {
@@ -198,8 +204,15 @@ struct ibcast {
 static void ibcast_run(struct wisp_coll_comm *c, void *args)
 {
     struct ibcast *b = args;
-    if (b->bytes)
-        wisp_coll_bcast_bytes(c, b->root, b->data, b->bytes);
+    if (!b->bytes)
+        return;
+    if (c->hier) {
+        int rc = bcast_across(c, b->root, b->data, b->bytes, true);
+        if (rc != MPI_SUCCESS)
+            wisp_coll_nb_error(rc);
+        return;
+    }
+    wisp_coll_bcast_bytes(c, b->root, b->data, b->bytes);
 }
 
 static int ibcast_settle(struct wisp_coll_comm *c, void *args)
@@ -216,18 +229,20 @@ static int ibcast_settle(struct wisp_coll_comm *c, void *args)
 }
 
 /* The nonblocking and persistent forms' decision (`c` as wisp_coll_view_nb
- * gave it): true where wisp serves the call, its bytes in *l. */
+ * or wisp_coll_view_nb_across gave it): true where wisp serves the call,
+ * its bytes in *l. */
 static bool ibcast_takes(struct wisp_coll_comm *c, MPI_Count count, MPI_Datatype type, int root,
                          struct wisp_coll_layout *l)
 {
     return c && count >= 0 && root >= 0 && root < c->size && wisp_coll_layout_of(type, count, l) &&
-           l->bytes <= wisp_coll.bcast_max && (!l->bytes || l->bytes >= wisp_coll.bcast_min);
+           l->bytes <= wisp_coll.bcast_max && (!l->bytes || l->bytes >= wisp_coll.bcast_min) &&
+           (!c->hier || l->bytes <= INT_MAX);
 }
 
 int wisp_coll_ibcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                      MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb_across(comm);
     struct wisp_coll_layout l;
     if (!ibcast_takes(c, count, type, root, &l)) {
 #ifdef WISP_HAVE_MPI_Ibcast_c

@@ -16,6 +16,22 @@
  * MPI_Allreduce and one MPI_Allgather), and only where it gains: some node
  * holds two members or more, and every node's part got its area. Otherwise
  * the communicator is the MPI's, alike in every member.
+ *
+ * Its nonblocking barrier, broadcast, reduce and allreduce (nb.h) run the
+ * same stages on a coroutine, the leaders' through the MPI's nonblocking
+ * collective on `leaders`, which the coroutine tests at each move
+ * (wisp_coll_hier_finish) and never waits in. Two rules make that safe:
+ *   - order: the MPI's collectives on `leaders` must start in the same
+ *     order in every leader. A communicator's nonblocking collectives run
+ *     one after another in the order started (its queue, nb.h), and a
+ *     blocking one first drains the queue: so a leader starts its stages
+ *     in the order of the user's calls, which is every member's;
+ *   - threads: whoever moves the coroutine calls the MPI, the rescuer
+ *     included while the application blocks in a call the MPI serves alone
+ *     (an MPI_Comm_dup that needs a peer that waits for this collective
+ *     first: without the leaders' stage moving there the job would hang).
+ *     So they are wisp's only where the MPI runs at MPI_THREAD_MULTIPLE in
+ *     every member (`nb`, agreed at the set-up); elsewhere the MPI's.
  */
 #ifndef WISP_COLL_HIER_H
 #define WISP_COLL_HIER_H
@@ -35,11 +51,20 @@ struct wisp_coll_hier {
     /* Per member r of the communicator: where[2r], the rank in `leaders` of
      * its node's first member; where[2r + 1], its rank on its node. */
     int *where;
+    /* The nonblocking forms are wisp's: the MPI is MPI_THREAD_MULTIPLE in
+     * every member (above). */
+    bool nb;
 };
 
 /* Collective over `c`, which spans nodes: HIER (c->hier set) or MPI. */
 enum wisp_coll_state wisp_coll_hier_setup(struct wisp_coll_comm *c);
 void wisp_coll_hier_free(struct wisp_coll_hier *h);
+
+/* The leaders' stage of a nonblocking collective, in its coroutine: `rc`
+ * and `*request` as the MPI's nonblocking call on `leaders` left them; waits
+ * until the request completes, testing it at each move and going back to
+ * the mover between (wisp_coll_wait_for). The MPI's error code. */
+int wisp_coll_hier_finish(int rc, MPI_Request *request);
 
 static inline bool wisp_coll_hier_leader(const struct wisp_coll_hier *h)
 {

@@ -47,6 +47,7 @@ struct wisp_coll_op {
     int (*settle)(struct wisp_coll_comm *c, void *args);
     void (*done)(void *args); /* after its request completed; NULL: free(args) */
     void *args;
+    int rc; /* an error its algorithm met (wisp_coll_nb_error), or MPI_SUCCESS */
     /* the coroutine */
     char *stack;         /* its mapping, guard first; NULL once it ran */
     wisp_fcontext self;  /* where it stopped */
@@ -142,6 +143,12 @@ static void entry(struct wisp_transfer t)
     abort(); /* a coroutine that ran is never moved again */
 }
 
+__attribute__((noinline)) void wisp_coll_nb_error(int rc)
+{
+    if (running->rc == MPI_SUCCESS)
+        running->rc = rc;
+}
+
 __attribute__((noinline)) void wisp_coll_nb_yield(void)
 {
     struct wisp_coll_op *op = running;
@@ -184,6 +191,8 @@ static bool complete(struct wisp_coll_op *prev, struct wisp_coll_op *op)
     int rc = op->settle ? op->settle(c, op->args) : MPI_SUCCESS;
     if (rc == WISP_COLL_NB_NOT_YET)
         return false;
+    if (rc == MPI_SUCCESS)
+        rc = op->rc;
     if (prev)
         prev->next = op->next;
     else
@@ -308,6 +317,7 @@ int wisp_coll_nb_round(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_co
                                 .settle = settle,
                                 .done = done,
                                 .args = args,
+                                .rc = MPI_SUCCESS,
                                 .stack = stack};
 #ifdef NB_TSAN
     op->fiber = __tsan_create_fiber(0);

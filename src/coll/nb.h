@@ -76,6 +76,10 @@ int wisp_coll_nb_round(struct wisp_coll_comm *c, void (*run)(struct wisp_coll_co
 bool wisp_coll_nb_current(void);
 /* From a wait inside the running coroutine: back to its mover, until its next move. */
 void wisp_coll_nb_yield(void);
+/* Inside the running coroutine: its algorithm met `rc` (an MPI error code
+ * of the leaders' stage, hier.h), which its request completes with; the
+ * first one counts. */
+void wisp_coll_nb_error(int rc);
 /* Move `c`'s operations (a blocking collective on `c`, or its freeing,
  * waits until they ran: wisp_coll_drain): true once none is left. */
 bool wisp_coll_nb_settle(struct wisp_coll_comm *c);

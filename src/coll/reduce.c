@@ -211,10 +211,17 @@ void wisp_coll_reduce_node(struct wisp_coll_comm *c, struct wisp_coll_fold f, co
 /* ---- across nodes (hier.h) --------------------------------------------------- */
 
 /* The MPI's part of a reduction across nodes, on the leaders' communicator,
- * with the waiting wildcard receives lent to it. */
+ * with the waiting wildcard receives lent to it; `nb`, in a nonblocking
+ * reduction's coroutine: the MPI's nonblocking form (hier.h). */
 static int leaders_reduce(struct wisp_coll_hier *h, const void *in, void *out, size_t count,
-                          MPI_Datatype type, MPI_Op op, int root)
+                          MPI_Datatype type, MPI_Op op, int root, bool nb)
 {
+    if (nb) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        int rc = root < 0 ? PMPI_Iallreduce(in, out, (int)count, type, op, h->leaders, &req)
+                          : PMPI_Ireduce(in, out, (int)count, type, op, root, h->leaders, &req);
+        return wisp_coll_hier_finish(rc, &req);
+    }
     bool lent = wisp_p2p_lend();
     int rc = root < 0 ? PMPI_Allreduce(in, out, (int)count, type, op, h->leaders)
                       : PMPI_Reduce(in, out, (int)count, type, op, root, h->leaders);
@@ -223,10 +230,32 @@ static int leaders_reduce(struct wisp_coll_hier *h, const void *in, void *out, s
     return rc;
 }
 
+/* One message between a node's leader and another member, on the node's
+ * communicator (`to`: a send; else a receive): blocking, the waiting
+ * wildcard receives lent to the MPI, or in a nonblocking reduction's
+ * coroutine (`nb`). */
+static int node_message(struct wisp_coll_hier *h, bool to, void *data, size_t count,
+                        MPI_Datatype type, int peer, bool nb)
+{
+    if (nb) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        int rc = to ? PMPI_Isend(data, (int)count, type, peer, 0, h->node.handle, &req)
+                    : PMPI_Irecv(data, (int)count, type, peer, 0, h->node.handle, &req);
+        return wisp_coll_hier_finish(rc, &req);
+    }
+    bool lent = wisp_p2p_lend();
+    int rc = to ? PMPI_Send(data, (int)count, type, peer, 0, h->node.handle)
+                : PMPI_Recv(data, (int)count, type, peer, 0, h->node.handle, MPI_STATUS_IGNORE);
+    if (lent)
+        wisp_p2p_reclaim();
+    return rc;
+}
+
 /* Every node folds into its leader (rank order), the leaders through the
- * MPI, and each leader broadcasts the result on its node. */
+ * MPI, and each leader broadcasts the result on its node. `nb`: in a
+ * nonblocking allreduce's coroutine. */
 static int allreduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
-                            void *out, size_t count, MPI_Datatype type, MPI_Op op)
+                            void *out, size_t count, MPI_Datatype type, MPI_Op op, bool nb)
 {
     struct wisp_coll_hier *h = c->hier;
     bool leader = wisp_coll_hier_leader(h);
@@ -234,7 +263,7 @@ static int allreduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, c
         wisp_coll_reduce_node(&h->node, f, in, leader ? out : NULL, count, 0);
     else if (in != out)
         memcpy(out, in, count * f.size);
-    int rc = leader ? leaders_reduce(h, MPI_IN_PLACE, out, count, type, op, -1) : MPI_SUCCESS;
+    int rc = leader ? leaders_reduce(h, MPI_IN_PLACE, out, count, type, op, -1, nb) : MPI_SUCCESS;
     if (h->node.size > 1)
         wisp_coll_bcast_bytes(&h->node, 0, out, count * f.size);
     return rc;
@@ -245,9 +274,10 @@ static int allreduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, c
  * not lead its node (one message on the node's communicator). The leaders'
  * reduce never takes MPI_IN_PLACE (MPICH 4.0.2's crashes with it at a root
  * other than 0 above 2 KiB): the node's fold goes to a buffer of the
- * leader's, and so does the result where the root is another member. */
+ * leader's, and so does the result where the root is another member.
+ * `nb`: in a nonblocking reduce's coroutine. */
 static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *in,
-                         void *out, size_t count, MPI_Datatype type, MPI_Op op, int root)
+                         void *out, size_t count, MPI_Datatype type, MPI_Op op, int root, bool nb)
 {
     struct wisp_coll_hier *h = c->hier;
     bool leader = wisp_coll_hier_leader(h), home = wisp_coll_hier_here(h, c->rank, root);
@@ -255,12 +285,8 @@ static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
     int rc = MPI_SUCCESS;
     if (!leader) {
         wisp_coll_reduce_node(&h->node, f, in, NULL, count, 0);
-        if (c->rank == root) {
-            bool lent = wisp_p2p_lend();
-            rc = PMPI_Recv(out, (int)count, type, 0, 0, h->node.handle, MPI_STATUS_IGNORE);
-            if (lent)
-                wisp_p2p_reclaim();
-        }
+        if (c->rank == root)
+            rc = node_message(h, false, out, count, type, 0, nb);
         return rc;
     }
     bool folds = h->node.size > 1, hands = home && c->rank != root;
@@ -281,13 +307,10 @@ static int reduce_across(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
     if (folds || copies)
         mine = scratch;
     void *result = c->rank == root ? out : hands ? scratch + bytes : NULL;
-    rc = leaders_reduce(h, mine, result, count, type, op, wisp_coll_hier_leader_of(h, root));
+    rc = leaders_reduce(h, mine, result, count, type, op, wisp_coll_hier_leader_of(h, root), nb);
     if (hands) {
-        bool lent = wisp_p2p_lend();
         int node_root = wisp_coll_hier_node_rank_of(h, root);
-        int sent = PMPI_Send(result, (int)count, type, node_root, 0, h->node.handle);
-        if (lent)
-            wisp_p2p_reclaim();
+        int sent = node_message(h, true, result, count, type, node_root, nb);
         rc = rc == MPI_SUCCESS ? sent : rc;
     }
     free(scratch);
@@ -325,7 +348,7 @@ int wisp_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
         return MPI_SUCCESS;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (c->hier)
-        return reduce_across(c, f, in, recvbuf, (size_t)count, type, op, root);
+        return reduce_across(c, f, in, recvbuf, (size_t)count, type, op, root, false);
     wisp_coll_reduce_node(c, f, in, c->rank == root ? recvbuf : NULL, (size_t)count, root);
     return MPI_SUCCESS;
 }
@@ -342,7 +365,7 @@ int wisp_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI
         return MPI_SUCCESS;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (c->hier)
-        return allreduce_across(c, f, in, recvbuf, (size_t)count, type, op);
+        return allreduce_across(c, f, in, recvbuf, (size_t)count, type, op, false);
     wisp_coll_reduce_node(c, f, in, recvbuf, (size_t)count, -1);
     return MPI_SUCCESS;
 }
@@ -354,14 +377,26 @@ struct ireduce {
     const void *in;
     void *out; /* NULL at a reduce's non-root */
     size_t count;
-    int root; /* -1: an allreduce */
+    int root;          /* -1: an allreduce */
+    MPI_Datatype type; /* predefined, as `op`: the leaders' stage across nodes */
+    MPI_Op op;
 };
 
 static void ireduce_run(struct wisp_coll_comm *c, void *args)
 {
     struct ireduce *r = args;
-    if (r->count)
-        wisp_coll_reduce_node(c, r->f, r->in, r->out, r->count, r->root);
+    if (!r->count)
+        return;
+    if (c->hier) {
+        int rc =
+            r->root < 0
+                ? allreduce_across(c, r->f, r->in, r->out, r->count, r->type, r->op, true)
+                : reduce_across(c, r->f, r->in, r->out, r->count, r->type, r->op, r->root, true);
+        if (rc != MPI_SUCCESS)
+            wisp_coll_nb_error(rc);
+        return;
+    }
+    wisp_coll_reduce_node(c, r->f, r->in, r->out, r->count, r->root);
 }
 
 static const struct wisp_coll_persist_ops preduce = {.run = ireduce_run};
@@ -369,8 +404,8 @@ static const struct wisp_coll_persist_ops preduce = {.run = ireduce_run};
 /* The call is wisp's (wisp_coll_reduce_takes) in every member: start it,
  * or make its persistent request (`persistent`: MPI_*_init). */
 static int ireduce_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, const void *sendbuf,
-                         void *recvbuf, MPI_Count count, int root, bool persistent,
-                         MPI_Request *request)
+                         void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
+                         bool persistent, MPI_Request *request)
 {
     if (!persistent)
         wisp_coll_count(&wisp_coll.served);
@@ -379,8 +414,13 @@ static int ireduce_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
         wisp_log_error("a nonblocking reduction: no memory");
         PMPI_Abort(c->handle, 1);
     }
-    *r = (struct ireduce){f, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
-                          root < 0 || c->rank == root ? recvbuf : NULL, (size_t)count, root};
+    *r = (struct ireduce){f,
+                          sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+                          root < 0 || c->rank == root ? recvbuf : NULL,
+                          (size_t)count,
+                          root,
+                          type,
+                          op};
     if (persistent)
         return wisp_coll_persist_init(c, &preduce, r, request);
     return wisp_coll_nb_begin(c, ireduce_run, NULL, r, request);
@@ -389,10 +429,10 @@ static int ireduce_start(struct wisp_coll_comm *c, struct wisp_coll_fold f, cons
 int wisp_coll_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                       MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = root >= 0 ? wisp_coll_view_nb(comm) : NULL;
+    struct wisp_coll_comm *c = root >= 0 ? wisp_coll_view_nb_across(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
-        return ireduce_start(c, f, sendbuf, recvbuf, count, root, false, request);
+        return ireduce_start(c, f, sendbuf, recvbuf, count, type, op, root, false, request);
 #ifdef WISP_HAVE_MPI_Ireduce_c
     if (large)
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
@@ -404,10 +444,10 @@ int wisp_coll_ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 int wisp_coll_iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    struct wisp_coll_comm *c = wisp_coll_view_nb_across(comm);
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
-        return ireduce_start(c, f, sendbuf, recvbuf, count, -1, false, request);
+        return ireduce_start(c, f, sendbuf, recvbuf, count, type, op, -1, false, request);
 #ifdef WISP_HAVE_MPI_Iallreduce_c
     if (large)
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, type, op, comm, request);
@@ -435,7 +475,7 @@ int wisp_coll_reduce_init(const void *sendbuf, void *recvbuf, MPI_Count count, M
     struct wisp_coll_comm *c = rc == MPI_SUCCESS && root >= 0 ? wisp_coll_view_nb(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, root))
-        return ireduce_start(c, f, sendbuf, recvbuf, count, root, true, request);
+        return ireduce_start(c, f, sendbuf, recvbuf, count, type, op, root, true, request);
     return rc;
 }
 #endif
@@ -456,7 +496,7 @@ int wisp_coll_allreduce_init(const void *sendbuf, void *recvbuf, MPI_Count count
     struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
     struct wisp_coll_fold f = c ? wisp_coll_fold_of(type, op) : (struct wisp_coll_fold){-1, 0};
     if (wisp_coll_reduce_takes(c, sendbuf, recvbuf, count, f, -1))
-        return ireduce_start(c, f, sendbuf, recvbuf, count, -1, true, request);
+        return ireduce_start(c, f, sendbuf, recvbuf, count, type, op, -1, true, request);
     return rc;
 }
 #endif

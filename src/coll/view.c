@@ -209,3 +209,15 @@ struct wisp_coll_comm *wisp_coll_view_ready(MPI_Comm comm)
     struct wisp_coll_comm *c = wisp_coll_view_here(comm);
     return c && c->state == WISP_COLL_AREA ? c : NULL;
 }
+
+struct wisp_coll_comm *wisp_coll_view_nb_across(MPI_Comm comm)
+{
+    if (!wisp_coll.on || !wisp_p2p.on)
+        return NULL;
+    struct wisp_coll_comm *c = wisp_coll_view_here(comm);
+    if (!c)
+        return NULL;
+    if (c->state == WISP_COLL_AREA || (c->state == WISP_COLL_HIER && c->hier->nb))
+        return c;
+    return NULL;
+}

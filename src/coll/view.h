@@ -32,6 +32,10 @@ static inline struct wisp_coll_comm *wisp_coll_view_nb(MPI_Comm comm)
 {
     return wisp_coll.on && wisp_p2p.on ? wisp_coll_view_ready(comm) : NULL;
 }
+/* The same for the nonblocking barrier, broadcast, reduce and allreduce,
+ * which have a form across nodes (hier.h): also HIER, where the MPI allows
+ * the leaders' stage on any thread (`nb`). */
+struct wisp_coll_comm *wisp_coll_view_nb_across(MPI_Comm comm);
 /* The same as wisp_coll_view, for the collectives that have no
  * hierarchical form: AREA, else NULL. */
 static inline struct wisp_coll_comm *wisp_coll_comm_get(MPI_Comm comm)
