@@ -84,15 +84,23 @@ wisp_add_mpi_test(coll_threads NP 3 ARGS served)
 # every gather, scatter and all-to-all, v forms too), with a
 # 4 KiB staging area (many phases each), with the progress thread, beside
 # a ghost process (the application's world is two of three), on pairs
-# of virtual nodes of two (the world spans them: the MPI's), and the MPI's
-# alone with WISP_COLL=off and without the heap.
+# of virtual nodes of two, whose world and interleaved world span them
+# (the barrier, broadcasts and reductions in stages, src/coll/hier.h: with
+# 4 and 3 processes, with the progress thread, and the MPI's where the MPI
+# runs below MPI_THREAD_MULTIPLE), and the MPI's alone with WISP_COLL=off
+# and without the heap.
 wisp_add_mpi_test(coll_nb NP 2 ARGS served ${coll_quick})
 wisp_add_mpi_test(coll_nb NP 3 ENV WISP_COLL=on ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_COLL=on WISP_COLL_STAGE=4k SUFFIX .stage4k
                   ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_PROGRESS=thread SUFFIX .thread ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 3 ENV WISP_GHOSTS=1 SUFFIX .ghosts1 ARGS served quick)
-wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS pairs quick)
+wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS pairs across quick)
+wisp_add_mpi_test(coll_nb NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across quick)
+wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 WISP_PROGRESS=thread SUFFIX .vnode2.thread
+                  ARGS across quick)
+wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2.single
+                  ARGS pairs across single quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_COLL=off SUFFIX .off ARGS passed quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_SHM=off SUFFIX .shm_off ARGS passed quick)
 # MPI-4's persistent collectives (src/coll/persist.h): lanes of their own,

@@ -30,12 +30,21 @@
  *   the MPI provides it;
  * - MPI-4's persistent collectives (wisp's lanes where it serves them:
  *   src/coll/persist.h), started in different orders in different
- *   members, among wisp's nonblocking ones.
+ *   members, among wisp's nonblocking ones;
+ * - on communicators that span (virtual) nodes (the world, and the world
+ *   with its nodes' members interleaved: src/coll/hier.h), the barrier,
+ *   broadcasts and reductions from every root, in place at odd roots,
+ *   all in flight at once with point-to-point messages between the
+ *   nodes and a blocking allreduce among them, completed in reverse
+ *   order, with MPI_Waitall or by MPI_Testall polls.
  *
  * On MPI_COMM_WORLD, then on pairs of consecutive ranks (the virtual nodes
  * of WISP_VNODE_SIZE=2). Arguments: `served` checks that wisp ran them
- * (wisp_coll_counter), `pairs` that it ran the pairs' (the world spans
- * virtual nodes: the MPI's), `passed` that it ran none; `quick` leaves out
+ * (wisp_coll_counter), `pairs` that it ran the pairs', `across` that it
+ * ran the nonblocking barrier, broadcasts and reductions of the world and
+ * the interleaved world in stages (virtual nodes, an MPI at
+ * MPI_THREAD_MULTIPLE), `single` asks the MPI for MPI_THREAD_SINGLE (then
+ * those are the MPI's), `passed` that it ran none; `quick` leaves out
  * 1 MiB. */
 #include <math.h>
 #include <mpi.h>
@@ -709,6 +718,124 @@ static void orders(MPI_Comm comm)
     free(out);
 }
 
+/* Every member's value(world rank, i) summed, into want[0 .. n). */
+static void sum_of(MPI_Comm comm, long *want, size_t n)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    MPI_Group group, world_group;
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    for (int r = 0; r < size; r++) {
+        int w;
+        MPI_Group_translate_ranks(group, 1, &r, world_group, &w);
+        for (size_t i = 0; i < n; i++)
+            want[i] = (r ? want[i] : 0) + value(w, i);
+    }
+    MPI_Group_free(&group);
+    MPI_Group_free(&world_group);
+}
+
+static void check_vector(const long *got, const long *want, size_t n, const char *what, int root)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            fprintf(stderr, "rank %d: %s of %zu (root %d): [%zu] %ld, not %ld\n", me, what, n, root,
+                    i, got[i], want[i]);
+            failures++;
+            return;
+        }
+}
+
+/* A communicator that spans nodes: for each size (inline, staged, single
+ * copy), an MPI_Ibarrier, an MPI_Ibcast and an MPI_Ireduce from every root
+ * (in place at odd roots), an MPI_Iallreduce and one in place, all in
+ * flight at once, with a message to the next rank and from the previous
+ * one (on another node) around them and, in the middle, a blocking
+ * MPI_Allreduce (which completes the ones before it); completed in
+ * reverse order, by MPI_Waitall, or by MPI_Testall polls. Where wisp
+ * serves them (`served`), it served every nonblocking one. */
+static void spanning(MPI_Comm comm, bool served)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t ns[] = {0, 1, 6, 1000, 70001}, nns = sizeof ns / sizeof *ns;
+    int nreq = 2 * size + 3 + 2;
+    MPI_Request *reqs = malloc((size_t)nreq * sizeof *reqs);
+    MPI_Status *statuses = malloc((size_t)nreq * sizeof *statuses);
+    unsigned long long before = wisp_coll_counter("served"), calls = 0;
+    for (size_t k = 0; k < nns; k++) {
+        size_t n = ns[k], bytes = (n + 1) * sizeof(long);
+        long *in = malloc(bytes), *want = malloc(bytes), *all = malloc(bytes),
+             *all2 = malloc(bytes), *bc = malloc(bytes * (size_t)size),
+             *red = malloc(bytes * (size_t)size);
+        sum_of(comm, want, n);
+        for (int round = 0; round < 3; round++) {
+            for (size_t i = 0; i < n; i++)
+                in[i] = value(me, i);
+            memcpy(all2, in, n * sizeof *in);
+            int q = 0, from = -1, next = (rank + 1) % size, prev = (rank + size - 1) % size;
+            MPI_Irecv(&from, 1, MPI_INT, prev, 9, comm, &reqs[q++]);
+            MPI_Ibarrier(comm, &reqs[q++]);
+            for (int root = 0; root < size; root++) {
+                long *b = bc + (size_t)root * (n + 1), *r = red + (size_t)root * (n + 1);
+                for (size_t i = 0; i < n; i++) {
+                    b[i] = rank == root ? value(root, i) + round : -1;
+                    r[i] = rank == root && root % 2 ? in[i] : -1;
+                }
+                MPI_Ibcast(b, (int)n, MPI_LONG, root, comm, &reqs[q++]);
+                MPI_Ireduce(rank == root && root % 2 ? MPI_IN_PLACE : in, r, (int)n, MPI_LONG,
+                            MPI_SUM, root, comm, &reqs[q++]);
+                if (root == size / 2) { /* a blocking one among them */
+                    long one = 1, ones = 0;
+                    MPI_Allreduce(&one, &ones, 1, MPI_LONG, MPI_SUM, comm);
+                    CHECK(ones == size);
+                }
+            }
+            MPI_Iallreduce(in, all, (int)n, MPI_LONG, MPI_SUM, comm, &reqs[q++]);
+            MPI_Iallreduce(MPI_IN_PLACE, all2, (int)n, MPI_LONG, MPI_SUM, comm, &reqs[q++]);
+            MPI_Isend(&rank, 1, MPI_INT, next, 9, comm, &reqs[q++]);
+            calls += (unsigned long long)q - 2;
+            if (round == 0) {
+                for (int j = q - 1; j >= 0; j--)
+                    MPI_Wait(&reqs[j], MPI_STATUS_IGNORE);
+            } else if (round == 1) {
+                MPI_Waitall(q, reqs, statuses);
+            } else {
+                for (int flag = 0; !flag;)
+                    MPI_Testall(q, reqs, &flag, statuses);
+            }
+            CHECK(from == prev);
+            for (int root = 0; root < size; root++) {
+                long *b = bc + (size_t)root * (n + 1), *r = red + (size_t)root * (n + 1);
+                for (size_t i = 0; i < n; i++)
+                    if (b[i] != value(root, i) + round) {
+                        fprintf(stderr,
+                                "rank %d: MPI_Ibcast of %zu from %d across nodes: [%zu] %ld\n", me,
+                                n, root, i, b[i]);
+                        failures++;
+                        break;
+                    }
+                if (rank == root)
+                    check_vector(r, want, n, "MPI_Ireduce across nodes", root);
+            }
+            check_vector(all, want, n, "MPI_Iallreduce across nodes", -1);
+            check_vector(all2, want, n, "MPI_Iallreduce in place across nodes", -1);
+        }
+        free(in);
+        free(want);
+        free(all);
+        free(all2);
+        free(bc);
+        free(red);
+    }
+    free(reqs);
+    free(statuses);
+    if (served)
+        CHECK(wisp_coll_counter("served") - before >= calls);
+}
+
 /* Doubles whose sum depends on the order: the blocking allreduce's bits,
  * the same on every rank. */
 static void same_bits(MPI_Comm comm, bool served)
@@ -761,17 +888,19 @@ static void threads(void)
 
 int main(int argc, char **argv)
 {
-    bool served = false, passed = false, pairs = false;
+    bool served = false, passed = false, pairs = false, across = false, single = false;
     for (int i = 1; i < argc; i++) {
         served |= !strcmp(argv[i], "served");
         pairs |= !strcmp(argv[i], "pairs");
+        across |= !strcmp(argv[i], "across");
+        single |= !strcmp(argv[i], "single");
         passed |= !strcmp(argv[i], "passed");
         quick |= !strcmp(argv[i], "quick");
     }
     wisp_serves = served;
     watchdog_start("coll_nb", 200);
     int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     /* The area is set up at the second collective (WISP_COLL_AFTER=1). */
@@ -790,6 +919,24 @@ int main(int argc, char **argv)
     errors(MPI_COMM_WORLD);
     orders(MPI_COMM_WORLD);
     same_bits(MPI_COMM_WORLD, served);
+    /* Across nodes: the world, then the world whose members alternate
+     * between the nodes (even ranks first: virtual nodes of two then hold
+     * members r and r + np / 2, and the root's node rank is not r's). */
+    spanning(MPI_COMM_WORLD, served || (across && provided == MPI_THREAD_MULTIPLE));
+    if (across && single) { /* below MPI_THREAD_MULTIPLE: the MPI's */
+        unsigned long long was = wisp_coll_counter("served");
+        long one = 1, ones = 0;
+        MPI_Request req;
+        MPI_Iallreduce(&one, &ones, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        CHECK(ones == np && wisp_coll_counter("served") == was);
+    }
+    MPI_Comm mixed;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, me % 2 * np + me, &mixed);
+    MPI_Barrier(mixed);
+    MPI_Barrier(mixed); /* set up */
+    spanning(mixed, served || (across && provided == MPI_THREAD_MULTIPLE));
+    MPI_Comm_free(&mixed);
     /* Pairs of consecutive ranks: the virtual nodes of WISP_VNODE_SIZE=2,
      * where the world spans nodes (and its nonblocking forms are the MPI's). */
     MPI_Comm pair;
