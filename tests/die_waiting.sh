@@ -10,11 +10,14 @@
 #   srun     srun without -K on a Slurm bed of this machine (tools/slurm.sh;
 #            77, skipped, where it cannot start), Slurm's default, which
 #            leaves the others waiting: wisp's watcher ends the job.
-# Five deaths (PROGRAM is tests/mpi/die_waiting.c): rank 1 while rank 0
+# Seven deaths (PROGRAM is tests/mpi/die_waiting.c): rank 1 while rank 0
 # waits in a receive from it; rank 1 while rank 0 waits for it in an
 # allreduce that wisp serves through the heap (src/coll); the ghost (WISP_GHOSTS=1) that serves a window
 # while rank 1 accumulates through it and rank 0 waits for rank 1; rank 1
-# while rank 0 waits for it in MPI_Finalize; rank 1 in
+# while rank 0 waits for it in MPI_Finalize; with 4 processes on virtual
+# nodes of two, rank 1 (rank 0's node peer) and rank 2 (the other node's
+# leader) while the others wait in a nonblocking allreduce that wisp
+# serves in stages; rank 1 in
 # MPI_Init, as it opens the heap's file that rank 0 made (SHIM,
 # tests/shims/die_opening.c), before rank 0 could remove its name. Each job:
 # not exit status 0, no "survived", ended less than 10 s after the death.
@@ -119,6 +122,10 @@ run coll 2 coll
 # Open MPI's windows are served by ghosts only when asked (docs/ghosts.md).
 run ghost 3 ghost WISP_GHOSTS=1 WISP_GHOST_WINDOWS=on
 run finalize 2 finalize
+# A nonblocking allreduce across virtual nodes (src/coll/hier.h): a node
+# peer dies, then the other node's leader.
+run icoll1 4 icoll1 WISP_VNODE_SIZE=2
+run icoll2 4 icoll2 WISP_VNODE_SIZE=2
 [ "$launch" = srun ] && tagged=0
 more=$shim run init 2 recv DIE_OPENING=heap
 [ "$failed" = 0 ] || { echo "--- outputs"; tail -n 20 "$dir"/*.out; }

@@ -922,6 +922,8 @@ int main(int argc, char **argv)
     /* Across nodes: the world, then the world whose members alternate
      * between the nodes (even ranks first: virtual nodes of two then hold
      * members r and r + np / 2, and the root's node rank is not r's). */
+    if (across && !single) /* else no test of the stages: both MPIs give it */
+        CHECK(provided == MPI_THREAD_MULTIPLE);
     spanning(MPI_COMM_WORLD, served || (across && provided == MPI_THREAD_MULTIPLE));
     if (across && single) { /* below MPI_THREAD_MULTIPLE: the MPI's */
         unsigned long long was = wisp_coll_counter("served");

@@ -12,6 +12,13 @@
  *                      MPI_Allreduce that wisp serves through the heap
  *   die_waiting finalize  rank 1 dies while rank 0 waits for it in
  *                      MPI_Finalize (Open MPI's lets it go: exit 3)
+ *   die_waiting icoll1, icoll2  4 processes on virtual nodes of two
+ *                      (WISP_VNODE_SIZE=2), the MPI at MPI_THREAD_MULTIPLE:
+ *                      an MPI_Iallreduce that wisp serves in stages
+ *                      (src/coll/hier.h), waited for, while rank 1 (rank
+ *                      0's node peer: rank 0 waits for it in the heap) or
+ *                      rank 2 (the other node's leader: rank 0 waits for
+ *                      it in the leaders' MPI_Iallreduce) dies
  *
  * The death is reported on stderr ("die_waiting: killed ... at <date +%s.%N>").
  * Whatever happens after it, the program never exits 0: it prints
@@ -81,13 +88,16 @@ static void report(const char *what)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "";
+    bool across = !strncmp(mode, "icoll", 5);
+    int provided;
+    MPI_Init_thread(&argc, &argv, across ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *mode = argc > 1 ? argv[1] : "";
-    if (size != 2) {
-        fprintf(stderr, "die_waiting: needs 2 application processes, has %d\n", size);
+    if (size != (across ? 4 : 2)) {
+        fprintf(stderr, "die_waiting: needs %d application processes, has %d\n", across ? 4 : 2,
+                size);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (!strcmp(mode, "recv")) {
@@ -139,6 +149,18 @@ int main(int argc, char **argv)
             raise(SIGKILL);
         }
         MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    } else if (across) {
+        int victim = !strcmp(mode, "icoll2") ? 2 : 1, x = 1, sum = 0;
+        MPI_Request req;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD); /* the world's stages are set up */
+        if (rank == victim) {
+            usleep(300000); /* the others wait in their allreduce by now */
+            report(victim == 1 ? "rank 1" : "rank 2");
+            raise(SIGKILL);
+        }
+        MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
     } else if (!strcmp(mode, "finalize")) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 1) {
@@ -150,7 +172,7 @@ int main(int argc, char **argv)
         printf("die_waiting: out of MPI_Finalize\n");
         return 3;
     } else {
-        fprintf(stderr, "die_waiting: give recv, coll, ghost or finalize\n");
+        fprintf(stderr, "die_waiting: give recv, coll, ghost, icoll1, icoll2 or finalize\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     printf("die_waiting: survived\n");
