@@ -37,8 +37,11 @@
  * blocking ones do, on what every member passes alike, with
  * more conditions: the communicator's area is set up already (AREA,
  * wisp_coll_view_nb; a nonblocking call never sets one up, since that
- * takes an MPI_Bcast), and the engine is on. Elsewhere, and across nodes,
- * the MPI's own MPI_I*. The all-to-alls make every block bytes at the
+ * takes an MPI_Bcast), and the engine is on. Elsewhere the MPI's own
+ * MPI_I*; across nodes too, but for the barrier, broadcast, reduce and
+ * allreduce, which run in stages where the MPI allows it (hier.h: the
+ * leaders' stage calls the MPI's nonblocking collective from whichever
+ * thread moves the coroutine). The all-to-alls make every block bytes at the
  * start (alltoall.c), since no member may fall back to the MPI mid-call.
  */
 #ifndef WISP_COLL_NB_H
