@@ -18,8 +18,12 @@
  * Each figure as bench/chunks.h times it. Every result is checked once
  * after the timing (exit 1 if wrong).
  *
- * Usage: icoll [SIZE ...]    (bytes, of a block in the gather, allgather
- *                            and all-to-all; default 8, 1024, 65536, 1048576)
+ * Usage: icoll [multiple] [SIZE ...]
+ *   SIZE      bytes, of a block in the gather, allgather and all-to-all;
+ *             default 8, 1024, 65536, 1048576
+ *   multiple  MPI_Init_thread with MPI_THREAD_MULTIPLE (wisp serves the
+ *             barrier, broadcast and allreduce of a world that spans nodes
+ *             in stages only at that level: src/coll/hier.h)
  * Rank 0 prints lines that bench/run.py reads:
  *   metric i<call>_<size>B <us> us lower       (ibarrier without a size)
  *   metric overhead_i<call>_<size>B <us> us lower
@@ -179,12 +183,19 @@ static bool check(enum call call, double *in, double *out, int n)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    bool multiple = false;
+    for (int a = 1; a < argc; a++)
+        multiple |= !strcmp(argv[a], "multiple");
+    int provided;
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (multiple && provided != MPI_THREAD_MULTIPLE && me == 0)
+        fprintf(stderr, "icoll: the MPI gave no MPI_THREAD_MULTIPLE\n");
     int sizes[32], nsizes = 0;
     for (int a = 1; a < argc && nsizes < 32; a++)
-        sizes[nsizes++] = atoi(argv[a]);
+        if (strcmp(argv[a], "multiple"))
+            sizes[nsizes++] = atoi(argv[a]);
     if (!nsizes) {
         int dflt[] = {8, 1024, 65536, 1 << 20};
         for (int i = 0; i < 4; i++)
