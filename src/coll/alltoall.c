@@ -831,34 +831,70 @@ static int ialltoall_start(struct wisp_coll_comm *c, struct call *user, uint64_t
     return wisp_coll_nb_begin(c, ialltoall_run, a->copies ? ialltoall_settle : NULL, a, request);
 }
 
+/* The nonblocking and persistent MPI_Alltoall's decision (the blocking
+ * form's, alike in every member: the receive side's block size, up to
+ * INT_MAX bytes a block, which MPI_Pack takes): the view wisp serves it on,
+ * its call in *k and a block's bytes in *bytes; or NULL, the MPI's. */
+static struct wisp_coll_comm *all_take(const void *sendbuf, MPI_Count sendcount,
+                                       MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                       MPI_Datatype recvtype, MPI_Comm comm, bool large,
+                                       struct call *k, uint64_t *bytes)
+{
+    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
+    MPI_Count size = 0;
+    if (!c || recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
+        PMPI_Type_size_x(recvtype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
+        return NULL;
+    uint64_t b = (uint64_t)recvcount * (uint64_t)size;
+    if (!tables_fit(c) || b > INT_MAX || b > wisp_coll.alltoall_max ||
+        (b && b < wisp_coll.alltoall_min) || (sendbuf == recvbuf && b))
+        return NULL;
+    *k = (struct call){.form = ALL,
+                       .large = large,
+                       .in_place = sendbuf == MPI_IN_PLACE,
+                       .sendbuf = sendbuf,
+                       .recvbuf = recvbuf,
+                       .scount = b ? sendcount : 0,
+                       .rcount = b ? recvcount : 0,
+                       .stype = b ? sendtype : MPI_BYTE,
+                       .rtype = b ? recvtype : MPI_BYTE,
+                       .comm = comm};
+    *bytes = b;
+    return c;
+}
+
+/* The same for the v and w forms (their types left to the caller). */
+static struct wisp_coll_comm *vw_take(enum form form, const void *sendbuf, const void *sendcounts,
+                                      const void *sdispls, void *recvbuf, const void *recvcounts,
+                                      const void *rdispls, MPI_Comm comm, bool large,
+                                      struct call *k)
+{
+    struct wisp_coll_comm *c = wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
+    if (!c || !tables_fit(c))
+        return NULL;
+    *k = (struct call){.form = form,
+                       .large = large,
+                       .in_place = sendbuf == MPI_IN_PLACE,
+                       .sendbuf = sendbuf,
+                       .recvbuf = recvbuf,
+                       .scounts = sendcounts,
+                       .sdispls = sdispls,
+                       .rcounts = recvcounts,
+                       .rdispls = rdispls,
+                       .comm = comm};
+    return c;
+}
+
 int wisp_coll_ialltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll_view_nb(comm);
-    /* The receive side's block size is alike in every member; up to
-     * INT_MAX bytes a block, which MPI_Pack takes. */
-    MPI_Count size = 0;
-    uint64_t bytes = 0;
-    if (c && recvcount >= 0 && recvtype != MPI_DATATYPE_NULL &&
-        PMPI_Type_size_x(recvtype, &size) == MPI_SUCCESS && size != MPI_UNDEFINED)
-        bytes = (uint64_t)recvcount * (uint64_t)size;
-    else
-        c = NULL;
-    if (c && tables_fit(c) && bytes <= INT_MAX && bytes <= wisp_coll.alltoall_max &&
-        (!bytes || bytes >= wisp_coll.alltoall_min) && (sendbuf != recvbuf || !bytes)) {
-        struct call k = {.form = ALL,
-                         .large = large,
-                         .in_place = sendbuf == MPI_IN_PLACE,
-                         .sendbuf = sendbuf,
-                         .recvbuf = recvbuf,
-                         .scount = bytes ? sendcount : 0,
-                         .rcount = bytes ? recvcount : 0,
-                         .stype = bytes ? sendtype : MPI_BYTE,
-                         .rtype = bytes ? recvtype : MPI_BYTE,
-                         .comm = comm};
+    struct call k;
+    uint64_t bytes;
+    struct wisp_coll_comm *c = all_take(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        comm, large, &k, &bytes);
+    if (c)
         return ialltoall_start(c, &k, bytes, request);
-    }
 #ifdef WISP_HAVE_MPI_Ialltoall_c
     if (large)
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
@@ -874,20 +910,12 @@ int wisp_coll_ialltoallv(const void *sendbuf, const void *sendcounts, const void
                          const void *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
-    if (c && tables_fit(c)) {
-        struct call k = {.form = V,
-                         .large = large,
-                         .in_place = sendbuf == MPI_IN_PLACE,
-                         .sendbuf = sendbuf,
-                         .recvbuf = recvbuf,
-                         .scounts = sendcounts,
-                         .sdispls = sdispls,
-                         .rcounts = recvcounts,
-                         .rdispls = rdispls,
-                         .stype = sendtype,
-                         .rtype = recvtype,
-                         .comm = comm};
+    struct call k;
+    struct wisp_coll_comm *c =
+        vw_take(V, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm, large, &k);
+    if (c) {
+        k.stype = sendtype;
+        k.rtype = recvtype;
         return ialltoall_start(c, &k, 0, request);
     }
 #ifdef WISP_HAVE_MPI_Ialltoallv_c
@@ -905,20 +933,12 @@ int wisp_coll_ialltoallw(const void *sendbuf, const void *sendcounts, const void
                          const void *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm,
                          MPI_Request *request, bool large)
 {
-    struct wisp_coll_comm *c = wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
-    if (c && tables_fit(c)) {
-        struct call k = {.form = W,
-                         .large = large,
-                         .in_place = sendbuf == MPI_IN_PLACE,
-                         .sendbuf = sendbuf,
-                         .recvbuf = recvbuf,
-                         .scounts = sendcounts,
-                         .sdispls = sdispls,
-                         .rcounts = recvcounts,
-                         .rdispls = rdispls,
-                         .stypes = sendtypes,
-                         .rtypes = recvtypes,
-                         .comm = comm};
+    struct call k;
+    struct wisp_coll_comm *c =
+        vw_take(W, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, comm, large, &k);
+    if (c) {
+        k.stypes = sendtypes;
+        k.rtypes = recvtypes;
         return ialltoall_start(c, &k, 0, request);
     }
 #ifdef WISP_HAVE_MPI_Ialltoallw_c
@@ -1077,28 +1097,14 @@ int wisp_coll_alltoall_init(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
         rc = PMPI_Alltoall_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount,
                                 recvtype, comm, info, request);
     /* The MPI's request: the user's, or the lane's backup (persist.h). */
-    struct wisp_coll_comm *c = rc == MPI_SUCCESS ? wisp_coll_view_nb(comm) : NULL;
-    MPI_Count size = 0;
-    uint64_t bytes = 0;
-    if (c && recvcount >= 0 && recvtype != MPI_DATATYPE_NULL &&
-        PMPI_Type_size_x(recvtype, &size) == MPI_SUCCESS && size != MPI_UNDEFINED)
-        bytes = (uint64_t)recvcount * (uint64_t)size;
-    else
-        c = NULL;
-    if (c && tables_fit(c) && bytes <= INT_MAX && bytes <= wisp_coll.alltoall_max &&
-        (!bytes || bytes >= wisp_coll.alltoall_min) && (sendbuf != recvbuf || !bytes)) {
-        struct call k = {.form = ALL,
-                         .large = large,
-                         .in_place = sendbuf == MPI_IN_PLACE,
-                         .sendbuf = sendbuf,
-                         .recvbuf = recvbuf,
-                         .scount = bytes ? sendcount : 0,
-                         .rcount = bytes ? recvcount : 0,
-                         .stype = bytes ? sendtype : MPI_BYTE,
-                         .rtype = bytes ? recvtype : MPI_BYTE,
-                         .comm = comm};
+    struct call k;
+    uint64_t bytes;
+    struct wisp_coll_comm *c = rc != MPI_SUCCESS
+                                   ? NULL
+                                   : all_take(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                              recvtype, comm, large, &k, &bytes);
+    if (c)
         palltoall_init(c, &k, bytes, request);
-    }
     return rc;
 }
 #endif
@@ -1118,21 +1124,13 @@ int wisp_coll_alltoallv_init(const void *sendbuf, const void *sendcounts, const 
 #endif
         rc = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                  rdispls, recvtype, comm, info, request);
-    struct wisp_coll_comm *c =
-        rc == MPI_SUCCESS && wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
-    if (c && tables_fit(c)) {
-        struct call k = {.form = V,
-                         .large = large,
-                         .in_place = sendbuf == MPI_IN_PLACE,
-                         .sendbuf = sendbuf,
-                         .recvbuf = recvbuf,
-                         .scounts = sendcounts,
-                         .sdispls = sdispls,
-                         .rcounts = recvcounts,
-                         .rdispls = rdispls,
-                         .stype = sendtype,
-                         .rtype = recvtype,
-                         .comm = comm};
+    struct call k;
+    struct wisp_coll_comm *c = rc != MPI_SUCCESS ? NULL
+                                                 : vw_take(V, sendbuf, sendcounts, sdispls, recvbuf,
+                                                           recvcounts, rdispls, comm, large, &k);
+    if (c) {
+        k.stype = sendtype;
+        k.rtype = recvtype;
         palltoall_init(c, &k, 0, request);
     }
     return rc;
@@ -1154,21 +1152,13 @@ int wisp_coll_alltoallw_init(const void *sendbuf, const void *sendcounts, const 
 #endif
         rc = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                                  rdispls, recvtypes, comm, info, request);
-    struct wisp_coll_comm *c =
-        rc == MPI_SUCCESS && wisp_coll.alltoallv ? wisp_coll_view_nb(comm) : NULL;
-    if (c && tables_fit(c)) {
-        struct call k = {.form = W,
-                         .large = large,
-                         .in_place = sendbuf == MPI_IN_PLACE,
-                         .sendbuf = sendbuf,
-                         .recvbuf = recvbuf,
-                         .scounts = sendcounts,
-                         .sdispls = sdispls,
-                         .rcounts = recvcounts,
-                         .rdispls = rdispls,
-                         .stypes = sendtypes,
-                         .rtypes = recvtypes,
-                         .comm = comm};
+    struct call k;
+    struct wisp_coll_comm *c = rc != MPI_SUCCESS ? NULL
+                                                 : vw_take(W, sendbuf, sendcounts, sdispls, recvbuf,
+                                                           recvcounts, rdispls, comm, large, &k);
+    if (c) {
+        k.stypes = sendtypes;
+        k.rtypes = recvtypes;
         palltoall_init(c, &k, 0, request);
     }
     return rc;
