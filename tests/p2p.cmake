@@ -177,8 +177,8 @@ endif()
 wisp_add_mpi_test(p2p_layouts NP 2)
 wisp_add_mpi_test(p2p_layouts NP 2 ENV WISP_SHM_CMA=off SUFFIX .nocma)
 wisp_add_mpi_test(p2p_layouts NP 2 ENV WISP_VNODE_SIZE=1 SUFFIX .vnode1)
-# MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Testany, MPI_Testsome and
-# MPI_Testall over a persistent collective of the MPI's (MPI_Allgather_init)
+# MPI_Waitall, MPI_Waitsome, MPI_Testsome and MPI_Testall over a persistent
+# collective of the MPI's (MPI_Allreduce_init of a user-defined operation)
 # that is not complete yet, mixed with point-to-point requests wisp serves
 # (MPICH 4.0.2's MPI_Testall fails over its own such request: wisp's mixed
 # wait polled the MPI's part with it, and failed where natively the wait
