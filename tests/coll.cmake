@@ -95,9 +95,9 @@ wisp_add_mpi_test(coll_nb NP 2 ENV WISP_COLL=on WISP_COLL_STAGE=4k SUFFIX .stage
                   ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 2 ENV WISP_PROGRESS=thread SUFFIX .thread ARGS served quick)
 wisp_add_mpi_test(coll_nb NP 3 ENV WISP_GHOSTS=1 SUFFIX .ghosts1 ARGS served quick)
-wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS pairs across quick)
-wisp_add_mpi_test(coll_nb NP 3 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across quick)
-wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 WISP_PROGRESS=thread SUFFIX .vnode2.thread
+wisp_add_mpi_test(coll_nb NP 4 ENV WISP_COLL=on WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS pairs across quick)
+wisp_add_mpi_test(coll_nb NP 3 ENV WISP_COLL=on WISP_VNODE_SIZE=2 SUFFIX .vnode2 ARGS across quick)
+wisp_add_mpi_test(coll_nb NP 4 ENV WISP_COLL=on WISP_VNODE_SIZE=2 WISP_PROGRESS=thread SUFFIX .vnode2.thread
                   ARGS across quick)
 wisp_add_mpi_test(coll_nb NP 4 ENV WISP_VNODE_SIZE=2 SUFFIX .vnode2.single
                   ARGS pairs across single quick)

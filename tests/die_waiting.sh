@@ -124,8 +124,8 @@ run ghost 3 ghost WISP_GHOSTS=1 WISP_GHOST_WINDOWS=on
 run finalize 2 finalize
 # A nonblocking allreduce across virtual nodes (src/coll/hier.h): a node
 # peer dies, then the other node's leader.
-run icoll1 4 icoll1 WISP_VNODE_SIZE=2
-run icoll2 4 icoll2 WISP_VNODE_SIZE=2
+run icoll1 4 icoll1 WISP_VNODE_SIZE=2 WISP_COLL=on
+run icoll2 4 icoll2 WISP_VNODE_SIZE=2 WISP_COLL=on
 [ "$launch" = srun ] && tagged=0
 more=$shim run init 2 recv DIE_OPENING=heap
 [ "$failed" = 0 ] || { echo "--- outputs"; tail -n 20 "$dir"/*.out; }

@@ -217,7 +217,9 @@ struct wisp_coll_comm *wisp_coll_view_nb_across(MPI_Comm comm)
     struct wisp_coll_comm *c = wisp_coll_view_here(comm);
     if (!c)
         return NULL;
-    if (c->state == WISP_COLL_AREA || (c->state == WISP_COLL_HIER && c->hier->nb))
+    /* Across nodes only under WISP_COLL=on: the stages measured slower than
+     * the MPI's own at 8 B on a quiet node (docs/coll.md). */
+    if (c->state == WISP_COLL_AREA || (c->state == WISP_COLL_HIER && c->hier->nb && wisp_coll.all))
         return c;
     return NULL;
 }
