@@ -200,6 +200,15 @@ static int start(void *above, MPI_Request *round)
         if (rc != MPI_SUCCESS)
             return rc;
     }
+    /* A lane known to have none: the MPI's request starts here, as it
+     * would natively (a member that learns it in its first round starts
+     * it at that round's settle, backup_settle). */
+    if (p->none && p->backup != MPI_REQUEST_NULL) {
+        int rc = PMPI_Start(&p->backup);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        p->backup_on = true;
+    }
     wisp_p2p_lock();
     p->active = true;
     wisp_p2p_unlock();
