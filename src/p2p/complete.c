@@ -260,13 +260,7 @@ struct all {
  */
 static bool mpi_careful(void)
 {
-    static _Atomic int careful; /* 0: not asked yet; 1: no; 2: yes */
-    int known = atomic_load_explicit(&careful, memory_order_relaxed);
-    if (!known) {
-        known = wisp_core_mpi_impl().family == WISP_IMPL_MPICH ? 2 : 1;
-        atomic_store_explicit(&careful, known, memory_order_relaxed);
-    }
-    return known == 2;
+    return wisp_core_mpi_impl().family == WISP_IMPL_MPICH; /* read once, there */
 }
 
 static bool mpi_part_done(struct all *a)
